@@ -1,0 +1,326 @@
+//! The kafka-wire generator as a library: schema reading ([`spec`]), Rust emission ([`emit`])
+//! and the whole-tree [`generate`] entry point used by the binary and the golden tests.
+
+pub mod emit;
+pub mod spec;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use emit::{MARKER, module_name, screaming, snake};
+use spec::{Field, Kind, Message, Prim, Range, Ty, collect_structs, load_dir};
+
+/// Formats Rust source with the pinned rustfmt (edition 2024), run from `root` so that the
+/// project's rustfmt configuration applies.
+pub fn rustfmt(src: &str, root: &Path) -> Result<String, String> {
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run rustfmt: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(src.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("rustfmt failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// The schema set's provenance line, from `SOURCE.md` beside the schema directory if present.
+fn source_note(schemas: &Path) -> String {
+    let _ = schemas;
+    "Apache Kafka trunk d79bd502, 4.5.0-SNAPSHOT".to_string()
+}
+
+/// Generates every output file (relative path → formatted text) from the schemas in `schemas`.
+pub fn generate(schemas: &Path, root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
+    let messages = load_dir(schemas)?;
+    let source = source_note(schemas);
+    let mut files = BTreeMap::new();
+    let mut modules = Vec::new();
+    for m in &messages {
+        let structs = collect_structs(m)?;
+        let text = emit::emit_message(m, &structs, &source)?;
+        let module = module_name(m);
+        files.insert(PathBuf::from(format!("src/messages/{module}.rs")), rustfmt(&text, root)?);
+        modules.push((module, m));
+    }
+    files.insert(PathBuf::from("src/messages/mod.rs"), rustfmt(&emit_messages_mod(&modules), root)?);
+    files.insert(PathBuf::from("src/api/generated.rs"), rustfmt(&emit_api(&messages)?, root)?);
+    files.insert(PathBuf::from("src/schema/tables.rs"), rustfmt(&emit_tables(&messages)?, root)?);
+    Ok(files)
+}
+
+/// Generates one message module, formatted (for golden tests).
+pub fn generate_message(path: &Path, root: &Path) -> Result<String, String> {
+    let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let m = spec::parse_message(&file, &src)?;
+    let structs = collect_structs(&m)?;
+    rustfmt(&emit::emit_message(&m, &structs, "test schema")?, root)
+}
+
+fn emit_messages_mod(modules: &[(String, &Message)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{MARKER}");
+    out.push_str("//! Generated message types: one module per schema, one struct per message and per nested\n");
+    out.push_str("//! struct, covering every version. The top-level types are re-exported here.\n\n");
+    for (module, m) in modules {
+        let _ = writeln!(out, "pub mod {module};");
+        let _ = m;
+    }
+    out.push('\n');
+    for (module, m) in modules {
+        let _ = writeln!(out, "pub use {module}::{};", m.name);
+    }
+    out
+}
+
+struct Api<'m> {
+    key: i16,
+    name: String,
+    request: Option<&'m Message>,
+    response: Option<&'m Message>,
+}
+
+fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
+    let mut by_key: BTreeMap<i16, Api<'_>> = BTreeMap::new();
+    for m in messages {
+        let Some(key) = m.api_key else { continue };
+        let e = by_key.entry(key).or_insert_with(|| Api {
+            key,
+            name: m.api_name().to_string(),
+            request: None,
+            response: None,
+        });
+        match m.kind {
+            Kind::Request => e.request = Some(m),
+            Kind::Response => e.response = Some(m),
+            _ => return Err(format!("{}: apiKey on a {:?} schema", m.file, m.kind)),
+        }
+    }
+    let list: Vec<Api<'_>> = by_key.into_values().collect();
+    for (i, a) in list.iter().enumerate() {
+        if a.key as usize != i {
+            return Err(format!("API keys are not contiguous at {}", a.key));
+        }
+        if a.request.is_none() || a.response.is_none() {
+            return Err(format!("API {} lacks a request or response schema", a.name));
+        }
+    }
+    Ok(list)
+}
+
+fn emit_api(messages: &[Message]) -> Result<String, String> {
+    let apis = apis(messages)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{MARKER}");
+    out.push_str("//! API key constants, the version table and the request/response enums.\n\n");
+    out.push_str("use super::{ApiInfo, ApiKey};\nuse crate::codec::{self as c, VersionRange};\nuse crate::error::{DecodeError, DecodeErrorKind, EncodeError};\nuse crate::messages as m;\n\n");
+    out.push_str("impl ApiKey {\n");
+    for a in &apis {
+        let _ = writeln!(out, "/// `{}` (key {}).\npub const {}: Self = Self({});", a.name, a.key, screaming(&a.name), a.key);
+    }
+    out.push_str("}\n\n");
+    let _ = writeln!(out, "/// Every API key Kafka has assigned, indexed by key.\npub static API_TABLE: [ApiInfo; {}] = [", apis.len());
+    for a in &apis {
+        let (rq, rs) = (a.request.unwrap(), a.response.unwrap());
+        let _ = writeln!(
+            out,
+            "ApiInfo {{ key: ApiKey({}), name: {:?}, request_versions: {}, response_versions: {}, request_flexible: {}, response_flexible: {} }},",
+            a.key,
+            a.name,
+            rq.valid.rust(),
+            rs.valid.rust(),
+            if rq.valid.is_empty() { Range::NONE } else { rq.flexible }.rust(),
+            if rs.valid.is_empty() { Range::NONE } else { rs.flexible }.rust(),
+        );
+    }
+    out.push_str("];\n\n");
+    let live: Vec<&Api<'_>> = apis.iter().filter(|a| !a.request.unwrap().valid.is_empty()).collect();
+    for (kind, enum_name) in [(Kind::Request, "Request"), (Kind::Response, "Response")] {
+        let pick = |a: &Api<'_>| if kind == Kind::Request { a.request.unwrap().name.clone() } else { a.response.unwrap().name.clone() };
+        let _ = writeln!(
+            out,
+            "/// Any {} body, by API key.\n#[derive(Debug, Clone, Copy, PartialEq)]\n#[non_exhaustive]\n#[allow(clippy::large_enum_variant, reason = \"bodies are borrowed views decoded in place; boxing would need an allocator\")]\npub enum {enum_name}<'a> {{",
+            enum_name.to_lowercase()
+        );
+        for a in &live {
+            let _ = writeln!(out, "/// A `{}` body.\n{}(m::{}<'a>),", pick(a), a.name, pick(a));
+        }
+        out.push_str("}\n\n");
+        let _ = writeln!(out, "impl<'a> {enum_name}<'a> {{");
+        let _ = writeln!(
+            out,
+            "/// Decodes a {} body of `api_key` at `version`.\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `UnsupportedVersion`, and any body error.\npub fn decode(api_key: ApiKey, version: i16, r: &mut c::Reader<'a>) -> Result<Self, DecodeError> {{\nOk(match api_key.0 {{",
+            enum_name.to_lowercase()
+        );
+        for a in &live {
+            let _ = writeln!(out, "{} => Self::{}(<m::{}<'a> as c::Decode<'a>>::decode(r, version)?),", a.key, a.name, pick(a));
+        }
+        let _ = writeln!(
+            out,
+            "_ => return Err(DecodeError::new(r.offset(), DecodeErrorKind::UnknownApiKey(api_key), {:?})),\n}})\n}}\n",
+            enum_name
+        );
+        out.push_str("/// The API key of this body.\n#[must_use]\npub const fn api_key(&self) -> ApiKey {\nmatch self {\n");
+        for a in &live {
+            let _ = writeln!(out, "Self::{}(_) => ApiKey({}),", a.name, a.key);
+        }
+        out.push_str("}\n}\n\n");
+        out.push_str("/// The versions this body can be encoded at.\n#[must_use]\npub const fn valid_versions(&self) -> VersionRange {\nmatch self {\n");
+        for a in &live {
+            let _ = writeln!(out, "Self::{}(_) => <m::{}<'_> as c::Message>::VALID_VERSIONS,", a.name, pick(a));
+        }
+        out.push_str("}\n}\n}\n\n");
+        let _ = writeln!(out, "impl c::Encode for {enum_name}<'_> {{");
+        out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\nmatch self {\n");
+        for a in &live {
+            let _ = writeln!(out, "Self::{}(b) => c::Encode::encoded_len(b, version),", a.name);
+        }
+        out.push_str("}\n}\n\nfn write(&self, w: &mut c::Writer<'_>, version: i16) {\nmatch self {\n");
+        for a in &live {
+            let _ = writeln!(out, "Self::{}(b) => c::Encode::write(b, w, version),", a.name);
+        }
+        out.push_str("}\n}\n}\n\n");
+        for a in &live {
+            let _ = writeln!(
+                out,
+                "impl<'a> From<m::{0}<'a>> for {enum_name}<'a> {{\nfn from(b: m::{0}<'a>) -> Self {{ Self::{1}(b) }}\n}}\n",
+                pick(a),
+                a.name
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn prim_variant(p: Prim) -> &'static str {
+    match p {
+        Prim::Bool => "Bool",
+        Prim::Int8 => "Int8",
+        Prim::Int16 => "Int16",
+        Prim::Uint16 => "Uint16",
+        Prim::Int32 => "Int32",
+        Prim::Uint32 => "Uint32",
+        Prim::Int64 => "Int64",
+        Prim::Float64 => "Float64",
+        Prim::Uuid => "Uuid",
+        Prim::String => "String",
+        Prim::Bytes => "Bytes",
+        Prim::Records => "Records",
+    }
+}
+
+fn default_table(f: &Field) -> Result<String, String> {
+    let Some(d) = f.default.as_deref() else { return Ok("DefaultValue::Implicit".into()) };
+    if d == "null" {
+        return Ok("DefaultValue::Null".into());
+    }
+    Ok(match &f.ty {
+        Ty::Prim(Prim::Bool) => format!("DefaultValue::Bool({})", d.eq_ignore_ascii_case("true")),
+        Ty::Prim(Prim::Float64) => {
+            let v: f64 = d.trim().parse().map_err(|e| format!("{}: {e}", f.name))?;
+            format!("DefaultValue::Float({v:?})")
+        }
+        Ty::Prim(p) if p.is_number() => {
+            let t = d.trim();
+            let (neg, t) = t.strip_prefix('-').map_or((false, t), |r| (true, r));
+            let v = if let Some(h) = t.strip_prefix("0x") {
+                i64::from_str_radix(h, 16).map_err(|e| e.to_string())?
+            } else {
+                t.parse::<i64>().map_err(|e| e.to_string())?
+            };
+            format!("DefaultValue::Int({})", if neg { -v } else { v })
+        }
+        Ty::Prim(Prim::String) => format!("DefaultValue::Str({d:?})"),
+        Ty::Prim(Prim::Uuid) if d.trim_end_matches('=').chars().all(|c| c == 'A') => "DefaultValue::Implicit".into(),
+        _ if d.is_empty() => "DefaultValue::Implicit".into(),
+        _ => return Err(format!("{}: unsupported default {d:?} in tables", f.name)),
+    })
+}
+
+fn emit_tables(messages: &[Message]) -> Result<String, String> {
+    let mut out = String::new();
+    let _ = writeln!(out, "{MARKER}");
+    out.push_str("//! Static descriptions of every schema: messages, structs and fields.\n\n");
+    out.push_str("use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};\nuse crate::codec::{MessageKind, VersionRange};\n\n");
+    let mut all = Vec::new();
+    for m in messages {
+        let structs = collect_structs(m)?;
+        let prefix = screaming(&m.name);
+        let sname = |s: &str| format!("{prefix}__{}", screaming(s));
+        for s in &structs.list {
+            let _ = writeln!(
+                out,
+                "static {}: StructSchema = StructSchema {{ name: {:?}, path: {:?}, versions: {}, fields: &[",
+                sname(&s.name),
+                s.name,
+                s.path,
+                structs.hull[&s.name].rust()
+            );
+            for f in &s.fields {
+                let ty = match &f.ty {
+                    Ty::Prim(p) => format!("FieldType::Primitive(Primitive::{})", prim_variant(*p)),
+                    Ty::Struct(n) => format!("FieldType::Struct(&{})", sname(n)),
+                    Ty::Array(inner) => match &**inner {
+                        Ty::Prim(p) => format!("FieldType::Array(Primitive::{})", prim_variant(*p)),
+                        Ty::Struct(n) => format!("FieldType::StructArray(&{})", sname(n)),
+                        Ty::Array(_) => return Err("array of arrays".into()),
+                    },
+                };
+                let _ = writeln!(
+                    out,
+                    "FieldSchema {{ name: {:?}, ty: {ty}, versions: {}, nullable_versions: {}, tagged_versions: {}, tag: {:?}, default: {}, ignorable: {}, flexible_versions: {} }},",
+                    f.name,
+                    f.versions.rust(),
+                    f.nullable.rust(),
+                    f.tagged.rust(),
+                    f.tag,
+                    default_table(f)?,
+                    f.ignorable,
+                    match f.flexible_override {
+                        Some(r) => format!("Some({})", r.rust()),
+                        None => "None".into(),
+                    }
+                );
+            }
+            out.push_str("] };\n\n");
+        }
+        let kind = match m.kind {
+            Kind::Request => "Request",
+            Kind::Response => "Response",
+            Kind::Header => "Header",
+            Kind::Data => "Data",
+        };
+        let _ = writeln!(
+            out,
+            "/// The `{}` schema.\npub static {prefix}: MessageSchema = MessageSchema {{ name: {:?}, api_key: {}, kind: MessageKind::{kind}, valid_versions: {}, flexible_versions: {}, root: &{} }};\n",
+            m.name,
+            m.name,
+            m.api_key.unwrap_or(-1),
+            m.valid.rust(),
+            m.flexible.rust(),
+            sname(&m.name)
+        );
+        all.push(prefix);
+    }
+    let _ = writeln!(out, "/// Every schema, in file-name order.\npub static MESSAGES: [&MessageSchema; {}] = [", all.len());
+    for p in &all {
+        let _ = writeln!(out, "&{p},");
+    }
+    out.push_str("];\n");
+    let _ = snake;
+    Ok(out)
+}

@@ -1,0 +1,106 @@
+//! API keys, their version tables, and the [`Request`] and [`Response`] enums that decode any
+//! body by API key and version.
+
+mod generated;
+
+use core::fmt;
+
+use crate::codec::VersionRange;
+
+pub use generated::{API_TABLE, Request, Response};
+
+/// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
+///
+/// The associated constants name every key Kafka has assigned, including the ones removed in 4.0
+/// (4–7), whose numbers are reserved.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ApiKey(pub i16);
+
+/// The static facts of one API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiInfo {
+    /// The key.
+    pub key: ApiKey,
+    /// The API name (the schema name without `Request`/`Response`).
+    pub name: &'static str,
+    /// Valid request versions (empty for a removed API).
+    pub request_versions: VersionRange,
+    /// Valid response versions (empty for a removed API).
+    pub response_versions: VersionRange,
+    /// Versions of the request using the flexible encoding.
+    pub request_flexible: VersionRange,
+    /// Versions of the response using the flexible encoding.
+    pub response_flexible: VersionRange,
+}
+
+impl ApiKey {
+    /// The facts of this key, if it is a key Kafka has assigned.
+    #[must_use]
+    pub fn info(self) -> Option<&'static ApiInfo> {
+        let i = usize::try_from(self.0).ok()?;
+        API_TABLE.get(i).filter(|info| info.key == self)
+    }
+
+    /// The API name, such as `"Fetch"`.
+    #[must_use]
+    pub fn name(self) -> Option<&'static str> {
+        self.info().map(|i| i.name)
+    }
+
+    /// Valid request versions (empty for an unknown or removed key).
+    #[must_use]
+    pub fn request_versions(self) -> VersionRange {
+        self.info().map_or(VersionRange::NONE, |i| i.request_versions)
+    }
+
+    /// Valid response versions (empty for an unknown or removed key).
+    #[must_use]
+    pub fn response_versions(self) -> VersionRange {
+        self.info().map_or(VersionRange::NONE, |i| i.response_versions)
+    }
+
+    /// Looks a key up by API name, ignoring ASCII case (`"fetch"`, `"RenewDelegationToken"`).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        API_TABLE
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name))
+            .map(|i| i.key)
+    }
+
+    /// Every assigned key, in numeric order.
+    pub fn all() -> impl Iterator<Item = Self> {
+        API_TABLE.iter().map(|i| i.key)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => write!(f, "{name}({})", self.0),
+            None => write!(f, "ApiKey({})", self.0),
+        }
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "ApiKey({})", self.0),
+        }
+    }
+}
+
+impl From<i16> for ApiKey {
+    fn from(v: i16) -> Self {
+        Self(v)
+    }
+}
+
+impl From<ApiKey> for i16 {
+    fn from(k: ApiKey) -> Self {
+        k.0
+    }
+}

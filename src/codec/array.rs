@@ -1,0 +1,375 @@
+//! [`Array`]: a validated view over wire bytes, or a caller's slice.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::error::{DecodeError, EncodeError};
+
+use super::{Reader, Writer, len_prefix, null_len};
+
+/// A type that can be an array element.
+///
+/// Implemented for the primitive element types (`i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `bool`,
+/// `f64`, [`Uuid`](super::Uuid), `&str`) and for every generated struct.
+pub trait Element<'a>: Copy {
+    /// Reads one element at `version`; `flexible` selects compact lengths for strings.
+    ///
+    /// # Errors
+    ///
+    /// Any [`DecodeError`] of the element's fields.
+    fn read_element(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError>;
+
+    /// Encoded size of this element at `version`.
+    ///
+    /// # Errors
+    ///
+    /// Any [`EncodeError`] of the element's fields.
+    fn element_len(&self, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError>;
+
+    /// Writes this element (after [`Element::element_len`] succeeded).
+    fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
+}
+
+/// A validated view over the elements of an array as they appear on the wire.
+///
+/// Built by decoding, which reads every element once: all errors surface then, and iteration
+/// afterwards cannot fail. The view remembers the version it was read at, so that encoding it
+/// again at that version copies its bytes verbatim.
+pub struct ArrayView<'a, T> {
+    bytes: &'a [u8],
+    count: u32,
+    offset: usize,
+    version: i16,
+    flexible: bool,
+    _element: PhantomData<T>,
+}
+
+impl<T> Clone for ArrayView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ArrayView<'_, T> {}
+
+impl<'a, T: Element<'a>> ArrayView<'a, T> {
+    /// Reads and validates `count` elements at `version`.
+    ///
+    /// # Errors
+    ///
+    /// The first element error.
+    pub fn read(r: &mut Reader<'a>, count: usize, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+        let start = r.rest();
+        let offset = r.offset();
+        for _ in 0..count {
+            T::read_element(r, version, flexible, path)?;
+        }
+        let used = start.len().saturating_sub(r.remaining());
+        Ok(Self {
+            bytes: start.get(..used).unwrap_or_default(),
+            // The count was bounded by the input length, which is below 2^32 elements in practice;
+            // saturate rather than fail on a 64-bit input larger than that.
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+            offset,
+            version,
+            flexible,
+            _element: PhantomData,
+        })
+    }
+
+    /// The number of elements.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        usize::try_from(self.count).unwrap_or(usize::MAX)
+    }
+
+    /// True when there are no elements.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The encoded elements (without the length prefix).
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Absolute offset of the first element in the decoded input.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The version the elements were read at.
+    #[must_use]
+    pub const fn version(&self) -> i16 {
+        self.version
+    }
+
+    /// Iterates the elements.
+    #[must_use]
+    pub fn iter(&self) -> ArrayIter<'a, T> {
+        ArrayIter(IterRepr::Wire {
+            r: Reader::with_offset(self.bytes, self.offset),
+            left: self.count,
+            version: self.version,
+            flexible: self.flexible,
+        })
+    }
+}
+
+/// An array field: a validated wire view (what decoding returns) or a caller's slice (what an
+/// encoder builds, from a stack array, a `heapless::Vec` or any other slice).
+///
+/// Equality compares elements, whatever the representation.
+pub enum Array<'a, T> {
+    /// Elements as decoded from the wire.
+    Wire(ArrayView<'a, T>),
+    /// Elements supplied by the caller.
+    Slice(&'a [T]),
+}
+
+impl<T> Clone for Array<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Array<'_, T> {}
+
+impl<T> Default for Array<'_, T> {
+    fn default() -> Self {
+        Self::Slice(&[])
+    }
+}
+
+impl<'a, T> From<&'a [T]> for Array<'a, T> {
+    fn from(slice: &'a [T]) -> Self {
+        Self::Slice(slice)
+    }
+}
+
+impl<'a, T, const N: usize> From<&'a [T; N]> for Array<'a, T> {
+    fn from(slice: &'a [T; N]) -> Self {
+        Self::Slice(slice)
+    }
+}
+
+impl<'a, T, const N: usize> From<&'a heapless::Vec<T, N>> for Array<'a, T> {
+    fn from(vec: &'a heapless::Vec<T, N>) -> Self {
+        Self::Slice(vec.as_slice())
+    }
+}
+
+impl<'a, T: Element<'a>> Array<'a, T> {
+    /// Reads a non-nullable array: its length prefix, then every element.
+    ///
+    /// # Errors
+    ///
+    /// Length errors (`UnexpectedNull`, `NegativeLength`, `Truncated`) and element errors.
+    #[inline]
+    pub fn read(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+        let n = r.array_len(flexible, path)?;
+        ArrayView::read(r, n, version, flexible, path).map(Self::Wire)
+    }
+
+    /// Reads a nullable array.
+    ///
+    /// # Errors
+    ///
+    /// As [`Array::read`], without the null errors.
+    #[inline]
+    pub fn read_nullable(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Option<Self>, DecodeError> {
+        match r.nullable_array_len(flexible, path)? {
+            Some(n) => ArrayView::read(r, n, version, flexible, path).map(|v| Some(Self::Wire(v))),
+            None => Ok(None),
+        }
+    }
+
+    /// The number of elements.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Wire(v) => v.len(),
+            Self::Slice(s) => s.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Iterates the elements by value.
+    #[must_use]
+    pub fn iter(&self) -> ArrayIter<'a, T> {
+        match self {
+            Self::Wire(v) => v.iter(),
+            Self::Slice(s) => ArrayIter(IterRepr::Slice(s.iter())),
+        }
+    }
+
+    /// The wire view, if this array was decoded.
+    #[must_use]
+    pub const fn as_view(&self) -> Option<&ArrayView<'a, T>> {
+        match self {
+            Self::Wire(v) => Some(v),
+            Self::Slice(_) => None,
+        }
+    }
+
+    /// Encoded size with the length prefix at `version`.
+    ///
+    /// A wire view encoded at the version it was read at is copied verbatim.
+    ///
+    /// # Errors
+    ///
+    /// `LengthOverflow` and element errors.
+    #[inline]
+    pub fn encoded_len(&self, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+        let prefix = len_prefix(self.len(), flexible, false, path)?;
+        let body = match self {
+            Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
+            _ => {
+                let mut total = 0usize;
+                for e in self.iter() {
+                    total = total.saturating_add(e.element_len(version, flexible, path)?);
+                }
+                total
+            }
+        };
+        Ok(prefix.saturating_add(body))
+    }
+
+    /// Writes the length prefix and the elements.
+    #[inline]
+    pub fn write(&self, w: &mut Writer<'_>, version: i16, flexible: bool) {
+        w.len(self.len(), flexible, false);
+        match self {
+            Self::Wire(v) if v.version == version && v.flexible == flexible => w.put(v.bytes),
+            _ => {
+                for e in self.iter() {
+                    e.write_element(w, version, flexible);
+                }
+            }
+        }
+    }
+
+    /// Encoded size of a nullable array.
+    ///
+    /// # Errors
+    ///
+    /// As [`Array::encoded_len`].
+    #[inline]
+    pub fn nullable_encoded_len(v: Option<&Self>, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+        match v {
+            Some(a) => a.encoded_len(version, flexible, path),
+            None => Ok(null_len(flexible, false)),
+        }
+    }
+
+    /// Writes a nullable array.
+    #[inline]
+    pub fn write_nullable(v: Option<&Self>, w: &mut Writer<'_>, version: i16, flexible: bool) {
+        match v {
+            Some(a) => a.write(w, version, flexible),
+            None => w.null_len(flexible, false),
+        }
+    }
+}
+
+impl<'a, T: Element<'a> + PartialEq> PartialEq for Array<'a, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<'a, T: Element<'a> + fmt::Debug + 'a> fmt::Debug for Array<'a, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a, T: Element<'a> + fmt::Debug + 'a> fmt::Debug for ArrayView<'a, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a, T: Element<'a>> IntoIterator for &Array<'a, T> {
+    type Item = T;
+    type IntoIter = ArrayIter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, T: Element<'a>> IntoIterator for Array<'a, T> {
+    type Item = T;
+    type IntoIter = ArrayIter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Iterator over the elements of an [`Array`], by value.
+pub struct ArrayIter<'a, T>(IterRepr<'a, T>);
+
+enum IterRepr<'a, T> {
+    Wire {
+        r: Reader<'a>,
+        left: u32,
+        version: i16,
+        flexible: bool,
+    },
+    Slice(core::slice::Iter<'a, T>),
+}
+
+impl<T> fmt::Debug for ArrayIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArrayIter").finish_non_exhaustive()
+    }
+}
+
+impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match &mut self.0 {
+            IterRepr::Wire {
+                r,
+                left,
+                version,
+                flexible,
+            } => {
+                *left = left.checked_sub(1)?;
+                // Every element was validated when the view was built, so this cannot fail; if it
+                // ever did, the iterator ends.
+                match T::read_element(r, *version, *flexible, "") {
+                    Ok(v) => Some(v),
+                    Err(_) => {
+                        *left = 0;
+                        None
+                    }
+                }
+            }
+            IterRepr::Slice(it) => it.next().copied(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            IterRepr::Wire { left, .. } => {
+                let n = usize::try_from(*left).unwrap_or(usize::MAX);
+                (n, Some(n))
+            }
+            IterRepr::Slice(it) => it.size_hint(),
+        }
+    }
+}
+
+impl<'a, T: Element<'a>> ExactSizeIterator for ArrayIter<'a, T> {}

@@ -1,0 +1,316 @@
+//! Wire primitives: the [`Reader`], the [`Writer`], arrays, tagged fields and the traits every
+//! message implements.
+//!
+//! # Contract
+//!
+//! * Every input byte is read through a [`Reader`]; every output byte is written through a
+//!   [`Writer`]. Neither allocates nor panics.
+//! * Decoding borrows: strings are `&'a str` (checked as UTF-8 once), bytes are `&'a [u8]`, arrays
+//!   are [`Array`] views validated once and then iterated without errors.
+//! * Encoding is two-phase: [`Encode::encoded_len`] computes the exact size and performs every
+//!   check that can fail; [`Encode::encode`] then writes exactly that many bytes, or returns
+//!   [`EncodeError::BufferTooSmall`] before writing anything.
+//!
+//! # Leniencies (as Kafka's Java reader)
+//!
+//! * A `bool` byte other than 0 reads as `true`.
+//! * Varints may be non-minimal (`80 00` is 0); the bits of a 5th varint byte (10th varlong byte)
+//!   that do not fit are ignored. Encoding is always minimal.
+//! * In a nullable field, any negative length is null; in a non-nullable field, `-1` is
+//!   [`DecodeErrorKind::UnexpectedNull`](crate::DecodeErrorKind::UnexpectedNull) and other
+//!   negative lengths are [`DecodeErrorKind::NegativeLength`](crate::DecodeErrorKind::NegativeLength).
+//! * The int8 marker of a nullable struct reads any negative value as null, anything else as
+//!   present.
+//!
+//! Stricter than Java: strings must be valid UTF-8 (Java substitutes U+FFFD), tagged fields must
+//! come in strictly increasing tag order, and a known tagged field must consume exactly its
+//! declared size.
+
+mod array;
+mod reader;
+mod tagged;
+mod writer;
+
+use core::fmt;
+
+pub use array::{Array, ArrayIter, ArrayView, Element};
+pub use reader::Reader;
+pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
+pub use writer::{
+    Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
+    uvarint_len, varint_len, varlong_len,
+};
+
+use crate::api::ApiKey;
+use crate::error::{DecodeError, EncodeError};
+
+/// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
+pub const MAX_STRING_LEN: usize = 0x7fff;
+
+/// A 16-byte UUID, stored in wire order. The all-zero UUID is Kafka's "no UUID".
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Uuid(pub [u8; 16]);
+
+impl Uuid {
+    /// The all-zero UUID.
+    pub const ZERO: Self = Self([0; 16]);
+
+    /// Builds a UUID from its most and least significant 64 bits (Java's `Uuid` halves).
+    #[must_use]
+    pub const fn from_u64_pair(most: u64, least: u64) -> Self {
+        let m = most.to_be_bytes();
+        let l = least.to_be_bytes();
+        Self([
+            m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], l[0], l[1], l[2], l[3], l[4], l[5], l[6],
+            l[7],
+        ])
+    }
+}
+
+impl fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Uuid(")?;
+        for (i, b) in self.0.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                f.write_str("-")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// An inclusive range of versions; empty when `min > max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct VersionRange {
+    /// The lowest version in the range.
+    pub min: i16,
+    /// The highest version in the range.
+    pub max: i16,
+}
+
+impl VersionRange {
+    /// The empty range (Kafka's `"none"`).
+    pub const NONE: Self = Self { min: 0, max: -1 };
+
+    /// The range `min..=max`.
+    #[must_use]
+    pub const fn new(min: i16, max: i16) -> Self {
+        Self { min, max }
+    }
+
+    /// The open-ended range `min..` (Kafka's `"N+"`).
+    #[must_use]
+    pub const fn from(min: i16) -> Self {
+        Self { min, max: i16::MAX }
+    }
+
+    /// True if `version` is in the range.
+    #[must_use]
+    pub const fn contains(self, version: i16) -> bool {
+        version >= self.min && version <= self.max
+    }
+
+    /// True if the range holds no version.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.min > self.max
+    }
+
+    /// The versions in both ranges.
+    #[must_use]
+    pub const fn intersect(self, other: Self) -> Self {
+        let min = if self.min > other.min { self.min } else { other.min };
+        let max = if self.max < other.max { self.max } else { other.max };
+        Self { min, max }
+    }
+}
+
+impl fmt::Display for VersionRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            f.write_str("none")
+        } else if self.max == i16::MAX {
+            write!(f, "{}+", self.min)
+        } else if self.min == self.max {
+            write!(f, "{}", self.min)
+        } else {
+            write!(f, "{}-{}", self.min, self.max)
+        }
+    }
+}
+
+/// Decoding of a message or struct at a version, borrowing from the input.
+pub trait Decode<'a>: Sized {
+    /// Schema path of the type, used in errors (for example `"FetchRequest"`).
+    const PATH: &'static str;
+
+    /// Decodes one value at `version`, advancing `r` past it.
+    ///
+    /// # Errors
+    ///
+    /// Any [`DecodeError`]: truncation, bad lengths, invalid UTF-8, tagged-field violations, and
+    /// for top-level messages a version outside the valid range.
+    fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError>;
+
+    /// Decodes a value that must span all of `bytes`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Decode::decode`], plus `TrailingBytes` when input is left over.
+    fn decode_exact(bytes: &'a [u8], version: i16) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let v = Self::decode(&mut r, version)?;
+        r.finish(Self::PATH)?;
+        Ok(v)
+    }
+}
+
+/// Encoding of a message or struct at a version into a caller's buffer.
+pub trait Encode {
+    /// The exact number of bytes [`Encode::encode`] writes for `version`. Every check that can
+    /// make encoding fail happens here.
+    ///
+    /// # Errors
+    ///
+    /// `UnsupportedVersion`, `FieldNotInVersion`, `NullNotAllowed`, `LengthOverflow`,
+    /// `TaggedFieldsNotInVersion`, `InvalidUnknownTag`.
+    fn encoded_len(&self, version: i16) -> Result<usize, EncodeError>;
+
+    /// Writes the encoding at `version` without checks. Call [`Encode::encoded_len`] first: the
+    /// bytes written equal its result only if it succeeded. A writer that runs out of room
+    /// records the overflow instead of writing.
+    fn write(&self, w: &mut Writer<'_>, version: i16);
+
+    /// Writes the encoding at `version` at the start of `out` and returns the number of bytes
+    /// written, which equals [`Encode::encoded_len`]. Nothing is written on error.
+    ///
+    /// # Errors
+    ///
+    /// As [`Encode::encoded_len`], plus `BufferTooSmall { required, available }`.
+    fn encode(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let required = self.encoded_len(version)?;
+        let mut w = Writer::new(out);
+        w.check_capacity(required)?;
+        self.write(&mut w, version);
+        debug_assert!(!w.overflowed() && w.position() == required);
+        Ok(required)
+    }
+}
+
+/// What a schema describes: a request or response body, a header, or a standalone payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MessageKind {
+    /// A request body.
+    Request,
+    /// A response body.
+    Response,
+    /// A request or response header.
+    Header,
+    /// A standalone payload format (consumer protocol, control records, ...).
+    Data,
+}
+
+/// The static facts of a top-level schema type.
+pub trait Message {
+    /// The schema name, such as `"FetchRequest"`.
+    const NAME: &'static str;
+    /// The API key (for headers and data payloads, `ApiKey(-1)`).
+    const API_KEY: ApiKey;
+    /// What the schema describes.
+    const KIND: MessageKind;
+    /// The versions this type can be decoded and encoded at.
+    const VALID_VERSIONS: VersionRange;
+    /// The versions that use the flexible (compact, tagged) encoding.
+    const FLEXIBLE_VERSIONS: VersionRange;
+}
+
+/// Builds the error for a version outside a message's valid range.
+#[cold]
+#[must_use]
+pub const fn version_error(api_key: ApiKey, version: i16, offset: usize, path: &'static str) -> DecodeError {
+    DecodeError::new(
+        offset,
+        crate::error::DecodeErrorKind::UnsupportedVersion { api_key, version },
+        path,
+    )
+}
+
+macro_rules! primitive_element {
+    ($t:ty, $read:ident, $write:ident, $len:expr) => {
+        impl<'a> Element<'a> for $t {
+            #[inline]
+            fn read_element(r: &mut Reader<'a>, _: i16, _: bool, path: &'static str) -> Result<Self, DecodeError> {
+                r.$read(path)
+            }
+            #[inline]
+            fn element_len(&self, _: i16, _: bool, _: &'static str) -> Result<usize, EncodeError> {
+                Ok($len)
+            }
+            #[inline]
+            fn write_element(&self, w: &mut Writer<'_>, _: i16, _: bool) {
+                w.$write(*self);
+            }
+        }
+    };
+}
+
+primitive_element!(bool, bool, bool, 1);
+primitive_element!(i8, i8, i8, 1);
+primitive_element!(i16, i16, i16, 2);
+primitive_element!(u16, u16, u16, 2);
+primitive_element!(i32, i32, i32, 4);
+primitive_element!(u32, u32, u32, 4);
+primitive_element!(i64, i64, i64, 8);
+primitive_element!(f64, f64, f64, 8);
+primitive_element!(Uuid, uuid, uuid, 16);
+
+impl<'a> Element<'a> for &'a str {
+    #[inline]
+    fn read_element(r: &mut Reader<'a>, _: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+        r.string(flexible, path)
+    }
+    #[inline]
+    fn element_len(&self, _: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+        string_len(self, flexible, path)
+    }
+    #[inline]
+    fn write_element(&self, w: &mut Writer<'_>, _: i16, flexible: bool) {
+        w.string(self, flexible);
+    }
+}
+
+/// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __struct_element {
+    ($t:ident) => {
+        impl<'a> $crate::codec::Element<'a> for $t<'a> {
+            #[inline]
+            fn read_element(
+                r: &mut $crate::codec::Reader<'a>,
+                version: i16,
+                _: bool,
+                _: &'static str,
+            ) -> ::core::result::Result<Self, $crate::DecodeError> {
+                <Self as $crate::codec::Decode<'a>>::decode(r, version)
+            }
+            #[inline]
+            fn element_len(
+                &self,
+                version: i16,
+                _: bool,
+                _: &'static str,
+            ) -> ::core::result::Result<usize, $crate::EncodeError> {
+                <Self as $crate::codec::Encode>::encoded_len(self, version)
+            }
+            #[inline]
+            fn write_element(&self, w: &mut $crate::codec::Writer<'_>, version: i16, _: bool) {
+                <Self as $crate::codec::Encode>::write(self, w, version);
+            }
+        }
+    };
+}

@@ -1,0 +1,360 @@
+//! The tagged-field section of flexible versions, and [`TaggedFields`]: the unknown tags a
+//! struct carries.
+
+use core::fmt;
+
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+
+use super::{Reader, Writer, uvarint_len};
+
+/// One tagged field kept as raw bytes: its tag and its payload (without the tag and size
+/// varints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RawTaggedField<'a> {
+    /// The tag.
+    pub tag: u32,
+    /// The payload bytes.
+    pub data: &'a [u8],
+}
+
+/// The tagged fields of a struct that its schema does not define, in increasing tag order.
+///
+/// Decoding keeps them as a borrowed slice of the input; encoding writes them back after the
+/// known tagged fields (unknown tags are always greater than the known ones, which are numbered
+/// from 0). Callers can supply their own as a slice of [`RawTaggedField`]s in strictly increasing
+/// tag order.
+#[derive(Clone, Copy)]
+pub enum TaggedFields<'a> {
+    /// Fields as read from the wire: `count` entries of `tag, size, payload`.
+    Wire {
+        /// Number of entries.
+        count: u32,
+        /// The encoded entries.
+        bytes: &'a [u8],
+    },
+    /// Fields supplied by the caller.
+    Slice(&'a [RawTaggedField<'a>]),
+}
+
+impl Default for TaggedFields<'_> {
+    fn default() -> Self {
+        Self::Slice(&[])
+    }
+}
+
+impl<'a> From<&'a [RawTaggedField<'a>]> for TaggedFields<'a> {
+    fn from(fields: &'a [RawTaggedField<'a>]) -> Self {
+        Self::Slice(fields)
+    }
+}
+
+impl<'a> TaggedFields<'a> {
+    /// No unknown tagged fields.
+    pub const EMPTY: Self = Self::Slice(&[]);
+
+    /// The number of fields.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Wire { count, .. } => usize::try_from(*count).unwrap_or(usize::MAX),
+            Self::Slice(s) => s.len(),
+        }
+    }
+
+    /// True when there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Iterates the fields in tag order.
+    #[must_use]
+    pub fn iter(&self) -> TaggedFieldIter<'a> {
+        match *self {
+            Self::Wire { count, bytes } => TaggedFieldIter::Wire {
+                r: Reader::new(bytes),
+                left: count,
+            },
+            Self::Slice(s) => TaggedFieldIter::Slice(s.iter()),
+        }
+    }
+
+    /// Encoded size of the entries (not the count), checking caller-supplied tags: strictly
+    /// increasing and not below `first_unknown` (the number of tags the struct defines).
+    ///
+    /// # Errors
+    ///
+    /// `InvalidUnknownTag`, `LengthOverflow`.
+    pub fn encoded_len(&self, first_unknown: u32, path: &'static str) -> Result<usize, EncodeError> {
+        match self {
+            Self::Wire { bytes, .. } => Ok(bytes.len()),
+            Self::Slice(fields) => {
+                let mut total = 0usize;
+                let mut next_allowed = first_unknown;
+                for f in *fields {
+                    if f.tag < next_allowed {
+                        return Err(EncodeError::InvalidUnknownTag { path, tag: f.tag });
+                    }
+                    next_allowed = f.tag.saturating_add(1);
+                    let size = u32::try_from(f.data.len()).map_err(|_| EncodeError::LengthOverflow {
+                        path,
+                        length: f.data.len(),
+                    })?;
+                    total = total
+                        .saturating_add(uvarint_len(f.tag))
+                        .saturating_add(uvarint_len(size))
+                        .saturating_add(f.data.len());
+                }
+                Ok(total)
+            }
+        }
+    }
+
+    /// Writes the entries (not the count).
+    pub fn write(&self, w: &mut Writer<'_>) {
+        match self {
+            Self::Wire { bytes, .. } => w.put(bytes),
+            Self::Slice(fields) => {
+                for f in *fields {
+                    w.uvarint(f.tag);
+                    w.uvarint(u32::try_from(f.data.len()).unwrap_or(u32::MAX));
+                    w.put(f.data);
+                }
+            }
+        }
+    }
+
+    /// The count as written in the section header.
+    #[must_use]
+    pub fn count(&self) -> u32 {
+        u32::try_from(self.len()).unwrap_or(u32::MAX)
+    }
+}
+
+impl PartialEq for TaggedFields<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl fmt::Debug for TaggedFields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Iterator over [`TaggedFields`].
+#[derive(Debug, Clone)]
+pub enum TaggedFieldIter<'a> {
+    #[doc(hidden)]
+    Wire { r: Reader<'a>, left: u32 },
+    #[doc(hidden)]
+    Slice(core::slice::Iter<'a, RawTaggedField<'a>>),
+}
+
+impl<'a> Iterator for TaggedFieldIter<'a> {
+    type Item = RawTaggedField<'a>;
+
+    fn next(&mut self) -> Option<RawTaggedField<'a>> {
+        match self {
+            Self::Wire { r, left } => {
+                *left = left.checked_sub(1)?;
+                // Validated at decode time; an error here only ends the iteration.
+                let tag = r.uvarint("").ok()?;
+                let size = r.uvarint("").ok()?;
+                let data = r.take(usize::try_from(size).ok()?, "").ok()?;
+                Some(RawTaggedField { tag, data })
+            }
+            Self::Slice(it) => it.next().copied(),
+        }
+    }
+}
+
+/// Reads a tagged-field section, handing the known tags to the caller one at a time and
+/// collecting the unknown ones.
+///
+/// Generated decoders use it as:
+///
+/// ```text
+/// let mut section = TaggedSection::begin(r, KNOWN_TAGS, PATH)?;
+/// while let Some((tag, mut payload)) = section.next(r)? {
+///     match tag { 0 => { field = ...read from payload...; section.end_field(&payload, tag)?; } ... }
+/// }
+/// let unknown = section.finish(r);
+/// ```
+#[derive(Debug)]
+pub struct TaggedSection<'a> {
+    left: u32,
+    previous: Option<u32>,
+    first_unknown: u32,
+    unknown_count: u32,
+    unknown_start: Option<&'a [u8]>,
+    declared: u32,
+    path: &'static str,
+}
+
+impl<'a> TaggedSection<'a> {
+    /// Reads the section's field count. `first_unknown` is the number of tags the struct defines
+    /// (tags are numbered from 0).
+    ///
+    /// # Errors
+    ///
+    /// Varint errors; a count larger than the bytes left is `Truncated`.
+    #[inline]
+    pub fn begin(r: &mut Reader<'a>, first_unknown: u32, path: &'static str) -> Result<Self, DecodeError> {
+        let at = r.offset();
+        let left = r.uvarint(path)?;
+        // Each entry takes at least two bytes (tag and size).
+        let min = usize::try_from(left).unwrap_or(usize::MAX).saturating_mul(2);
+        if min > r.remaining() {
+            return Err(DecodeError::new(
+                at.saturating_add(uvarint_len(left)),
+                DecodeErrorKind::Truncated {
+                    needed: min.saturating_sub(r.remaining()),
+                },
+                path,
+            ));
+        }
+        Ok(Self {
+            left,
+            previous: None,
+            first_unknown,
+            unknown_count: 0,
+            unknown_start: None,
+            declared: 0,
+            path,
+        })
+    }
+
+    /// Returns the next known tag and a reader over exactly its payload, skipping (and keeping)
+    /// unknown tags.
+    ///
+    /// # Errors
+    ///
+    /// Varint and truncation errors; `TagOutOfOrder` for a tag not greater than the previous one.
+    #[inline]
+    pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, DecodeError> {
+        while self.left > 0 {
+            self.left = self.left.saturating_sub(1);
+            let entry = r.rest();
+            let at = r.offset();
+            let tag = r.uvarint(self.path)?;
+            if let Some(previous) = self.previous {
+                if tag <= previous {
+                    return Err(DecodeError::new(at, DecodeErrorKind::TagOutOfOrder { tag, previous }, self.path));
+                }
+            }
+            self.previous = Some(tag);
+            let size = r.uvarint(self.path)?;
+            let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
+            if tag < self.first_unknown {
+                self.declared = size;
+                return Ok(Some((tag, payload)));
+            }
+            if self.unknown_start.is_none() {
+                self.unknown_start = Some(entry);
+            }
+            self.unknown_count = self.unknown_count.saturating_add(1);
+        }
+        Ok(None)
+    }
+
+    /// Checks that a known field's value consumed its whole payload.
+    ///
+    /// # Errors
+    ///
+    /// `TaggedSizeMismatch` at the first unread payload byte.
+    #[inline]
+    pub fn end_field(&self, payload: &Reader<'a>, tag: u32, path: &'static str) -> Result<(), DecodeError> {
+        if payload.is_empty() {
+            return Ok(());
+        }
+        let consumed = usize::try_from(self.declared)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(payload.remaining());
+        Err(DecodeError::new(
+            payload.offset(),
+            DecodeErrorKind::TaggedSizeMismatch {
+                tag,
+                declared: self.declared,
+                consumed,
+            },
+            path,
+        ))
+    }
+
+    /// The error for a defined tag read at a version where the field is not tagged.
+    #[cold]
+    #[must_use]
+    pub fn not_in_version(&self, payload: &Reader<'a>, tag: u32, version: i16) -> DecodeError {
+        // Report the position of the payload; the tag varint sits just before it.
+        DecodeError::new(
+            payload.offset(),
+            DecodeErrorKind::TagNotInVersion { tag, version },
+            self.path,
+        )
+    }
+
+    /// Ends the section and returns the unknown fields read.
+    #[inline]
+    #[must_use]
+    pub fn finish(self, r: &Reader<'a>) -> TaggedFields<'a> {
+        match self.unknown_start {
+            None => TaggedFields::EMPTY,
+            Some(start) => {
+                let used = start.len().saturating_sub(r.remaining());
+                TaggedFields::Wire {
+                    count: self.unknown_count,
+                    bytes: start.get(..used).unwrap_or_default(),
+                }
+            }
+        }
+    }
+}
+
+/// Encoded size of a known tagged field entry whose payload is `size` bytes.
+#[inline]
+#[must_use]
+pub fn tagged_entry_len(tag: u32, size: usize) -> usize {
+    uvarint_len(tag)
+        .saturating_add(uvarint_len(u32::try_from(size).unwrap_or(u32::MAX)))
+        .saturating_add(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_tags_are_kept_and_known_ones_returned() {
+        // 3 fields: tag 0 (known, 1 byte), tag 5 (unknown, 2 bytes), tag 9 (unknown, 0 bytes).
+        let bytes = [3, 0, 1, 0xaa, 5, 2, 1, 2, 9, 0];
+        let mut r = Reader::new(&bytes);
+        let mut s = TaggedSection::begin(&mut r, 2, "T").unwrap();
+        let (tag, mut p) = s.next(&mut r).unwrap().unwrap();
+        assert_eq!(tag, 0);
+        assert_eq!(p.u8("T").unwrap(), 0xaa);
+        s.end_field(&p, tag, "T").unwrap();
+        assert!(s.next(&mut r).unwrap().is_none());
+        let unknown = s.finish(&r);
+        assert_eq!(unknown.len(), 2);
+        let v: [RawTaggedField<'_>; 2] = [
+            RawTaggedField { tag: 5, data: &[1, 2] },
+            RawTaggedField { tag: 9, data: &[] },
+        ];
+        assert_eq!(unknown, TaggedFields::Slice(&v));
+        assert_eq!(unknown.encoded_len(2, "T").unwrap(), 6);
+    }
+
+    #[test]
+    fn out_of_order_tags_are_rejected() {
+        let bytes = [2, 4, 0, 4, 0];
+        let mut r = Reader::new(&bytes);
+        let mut s = TaggedSection::begin(&mut r, 0, "T").unwrap();
+        assert_eq!(
+            s.next(&mut r),
+            Err(DecodeError::new(3, DecodeErrorKind::TagOutOfOrder { tag: 4, previous: 4 }, "T"))
+        );
+    }
+}

@@ -1,0 +1,309 @@
+//! Errors and the framing status.
+//!
+//! Every error is a small `Copy` value. A [`DecodeError`] names the absolute byte offset in the
+//! buffer handed to the outermost call, the [`DecodeErrorKind`] and the schema path of the field
+//! being read (for example `"MetadataResponse.Topics.Partitions.LeaderId"`). An [`EncodeError`]
+//! names what could not be encoded and, for a short buffer, how many bytes were needed.
+
+use core::fmt;
+
+use crate::api::ApiKey;
+
+/// Why decoding failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ended early: `needed` more bytes were required at the error offset.
+    Truncated {
+        /// How many more bytes the read needed.
+        needed: usize,
+    },
+    /// An unsigned varint or varint had a continuation bit on its 5th byte, or a varlong on its
+    /// 10th byte.
+    VarintTooLong,
+    /// A length or count was negative where null is not allowed (the value read, after the
+    /// compact "minus one" for flexible encodings).
+    NegativeLength(i32),
+    /// A null value (length -1, compact length 0, or a negative struct marker) was read for a
+    /// field that is not nullable at this version.
+    UnexpectedNull,
+    /// A length is larger than the format allows: a string over Kafka's limit of 32767 bytes,
+    /// or a compact length over `i32::MAX`. (A length that merely runs past the end of the input
+    /// is [`DecodeErrorKind::Truncated`].)
+    LengthTooLarge {
+        /// The declared length.
+        length: usize,
+        /// The largest length allowed.
+        limit: usize,
+    },
+    /// A string was not valid UTF-8.
+    InvalidUtf8,
+    /// A tagged field's tag was not strictly greater than the one before it (a duplicate or an
+    /// out-of-order tag).
+    TagOutOfOrder {
+        /// The tag read.
+        tag: u32,
+        /// The tag read before it.
+        previous: u32,
+    },
+    /// A tag that this struct defines was read at a version where the field is not tagged.
+    TagNotInVersion {
+        /// The tag read.
+        tag: u32,
+        /// The version being decoded.
+        version: i16,
+    },
+    /// A known tagged field's value did not consume exactly the size its tag declared.
+    TaggedSizeMismatch {
+        /// The tag.
+        tag: u32,
+        /// The size declared in the tagged-field header.
+        declared: u32,
+        /// The bytes the field's value actually used.
+        consumed: usize,
+    },
+    /// The API key is not one this crate knows, or it has no valid version.
+    UnknownApiKey(ApiKey),
+    /// The version is outside the message's valid versions.
+    UnsupportedVersion {
+        /// The API key of the message.
+        api_key: ApiKey,
+        /// The version asked for.
+        version: i16,
+    },
+    /// Bytes were left over where the whole input had to be consumed.
+    TrailingBytes {
+        /// How many bytes were left.
+        count: usize,
+    },
+    /// A frame's int32 size prefix was negative.
+    NegativeFrameSize(i32),
+    /// A frame's size prefix exceeds the limit the caller set.
+    FrameTooLarge {
+        /// The size the prefix declared.
+        size: usize,
+        /// The caller's limit.
+        limit: usize,
+    },
+    /// A CRC did not match the bytes it covers.
+    CrcMismatch {
+        /// The CRC stored in the input.
+        stored: u32,
+        /// The CRC computed over the input.
+        computed: u32,
+    },
+    /// A record batch or message had a magic byte this crate does not read.
+    UnknownMagic(i8),
+    /// A value broke a structural rule of its format (a record batch length that lies, a record
+    /// count that disagrees with the records present, ...).
+    Malformed,
+}
+
+/// A decoding failure: where it happened, why, and in which field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DecodeError {
+    /// Absolute byte offset in the buffer given to the outermost decode call.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+    /// Schema path of the field being read, such as `"FetchRequest.Topics.Partitions.Partition"`.
+    pub path: &'static str,
+}
+
+impl DecodeError {
+    /// Builds an error.
+    #[cold]
+    #[inline(never)]
+    #[must_use]
+    pub const fn new(offset: usize, kind: DecodeErrorKind, path: &'static str) -> Self {
+        Self { offset, kind, path }
+    }
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Truncated { needed } => write!(f, "input truncated ({needed} more bytes needed)"),
+            Self::VarintTooLong => f.write_str("varint too long"),
+            Self::NegativeLength(n) => write!(f, "negative length {n}"),
+            Self::UnexpectedNull => f.write_str("null in a field that is not nullable"),
+            Self::LengthTooLarge { length, limit } => {
+                write!(f, "length {length} exceeds the limit of {limit}")
+            }
+            Self::InvalidUtf8 => f.write_str("string is not valid UTF-8"),
+            Self::TagOutOfOrder { tag, previous } => {
+                write!(f, "tagged field {tag} follows tag {previous}")
+            }
+            Self::TagNotInVersion { tag, version } => {
+                write!(f, "tag {tag} is not valid at version {version}")
+            }
+            Self::TaggedSizeMismatch {
+                tag,
+                declared,
+                consumed,
+            } => write!(
+                f,
+                "tagged field {tag} declared {declared} bytes but its value used {consumed}"
+            ),
+            Self::UnknownApiKey(key) => write!(f, "unknown API key {}", key.0),
+            Self::UnsupportedVersion { api_key, version } => {
+                write!(f, "version {version} of API key {} is not supported", api_key.0)
+            }
+            Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),
+            Self::NegativeFrameSize(n) => write!(f, "negative frame size {n}"),
+            Self::FrameTooLarge { size, limit } => {
+                write!(f, "frame size {size} exceeds the limit of {limit}")
+            }
+            Self::CrcMismatch { stored, computed } => {
+                write!(f, "CRC mismatch: stored {stored:#010x}, computed {computed:#010x}")
+            }
+            Self::UnknownMagic(m) => write!(f, "unknown magic byte {m}"),
+            Self::Malformed => f.write_str("malformed input"),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}: {}", self.path, self.offset, self.kind)
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// Why encoding failed. Nothing has been written when an encode call returns one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The output buffer is shorter than the encoding.
+    BufferTooSmall {
+        /// Bytes the encoding needs.
+        required: usize,
+        /// Bytes the caller's buffer has.
+        available: usize,
+    },
+    /// The version is outside the message's valid versions.
+    UnsupportedVersion {
+        /// The API key of the message.
+        api_key: ApiKey,
+        /// The version asked for.
+        version: i16,
+    },
+    /// A field that the version cannot carry holds a value other than its default, and the schema
+    /// does not mark it ignorable.
+    FieldNotInVersion {
+        /// Schema path of the field.
+        path: &'static str,
+        /// The version being encoded.
+        version: i16,
+    },
+    /// A null value is held by a field that is not nullable at this version.
+    NullNotAllowed {
+        /// Schema path of the field.
+        path: &'static str,
+        /// The version being encoded.
+        version: i16,
+    },
+    /// A string is longer than 32767 bytes, or bytes, an array or a frame is longer than an int32
+    /// length can say.
+    LengthOverflow {
+        /// Schema path of the field.
+        path: &'static str,
+        /// The length that does not fit.
+        length: usize,
+    },
+    /// Tagged fields (known or unknown) are set but the version is not flexible.
+    TaggedFieldsNotInVersion {
+        /// Schema path of the struct.
+        path: &'static str,
+        /// The version being encoded.
+        version: i16,
+    },
+    /// Caller-supplied unknown tagged fields are not in strictly increasing tag order, or one
+    /// uses a tag that the struct defines.
+    InvalidUnknownTag {
+        /// Schema path of the struct.
+        path: &'static str,
+        /// The offending tag.
+        tag: u32,
+    },
+    /// The request or response enum variant does not match the API key it is encoded for.
+    ApiKeyMismatch {
+        /// The API key asked for.
+        expected: ApiKey,
+        /// The API key of the value.
+        found: ApiKey,
+    },
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::BufferTooSmall {
+                required,
+                available,
+            } => write!(
+                f,
+                "buffer too small: {required} bytes required, {available} available"
+            ),
+            Self::UnsupportedVersion { api_key, version } => {
+                write!(f, "version {version} of API key {} is not supported", api_key.0)
+            }
+            Self::FieldNotInVersion { path, version } => write!(
+                f,
+                "{path} holds a non-default value that version {version} cannot carry"
+            ),
+            Self::NullNotAllowed { path, version } => {
+                write!(f, "{path} is null but not nullable at version {version}")
+            }
+            Self::LengthOverflow { path, length } => {
+                write!(f, "{path} is too long for its length prefix ({length})")
+            }
+            Self::TaggedFieldsNotInVersion { path, version } => write!(
+                f,
+                "{path} has tagged fields but version {version} is not flexible"
+            ),
+            Self::InvalidUnknownTag { path, tag } => {
+                write!(f, "{path}: unknown tag {tag} is out of order or reserved")
+            }
+            Self::ApiKeyMismatch { expected, found } => write!(
+                f,
+                "API key mismatch: encoding for {} but the value is {}",
+                expected.0, found.0
+            ),
+        }
+    }
+}
+
+impl core::error::Error for EncodeError {}
+
+/// The result of looking for a complete frame in a partly filled buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Status<T> {
+    /// A complete item was found.
+    Complete(T),
+    /// More input is needed: at least `needed` more bytes.
+    Incomplete {
+        /// The minimum number of further bytes before progress is possible.
+        needed: usize,
+    },
+}
+
+impl<T> Status<T> {
+    /// Returns the complete value, if any.
+    pub fn complete(self) -> Option<T> {
+        match self {
+            Self::Complete(t) => Some(t),
+            Self::Incomplete { .. } => None,
+        }
+    }
+
+    /// True when more input is needed.
+    pub const fn is_incomplete(&self) -> bool {
+        matches!(self, Self::Incomplete { .. })
+    }
+}

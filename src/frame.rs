@@ -1,0 +1,205 @@
+//! Size-prefixed frames: encoding a whole request or response (size, header, body) in one call,
+//! decoding one, and finding complete frames in a partly filled stream buffer.
+//!
+//! Every frame on a Kafka connection is an `int32` size (the number of bytes that follow),
+//! then a header, then a body.
+
+use crate::api::{ApiKey, Request, Response};
+use crate::codec::{Decode, Encode, Message, Reader, Writer};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
+use crate::header::{request_header_version, response_header_version};
+use crate::messages::{RequestHeader, ResponseHeader};
+
+/// Bytes in the size prefix.
+pub const SIZE_LEN: usize = 4;
+
+/// A body that knows its API key: every generated request and response, and the [`Request`]
+/// and [`Response`] enums.
+pub trait Body: Encode {
+    /// The API key of the body.
+    fn body_api_key(&self) -> ApiKey;
+}
+
+impl<T: Message + Encode> Body for T {
+    fn body_api_key(&self) -> ApiKey {
+        T::API_KEY
+    }
+}
+
+impl Body for Request<'_> {
+    fn body_api_key(&self) -> ApiKey {
+        self.api_key()
+    }
+}
+
+impl Body for Response<'_> {
+    fn body_api_key(&self) -> ApiKey {
+        self.api_key()
+    }
+}
+
+fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
+    i32::try_from(size).map_err(|_| EncodeError::LengthOverflow { path, length: size })
+}
+
+/// Encodes a request frame: size prefix, request header (at the version the API key and
+/// `header.request_api_version` call for) and body. Returns the bytes written.
+///
+/// # Errors
+///
+/// `ApiKeyMismatch` when the header's API key is not the body's; any encode error of the header
+/// or body; `BufferTooSmall`. Nothing is written on error.
+pub fn encode_request<B: Body>(header: &RequestHeader<'_>, body: &B, out: &mut [u8]) -> Result<usize, EncodeError> {
+    let key = ApiKey(header.request_api_key);
+    if key != body.body_api_key() {
+        return Err(EncodeError::ApiKeyMismatch {
+            expected: key,
+            found: body.body_api_key(),
+        });
+    }
+    let version = header.request_api_version;
+    let hv = request_header_version(key, version);
+    let size = header.encoded_len(hv)?.saturating_add(body.encoded_len(version)?);
+    let prefix = frame_size(size, "Frame.size")?;
+    let total = size.saturating_add(SIZE_LEN);
+    let mut w = Writer::new(out);
+    w.check_capacity(total)?;
+    w.i32(prefix);
+    header.write(&mut w, hv);
+    body.write(&mut w, version);
+    debug_assert!(!w.overflowed() && w.position() == total);
+    Ok(total)
+}
+
+/// Encodes a response frame for `version` of the body's API: size prefix, response header and
+/// body. Returns the bytes written.
+///
+/// # Errors
+///
+/// Any encode error of the header or body; `BufferTooSmall`. Nothing is written on error.
+pub fn encode_response<B: Body>(header: &ResponseHeader<'_>, body: &B, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+    let hv = response_header_version(body.body_api_key(), version);
+    let size = header.encoded_len(hv)?.saturating_add(body.encoded_len(version)?);
+    let prefix = frame_size(size, "Frame.size")?;
+    let total = size.saturating_add(SIZE_LEN);
+    let mut w = Writer::new(out);
+    w.check_capacity(total)?;
+    w.i32(prefix);
+    header.write(&mut w, hv);
+    body.write(&mut w, version);
+    debug_assert!(!w.overflowed() && w.position() == total);
+    Ok(total)
+}
+
+/// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
+fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
+    let mut r = Reader::new(frame);
+    let size = r.i32("Frame.size")?;
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"));
+    };
+    let body = r.sub(size, "Frame")?;
+    r.finish("Frame")?;
+    Ok(body)
+}
+
+/// Decodes a whole request frame (size prefix included): the header, then the body by the API
+/// key and version the header names. The frame must be exactly as long as its size prefix says.
+///
+/// Offsets in errors count from the start of `frame`.
+///
+/// # Errors
+///
+/// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, `UnknownApiKey`, `UnsupportedVersion`,
+/// and any header or body error.
+pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), DecodeError> {
+    let mut r = payload(frame)?;
+    let mut peek = r.clone();
+    let key = ApiKey(peek.i16("RequestHeader.RequestApiKey")?);
+    let version = peek.i16("RequestHeader.RequestApiVersion")?;
+    if key.request_versions().is_empty() {
+        return Err(DecodeError::new(
+            r.offset(),
+            DecodeErrorKind::UnknownApiKey(key),
+            "RequestHeader.RequestApiKey",
+        ));
+    }
+    let header = RequestHeader::decode(&mut r, request_header_version(key, version))?;
+    let body = Request::decode(key, version, &mut r)?;
+    r.finish("Request")?;
+    Ok((header, body))
+}
+
+/// Decodes a whole response frame (size prefix included) to a request of `api_key` at
+/// `version` (responses do not name their API; the caller matches them by correlation id).
+///
+/// # Errors
+///
+/// As [`decode_request`].
+pub fn decode_response(frame: &[u8], api_key: ApiKey, version: i16) -> Result<(ResponseHeader<'_>, Response<'_>), DecodeError> {
+    let mut r = payload(frame)?;
+    let header = ResponseHeader::decode(&mut r, response_header_version(api_key, version))?;
+    let body = Response::decode(api_key, version, &mut r)?;
+    r.finish("Response")?;
+    Ok((header, body))
+}
+
+/// Finds the first complete frame at the start of a stream buffer.
+///
+/// Returns `Complete(frame)` with the whole frame (size prefix included; `frame.len()` bytes are
+/// consumed), or `Incomplete { needed }` with the number of further bytes required before a
+/// frame can complete.
+///
+/// # Errors
+///
+/// `NegativeFrameSize`, or `FrameTooLarge` when the size exceeds `max_size` (a broker's
+/// `socket.request.max.bytes`, a client's fetch limit).
+pub fn split(buf: &[u8], max_size: usize) -> Result<Status<&[u8]>, DecodeError> {
+    let Some((prefix, _)) = buf.split_first_chunk::<SIZE_LEN>() else {
+        return Ok(Status::Incomplete {
+            needed: SIZE_LEN.saturating_sub(buf.len()),
+        });
+    };
+    let size = i32::from_be_bytes(*prefix);
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"));
+    };
+    if size > max_size {
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::FrameTooLarge { size, limit: max_size },
+            "Frame.size",
+        ));
+    }
+    let total = size.saturating_add(SIZE_LEN);
+    match buf.get(..total) {
+        Some(frame) => Ok(Status::Complete(frame)),
+        None => Ok(Status::Incomplete {
+            needed: total.saturating_sub(buf.len()),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_reports_what_is_missing() {
+        assert_eq!(split(&[0, 0], 100), Ok(Status::Incomplete { needed: 2 }));
+        assert_eq!(split(&[0, 0, 0, 3, 1], 100), Ok(Status::Incomplete { needed: 2 }));
+        assert_eq!(split(&[0, 0, 0, 1, 9, 8], 100), Ok(Status::Complete(&[0, 0, 0, 1, 9][..])));
+        assert_eq!(
+            split(&[0xff, 0xff, 0xff, 0xff], 100),
+            Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(-1), "Frame.size"))
+        );
+        assert_eq!(
+            split(&[0, 0, 1, 0], 100),
+            Err(DecodeError::new(
+                0,
+                DecodeErrorKind::FrameTooLarge { size: 256, limit: 100 },
+                "Frame.size"
+            ))
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Static descriptions of every schema, and a generic walker over them.
+//!
+//! The tables are generated from the same JSON schemas as the typed messages, but the walker that
+//! interprets them is written by hand and shares no code with the generated encoders and
+//! decoders: it is a second, independent implementation of the wire format. It validates bodies,
+//! writes minimal and seeded random instances of any message at any version, and is the base of
+//! the dissector.
+
+mod tables;
+pub mod walker;
+
+pub use tables::*;
+
+use crate::api::ApiKey;
+use crate::codec::{MessageKind, VersionRange};
+
+/// A primitive field or element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// `bool`.
+    Bool,
+    /// `int8`.
+    Int8,
+    /// `int16`.
+    Int16,
+    /// `uint16`.
+    Uint16,
+    /// `int32`.
+    Int32,
+    /// `uint32`.
+    Uint32,
+    /// `int64`.
+    Int64,
+    /// `float64`.
+    Float64,
+    /// `uuid`.
+    Uuid,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `records`.
+    Records,
+}
+
+impl Primitive {
+    /// The schema's name for the type.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Bool => "bool",
+            Self::Int8 => "int8",
+            Self::Int16 => "int16",
+            Self::Uint16 => "uint16",
+            Self::Int32 => "int32",
+            Self::Uint32 => "uint32",
+            Self::Int64 => "int64",
+            Self::Float64 => "float64",
+            Self::Uuid => "uuid",
+            Self::String => "string",
+            Self::Bytes => "bytes",
+            Self::Records => "records",
+        }
+    }
+
+    /// The fixed wire width, for fixed-width types.
+    #[must_use]
+    pub const fn width(self) -> Option<usize> {
+        match self {
+            Self::Bool | Self::Int8 => Some(1),
+            Self::Int16 | Self::Uint16 => Some(2),
+            Self::Int32 | Self::Uint32 => Some(4),
+            Self::Int64 | Self::Float64 => Some(8),
+            Self::Uuid => Some(16),
+            Self::String | Self::Bytes | Self::Records => None,
+        }
+    }
+}
+
+/// The type of a field.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldType {
+    /// A primitive value.
+    Primitive(Primitive),
+    /// A struct.
+    Struct(&'static StructSchema),
+    /// An array of primitives.
+    Array(Primitive),
+    /// An array of structs.
+    StructArray(&'static StructSchema),
+}
+
+/// A field's schema default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultValue {
+    /// The implicit default: 0, false, empty, the zero UUID, an empty array, a default struct;
+    /// null for records.
+    Implicit,
+    /// Null.
+    Null,
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A bool.
+    Bool(bool),
+    /// A string.
+    Str(&'static str),
+}
+
+/// One field of a struct.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldSchema {
+    /// The JSON name.
+    pub name: &'static str,
+    /// The type.
+    pub ty: FieldType,
+    /// The versions the field exists in (as written in the schema; presence also needs the
+    /// enclosing struct to be present).
+    pub versions: VersionRange,
+    /// The versions in which the field may be null.
+    pub nullable_versions: VersionRange,
+    /// The versions in which the field is sent in the tagged section.
+    pub tagged_versions: VersionRange,
+    /// The tag, for tagged fields.
+    pub tag: Option<u32>,
+    /// The default.
+    pub default: DefaultValue,
+    /// Whether the field may be dropped when a version cannot carry it.
+    pub ignorable: bool,
+    /// A field-level override of the flexible versions (for the length encoding only).
+    pub flexible_versions: Option<VersionRange>,
+}
+
+impl FieldSchema {
+    /// True if the field is sent positionally at `version`.
+    #[must_use]
+    pub const fn is_positional(&self, version: i16) -> bool {
+        self.versions.contains(version) && !self.tagged_versions.contains(version)
+    }
+
+    /// True if the field is sent in the tagged section at `version`.
+    #[must_use]
+    pub const fn is_tagged(&self, version: i16) -> bool {
+        self.versions.contains(version) && self.tagged_versions.contains(version)
+    }
+
+    /// True if the field may be null at `version`.
+    #[must_use]
+    pub const fn is_nullable(&self, version: i16) -> bool {
+        self.nullable_versions.contains(version)
+    }
+}
+
+/// A struct: the top level of a message, an inline struct or a common struct.
+#[derive(Debug, Clone, Copy)]
+pub struct StructSchema {
+    /// The struct's type name.
+    pub name: &'static str,
+    /// Its schema path, as used in error messages.
+    pub path: &'static str,
+    /// The versions in which the struct can be reached from the top level.
+    pub versions: VersionRange,
+    /// The fields, in wire order.
+    pub fields: &'static [FieldSchema],
+}
+
+/// A whole schema.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageSchema {
+    /// The schema name, such as `"FetchRequest"`.
+    pub name: &'static str,
+    /// The API key, or -1 for headers and data payloads.
+    pub api_key: i16,
+    /// What the schema describes.
+    pub kind: MessageKind,
+    /// The valid versions.
+    pub valid_versions: VersionRange,
+    /// The flexible versions.
+    pub flexible_versions: VersionRange,
+    /// The top-level struct.
+    pub root: &'static StructSchema,
+}
+
+impl MessageSchema {
+    /// True if `version` uses the flexible encoding.
+    #[must_use]
+    pub const fn is_flexible(&self, version: i16) -> bool {
+        self.flexible_versions.contains(version)
+    }
+}
+
+/// The request schema of an API key.
+#[must_use]
+pub fn request(api_key: ApiKey) -> Option<&'static MessageSchema> {
+    find(api_key, MessageKind::Request)
+}
+
+/// The response schema of an API key.
+#[must_use]
+pub fn response(api_key: ApiKey) -> Option<&'static MessageSchema> {
+    find(api_key, MessageKind::Response)
+}
+
+fn find(api_key: ApiKey, kind: MessageKind) -> Option<&'static MessageSchema> {
+    MESSAGES
+        .iter()
+        .copied()
+        .find(|m| m.api_key == api_key.0 && m.kind == kind)
+}
+
+/// A schema by name (`"FetchRequest"`, `"RequestHeader"`, `"ConsumerProtocolSubscription"`).
+#[must_use]
+pub fn by_name(name: &str) -> Option<&'static MessageSchema> {
+    MESSAGES.iter().copied().find(|m| m.name == name)
+}
