@@ -149,7 +149,11 @@ impl fmt::Display for DecodeErrorKind {
             ),
             Self::UnknownApiKey(key) => write!(f, "unknown API key {}", key.0),
             Self::UnsupportedVersion { api_key, version } => {
-                write!(f, "version {version} of API key {} is not supported", api_key.0)
+                write!(
+                    f,
+                    "version {version} of API key {} is not supported",
+                    api_key.0
+                )
             }
             Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),
             Self::NegativeFrameSize(n) => write!(f, "negative frame size {n}"),
@@ -157,7 +161,10 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "frame size {size} exceeds the limit of {limit}")
             }
             Self::CrcMismatch { stored, computed } => {
-                write!(f, "CRC mismatch: stored {stored:#010x}, computed {computed:#010x}")
+                write!(
+                    f,
+                    "CRC mismatch: stored {stored:#010x}, computed {computed:#010x}"
+                )
             }
             Self::UnknownMagic(m) => write!(f, "unknown magic byte {m}"),
             Self::Malformed => f.write_str("malformed input"),
@@ -250,7 +257,11 @@ impl fmt::Display for EncodeError {
                 "buffer too small: {required} bytes required, {available} available"
             ),
             Self::UnsupportedVersion { api_key, version } => {
-                write!(f, "version {version} of API key {} is not supported", api_key.0)
+                write!(
+                    f,
+                    "version {version} of API key {} is not supported",
+                    api_key.0
+                )
             }
             Self::FieldNotInVersion { path, version } => write!(
                 f,

@@ -49,7 +49,11 @@ fn frame_size(size: usize, path: &'static str) -> Result<i32, EncodeError> {
 ///
 /// `ApiKeyMismatch` when the header's API key is not the body's; any encode error of the header
 /// or body; `BufferTooSmall`. Nothing is written on error.
-pub fn encode_request<B: Body>(header: &RequestHeader<'_>, body: &B, out: &mut [u8]) -> Result<usize, EncodeError> {
+pub fn encode_request<B: Body>(
+    header: &RequestHeader<'_>,
+    body: &B,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
     let key = ApiKey(header.request_api_key);
     if key != body.body_api_key() {
         return Err(EncodeError::ApiKeyMismatch {
@@ -59,7 +63,9 @@ pub fn encode_request<B: Body>(header: &RequestHeader<'_>, body: &B, out: &mut [
     }
     let version = header.request_api_version;
     let hv = request_header_version(key, version);
-    let size = header.encoded_len(hv)?.saturating_add(body.encoded_len(version)?);
+    let size = header
+        .encoded_len(hv)?
+        .saturating_add(body.encoded_len(version)?);
     let prefix = frame_size(size, "Frame.size")?;
     let total = size.saturating_add(SIZE_LEN);
     let mut w = Writer::new(out);
@@ -77,9 +83,16 @@ pub fn encode_request<B: Body>(header: &RequestHeader<'_>, body: &B, out: &mut [
 /// # Errors
 ///
 /// Any encode error of the header or body; `BufferTooSmall`. Nothing is written on error.
-pub fn encode_response<B: Body>(header: &ResponseHeader<'_>, body: &B, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+pub fn encode_response<B: Body>(
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
-    let size = header.encoded_len(hv)?.saturating_add(body.encoded_len(version)?);
+    let size = header
+        .encoded_len(hv)?
+        .saturating_add(body.encoded_len(version)?);
     let prefix = frame_size(size, "Frame.size")?;
     let total = size.saturating_add(SIZE_LEN);
     let mut w = Writer::new(out);
@@ -96,7 +109,11 @@ fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
     let size = r.i32("Frame.size")?;
     let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"));
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
     };
     let body = r.sub(size, "Frame")?;
     r.finish("Frame")?;
@@ -136,7 +153,11 @@ pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), 
 /// # Errors
 ///
 /// As [`decode_request`].
-pub fn decode_response(frame: &[u8], api_key: ApiKey, version: i16) -> Result<(ResponseHeader<'_>, Response<'_>), DecodeError> {
+pub fn decode_response(
+    frame: &[u8],
+    api_key: ApiKey,
+    version: i16,
+) -> Result<(ResponseHeader<'_>, Response<'_>), DecodeError> {
     let mut r = payload(frame)?;
     let header = ResponseHeader::decode(&mut r, response_header_version(api_key, version))?;
     let body = Response::decode(api_key, version, &mut r)?;
@@ -162,12 +183,19 @@ pub fn split(buf: &[u8], max_size: usize) -> Result<Status<&[u8]>, DecodeError> 
     };
     let size = i32::from_be_bytes(*prefix);
     let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"));
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
     };
     if size > max_size {
         return Err(DecodeError::new(
             0,
-            DecodeErrorKind::FrameTooLarge { size, limit: max_size },
+            DecodeErrorKind::FrameTooLarge {
+                size,
+                limit: max_size,
+            },
             "Frame.size",
         ));
     }
@@ -187,17 +215,30 @@ mod tests {
     #[test]
     fn split_reports_what_is_missing() {
         assert_eq!(split(&[0, 0], 100), Ok(Status::Incomplete { needed: 2 }));
-        assert_eq!(split(&[0, 0, 0, 3, 1], 100), Ok(Status::Incomplete { needed: 2 }));
-        assert_eq!(split(&[0, 0, 0, 1, 9, 8], 100), Ok(Status::Complete(&[0, 0, 0, 1, 9][..])));
+        assert_eq!(
+            split(&[0, 0, 0, 3, 1], 100),
+            Ok(Status::Incomplete { needed: 2 })
+        );
+        assert_eq!(
+            split(&[0, 0, 0, 1, 9, 8], 100),
+            Ok(Status::Complete(&[0, 0, 0, 1, 9][..]))
+        );
         assert_eq!(
             split(&[0xff, 0xff, 0xff, 0xff], 100),
-            Err(DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(-1), "Frame.size"))
+            Err(DecodeError::new(
+                0,
+                DecodeErrorKind::NegativeFrameSize(-1),
+                "Frame.size"
+            ))
         );
         assert_eq!(
             split(&[0, 0, 1, 0], 100),
             Err(DecodeError::new(
                 0,
-                DecodeErrorKind::FrameTooLarge { size: 256, limit: 100 },
+                DecodeErrorKind::FrameTooLarge {
+                    size: 256,
+                    limit: 100
+                },
                 "Frame.size"
             ))
         );

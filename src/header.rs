@@ -20,7 +20,9 @@ pub fn request_header_version(api_key: ApiKey, version: i16) -> i16 {
         return 0;
     }
     match api_key.info() {
-        Some(info) if !info.request_flexible.is_empty() && version >= info.request_flexible.min => 2,
+        Some(info) if !info.request_flexible.is_empty() && version >= info.request_flexible.min => {
+            2
+        }
         _ => 1,
     }
 }
@@ -34,7 +36,11 @@ pub fn response_header_version(api_key: ApiKey, version: i16) -> i16 {
         return 0;
     }
     match api_key.info() {
-        Some(info) if !info.response_flexible.is_empty() && version >= info.response_flexible.min => 1,
+        Some(info)
+            if !info.response_flexible.is_empty() && version >= info.response_flexible.min =>
+        {
+            1
+        }
         _ => 0,
     }
 }

@@ -32,15 +32,55 @@ pub fn rustfmt(src: &str, root: &Path) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(format!("rustfmt failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "rustfmt failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
-/// The schema set's provenance line, from `SOURCE.md` beside the schema directory if present.
+/// The schema set's provenance (Kafka commit and version), read from the `SOURCE.md` that sits
+/// beside the schema directory; the directory name alone when there is none.
 fn source_note(schemas: &Path) -> String {
-    let _ = schemas;
-    "Apache Kafka trunk d79bd502, 4.5.0-SNAPSHOT".to_string()
+    let dir = schemas
+        .file_name()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let fallback = format!("schemas from `{dir}/`");
+    let Ok(text) = std::fs::read_to_string(schemas.with_file_name("SOURCE.md")) else {
+        return fallback;
+    };
+    let section_title = format!("`{dir}/`");
+    let Some(start) = text
+        .lines()
+        .position(|l| l.starts_with("## ") && l.contains(&section_title))
+    else {
+        return fallback;
+    };
+    let mut commit = None;
+    let mut version = None;
+    for line in text
+        .lines()
+        .skip(start + 1)
+        .take_while(|l| !l.starts_with("## "))
+    {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (Some(key), Some(value)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let ticked = value.split('`').nth(1);
+        if key.starts_with("Commit") && commit.is_none() {
+            commit = ticked.map(|c| c.chars().take(8).collect::<String>());
+        } else if key.starts_with("Kafka version") && version.is_none() {
+            version = ticked.map(str::to_string);
+        }
+    }
+    match (commit, version) {
+        (Some(c), Some(v)) => format!("Apache Kafka {c}, {v}"),
+        (Some(c), None) => format!("Apache Kafka {c}"),
+        _ => fallback,
+    }
 }
 
 /// Generates every output file (relative path → formatted text) from the schemas in `schemas`.
@@ -53,19 +93,34 @@ pub fn generate(schemas: &Path, root: &Path) -> Result<BTreeMap<PathBuf, String>
         let structs = collect_structs(m)?;
         let text = emit::emit_message(m, &structs, &source)?;
         let module = module_name(m);
-        files.insert(PathBuf::from(format!("src/messages/{module}.rs")), rustfmt(&text, root)?);
+        files.insert(
+            PathBuf::from(format!("src/messages/{module}.rs")),
+            rustfmt(&text, root)?,
+        );
         modules.push((module, m));
     }
-    files.insert(PathBuf::from("src/messages/mod.rs"), rustfmt(&emit_messages_mod(&modules), root)?);
-    files.insert(PathBuf::from("src/api/generated.rs"), rustfmt(&emit_api(&messages)?, root)?);
-    files.insert(PathBuf::from("src/schema/tables.rs"), rustfmt(&emit_tables(&messages)?, root)?);
+    files.insert(
+        PathBuf::from("src/messages/mod.rs"),
+        rustfmt(&emit_messages_mod(&modules), root)?,
+    );
+    files.insert(
+        PathBuf::from("src/api/generated.rs"),
+        rustfmt(&emit_api(&messages)?, root)?,
+    );
+    files.insert(
+        PathBuf::from("src/schema/tables.rs"),
+        rustfmt(&emit_tables(&messages)?, root)?,
+    );
     Ok(files)
 }
 
 /// Generates one message module, formatted (for golden tests).
 pub fn generate_message(path: &Path, root: &Path) -> Result<String, String> {
     let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let m = spec::parse_message(&file, &src)?;
     let structs = collect_structs(&m)?;
     rustfmt(&emit::emit_message(&m, &structs, "test schema")?, root)
@@ -75,7 +130,9 @@ fn emit_messages_mod(modules: &[(String, &Message)]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
     out.push_str("//! Generated message types: one module per schema, one struct per message and per nested\n");
-    out.push_str("//! struct, covering every version. The top-level types are re-exported here.\n\n");
+    out.push_str(
+        "//! struct, covering every version. The top-level types are re-exported here.\n\n",
+    );
     for (module, m) in modules {
         let _ = writeln!(out, "pub mod {module};");
         let _ = m;
@@ -130,10 +187,21 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
     out.push_str("use super::{ApiInfo, ApiKey};\nuse crate::codec::{self as c, VersionRange};\nuse crate::error::{DecodeError, DecodeErrorKind, EncodeError};\nuse crate::messages as m;\n\n");
     out.push_str("impl ApiKey {\n");
     for a in &apis {
-        let _ = writeln!(out, "/// `{}` (key {}).\npub const {}: Self = Self({});", a.name, a.key, screaming(&a.name), a.key);
+        let _ = writeln!(
+            out,
+            "/// `{}` (key {}).\npub const {}: Self = Self({});",
+            a.name,
+            a.key,
+            screaming(&a.name),
+            a.key
+        );
     }
     out.push_str("}\n\n");
-    let _ = writeln!(out, "/// Every API key Kafka has assigned, indexed by key.\npub static API_TABLE: [ApiInfo; {}] = [", apis.len());
+    let _ = writeln!(
+        out,
+        "/// Every API key Kafka has assigned, indexed by key.\npub static API_TABLE: [ApiInfo; {}] = [",
+        apis.len()
+    );
     for a in &apis {
         let (rq, rs) = (a.request.unwrap(), a.response.unwrap());
         let _ = writeln!(
@@ -143,21 +211,46 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
             a.name,
             rq.valid.rust(),
             rs.valid.rust(),
-            if rq.valid.is_empty() { Range::NONE } else { rq.flexible }.rust(),
-            if rs.valid.is_empty() { Range::NONE } else { rs.flexible }.rust(),
+            if rq.valid.is_empty() {
+                Range::NONE
+            } else {
+                rq.flexible
+            }
+            .rust(),
+            if rs.valid.is_empty() {
+                Range::NONE
+            } else {
+                rs.flexible
+            }
+            .rust(),
         );
     }
     out.push_str("];\n\n");
-    let live: Vec<&Api<'_>> = apis.iter().filter(|a| !a.request.unwrap().valid.is_empty()).collect();
+    let live: Vec<&Api<'_>> = apis
+        .iter()
+        .filter(|a| !a.request.unwrap().valid.is_empty())
+        .collect();
     for (kind, enum_name) in [(Kind::Request, "Request"), (Kind::Response, "Response")] {
-        let pick = |a: &Api<'_>| if kind == Kind::Request { a.request.unwrap().name.clone() } else { a.response.unwrap().name.clone() };
+        let pick = |a: &Api<'_>| {
+            if kind == Kind::Request {
+                a.request.unwrap().name.clone()
+            } else {
+                a.response.unwrap().name.clone()
+            }
+        };
         let _ = writeln!(
             out,
             "/// Any {} body, by API key.\n#[derive(Debug, Clone, Copy, PartialEq)]\n#[non_exhaustive]\n#[allow(clippy::large_enum_variant, reason = \"bodies are borrowed views decoded in place; boxing would need an allocator\")]\npub enum {enum_name}<'a> {{",
             enum_name.to_lowercase()
         );
         for a in &live {
-            let _ = writeln!(out, "/// A `{}` body.\n{}(m::{}<'a>),", pick(a), a.name, pick(a));
+            let _ = writeln!(
+                out,
+                "/// A `{}` body.\n{}(m::{}<'a>),",
+                pick(a),
+                a.name,
+                pick(a)
+            );
         }
         out.push_str("}\n\n");
         let _ = writeln!(out, "impl<'a> {enum_name}<'a> {{");
@@ -167,7 +260,13 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
             enum_name.to_lowercase()
         );
         for a in &live {
-            let _ = writeln!(out, "{} => Self::{}(<m::{}<'a> as c::Decode<'a>>::decode(r, version)?),", a.key, a.name, pick(a));
+            let _ = writeln!(
+                out,
+                "{} => Self::{}(<m::{}<'a> as c::Decode<'a>>::decode(r, version)?),",
+                a.key,
+                a.name,
+                pick(a)
+            );
         }
         let _ = writeln!(
             out,
@@ -181,17 +280,34 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         out.push_str("}\n}\n\n");
         out.push_str("/// The versions this body can be encoded at.\n#[must_use]\npub const fn valid_versions(&self) -> VersionRange {\nmatch self {\n");
         for a in &live {
-            let _ = writeln!(out, "Self::{}(_) => <m::{}<'_> as c::Message>::VALID_VERSIONS,", a.name, pick(a));
+            let _ = writeln!(
+                out,
+                "Self::{}(_) => <m::{}<'_> as c::Message>::VALID_VERSIONS,",
+                a.name,
+                pick(a)
+            );
         }
         out.push_str("}\n}\n}\n\n");
         let _ = writeln!(out, "impl c::Encode for {enum_name}<'_> {{");
-        out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\nmatch self {\n");
+        out.push_str(
+            "fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\nmatch self {\n",
+        );
         for a in &live {
-            let _ = writeln!(out, "Self::{}(b) => c::Encode::encoded_len(b, version),", a.name);
+            let _ = writeln!(
+                out,
+                "Self::{}(b) => c::Encode::encoded_len(b, version),",
+                a.name
+            );
         }
-        out.push_str("}\n}\n\nfn write(&self, w: &mut c::Writer<'_>, version: i16) {\nmatch self {\n");
+        out.push_str(
+            "}\n}\n\nfn write(&self, w: &mut c::Writer<'_>, version: i16) {\nmatch self {\n",
+        );
         for a in &live {
-            let _ = writeln!(out, "Self::{}(b) => c::Encode::write(b, w, version),", a.name);
+            let _ = writeln!(
+                out,
+                "Self::{}(b) => c::Encode::write(b, w, version),",
+                a.name
+            );
         }
         out.push_str("}\n}\n}\n\n");
         for a in &live {
@@ -224,7 +340,9 @@ fn prim_variant(p: Prim) -> &'static str {
 }
 
 fn default_table(f: &Field) -> Result<String, String> {
-    let Some(d) = f.default.as_deref() else { return Ok("DefaultValue::Implicit".into()) };
+    let Some(d) = f.default.as_deref() else {
+        return Ok("DefaultValue::Implicit".into());
+    };
     if d == "null" {
         return Ok("DefaultValue::Null".into());
     }
@@ -245,7 +363,9 @@ fn default_table(f: &Field) -> Result<String, String> {
             format!("DefaultValue::Int({})", if neg { -v } else { v })
         }
         Ty::Prim(Prim::String) => format!("DefaultValue::Str({d:?})"),
-        Ty::Prim(Prim::Uuid) if d.trim_end_matches('=').chars().all(|c| c == 'A') => "DefaultValue::Implicit".into(),
+        Ty::Prim(Prim::Uuid) if d.trim_end_matches('=').chars().all(|c| c == 'A') => {
+            "DefaultValue::Implicit".into()
+        }
         _ if d.is_empty() => "DefaultValue::Implicit".into(),
         _ => return Err(format!("{}: unsupported default {d:?} in tables", f.name)),
     })
@@ -316,7 +436,11 @@ fn emit_tables(messages: &[Message]) -> Result<String, String> {
         );
         all.push(prefix);
     }
-    let _ = writeln!(out, "/// Every schema, in file-name order.\npub static MESSAGES: [&MessageSchema; {}] = [", all.len());
+    let _ = writeln!(
+        out,
+        "/// Every schema, in file-name order.\npub static MESSAGES: [&MessageSchema; {}] = [",
+        all.len()
+    );
     for p in &all {
         let _ = writeln!(out, "&{p},");
     }

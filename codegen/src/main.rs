@@ -89,6 +89,11 @@ fn main() -> ExitCode {
     for o in &orphans {
         let _ = std::fs::remove_file(root.join(o));
     }
-    println!("wrote {} of {} files, removed {}", stale.len(), files.len(), orphans.len());
+    println!(
+        "wrote {} of {} files, removed {}",
+        stale.len(),
+        files.len(),
+        orphans.len()
+    );
     ExitCode::SUCCESS
 }

@@ -15,19 +15,32 @@ pub struct Range {
 
 impl Range {
     pub const NONE: Range = Range { min: 0, max: -1 };
-    pub const ALL: Range = Range { min: 0, max: i16::MAX };
+    pub const ALL: Range = Range {
+        min: 0,
+        max: i16::MAX,
+    };
 
     pub fn parse(s: &str) -> Result<Range, String> {
         let s = s.trim();
         if s == "none" {
             return Ok(Range::NONE);
         }
-        let num = |t: &str| t.trim().parse::<i16>().map_err(|e| format!("bad version {t:?}: {e}"));
+        let num = |t: &str| {
+            t.trim()
+                .parse::<i16>()
+                .map_err(|e| format!("bad version {t:?}: {e}"))
+        };
         if let Some(min) = s.strip_suffix('+') {
-            return Ok(Range { min: num(min)?, max: i16::MAX });
+            return Ok(Range {
+                min: num(min)?,
+                max: i16::MAX,
+            });
         }
         if let Some((a, b)) = s.split_once('-') {
-            return Ok(Range { min: num(a)?, max: num(b)? });
+            return Ok(Range {
+                min: num(a)?,
+                max: num(b)?,
+            });
         }
         let v = num(s)?;
         Ok(Range { min: v, max: v })
@@ -38,7 +51,10 @@ impl Range {
     }
 
     pub fn intersect(self, o: Range) -> Range {
-        Range { min: self.min.max(o.min), max: self.max.min(o.max) }
+        Range {
+            min: self.min.max(o.min),
+            max: self.max.min(o.max),
+        }
     }
 
     /// The smallest range covering both.
@@ -49,7 +65,10 @@ impl Range {
         if o.is_empty() {
             return self;
         }
-        Range { min: self.min.min(o.min), max: self.max.max(o.max) }
+        Range {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
     }
 
     pub fn contains_range(self, o: Range) -> bool {
@@ -151,7 +170,13 @@ impl Prim {
     pub fn is_number(self) -> bool {
         matches!(
             self,
-            Prim::Int8 | Prim::Int16 | Prim::Uint16 | Prim::Int32 | Prim::Uint32 | Prim::Int64 | Prim::Float64
+            Prim::Int8
+                | Prim::Int16
+                | Prim::Uint16
+                | Prim::Int32
+                | Prim::Uint32
+                | Prim::Int64
+                | Prim::Float64
         )
     }
 }
@@ -313,7 +338,9 @@ const FIELD_KEYS: &[&str] = &[
 ];
 
 fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
-    let obj = v.as_object().ok_or_else(|| format!("{ctx}: field is not an object"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("{ctx}: field is not an object"))?;
     for k in obj.keys() {
         if !FIELD_KEYS.contains(&k.as_str()) {
             return Err(format!("{ctx}: unknown field key {k}"));
@@ -325,8 +352,12 @@ fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
         .ok_or_else(|| format!("{ctx}: field without name"))?
         .to_string();
     let ctx = format!("{ctx}.{name}");
-    let ty = Ty::parse(obj.get("type").and_then(Value::as_str).ok_or_else(|| format!("{ctx}: no type"))?)
-        .map_err(|e| format!("{ctx}: {e}"))?;
+    let ty = Ty::parse(
+        obj.get("type")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{ctx}: no type"))?,
+    )
+    .map_err(|e| format!("{ctx}: {e}"))?;
     let range = |key: &str| -> Result<Option<Range>, String> {
         match obj.get(key) {
             None => Ok(None),
@@ -335,7 +366,9 @@ fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
                 if s.trim().is_empty() {
                     return Ok(None);
                 }
-                Range::parse(&s).map(Some).map_err(|e| format!("{ctx}: {e}"))
+                Range::parse(&s)
+                    .map(Some)
+                    .map_err(|e| format!("{ctx}: {e}"))
             }
         }
     };
@@ -357,12 +390,22 @@ fn parse_field(v: &Value, ctx: &str) -> Result<Field, String> {
     if tag.is_some() != tagged.is_some() {
         return Err(format!("{ctx}: tag and taggedVersions must come together"));
     }
-    let default = obj.get("default").map(|v| scalar_string(v).ok_or_else(|| format!("{ctx}: bad default"))).transpose()?;
-    let ignorable = obj.get("ignorable").and_then(Value::as_bool).unwrap_or(false);
+    let default = obj
+        .get("default")
+        .map(|v| scalar_string(v).ok_or_else(|| format!("{ctx}: bad default")))
+        .transpose()?;
+    let ignorable = obj
+        .get("ignorable")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let flexible_override = range("flexibleVersions")?;
     let fields = match obj.get("fields") {
         None => None,
-        Some(Value::Array(a)) => Some(a.iter().map(|f| parse_field(f, &ctx)).collect::<Result<Vec<_>, _>>()?),
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|f| parse_field(f, &ctx))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
         Some(_) => return Err(format!("{ctx}: fields is not an array")),
     };
     if fields.is_some() && ty.struct_name().is_none() {
@@ -396,14 +439,21 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
-    let v: Value = serde_json::from_str(&strip_comments(src)).map_err(|e| format!("{file}: {e}"))?;
-    let obj = v.as_object().ok_or_else(|| format!("{file}: not an object"))?;
+    let v: Value =
+        serde_json::from_str(&strip_comments(src)).map_err(|e| format!("{file}: {e}"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("{file}: not an object"))?;
     for k in obj.keys() {
         if !TOP_KEYS.contains(&k.as_str()) {
             return Err(format!("{file}: unknown key {k}"));
         }
     }
-    let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| format!("{file}: no name"))?.to_string();
+    let name = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{file}: no name"))?
+        .to_string();
     let kind = match obj.get("type").and_then(Value::as_str) {
         Some("request") => Kind::Request,
         Some("response") => Kind::Response,
@@ -421,14 +471,20 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
     let valid = range_of("validVersions")?;
     let flexible = range_of("flexibleVersions")?;
     let fields = match obj.get("fields") {
-        Some(Value::Array(a)) => a.iter().map(|f| parse_field(f, &name)).collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|f| parse_field(f, &name))
+            .collect::<Result<Vec<_>, _>>()?,
         None => Vec::new(),
         Some(_) => return Err(format!("{file}: fields is not an array")),
     };
     let mut common = Vec::new();
     if let Some(Value::Array(a)) = obj.get("commonStructs") {
         for c in a {
-            let cname = c.get("name").and_then(Value::as_str).ok_or_else(|| format!("{file}: common struct without name"))?;
+            let cname = c
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("{file}: common struct without name"))?;
             let cfields = c
                 .get("fields")
                 .and_then(Value::as_array)
@@ -445,7 +501,16 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
             });
         }
     }
-    Ok(Message { file: file.to_string(), name, api_key, kind, valid, flexible, fields, common })
+    Ok(Message {
+        file: file.to_string(),
+        name,
+        api_key,
+        kind,
+        valid,
+        flexible,
+        fields,
+        common,
+    })
 }
 
 pub fn load_dir(dir: &Path) -> Result<Vec<Message>, String> {
@@ -510,10 +575,13 @@ pub fn collect_structs(m: &Message) -> Result<Structs, String> {
     }
     for s in &list {
         for f in &s.fields {
-            if let Some(sn) = f.ty.struct_name() {
-                if !seen.contains(sn) {
-                    return Err(format!("{}: {}.{} references unknown struct {sn}", m.file, s.path, f.name));
-                }
+            if let Some(sn) = f.ty.struct_name()
+                && !seen.contains(sn)
+            {
+                return Err(format!(
+                    "{}: {}.{} references unknown struct {sn}",
+                    m.file, s.path, f.name
+                ));
             }
         }
     }
@@ -545,7 +613,10 @@ pub fn collect_structs(m: &Message) -> Result<Structs, String> {
         tags.sort_unstable();
         for (i, t) in tags.iter().enumerate() {
             if *t as usize != i {
-                return Err(format!("{}: tags of {} are not contiguous from 0", m.file, s.path));
+                return Err(format!(
+                    "{}: tags of {} are not contiguous from 0",
+                    m.file, s.path
+                ));
             }
         }
     }

@@ -51,13 +51,15 @@ impl ApiKey {
     /// Valid request versions (empty for an unknown or removed key).
     #[must_use]
     pub fn request_versions(self) -> VersionRange {
-        self.info().map_or(VersionRange::NONE, |i| i.request_versions)
+        self.info()
+            .map_or(VersionRange::NONE, |i| i.request_versions)
     }
 
     /// Valid response versions (empty for an unknown or removed key).
     #[must_use]
     pub fn response_versions(self) -> VersionRange {
-        self.info().map_or(VersionRange::NONE, |i| i.response_versions)
+        self.info()
+            .map_or(VersionRange::NONE, |i| i.response_versions)
     }
 
     /// Looks a key up by API name, ignoring ASCII case (`"fetch"`, `"RenewDelegationToken"`).

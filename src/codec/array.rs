@@ -17,14 +17,24 @@ pub trait Element<'a>: Copy {
     /// # Errors
     ///
     /// Any [`DecodeError`] of the element's fields.
-    fn read_element(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError>;
+    fn read_element(
+        r: &mut Reader<'a>,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Self, DecodeError>;
 
     /// Encoded size of this element at `version`.
     ///
     /// # Errors
     ///
     /// Any [`EncodeError`] of the element's fields.
-    fn element_len(&self, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError>;
+    fn element_len(
+        &self,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, EncodeError>;
 
     /// Writes this element (after [`Element::element_len`] succeeded).
     fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
@@ -58,7 +68,13 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     /// # Errors
     ///
     /// The first element error.
-    pub fn read(r: &mut Reader<'a>, count: usize, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+    pub fn read(
+        r: &mut Reader<'a>,
+        count: usize,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Self, DecodeError> {
         let start = r.rest();
         let offset = r.offset();
         for _ in 0..count {
@@ -169,7 +185,12 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// Length errors (`UnexpectedNull`, `NegativeLength`, `Truncated`) and element errors.
     #[inline]
-    pub fn read(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+    pub fn read(
+        r: &mut Reader<'a>,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Self, DecodeError> {
         let n = r.array_len(flexible, path)?;
         ArrayView::read(r, n, version, flexible, path).map(Self::Wire)
     }
@@ -180,7 +201,12 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// As [`Array::read`], without the null errors.
     #[inline]
-    pub fn read_nullable(r: &mut Reader<'a>, version: i16, flexible: bool, path: &'static str) -> Result<Option<Self>, DecodeError> {
+    pub fn read_nullable(
+        r: &mut Reader<'a>,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<Self>, DecodeError> {
         match r.nullable_array_len(flexible, path)? {
             Some(n) => ArrayView::read(r, n, version, flexible, path).map(|v| Some(Self::Wire(v))),
             None => Ok(None),
@@ -228,7 +254,12 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// `LengthOverflow` and element errors.
     #[inline]
-    pub fn encoded_len(&self, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+    pub fn encoded_len(
+        &self,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
         let prefix = len_prefix(self.len(), flexible, false, path)?;
         let body = match self {
             Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
@@ -263,7 +294,12 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// As [`Array::encoded_len`].
     #[inline]
-    pub fn nullable_encoded_len(v: Option<&Self>, version: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+    pub fn nullable_encoded_len(
+        v: Option<&Self>,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
         match v {
             Some(a) => a.encoded_len(version, flexible, path),
             None => Ok(null_len(flexible, false)),

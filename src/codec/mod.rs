@@ -62,8 +62,8 @@ impl Uuid {
         let m = most.to_be_bytes();
         let l = least.to_be_bytes();
         Self([
-            m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], l[0], l[1], l[2], l[3], l[4], l[5], l[6],
-            l[7],
+            m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], l[0], l[1], l[2], l[3], l[4], l[5],
+            l[6], l[7],
         ])
     }
 }
@@ -122,8 +122,16 @@ impl VersionRange {
     /// The versions in both ranges.
     #[must_use]
     pub const fn intersect(self, other: Self) -> Self {
-        let min = if self.min > other.min { self.min } else { other.min };
-        let max = if self.max < other.max { self.max } else { other.max };
+        let min = if self.min > other.min {
+            self.min
+        } else {
+            other.min
+        };
+        let max = if self.max < other.max {
+            self.max
+        } else {
+            other.max
+        };
         Self { min, max }
     }
 }
@@ -231,7 +239,12 @@ pub trait Message {
 /// Builds the error for a version outside a message's valid range.
 #[cold]
 #[must_use]
-pub const fn version_error(api_key: ApiKey, version: i16, offset: usize, path: &'static str) -> DecodeError {
+pub const fn version_error(
+    api_key: ApiKey,
+    version: i16,
+    offset: usize,
+    path: &'static str,
+) -> DecodeError {
     DecodeError::new(
         offset,
         crate::error::DecodeErrorKind::UnsupportedVersion { api_key, version },
@@ -243,7 +256,12 @@ macro_rules! primitive_element {
     ($t:ty, $read:ident, $write:ident, $len:expr) => {
         impl<'a> Element<'a> for $t {
             #[inline]
-            fn read_element(r: &mut Reader<'a>, _: i16, _: bool, path: &'static str) -> Result<Self, DecodeError> {
+            fn read_element(
+                r: &mut Reader<'a>,
+                _: i16,
+                _: bool,
+                path: &'static str,
+            ) -> Result<Self, DecodeError> {
                 r.$read(path)
             }
             #[inline]
@@ -270,11 +288,21 @@ primitive_element!(Uuid, uuid, uuid, 16);
 
 impl<'a> Element<'a> for &'a str {
     #[inline]
-    fn read_element(r: &mut Reader<'a>, _: i16, flexible: bool, path: &'static str) -> Result<Self, DecodeError> {
+    fn read_element(
+        r: &mut Reader<'a>,
+        _: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Self, DecodeError> {
         r.string(flexible, path)
     }
     #[inline]
-    fn element_len(&self, _: i16, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+    fn element_len(
+        &self,
+        _: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
         string_len(self, flexible, path)
     }
     #[inline]

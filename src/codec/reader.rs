@@ -134,7 +134,10 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` when fewer than `N` bytes are left.
     #[inline]
-    pub fn array<const N: usize>(&mut self, path: &'static str) -> Result<&'a [u8; N], DecodeError> {
+    pub fn array<const N: usize>(
+        &mut self,
+        path: &'static str,
+    ) -> Result<&'a [u8; N], DecodeError> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
             return Err(self.truncated(N, path));
         };
@@ -259,12 +262,12 @@ impl<'a> Reader<'a> {
     /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
     #[inline]
     pub fn uvarint(&mut self, path: &'static str) -> Result<u32, DecodeError> {
-        if let Some((&b, tail)) = self.rest.split_first() {
-            if b & 0x80 == 0 {
-                self.rest = tail;
-                self.offset = self.offset.wrapping_add(1);
-                return Ok(u32::from(b));
-            }
+        if let Some((&b, tail)) = self.rest.split_first()
+            && b & 0x80 == 0
+        {
+            self.rest = tail;
+            self.offset = self.offset.wrapping_add(1);
+            return Ok(u32::from(b));
         }
         let mut value: u32 = 0;
         let mut rest = self.rest;
@@ -325,7 +328,12 @@ impl<'a> Reader<'a> {
     /// Reads a length prefix: `int16` (classic strings), `int32` (classic bytes, records and
     /// arrays) or a compact unsigned varint holding N+1.
     #[inline]
-    fn raw_len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<RawLen, DecodeError> {
+    fn raw_len(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<RawLen, DecodeError> {
         let n: i32 = if flexible {
             let start = self.offset;
             let u = self.uvarint(path)?;
@@ -356,19 +364,37 @@ impl<'a> Reader<'a> {
 
     /// Reads a length that must not be null.
     #[inline]
-    fn len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<usize, DecodeError> {
+    fn len(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<usize, DecodeError> {
         let start = self.offset;
         match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Ok(n),
-            RawLen::Null(-1) => Err(DecodeError::new(start, DecodeErrorKind::UnexpectedNull, path)),
-            RawLen::Null(n) => Err(DecodeError::new(start, DecodeErrorKind::NegativeLength(n), path)),
+            RawLen::Null(-1) => Err(DecodeError::new(
+                start,
+                DecodeErrorKind::UnexpectedNull,
+                path,
+            )),
+            RawLen::Null(n) => Err(DecodeError::new(
+                start,
+                DecodeErrorKind::NegativeLength(n),
+                path,
+            )),
         }
     }
 
     /// Reads a length where null is allowed: any negative length is null, as in Kafka's Java
     /// reader.
     #[inline]
-    fn nullable_len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<Option<usize>, DecodeError> {
+    fn nullable_len(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<Option<usize>, DecodeError> {
         Ok(match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Some(n),
             RawLen::Null(_) => None,
@@ -376,7 +402,12 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn str_body(&mut self, n: usize, start: usize, path: &'static str) -> Result<&'a str, DecodeError> {
+    fn str_body(
+        &mut self,
+        n: usize,
+        start: usize,
+        path: &'static str,
+    ) -> Result<&'a str, DecodeError> {
         if n > MAX_STRING_LEN {
             return Err(DecodeError::new(
                 start,
@@ -389,7 +420,8 @@ impl<'a> Reader<'a> {
         }
         let at = self.offset;
         let bytes = self.take(n, path)?;
-        core::str::from_utf8(bytes).map_err(|_| DecodeError::new(at, DecodeErrorKind::InvalidUtf8, path))
+        core::str::from_utf8(bytes)
+            .map_err(|_| DecodeError::new(at, DecodeErrorKind::InvalidUtf8, path))
     }
 
     /// Reads a string: `int16` length (classic) or compact length, then UTF-8 bytes.
@@ -411,7 +443,11 @@ impl<'a> Reader<'a> {
     ///
     /// As [`Reader::string`], without the null errors.
     #[inline]
-    pub fn nullable_string(&mut self, flexible: bool, path: &'static str) -> Result<Option<&'a str>, DecodeError> {
+    pub fn nullable_string(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<&'a str>, DecodeError> {
         let start = self.offset;
         match self.nullable_len(flexible, true, path)? {
             Some(n) => self.str_body(n, start, path).map(Some),
@@ -436,7 +472,11 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`.
     #[inline]
-    pub fn nullable_bytes(&mut self, flexible: bool, path: &'static str) -> Result<Option<&'a [u8]>, DecodeError> {
+    pub fn nullable_bytes(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<&'a [u8]>, DecodeError> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => self.take(n, path).map(Some),
             None => Ok(None),
@@ -464,7 +504,11 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated`, as [`Reader::array_len`].
     #[inline]
-    pub fn nullable_array_len(&mut self, flexible: bool, path: &'static str) -> Result<Option<usize>, DecodeError> {
+    pub fn nullable_array_len(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<usize>, DecodeError> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 self.check_count(n, path)?;
@@ -509,7 +553,11 @@ mod tests {
         assert_eq!(r.i32("x").unwrap(), i32::MIN + 1);
         assert_eq!(
             r.i8("x.y"),
-            Err(DecodeError::new(8, DecodeErrorKind::Truncated { needed: 1 }, "x.y"))
+            Err(DecodeError::new(
+                8,
+                DecodeErrorKind::Truncated { needed: 1 },
+                "x.y"
+            ))
         );
     }
 
@@ -519,7 +567,11 @@ mod tests {
         let mut r = Reader::with_offset(&bytes, 10);
         assert_eq!(
             r.i64("f"),
-            Err(DecodeError::new(10, DecodeErrorKind::Truncated { needed: 5 }, "f"))
+            Err(DecodeError::new(
+                10,
+                DecodeErrorKind::Truncated { needed: 5 },
+                "f"
+            ))
         );
         assert_eq!(r.offset(), 10);
     }
@@ -539,7 +591,11 @@ mod tests {
         let mut r = Reader::new(&[0xff, 0xfe]);
         assert_eq!(
             r.string(false, "s"),
-            Err(DecodeError::new(0, DecodeErrorKind::NegativeLength(-2), "s"))
+            Err(DecodeError::new(
+                0,
+                DecodeErrorKind::NegativeLength(-2),
+                "s"
+            ))
         );
         let mut r = Reader::new(&[0x00, 0x02, 0xc3, 0x28]);
         assert_eq!(

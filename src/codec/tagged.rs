@@ -86,7 +86,11 @@ impl<'a> TaggedFields<'a> {
     /// # Errors
     ///
     /// `InvalidUnknownTag`, `LengthOverflow`.
-    pub fn encoded_len(&self, first_unknown: u32, path: &'static str) -> Result<usize, EncodeError> {
+    pub fn encoded_len(
+        &self,
+        first_unknown: u32,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
         match self {
             Self::Wire { bytes, .. } => Ok(bytes.len()),
             Self::Slice(fields) => {
@@ -97,10 +101,11 @@ impl<'a> TaggedFields<'a> {
                         return Err(EncodeError::InvalidUnknownTag { path, tag: f.tag });
                     }
                     next_allowed = f.tag.saturating_add(1);
-                    let size = u32::try_from(f.data.len()).map_err(|_| EncodeError::LengthOverflow {
-                        path,
-                        length: f.data.len(),
-                    })?;
+                    let size =
+                        u32::try_from(f.data.len()).map_err(|_| EncodeError::LengthOverflow {
+                            path,
+                            length: f.data.len(),
+                        })?;
                     total = total
                         .saturating_add(uvarint_len(f.tag))
                         .saturating_add(uvarint_len(size))
@@ -202,11 +207,17 @@ impl<'a> TaggedSection<'a> {
     ///
     /// Varint errors; a count larger than the bytes left is `Truncated`.
     #[inline]
-    pub fn begin(r: &mut Reader<'a>, first_unknown: u32, path: &'static str) -> Result<Self, DecodeError> {
+    pub fn begin(
+        r: &mut Reader<'a>,
+        first_unknown: u32,
+        path: &'static str,
+    ) -> Result<Self, DecodeError> {
         let at = r.offset();
         let left = r.uvarint(path)?;
         // Each entry takes at least two bytes (tag and size).
-        let min = usize::try_from(left).unwrap_or(usize::MAX).saturating_mul(2);
+        let min = usize::try_from(left)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(2);
         if min > r.remaining() {
             return Err(DecodeError::new(
                 at.saturating_add(uvarint_len(left)),
@@ -240,10 +251,14 @@ impl<'a> TaggedSection<'a> {
             let entry = r.rest();
             let at = r.offset();
             let tag = r.uvarint(self.path)?;
-            if let Some(previous) = self.previous {
-                if tag <= previous {
-                    return Err(DecodeError::new(at, DecodeErrorKind::TagOutOfOrder { tag, previous }, self.path));
-                }
+            if let Some(previous) = self.previous
+                && tag <= previous
+            {
+                return Err(DecodeError::new(
+                    at,
+                    DecodeErrorKind::TagOutOfOrder { tag, previous },
+                    self.path,
+                ));
             }
             self.previous = Some(tag);
             let size = r.uvarint(self.path)?;
@@ -266,7 +281,12 @@ impl<'a> TaggedSection<'a> {
     ///
     /// `TaggedSizeMismatch` at the first unread payload byte.
     #[inline]
-    pub fn end_field(&self, payload: &Reader<'a>, tag: u32, path: &'static str) -> Result<(), DecodeError> {
+    pub fn end_field(
+        &self,
+        payload: &Reader<'a>,
+        tag: u32,
+        path: &'static str,
+    ) -> Result<(), DecodeError> {
         if payload.is_empty() {
             return Ok(());
         }
@@ -340,7 +360,10 @@ mod tests {
         let unknown = s.finish(&r);
         assert_eq!(unknown.len(), 2);
         let v: [RawTaggedField<'_>; 2] = [
-            RawTaggedField { tag: 5, data: &[1, 2] },
+            RawTaggedField {
+                tag: 5,
+                data: &[1, 2],
+            },
             RawTaggedField { tag: 9, data: &[] },
         ];
         assert_eq!(unknown, TaggedFields::Slice(&v));
@@ -354,7 +377,14 @@ mod tests {
         let mut s = TaggedSection::begin(&mut r, 0, "T").unwrap();
         assert_eq!(
             s.next(&mut r),
-            Err(DecodeError::new(3, DecodeErrorKind::TagOutOfOrder { tag: 4, previous: 4 }, "T"))
+            Err(DecodeError::new(
+                3,
+                DecodeErrorKind::TagOutOfOrder {
+                    tag: 4,
+                    previous: 4
+                },
+                "T"
+            ))
         );
     }
 }

@@ -292,7 +292,12 @@ pub const fn varlong_len(v: i64) -> usize {
 /// `LengthOverflow` when `len` does not fit the prefix (`int16` for classic strings, 32767 for
 /// every string, `int32` otherwise).
 #[inline]
-pub fn len_prefix(len: usize, flexible: bool, short: bool, path: &'static str) -> Result<usize, EncodeError> {
+pub fn len_prefix(
+    len: usize,
+    flexible: bool,
+    short: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
     let limit = if short { MAX_STRING_LEN } else { 0x7fff_fffe };
     if len > limit {
         return Err(EncodeError::LengthOverflow { path, length: len });
@@ -322,7 +327,11 @@ pub fn string_len(v: &str, flexible: bool, path: &'static str) -> Result<usize, 
 ///
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
-pub fn nullable_string_len(v: Option<&str>, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+pub fn nullable_string_len(
+    v: Option<&str>,
+    flexible: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
     match v {
         Some(s) => string_len(s, flexible, path),
         None => Ok(null_len(flexible, true)),
@@ -345,7 +354,11 @@ pub fn bytes_len(v: &[u8], flexible: bool, path: &'static str) -> Result<usize, 
 ///
 /// `LengthOverflow` past `i32::MAX - 1`.
 #[inline]
-pub fn nullable_bytes_len(v: Option<&[u8]>, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
+pub fn nullable_bytes_len(
+    v: Option<&[u8]>,
+    flexible: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
     match v {
         Some(b) => bytes_len(b, flexible, path),
         None => Ok(null_len(flexible, false)),
