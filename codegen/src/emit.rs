@@ -683,9 +683,14 @@ fn emit_struct(
     // ---- builders and is_default
     let _ = writeln!(out, "impl<'a> {name}<'a> {{");
     for x in &fields {
+        let link = if x.ident.starts_with("r#") {
+            format!("the `{}` field", x.ident)
+        } else {
+            format!("[`Self::{}`]", x.ident)
+        };
         let _ = writeln!(
             out,
-            "/// Sets [`Self::{0}`].\n#[must_use]\npub fn with_{1}(mut self, value: {2}) -> Self {{ self.{0} = value; self }}\n",
+            "/// Sets {link}.\n#[must_use]\npub fn with_{1}(mut self, value: {2}) -> Self {{ self.{0} = value; self }}\n",
             x.ident,
             plain_ident(&x.f.name),
             rust_type(x)?

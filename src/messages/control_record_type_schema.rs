@@ -25,7 +25,7 @@ impl Default for ControlRecordTypeSchema<'_> {
 }
 
 impl<'a> ControlRecordTypeSchema<'a> {
-    /// Sets [`Self::r#type`].
+    /// Sets the `r#type` field.
     #[must_use]
     pub fn with_type(mut self, value: i16) -> Self {
         self.r#type = value;

@@ -31,7 +31,7 @@ impl Default for DefaultPrincipalData<'_> {
 }
 
 impl<'a> DefaultPrincipalData<'a> {
-    /// Sets [`Self::r#type`].
+    /// Sets the `r#type` field.
     #[must_use]
     pub fn with_type(mut self, value: &'a str) -> Self {
         self.r#type = value;

@@ -189,7 +189,7 @@ impl<'a> ComponentData<'a> {
         self
     }
 
-    /// Sets [`Self::r#match`].
+    /// Sets the `r#match` field.
     #[must_use]
     pub fn with_match(mut self, value: Option<&'a str>) -> Self {
         self.r#match = value;
