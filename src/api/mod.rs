@@ -1,13 +1,15 @@
-//! API keys, their version tables, and the [`Request`] and [`Response`] enums that decode any
-//! body by API key and version.
+//! API keys, their version tables, the [`Request`] and [`Response`] enums that decode any body
+//! by API key and version, and version negotiation ([`VersionTable`]).
 
 mod generated;
+mod negotiate;
 
 use core::fmt;
 
 use crate::codec::VersionRange;
 
 pub use generated::{API_TABLE, Request, Response};
+pub use negotiate::{MAX_APIS, VersionTable};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
 ///

@@ -9,7 +9,7 @@ use super::{MAX_STRING_LEN, Uuid};
 /// Every read either returns a value borrowed from (or copied out of) the input and advances, or
 /// returns a [`DecodeError`] naming the absolute offset of the item that could not be read and
 /// leaves the reader where it was for fixed-width reads. Nothing is allocated and nothing panics.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reader<'a> {
     rest: &'a [u8],
     offset: usize,
