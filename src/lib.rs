@@ -95,6 +95,9 @@
 #[cfg(test)]
 extern crate std;
 
+#[doc(hidden)]
+#[path = "fuzz.rs"]
+pub mod __fuzz;
 pub mod api;
 pub mod codec;
 pub mod error;

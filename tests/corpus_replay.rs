@@ -1,0 +1,106 @@
+//! Replays every file under `fuzz/corpus/<target>/` through the same oracle as the fuzz target of
+//! that name, so the corpus guards against regressions under plain `cargo test`, without
+//! libFuzzer.
+//!
+//! Files whose names start with `seed-` are hand-made canonical encodings: for the round-trip
+//! targets they must also re-encode to exactly their own bytes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use kafka_wire::__fuzz::{self, OracleFailure, Outcome, scratch_len};
+
+type Oracle = fn(&[u8], &mut [u8]) -> Result<Outcome, OracleFailure>;
+
+const TARGETS: [(&str, Oracle, bool); 5] = [
+    ("request_body", __fuzz::request_body, true),
+    ("response_body", __fuzz::response_body, true),
+    ("request_frame", __fuzz::request_frame, true),
+    ("primitives", __fuzz::primitives, false),
+    ("split", __fuzz::split, false),
+];
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+fn corpus_dir(target: &str) -> PathBuf {
+    fuzz_dir().join("corpus").join(target)
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries {
+        let path = entry.expect("readable corpus directory").path();
+        if path.is_dir() {
+            out.extend(files(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_corpus_file_passes_its_oracle() {
+    let mut failures = Vec::new();
+    let mut total = 0usize;
+    for (target, oracle, round_trip) in TARGETS {
+        let dir = corpus_dir(target);
+        let paths = files(&dir);
+        assert!(
+            !paths.is_empty(),
+            "no corpus for {target} in {}",
+            dir.display()
+        );
+        for path in paths {
+            let data = fs::read(&path).expect("readable corpus file");
+            let mut scratch = vec![0u8; scratch_len(data.len())];
+            total += 1;
+            let is_seed = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("seed-"));
+            match oracle(&data, &mut scratch) {
+                Err(failure) => failures.push(format!("{}: {failure}", path.display())),
+                Ok(outcome)
+                    if is_seed
+                        && round_trip
+                        && outcome != (Outcome::RoundTrip { canonical: true }) =>
+                {
+                    failures.push(format!(
+                        "{}: a canonical seed must round-trip to its own bytes, got {outcome:?}",
+                        path.display()
+                    ));
+                }
+                Ok(_) => {}
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} corpus files failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_fuzz_target_has_an_oracle_here() {
+    let targets = files(&fuzz_dir().join("fuzz_targets"));
+    assert!(!targets.is_empty(), "no fuzz targets found");
+    for path in targets {
+        let name = path
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .expect("target name");
+        assert!(
+            TARGETS.iter().any(|(t, _, _)| *t == name),
+            "fuzz target {name} is not replayed by tests/corpus_replay.rs"
+        );
+    }
+}
