@@ -212,7 +212,6 @@ impl<'a> TaggedSection<'a> {
         first_unknown: u32,
         path: &'static str,
     ) -> Result<Self, DecodeError> {
-        let at = r.offset();
         let left = r.uvarint(path)?;
         // Each entry takes at least two bytes (tag and size).
         let min = usize::try_from(left)
@@ -220,7 +219,7 @@ impl<'a> TaggedSection<'a> {
             .saturating_mul(2);
         if min > r.remaining() {
             return Err(DecodeError::new(
-                at.saturating_add(uvarint_len(left)),
+                r.offset(),
                 DecodeErrorKind::Truncated {
                     needed: min.saturating_sub(r.remaining()),
                 },
