@@ -1261,7 +1261,7 @@ fn known_tag_at_a_version_without_it() {
     assert_eq!(
         FetchRequest::decode_exact(&body, 12),
         Err(de(
-            31,
+            29,
             DecodeErrorKind::TagNotInVersion {
                 tag: 1,
                 version: 12
@@ -1273,7 +1273,7 @@ fn known_tag_at_a_version_without_it() {
     assert_eq!(
         decode_request(&f),
         Err(de(
-            31 + 18,
+            29 + 18,
             DecodeErrorKind::TagNotInVersion {
                 tag: 1,
                 version: 12
@@ -1321,7 +1321,15 @@ fn tagged_payload_size_mismatch() {
     body.extend_from_slice(&hex("01 00 02 03 6162"));
     assert_eq!(
         FetchRequest::decode_exact(&body, 12),
-        Err(trunc(32, 1, "FetchRequest.ClusterId"))
+        Err(de(
+            32,
+            DecodeErrorKind::TaggedSizeMismatch {
+                tag: 0,
+                declared: 2,
+                consumed: 3
+            },
+            "FetchRequest.ClusterId"
+        ))
     );
     // A struct-valued tag (ReplicaState, 13 bytes) declared as 14.
     let mut body = fetch_positional(15);

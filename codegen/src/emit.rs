@@ -393,7 +393,7 @@ fn non_default(x: &F<'_>) -> Result<String, String> {
 /// Decoding expression for a field value (reader `r`, as `&mut Reader`).
 fn read_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
     // Method receiver and function argument for the reader in scope.
-    let (r, ra) = if in_tag { ("p", "&mut p") } else { ("r", "r") };
+    let (r, ra) = if in_tag { ("p", "p") } else { ("r", "r") };
     let p = format!("{:?}", x.path);
     let flex = if in_tag {
         "true".to_string()
@@ -764,11 +764,15 @@ fn emit_struct(
                 let t = x.f.tag.unwrap_or_default();
                 let p = format!("{:?}", x.path);
                 let read = read_expr(x, true)?;
+                let read = match read.strip_suffix('?') {
+                    Some(call) if !call.contains('?') => call.to_string(),
+                    _ => format!("Ok({read})"),
+                };
                 let assign = format!(
-                    "this.{} = {read};\nsection.end_field(&p, tag, {p})?;",
+                    "this.{} = section.field(p, tag, {p}, |p| {read})?;",
                     x.ident
                 );
-                let reject = "return Err(section.not_in_version(&p, tag, version));";
+                let reject = "return Err(section.not_in_version(tag, version));";
                 let arm = match cond_not(x.f.tagged.intersect(x.f.versions), hull) {
                     Cond::Always => reject.to_string(),
                     Cond::Never => assign,
@@ -779,11 +783,10 @@ fn emit_struct(
             if let [(t, arm)] = arms.as_slice() {
                 let _ = writeln!(
                     section,
-                    "while let Some((tag, mut p)) = section.next(r)? {{\nif tag == {t} {{ {arm} }}\n}}"
+                    "while let Some((tag, p)) = section.next(r)? {{\nif tag == {t} {{ {arm} }}\n}}"
                 );
             } else {
-                section
-                    .push_str("while let Some((tag, mut p)) = section.next(r)? {\nmatch tag {\n");
+                section.push_str("while let Some((tag, p)) = section.next(r)? {\nmatch tag {\n");
                 for (t, arm) in &arms {
                     let _ = writeln!(section, "{t} => {{ {arm} }}");
                 }

@@ -183,8 +183,8 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
 ///
 /// ```text
 /// let mut section = TaggedSection::begin(r, KNOWN_TAGS, PATH)?;
-/// while let Some((tag, mut payload)) = section.next(r)? {
-///     match tag { 0 => { field = ...read from payload...; section.end_field(&payload, tag)?; } ... }
+/// while let Some((tag, payload)) = section.next(r)? {
+///     match tag { 0 => field = section.field(payload, tag, PATH, |p| p.i32(PATH))?, ... }
 /// }
 /// let unknown = section.finish(r);
 /// ```
@@ -196,6 +196,7 @@ pub struct TaggedSection<'a> {
     unknown_count: u32,
     unknown_start: Option<&'a [u8]>,
     declared: u32,
+    entry_offset: usize,
     path: &'static str,
 }
 
@@ -233,6 +234,7 @@ impl<'a> TaggedSection<'a> {
             unknown_count: 0,
             unknown_start: None,
             declared: 0,
+            entry_offset: 0,
             path,
         })
     }
@@ -264,6 +266,7 @@ impl<'a> TaggedSection<'a> {
             let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
             if tag < self.first_unknown {
                 self.declared = size;
+                self.entry_offset = at;
                 return Ok(Some((tag, payload)));
             }
             if self.unknown_start.is_none() {
@@ -274,42 +277,61 @@ impl<'a> TaggedSection<'a> {
         Ok(None)
     }
 
-    /// Checks that a known field's value consumed its whole payload.
+    /// Reads a known field's value from exactly its payload with `read`.
     ///
     /// # Errors
     ///
-    /// `TaggedSizeMismatch` at the first unread payload byte.
+    /// The value's own errors, except that running out of payload, or leaving part of it unread,
+    /// is `TaggedSizeMismatch` (the declared size disagrees with the value).
     #[inline]
-    pub fn end_field(
+    pub fn field<T>(
         &self,
-        payload: &Reader<'a>,
+        mut payload: Reader<'a>,
         tag: u32,
         path: &'static str,
-    ) -> Result<(), DecodeError> {
+        read: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
+        let value = read(&mut payload).map_err(|e| match e.kind {
+            // The value wanted `needed` bytes beyond the end of its payload.
+            DecodeErrorKind::Truncated { needed } => {
+                self.mismatch(e.offset, tag, declared.saturating_add(needed), path)
+            }
+            _ => e,
+        })?;
         if payload.is_empty() {
-            return Ok(());
+            return Ok(value);
         }
-        let consumed = usize::try_from(self.declared)
-            .unwrap_or(usize::MAX)
-            .saturating_sub(payload.remaining());
-        Err(DecodeError::new(
-            payload.offset(),
+        let consumed = declared.saturating_sub(payload.remaining());
+        Err(self.mismatch(payload.offset(), tag, consumed, path))
+    }
+
+    #[cold]
+    fn mismatch(
+        &self,
+        offset: usize,
+        tag: u32,
+        consumed: usize,
+        path: &'static str,
+    ) -> DecodeError {
+        DecodeError::new(
+            offset,
             DecodeErrorKind::TaggedSizeMismatch {
                 tag,
                 declared: self.declared,
                 consumed,
             },
             path,
-        ))
+        )
     }
 
-    /// The error for a defined tag read at a version where the field is not tagged.
+    /// The error for a defined tag read at a version where the field is not tagged, at the
+    /// offset of the tag.
     #[cold]
     #[must_use]
-    pub fn not_in_version(&self, payload: &Reader<'a>, tag: u32, version: i16) -> DecodeError {
-        // Report the position of the payload; the tag varint sits just before it.
+    pub fn not_in_version(&self, tag: u32, version: i16) -> DecodeError {
         DecodeError::new(
-            payload.offset(),
+            self.entry_offset,
             DecodeErrorKind::TagNotInVersion { tag, version },
             self.path,
         )
@@ -351,10 +373,9 @@ mod tests {
         let bytes = [3, 0, 1, 0xaa, 5, 2, 1, 2, 9, 0];
         let mut r = Reader::new(&bytes);
         let mut s = TaggedSection::begin(&mut r, 2, "T").unwrap();
-        let (tag, mut p) = s.next(&mut r).unwrap().unwrap();
+        let (tag, p) = s.next(&mut r).unwrap().unwrap();
         assert_eq!(tag, 0);
-        assert_eq!(p.u8("T").unwrap(), 0xaa);
-        s.end_field(&p, tag, "T").unwrap();
+        assert_eq!(s.field(p, tag, "T", |p| p.u8("T")).unwrap(), 0xaa);
         assert!(s.next(&mut r).unwrap().is_none());
         let unknown = s.finish(&r);
         assert_eq!(unknown.len(), 2);

@@ -164,46 +164,63 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
         };
         if flexible {
             let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 match tag {
                     0 => {
                         if version < 3 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.supported_features = c::Array::read(
-                            &mut p,
-                            version,
-                            true,
+                        this.supported_features = section.field(
+                            p,
+                            tag,
                             "ApiVersionsResponse.SupportedFeatures",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "ApiVersionsResponse.SupportedFeatures",
+                                )
+                            },
                         )?;
-                        section.end_field(&p, tag, "ApiVersionsResponse.SupportedFeatures")?;
                     }
                     1 => {
                         if version < 3 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.finalized_features_epoch =
-                            p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch")?;
-                        section.end_field(&p, tag, "ApiVersionsResponse.FinalizedFeaturesEpoch")?;
+                        this.finalized_features_epoch = section.field(
+                            p,
+                            tag,
+                            "ApiVersionsResponse.FinalizedFeaturesEpoch",
+                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                        )?;
                     }
                     2 => {
                         if version < 3 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.finalized_features = c::Array::read(
-                            &mut p,
-                            version,
-                            true,
+                        this.finalized_features = section.field(
+                            p,
+                            tag,
                             "ApiVersionsResponse.FinalizedFeatures",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "ApiVersionsResponse.FinalizedFeatures",
+                                )
+                            },
                         )?;
-                        section.end_field(&p, tag, "ApiVersionsResponse.FinalizedFeatures")?;
                     }
                     3 => {
                         if version < 3 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.zk_migration_ready = p.bool("ApiVersionsResponse.ZkMigrationReady")?;
-                        section.end_field(&p, tag, "ApiVersionsResponse.ZkMigrationReady")?;
+                        this.zk_migration_ready =
+                            section.field(p, tag, "ApiVersionsResponse.ZkMigrationReady", |p| {
+                                p.bool("ApiVersionsResponse.ZkMigrationReady")
+                            })?;
                     }
                     _ => {}
                 }

@@ -105,18 +105,20 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
         if flexible {
             let mut section =
                 c::TaggedSection::begin(r, 1, "BeginQuorumEpochResponse.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.node_endpoints = c::Array::read(
-                        &mut p,
-                        version,
-                        true,
-                        "BeginQuorumEpochResponse.NodeEndpoints",
-                    )?;
-                    section.end_field(&p, tag, "BeginQuorumEpochResponse.NodeEndpoints")?;
+                    this.node_endpoints =
+                        section.field(p, tag, "BeginQuorumEpochResponse.NodeEndpoints", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "BeginQuorumEpochResponse.NodeEndpoints",
+                            )
+                        })?;
                 }
             }
             this.unknown_tagged_fields = section.finish(r);

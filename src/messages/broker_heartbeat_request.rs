@@ -158,31 +158,35 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         let mut section = c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             match tag {
                 0 => {
                     if version < 1 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.offline_log_dirs = c::Array::read(
-                        &mut p,
-                        version,
-                        true,
-                        "BrokerHeartbeatRequest.OfflineLogDirs",
-                    )?;
-                    section.end_field(&p, tag, "BrokerHeartbeatRequest.OfflineLogDirs")?;
+                    this.offline_log_dirs =
+                        section.field(p, tag, "BrokerHeartbeatRequest.OfflineLogDirs", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "BrokerHeartbeatRequest.OfflineLogDirs",
+                            )
+                        })?;
                 }
                 1 => {
                     if version < 2 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.cordoned_log_dirs = c::Array::read_nullable(
-                        &mut p,
-                        version,
-                        true,
-                        "BrokerHeartbeatRequest.CordonedLogDirs",
-                    )?;
-                    section.end_field(&p, tag, "BrokerHeartbeatRequest.CordonedLogDirs")?;
+                    this.cordoned_log_dirs =
+                        section.field(p, tag, "BrokerHeartbeatRequest.CordonedLogDirs", |p| {
+                            c::Array::read_nullable(
+                                p,
+                                version,
+                                true,
+                                "BrokerHeartbeatRequest.CordonedLogDirs",
+                            )
+                        })?;
                 }
                 _ => {}
             }

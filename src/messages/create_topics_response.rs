@@ -318,17 +318,16 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
         if flexible {
             let mut section =
                 c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 5 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.topic_config_error_code =
-                        p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode")?;
-                    section.end_field(
-                        &p,
+                    this.topic_config_error_code = section.field(
+                        p,
                         tag,
                         "CreateTopicsResponse.Topics.TopicConfigErrorCode",
+                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
                     )?;
                 }
             }

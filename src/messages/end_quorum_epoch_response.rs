@@ -105,18 +105,15 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
         if flexible {
             let mut section =
                 c::TaggedSection::begin(r, 1, "EndQuorumEpochResponse.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.node_endpoints = c::Array::read(
-                        &mut p,
-                        version,
-                        true,
-                        "EndQuorumEpochResponse.NodeEndpoints",
-                    )?;
-                    section.end_field(&p, tag, "EndQuorumEpochResponse.NodeEndpoints")?;
+                    this.node_endpoints =
+                        section.field(p, tag, "EndQuorumEpochResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "EndQuorumEpochResponse.NodeEndpoints")
+                        })?;
                 }
             }
             this.unknown_tagged_fields = section.finish(r);

@@ -250,22 +250,24 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
         };
         if flexible {
             let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 match tag {
                     0 => {
                         if version < 12 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.cluster_id = p.nullable_string(true, "FetchRequest.ClusterId")?;
-                        section.end_field(&p, tag, "FetchRequest.ClusterId")?;
+                        this.cluster_id = section.field(p, tag, "FetchRequest.ClusterId", |p| {
+                            p.nullable_string(true, "FetchRequest.ClusterId")
+                        })?;
                     }
                     1 => {
                         if version < 15 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
                         this.replica_state =
-                            <ReplicaState<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                        section.end_field(&p, tag, "FetchRequest.ReplicaState")?;
+                            section.field(p, tag, "FetchRequest.ReplicaState", |p| {
+                                <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
+                            })?;
                     }
                     _ => {}
                 }
@@ -841,30 +843,28 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
         if flexible {
             let mut section =
                 c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 match tag {
                     0 => {
                         if version < 17 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.replica_directory_id =
-                            p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId")?;
-                        section.end_field(
-                            &p,
+                        this.replica_directory_id = section.field(
+                            p,
                             tag,
                             "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
+                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
                         )?;
                     }
                     1 => {
                         if version < 18 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.high_watermark =
-                            p.i64("FetchRequest.Topics.Partitions.HighWatermark")?;
-                        section.end_field(
-                            &p,
+                        this.high_watermark = section.field(
+                            p,
                             tag,
                             "FetchRequest.Topics.Partitions.HighWatermark",
+                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
                         )?;
                     }
                     _ => {}

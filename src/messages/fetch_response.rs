@@ -140,14 +140,15 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
         };
         if flexible {
             let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 16 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
                     this.node_endpoints =
-                        c::Array::read(&mut p, version, true, "FetchResponse.NodeEndpoints")?;
-                    section.end_field(&p, tag, "FetchResponse.NodeEndpoints")?;
+                        section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
+                        })?;
                 }
             }
             this.unknown_tagged_fields = section.finish(r);
@@ -618,42 +619,39 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         if flexible {
             let mut section =
                 c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 match tag {
                     0 => {
                         if version < 12 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.diverging_epoch =
-                            <EpochEndOffset<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                        section.end_field(
-                            &p,
+                        this.diverging_epoch = section.field(
+                            p,
                             tag,
                             "FetchResponse.Responses.Partitions.DivergingEpoch",
+                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
                         )?;
                     }
                     1 => {
                         if version < 12 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.current_leader =
-                            <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                        section.end_field(
-                            &p,
+                        this.current_leader = section.field(
+                            p,
                             tag,
                             "FetchResponse.Responses.Partitions.CurrentLeader",
+                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
                         )?;
                     }
                     2 => {
                         if version < 12 {
-                            return Err(section.not_in_version(&p, tag, version));
+                            return Err(section.not_in_version(tag, version));
                         }
-                        this.snapshot_id =
-                            <SnapshotId<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                        section.end_field(
-                            &p,
+                        this.snapshot_id = section.field(
+                            p,
                             tag,
                             "FetchResponse.Responses.Partitions.SnapshotId",
+                            |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
                         )?;
                     }
                     _ => {}

@@ -116,10 +116,11 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
-                this.cluster_id = p.nullable_string(true, "FetchSnapshotRequest.ClusterId")?;
-                section.end_field(&p, tag, "FetchSnapshotRequest.ClusterId")?;
+                this.cluster_id = section.field(p, tag, "FetchSnapshotRequest.ClusterId", |p| {
+                    p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
+                })?;
             }
         }
         this.unknown_tagged_fields = section.finish(r);
@@ -404,17 +405,16 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
         };
         let mut section =
             c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
                 if version < 1 {
-                    return Err(section.not_in_version(&p, tag, version));
+                    return Err(section.not_in_version(tag, version));
                 }
-                this.replica_directory_id =
-                    p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId")?;
-                section.end_field(
-                    &p,
+                this.replica_directory_id = section.field(
+                    p,
                     tag,
                     "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
+                    |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
                 )?;
             }
         }

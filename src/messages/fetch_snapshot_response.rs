@@ -116,14 +116,15 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotResponse.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
                 if version < 1 {
-                    return Err(section.not_in_version(&p, tag, version));
+                    return Err(section.not_in_version(tag, version));
                 }
                 this.node_endpoints =
-                    c::Array::read(&mut p, version, true, "FetchSnapshotResponse.NodeEndpoints")?;
-                section.end_field(&p, tag, "FetchSnapshotResponse.NodeEndpoints")?;
+                    section.field(p, tag, "FetchSnapshotResponse.NodeEndpoints", |p| {
+                        c::Array::read(p, version, true, "FetchSnapshotResponse.NodeEndpoints")
+                    })?;
             }
         }
         this.unknown_tagged_fields = section.finish(r);
@@ -454,14 +455,13 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             1,
             "FetchSnapshotResponse.Topics.Partitions.tagged_fields",
         )?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
-                this.current_leader =
-                    <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                section.end_field(
-                    &p,
+                this.current_leader = section.field(
+                    p,
                     tag,
                     "FetchSnapshotResponse.Topics.Partitions.CurrentLeader",
+                    |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
                 )?;
             }
         }

@@ -104,14 +104,15 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
         };
         if flexible {
             let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 10 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
                     this.node_endpoints =
-                        c::Array::read(&mut p, version, true, "ProduceResponse.NodeEndpoints")?;
-                    section.end_field(&p, tag, "ProduceResponse.NodeEndpoints")?;
+                        section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
+                        })?;
                 }
             }
             this.unknown_tagged_fields = section.finish(r);
@@ -536,17 +537,16 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
                 1,
                 "ProduceResponse.Responses.PartitionResponses.tagged_fields",
             )?;
-            while let Some((tag, mut p)) = section.next(r)? {
+            while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 10 {
-                        return Err(section.not_in_version(&p, tag, version));
+                        return Err(section.not_in_version(tag, version));
                     }
-                    this.current_leader =
-                        <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                    section.end_field(
-                        &p,
+                    this.current_leader = section.field(
+                        p,
                         tag,
                         "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
                     )?;
                 }
             }

@@ -102,11 +102,12 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         let mut section = c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
                 this.current_leader =
-                    <CurrentLeader<'a> as c::Decode<'a>>::decode(&mut p, version)?;
-                section.end_field(&p, tag, "UpdateRaftVoterResponse.CurrentLeader")?;
+                    section.field(p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
+                        <CurrentLeader<'a> as c::Decode<'a>>::decode(p, version)
+                    })?;
             }
         }
         this.unknown_tagged_fields = section.finish(r);

@@ -102,14 +102,14 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         let mut section = c::TaggedSection::begin(r, 1, "VoteResponse.tagged_fields")?;
-        while let Some((tag, mut p)) = section.next(r)? {
+        while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
                 if version < 1 {
-                    return Err(section.not_in_version(&p, tag, version));
+                    return Err(section.not_in_version(tag, version));
                 }
-                this.node_endpoints =
-                    c::Array::read(&mut p, version, true, "VoteResponse.NodeEndpoints")?;
-                section.end_field(&p, tag, "VoteResponse.NodeEndpoints")?;
+                this.node_endpoints = section.field(p, tag, "VoteResponse.NodeEndpoints", |p| {
+                    c::Array::read(p, version, true, "VoteResponse.NodeEndpoints")
+                })?;
             }
         }
         this.unknown_tagged_fields = section.finish(r);

@@ -233,7 +233,7 @@ fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Resul
         };
         if !f.is_tagged(ctx.version) {
             return Err(DecodeError::new(
-                payload.offset(),
+                at,
                 DecodeErrorKind::TagNotInVersion {
                     tag,
                     version: ctx.version,
@@ -241,7 +241,22 @@ fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Resul
                 path,
             ));
         }
-        check_value(f, path, ctx, true, &mut payload)?;
+        // A value that runs past its payload disagrees with the declared size as much as one that
+        // stops short of it.
+        check_value(f, path, ctx, true, &mut payload).map_err(|e| match e.kind {
+            DecodeErrorKind::Truncated { needed } => DecodeError::new(
+                e.offset,
+                DecodeErrorKind::TaggedSizeMismatch {
+                    tag,
+                    declared,
+                    consumed: usize::try_from(declared)
+                        .unwrap_or(usize::MAX)
+                        .saturating_add(needed),
+                },
+                path,
+            ),
+            _ => e,
+        })?;
         if !payload.is_empty() {
             let consumed = usize::try_from(declared)
                 .unwrap_or(usize::MAX)
