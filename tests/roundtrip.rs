@@ -549,3 +549,26 @@ fn random_instances_exercise_tagged_fields_and_nulls() {
     println!("MetadataRequest v12 of {SEEDS}: null topics {null_topics}");
     assert!(null_topics > SEEDS as usize / 8 && null_topics < SEEDS as usize / 2);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// Any schema, any valid version, any seed: the walker's instance survives the typed code.
+    /// Failures shrink to the smallest seed, version and schema index.
+    #[test]
+    fn proptest_any_message_any_version_any_seed(
+        index in 0..schema::MESSAGES.len(),
+        pick in proptest::prelude::any::<u16>(),
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let schema = schema::MESSAGES[index];
+        let valid = schema.valid_versions;
+        proptest::prop_assume!(!valid.is_empty());
+        let span = u16::try_from(valid.max - valid.min).expect("ranges are small") + 1;
+        let version = valid.min + i16::try_from(pick % span).expect("fits");
+        let bytes = random(schema, version, seed);
+        if let Err(why) = check_instance(schema, version, &bytes) {
+            proptest::prop_assert!(false, "{} v{version} seed {seed}: {why}", schema.name);
+        }
+    }
+}
