@@ -20,9 +20,7 @@ use std::time::Instant;
 use kafka_wire::codec::{MessageKind, Reader, VersionRange};
 use kafka_wire::messages as m;
 use kafka_wire::schema::{self, MessageSchema, walker};
-use kafka_wire::{
-    ApiKey, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, Message, Request, Response,
-};
+use kafka_wire::{ApiKey, Decode, DecodeError, Encode, EncodeError, Message, Request, Response};
 
 /// Seeded random instances per message and version.
 const SEEDS: u64 = 256;
