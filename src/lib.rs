@@ -106,6 +106,8 @@ pub mod header;
 pub mod messages;
 pub mod records;
 pub mod schema;
+#[cfg(test)]
+mod testdata;
 
 pub use api::{ApiKey, Request, Response};
 pub use codec::{Decode, Encode, Message};
