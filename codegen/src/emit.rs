@@ -1003,14 +1003,17 @@ pub fn module_name(m: &Message) -> String {
     snake(&m.name)
 }
 
-pub fn emit_message(m: &Message, structs: &Structs, source: &str) -> Result<String, String> {
+/// Emits one schema's module. `dir` names the schema directory (`message`, `test-message`) and
+/// `source` its provenance, both for the header comment.
+pub fn emit_message(
+    m: &Message,
+    structs: &Structs,
+    dir: &str,
+    source: &str,
+) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
-    let _ = writeln!(
-        out,
-        "// Source: kafka-schemas/message/{} ({source}).",
-        m.file
-    );
+    let _ = writeln!(out, "// Source: kafka-schemas/{dir}/{} ({source}).", m.file);
     let what = match m.kind {
         Kind::Request | Kind::Response => {
             format!(

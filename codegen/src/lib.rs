@@ -40,13 +40,17 @@ pub fn rustfmt(src: &str, root: &Path) -> Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
+/// The last component of a directory path.
+fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// The schema set's provenance (Kafka commit and version), read from the `SOURCE.md` that sits
 /// beside the schema directory; the directory name alone when there is none.
 fn source_note(schemas: &Path) -> String {
-    let dir = schemas
-        .file_name()
-        .map(|d| d.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let dir = dir_name(schemas);
     let fallback = format!("schemas from `{dir}/`");
     let Ok(text) = std::fs::read_to_string(schemas.with_file_name("SOURCE.md")) else {
         return fallback;
@@ -91,7 +95,7 @@ pub fn generate(schemas: &Path, root: &Path) -> Result<BTreeMap<PathBuf, String>
     let mut modules = Vec::new();
     for m in &messages {
         let structs = collect_structs(m)?;
-        let text = emit::emit_message(m, &structs, &source)?;
+        let text = emit::emit_message(m, &structs, &dir_name(schemas), &source)?;
         let module = module_name(m);
         files.insert(
             PathBuf::from(format!("src/messages/{module}.rs")),
@@ -123,7 +127,9 @@ pub fn generate_message(path: &Path, root: &Path) -> Result<String, String> {
         .unwrap_or_default();
     let m = spec::parse_message(&file, &src)?;
     let structs = collect_structs(&m)?;
-    rustfmt(&emit::emit_message(&m, &structs, "test schema")?, root)
+    let dir = path.parent().map(dir_name).unwrap_or_default();
+    let source = path.parent().map(source_note).unwrap_or_default();
+    rustfmt(&emit::emit_message(&m, &structs, &dir, &source)?, root)
 }
 
 fn emit_messages_mod(modules: &[(String, &Message)]) -> String {
