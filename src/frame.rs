@@ -62,19 +62,13 @@ pub fn encode_request<B: Body>(
         });
     }
     let version = header.request_api_version;
-    let hv = request_header_version(key, version);
-    let size = header
-        .encoded_len(hv)?
-        .saturating_add(body.encoded_len(version)?);
-    let prefix = frame_size(size, "Frame.size")?;
-    let total = size.saturating_add(SIZE_LEN);
-    let mut w = Writer::new(out);
-    w.check_capacity(total)?;
-    w.i32(prefix);
-    header.write(&mut w, hv);
-    body.write(&mut w, version);
-    debug_assert!(!w.overflowed() && w.position() == total);
-    Ok(total)
+    encode_frame(
+        header,
+        request_header_version(key, version),
+        body,
+        version,
+        out,
+    )
 }
 
 /// Encodes a response frame for `version` of the body's API: size prefix, response header and
@@ -90,6 +84,18 @@ pub fn encode_response<B: Body>(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
+    encode_frame(header, hv, body, version, out)
+}
+
+/// Writes size prefix, header (at header version `hv`) and body (at `version`), after sizing and
+/// checking everything.
+fn encode_frame<H: Encode, B: Encode>(
+    header: &H,
+    hv: i16,
+    body: &B,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
     let size = header
         .encoded_len(hv)?
         .saturating_add(body.encoded_len(version)?);
