@@ -95,8 +95,26 @@ pub enum DecodeErrorKind {
     },
     /// A record batch or message had a magic byte this crate does not read.
     UnknownMagic(i8),
-    /// A value broke a structural rule of its format (a record batch length that lies, a record
-    /// count that disagrees with the records present, ...).
+    /// A record-set entry (a v2 batch or a legacy message) declared a size below the smallest
+    /// its format allows.
+    EntryTooSmall {
+        /// The size declared (bytes after the size field).
+        size: i32,
+        /// The smallest size the format allows.
+        min: i32,
+    },
+    /// A record (inside a v2 batch) declared a length that its fields did not use exactly.
+    RecordSizeMismatch {
+        /// The length the record declared.
+        declared: i32,
+        /// The bytes its fields used.
+        consumed: usize,
+    },
+    /// Records were asked of a compressed batch or wrapper message: decompress its payload first.
+    /// The value is the compression codec from the attributes.
+    Compressed(u8),
+    /// A value broke a structural rule of its format (a negative record count, a control record
+    /// key that is too short, ...).
     Malformed,
 }
 
@@ -167,6 +185,19 @@ impl fmt::Display for DecodeErrorKind {
                 )
             }
             Self::UnknownMagic(m) => write!(f, "unknown magic byte {m}"),
+            Self::EntryTooSmall { size, min } => {
+                write!(f, "entry size {size} is below the minimum of {min}")
+            }
+            Self::RecordSizeMismatch { declared, consumed } => write!(
+                f,
+                "record declared {declared} bytes but its fields used {consumed}"
+            ),
+            Self::Compressed(codec) => {
+                write!(
+                    f,
+                    "payload is compressed (codec {codec}); decompress it first"
+                )
+            }
             Self::Malformed => f.write_str("malformed input"),
         }
     }

@@ -233,8 +233,18 @@ fn base_type(ty: &Ty) -> Result<String, String> {
     })
 }
 
+/// A `records` field that need not hold whole batches (FetchSnapshot's `UnalignedRecords`, a raw
+/// slice of a snapshot file) gets a raw-bytes type instead of `Records`.
+fn unaligned_records(x: &F<'_>) -> bool {
+    matches!(x.f.ty, Ty::Prim(Prim::Records)) && x.f.name.starts_with("Unaligned")
+}
+
 fn rust_type(x: &F<'_>) -> Result<String, String> {
-    let b = base_type(&x.f.ty)?;
+    let b = if unaligned_records(x) {
+        "crate::records::UnalignedRecords<'a>".to_string()
+    } else {
+        base_type(&x.f.ty)?
+    };
     Ok(if x.option { format!("Option<{b}>") } else { b })
 }
 
@@ -332,7 +342,11 @@ fn default_value(x: &F<'_>) -> Result<Option<String>, String> {
                     // Records default to null when nullable.
                     return Ok(None);
                 }
-                "crate::records::Records::new(&[])".into()
+                if unaligned_records(x) {
+                    "crate::records::UnalignedRecords::new(&[])".into()
+                } else {
+                    "crate::records::Records::new(&[])".into()
+                }
             }
             _ => unreachable!(),
         },
@@ -416,10 +430,14 @@ fn read_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
                 Prim::String => format!("{r}.string({flex}, {p})?"),
                 Prim::Bytes if nullable => format!("{r}.nullable_bytes({flex}, {p})?"),
                 Prim::Bytes => format!("{r}.bytes({flex}, {p})?"),
-                Prim::Records if nullable => {
-                    format!("{r}.nullable_bytes({flex}, {p})?.map(crate::records::Records::new)")
+                Prim::Records if unaligned_records(x) && nullable => format!(
+                    "{r}.nullable_bytes({flex}, {p})?.map(crate::records::UnalignedRecords::new)"
+                ),
+                Prim::Records if unaligned_records(x) => {
+                    format!("crate::records::UnalignedRecords::new({r}.bytes({flex}, {p})?)")
                 }
-                Prim::Records => format!("crate::records::Records::new({r}.bytes({flex}, {p})?)"),
+                Prim::Records if nullable => format!("{r}.nullable_records({flex}, {p})?"),
+                Prim::Records => format!("{r}.records({flex}, {p})?"),
             },
             Ty::Struct(s) => {
                 let dec = format!("<{s}<'a> as c::Decode<'a>>::decode({ra}, version)?");

@@ -483,6 +483,44 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads a `records` field that must not be null, keeping its absolute offset.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::bytes`].
+    #[inline]
+    pub fn records(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<crate::records::Records<'a>, DecodeError> {
+        let n = self.len(flexible, false, path)?;
+        let at = self.offset;
+        self.take(n, path)
+            .map(|b| crate::records::Records::with_offset(b, at))
+    }
+
+    /// Reads a nullable `records` field, keeping its absolute offset.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::nullable_bytes`].
+    #[inline]
+    pub fn nullable_records(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<crate::records::Records<'a>>, DecodeError> {
+        match self.nullable_len(flexible, false, path)? {
+            Some(n) => {
+                let at = self.offset;
+                self.take(n, path)
+                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
+            }
+            None => Ok(None),
+        }
+    }
+
     /// Reads an array element count that must not be null.
     ///
     /// A count larger than the bytes left cannot be satisfied (every element takes at least one

@@ -611,9 +611,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             } else {
                 -1
             },
-            records: r
-                .nullable_bytes(flexible, "FetchResponse.Responses.Partitions.Records")?
-                .map(crate::records::Records::new),
+            records: r.nullable_records(flexible, "FetchResponse.Responses.Partitions.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {

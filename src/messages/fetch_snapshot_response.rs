@@ -328,7 +328,7 @@ pub struct PartitionSnapshot<'a> {
     /// `Position`: `int64`, versions 0+.
     pub position: i64,
     /// `UnalignedRecords`: `records`, versions 0+.
-    pub unaligned_records: crate::records::Records<'a>,
+    pub unaligned_records: crate::records::UnalignedRecords<'a>,
     /// Tagged fields this struct does not define, kept as read and written back in tag order.
     pub unknown_tagged_fields: c::TaggedFields<'a>,
 }
@@ -342,7 +342,7 @@ impl Default for PartitionSnapshot<'_> {
             current_leader: LeaderIdAndEpoch::default(),
             size: 0,
             position: 0,
-            unaligned_records: crate::records::Records::new(&[]),
+            unaligned_records: crate::records::UnalignedRecords::new(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
     }
@@ -393,7 +393,7 @@ impl<'a> PartitionSnapshot<'a> {
 
     /// Sets [`Self::unaligned_records`].
     #[must_use]
-    pub fn with_unaligned_records(mut self, value: crate::records::Records<'a>) -> Self {
+    pub fn with_unaligned_records(mut self, value: crate::records::UnalignedRecords<'a>) -> Self {
         self.unaligned_records = value;
         self
     }
@@ -444,7 +444,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             current_leader: LeaderIdAndEpoch::default(),
             size: r.i64("FetchSnapshotResponse.Topics.Partitions.Size")?,
             position: r.i64("FetchSnapshotResponse.Topics.Partitions.Position")?,
-            unaligned_records: crate::records::Records::new(r.bytes(
+            unaligned_records: crate::records::UnalignedRecords::new(r.bytes(
                 true,
                 "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
             )?),

@@ -403,8 +403,7 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
         let mut this = Self {
             index: r.i32("ProduceRequest.TopicData.PartitionData.Index")?,
             records: r
-                .nullable_bytes(flexible, "ProduceRequest.TopicData.PartitionData.Records")?
-                .map(crate::records::Records::new),
+                .nullable_records(flexible, "ProduceRequest.TopicData.PartitionData.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {

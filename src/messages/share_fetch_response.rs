@@ -464,9 +464,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
             )?,
             current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(r, version)?,
-            records: crate::records::Records::new(
-                r.bytes(true, "ShareFetchResponse.Responses.Partitions.Records")?,
-            ),
+            records: r.records(true, "ShareFetchResponse.Responses.Partitions.Records")?,
             acquired_records: c::Array::read(
                 r,
                 version,

@@ -28,8 +28,6 @@
 //! The walker recurses over the static schema only: its depth is bounded by the deepest struct
 //! nesting of the tables, never by the input.
 
-use crc::{CRC_32_ISCSI, Crc};
-
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 use crate::api::ApiKey;
 use crate::codec::{Reader, Writer};
@@ -43,9 +41,6 @@ const BATCH_LENGTH_FIELD: i32 = 49;
 
 /// First byte covered by a v2 batch CRC.
 const CRC_START: usize = 21;
-
-/// CRC-32C (Castagnoli), the record batch v2 checksum.
-static CASTAGNOLI: Crc<u32> = Crc::<u32>::new(&CRC_32_ISCSI);
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -916,7 +911,7 @@ impl BatchHeader {
             w.i32(self.base_sequence);
             w.i32(0); // records count
         }
-        let crc = CASTAGNOLI.checksum(buf.get(CRC_START..).unwrap_or_default());
+        let crc = crate::records::crc::crc32c(buf.get(CRC_START..).unwrap_or_default());
         if let Some(dst) = buf.get_mut(CRC_START.saturating_sub(4)..CRC_START) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
@@ -992,7 +987,7 @@ mod tests {
         );
         assert_eq!(&batch[8..12], &[0, 0, 0, 49]);
         assert_eq!(batch[16], 2);
-        let crc = CASTAGNOLI.checksum(&batch[21..]);
+        let crc = crate::records::crc::crc32c(&batch[21..]);
         assert_eq!(&batch[17..21], &crc.to_be_bytes());
         assert!(
             batch
@@ -1000,7 +995,7 @@ mod tests {
                 .enumerate()
                 .all(|(i, b)| matches!(i, 11 | 16..=20) || *b == 0)
         );
-        assert_eq!(CASTAGNOLI.checksum(b"123456789"), 0xe306_9283);
+        assert_eq!(crate::records::crc::crc32c(b"123456789"), 0xe306_9283);
     }
 
     #[test]

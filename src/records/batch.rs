@@ -1,0 +1,595 @@
+//! The v2 record batch (magic 2): its 61-byte header read in place, and the view over a batch.
+
+use zerocopy::byteorder::big_endian::{I16, I32, I64, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+use super::crc::crc32c;
+use super::record::RecordIter;
+use crate::error::{DecodeError, DecodeErrorKind};
+
+/// Length of the v2 batch header: the offset of the first record.
+pub const HEADER_LEN: usize = 61;
+/// Offset of the first byte covered by the batch CRC (the attributes).
+pub const CRC_START: usize = 21;
+/// Offset of the magic byte, in v2 batches and legacy messages alike.
+pub const MAGIC_OFFSET: usize = 16;
+/// Bytes of an entry before its size field ends: `baseOffset` (8) and `batchLength` (4).
+pub const LOG_OVERHEAD: usize = 12;
+/// The smallest `batchLength` of a v2 batch: a header with no records.
+pub const MIN_BATCH_LENGTH: i32 = 49;
+
+/// The 61-byte header of a v2 record batch, as it lies on the wire: every field big-endian,
+/// alignment 1, read in place from the input with zerocopy.
+///
+/// The fields are public wire integers; [`RecordBatch`] has accessors that return native values.
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct RecordBatchHeader {
+    /// Offset of the first record.
+    pub base_offset: I64,
+    /// Bytes that follow this field to the end of the batch (total length − 12).
+    pub batch_length: I32,
+    /// Leader epoch stamped by the partition leader; -1 when unknown. Not covered by the CRC.
+    pub partition_leader_epoch: I32,
+    /// Format version: 2.
+    pub magic: i8,
+    /// CRC-32C of the bytes from `attributes` to the end of the batch.
+    pub crc: U32,
+    /// Compression, timestamp type and flags: see [`Attributes`].
+    pub attributes: I16,
+    /// Offset of the last record minus `base_offset`.
+    pub last_offset_delta: I32,
+    /// Timestamp of the first record, or the delete horizon when the attributes say so.
+    pub base_timestamp: I64,
+    /// Largest record timestamp (or the log-append time).
+    pub max_timestamp: I64,
+    /// Producer id; -1 for none.
+    pub producer_id: I64,
+    /// Producer epoch; -1 for none.
+    pub producer_epoch: I16,
+    /// Sequence number of the first record; -1 for none.
+    pub base_sequence: I32,
+    /// Number of records in the batch.
+    pub records_count: I32,
+}
+
+const _: () = assert!(size_of::<RecordBatchHeader>() == HEADER_LEN);
+
+impl core::fmt::Debug for RecordBatchHeader {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RecordBatchHeader")
+            .field("base_offset", &self.base_offset.get())
+            .field("batch_length", &self.batch_length.get())
+            .field("partition_leader_epoch", &self.partition_leader_epoch.get())
+            .field("magic", &self.magic)
+            .field("crc", &format_args!("{:#010x}", self.crc.get()))
+            .field("attributes", &Attributes(self.attributes.get()))
+            .field("last_offset_delta", &self.last_offset_delta.get())
+            .field("base_timestamp", &self.base_timestamp.get())
+            .field("max_timestamp", &self.max_timestamp.get())
+            .field("producer_id", &self.producer_id.get())
+            .field("producer_epoch", &self.producer_epoch.get())
+            .field("base_sequence", &self.base_sequence.get())
+            .field("records_count", &self.records_count.get())
+            .finish()
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RecordBatchHeader {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RecordBatchHeader {{ base_offset: {}, batch_length: {}, magic: {}, crc: {=u32:#x}, attributes: {}, records_count: {} }}",
+            self.base_offset.get(),
+            self.batch_length.get(),
+            self.magic,
+            self.crc.get(),
+            Attributes(self.attributes.get()),
+            self.records_count.get()
+        );
+    }
+}
+
+/// A compression codec, from bits 0-2 of the attributes. Open: values Kafka has not defined are
+/// kept as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Compression(pub u8);
+
+impl Compression {
+    /// Not compressed.
+    pub const NONE: Self = Self(0);
+    /// gzip (RFC 1952).
+    pub const GZIP: Self = Self(1);
+    /// Snappy, in the xerial stream framing that Kafka's Java client writes.
+    pub const SNAPPY: Self = Self(2);
+    /// LZ4, frame format.
+    pub const LZ4: Self = Self(3);
+    /// Zstandard (v2 batches only).
+    pub const ZSTD: Self = Self(4);
+
+    /// The codec's name as Kafka spells it in `compression.type`, or `None` for an undefined
+    /// value.
+    #[must_use]
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("none"),
+            1 => Some("gzip"),
+            2 => Some("snappy"),
+            3 => Some("lz4"),
+            4 => Some("zstd"),
+            _ => None,
+        }
+    }
+}
+
+/// Where record timestamps come from (bit 3 of the attributes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TimestampType {
+    /// Set by the producer (each record's own timestamp).
+    CreateTime,
+    /// Set by the broker on append: every record's timestamp is the batch's `max_timestamp`.
+    LogAppendTime,
+}
+
+/// The `attributes` of a v2 batch. Open: every bit is kept, the undefined ones included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Attributes(pub i16);
+
+impl Attributes {
+    const COMPRESSION_MASK: i16 = 0x07;
+    const TIMESTAMP_TYPE: i16 = 0x08;
+    const TRANSACTIONAL: i16 = 0x10;
+    const CONTROL: i16 = 0x20;
+    const DELETE_HORIZON: i16 = 0x40;
+
+    /// Builds attributes from their parts.
+    #[must_use]
+    pub const fn new(
+        compression: Compression,
+        timestamp_type: TimestampType,
+        transactional: bool,
+        control: bool,
+    ) -> Self {
+        let mut bits = Self::COMPRESSION_MASK & i16::from_be_bytes([0, compression.0]);
+        if matches!(timestamp_type, TimestampType::LogAppendTime) {
+            bits |= Self::TIMESTAMP_TYPE;
+        }
+        if transactional {
+            bits |= Self::TRANSACTIONAL;
+        }
+        if control {
+            bits |= Self::CONTROL;
+        }
+        Self(bits)
+    }
+
+    /// The compression codec (bits 0-2).
+    #[must_use]
+    pub const fn compression(self) -> Compression {
+        Compression(self.0.to_be_bytes()[1] & 0x07)
+    }
+
+    /// The timestamp type (bit 3).
+    #[must_use]
+    pub const fn timestamp_type(self) -> TimestampType {
+        if self.0 & Self::TIMESTAMP_TYPE != 0 {
+            TimestampType::LogAppendTime
+        } else {
+            TimestampType::CreateTime
+        }
+    }
+
+    /// Whether the batch belongs to a transaction (bit 4).
+    #[must_use]
+    pub const fn is_transactional(self) -> bool {
+        self.0 & Self::TRANSACTIONAL != 0
+    }
+
+    /// Whether the batch holds control records (bit 5).
+    #[must_use]
+    pub const fn is_control(self) -> bool {
+        self.0 & Self::CONTROL != 0
+    }
+
+    /// Whether `base_timestamp` holds the delete horizon of a compacted batch (bit 6).
+    #[must_use]
+    pub const fn has_delete_horizon(self) -> bool {
+        self.0 & Self::DELETE_HORIZON != 0
+    }
+
+    /// These attributes with the delete-horizon bit set or cleared.
+    #[must_use]
+    pub const fn with_delete_horizon(self, present: bool) -> Self {
+        if present {
+            Self(self.0 | Self::DELETE_HORIZON)
+        } else {
+            Self(self.0 & !Self::DELETE_HORIZON)
+        }
+    }
+}
+
+/// A view over one v2 record batch, borrowed from the input.
+///
+/// Building the view checks the magic byte first, then that `batchLength` is at least the header's
+/// 49 and that the input holds the whole batch; nothing else is trusted. The CRC is checked only
+/// when asked ([`RecordBatch::verify_crc`]), so that a proxy can forward batches without paying
+/// for it. Records are read lazily by [`RecordBatch::records`].
+///
+/// ```
+/// use kafka_wire::records::RecordBatch;
+///
+/// // The 70-byte batch of the protocol notes: one record, null key, value "hi".
+/// let bytes = [
+///     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x3a, 0xff, 0xff, 0xff, 0xff, 2, 0xbb, 0xcc, 0x41, 0x15,
+///     0, 0, 0, 0, 0, 0, 0, 0, 1, 0x8b, 0xcf, 0xe5, 0x68, 0, 0, 0, 1, 0x8b, 0xcf, 0xe5, 0x68, 0,
+///     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0,
+///     1, 0x10, 0, 0, 0, 1, 4, b'h', b'i', 0,
+/// ];
+/// let batch = RecordBatch::parse(&bytes)?;
+/// batch.verify_crc()?;
+/// assert_eq!(batch.records_count(), 1);
+/// for record in batch.records()? {
+///     let record = record?;
+///     assert_eq!(record.key(), None);
+///     assert_eq!(record.value(), Some(&b"hi"[..]));
+///     assert_eq!(record.timestamp(), 1_700_000_000_000);
+/// }
+/// # Ok::<(), kafka_wire::DecodeError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RecordBatch<'a> {
+    header: &'a RecordBatchHeader,
+    bytes: &'a [u8],
+    base: usize,
+}
+
+impl<'a> RecordBatch<'a> {
+    /// Reads the batch at the start of `input` (bytes after it are ignored). Offsets in errors
+    /// count from the start of `input`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when `input` is shorter than 17 bytes or than the batch it declares;
+    /// `UnknownMagic` when the magic byte is not 2; `EntryTooSmall` when `batchLength` is below
+    /// 49.
+    pub fn parse(input: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::parse_at(input, 0)
+    }
+
+    /// As [`RecordBatch::parse`], with `input` starting at absolute offset `base` of a larger
+    /// buffer (errors and [`RecordBatch::offset`] then count from that buffer's start).
+    ///
+    /// # Errors
+    ///
+    /// As [`RecordBatch::parse`].
+    pub fn parse_at(input: &'a [u8], base: usize) -> Result<Self, DecodeError> {
+        let at = |rel: usize| base.saturating_add(rel);
+        let Some(&magic) = input.get(MAGIC_OFFSET) else {
+            return Err(DecodeError::new(
+                at(input.len()),
+                DecodeErrorKind::Truncated {
+                    needed: (MAGIC_OFFSET + 1).saturating_sub(input.len()),
+                },
+                "RecordBatch.magic",
+            ));
+        };
+        let magic = i8::from_be_bytes([magic]);
+        if magic != 2 {
+            return Err(DecodeError::new(
+                at(MAGIC_OFFSET),
+                DecodeErrorKind::UnknownMagic(magic),
+                "RecordBatch.magic",
+            ));
+        }
+        let length = entry_size(input).unwrap_or(0);
+        if length < MIN_BATCH_LENGTH {
+            return Err(DecodeError::new(
+                at(8),
+                DecodeErrorKind::EntryTooSmall {
+                    size: length,
+                    min: MIN_BATCH_LENGTH,
+                },
+                "RecordBatch.batchLength",
+            ));
+        }
+        let total = usize::try_from(length)
+            .unwrap_or(usize::MAX)
+            .saturating_add(LOG_OVERHEAD);
+        let Some(bytes) = input.get(..total) else {
+            return Err(DecodeError::new(
+                at(input.len()),
+                DecodeErrorKind::Truncated {
+                    needed: total.saturating_sub(input.len()),
+                },
+                "RecordBatch.batchLength",
+            ));
+        };
+        let Ok((header, _)) = RecordBatchHeader::ref_from_prefix(bytes) else {
+            // Unreachable: `total` is at least 61.
+            return Err(DecodeError::new(
+                at(0),
+                DecodeErrorKind::Malformed,
+                "RecordBatch",
+            ));
+        };
+        Ok(Self {
+            header,
+            bytes,
+            base,
+        })
+    }
+
+    /// The header, read in place.
+    #[must_use]
+    pub const fn header(&self) -> &'a RecordBatchHeader {
+        self.header
+    }
+
+    /// The whole batch, header included.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The batch's length in bytes (`batchLength` + 12).
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Always false: a batch has at least its header.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Absolute offset of the batch's first byte in the buffer it was read from.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.base
+    }
+
+    /// The records section (everything after the 61-byte header): the records themselves, or one
+    /// compressed stream of them.
+    #[must_use]
+    pub fn payload(&self) -> &'a [u8] {
+        self.bytes.get(HEADER_LEN..).unwrap_or_default()
+    }
+
+    /// `baseOffset`.
+    #[must_use]
+    pub fn base_offset(&self) -> i64 {
+        self.header.base_offset.get()
+    }
+
+    /// `batchLength`.
+    #[must_use]
+    pub fn batch_length(&self) -> i32 {
+        self.header.batch_length.get()
+    }
+
+    /// `partitionLeaderEpoch`.
+    #[must_use]
+    pub fn partition_leader_epoch(&self) -> i32 {
+        self.header.partition_leader_epoch.get()
+    }
+
+    /// The magic byte: 2.
+    #[must_use]
+    pub const fn magic(&self) -> i8 {
+        self.header.magic
+    }
+
+    /// The stored CRC-32C.
+    #[must_use]
+    pub fn crc(&self) -> u32 {
+        self.header.crc.get()
+    }
+
+    /// The attributes.
+    #[must_use]
+    pub fn attributes(&self) -> Attributes {
+        Attributes(self.header.attributes.get())
+    }
+
+    /// The compression codec.
+    #[must_use]
+    pub fn compression(&self) -> Compression {
+        self.attributes().compression()
+    }
+
+    /// Whether this is a control batch.
+    #[must_use]
+    pub fn is_control(&self) -> bool {
+        self.attributes().is_control()
+    }
+
+    /// Whether this batch belongs to a transaction.
+    #[must_use]
+    pub fn is_transactional(&self) -> bool {
+        self.attributes().is_transactional()
+    }
+
+    /// `lastOffsetDelta`.
+    #[must_use]
+    pub fn last_offset_delta(&self) -> i32 {
+        self.header.last_offset_delta.get()
+    }
+
+    /// Offset of the last record: `baseOffset + lastOffsetDelta`.
+    #[must_use]
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset()
+            .wrapping_add(i64::from(self.last_offset_delta()))
+    }
+
+    /// The offset after the batch: `last_offset() + 1`.
+    #[must_use]
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset().wrapping_add(1)
+    }
+
+    /// `baseTimestamp` as stored (the delete horizon when [`Attributes::has_delete_horizon`]).
+    #[must_use]
+    pub fn base_timestamp(&self) -> i64 {
+        self.header.base_timestamp.get()
+    }
+
+    /// The delete horizon of a compacted batch, when the attributes say `baseTimestamp` holds it.
+    #[must_use]
+    pub fn delete_horizon(&self) -> Option<i64> {
+        self.attributes()
+            .has_delete_horizon()
+            .then(|| self.base_timestamp())
+    }
+
+    /// `maxTimestamp`.
+    #[must_use]
+    pub fn max_timestamp(&self) -> i64 {
+        self.header.max_timestamp.get()
+    }
+
+    /// `producerId`.
+    #[must_use]
+    pub fn producer_id(&self) -> i64 {
+        self.header.producer_id.get()
+    }
+
+    /// `producerEpoch`.
+    #[must_use]
+    pub fn producer_epoch(&self) -> i16 {
+        self.header.producer_epoch.get()
+    }
+
+    /// `baseSequence`.
+    #[must_use]
+    pub fn base_sequence(&self) -> i32 {
+        self.header.base_sequence.get()
+    }
+
+    /// `recordsCount` as stored (it may be negative in damaged input; [`RecordBatch::records`]
+    /// rejects that).
+    #[must_use]
+    pub fn records_count(&self) -> i32 {
+        self.header.records_count.get()
+    }
+
+    /// CRC-32C over the bytes the stored CRC covers (offset 21 to the end).
+    #[must_use]
+    pub fn compute_crc(&self) -> u32 {
+        crc32c(self.bytes.get(CRC_START..).unwrap_or_default())
+    }
+
+    /// Checks the stored CRC against the bytes.
+    ///
+    /// Under `cfg(fuzzing)` this always succeeds, so that fuzzers reach the code behind it.
+    ///
+    /// # Errors
+    ///
+    /// `CrcMismatch` at the CRC field's offset.
+    pub fn verify_crc(&self) -> Result<(), DecodeError> {
+        let stored = self.crc();
+        let computed = self.compute_crc();
+        if stored == computed || cfg!(fuzzing) {
+            Ok(())
+        } else {
+            Err(DecodeError::new(
+                self.base.saturating_add(17),
+                DecodeErrorKind::CrcMismatch { stored, computed },
+                "RecordBatch.crc",
+            ))
+        }
+    }
+
+    /// Iterates the records of an uncompressed batch, lazily.
+    ///
+    /// # Errors
+    ///
+    /// `Compressed` when the batch is compressed (decompress [`RecordBatch::payload`] and use
+    /// [`RecordBatch::records_in`]); `NegativeLength` when `recordsCount` is negative.
+    pub fn records(&self) -> Result<RecordIter<'a>, DecodeError> {
+        let compression = self.compression();
+        if compression != Compression::NONE {
+            return Err(DecodeError::new(
+                self.base.saturating_add(CRC_START),
+                DecodeErrorKind::Compressed(compression.0),
+                "RecordBatch.attributes",
+            ));
+        }
+        self.records_in_at(self.payload(), self.base.saturating_add(HEADER_LEN))
+    }
+
+    /// Iterates records held in `payload`, a decompressed copy of this batch's payload, with the
+    /// batch's offsets, timestamps and sequences applied. Offsets in errors count from the start
+    /// of `payload`.
+    ///
+    /// # Errors
+    ///
+    /// `NegativeLength` when `recordsCount` is negative.
+    pub fn records_in<'p>(&self, payload: &'p [u8]) -> Result<RecordIter<'p>, DecodeError> {
+        self.records_in_at(payload, 0)
+    }
+
+    fn records_in_at<'p>(
+        &self,
+        payload: &'p [u8],
+        offset: usize,
+    ) -> Result<RecordIter<'p>, DecodeError> {
+        let count = self.records_count();
+        let Ok(count) = u32::try_from(count) else {
+            return Err(DecodeError::new(
+                self.base.saturating_add(57),
+                DecodeErrorKind::NegativeLength(count),
+                "RecordBatch.recordsCount",
+            ));
+        };
+        let timestamp = match self.attributes().timestamp_type() {
+            TimestampType::CreateTime => None,
+            TimestampType::LogAppendTime => Some(self.max_timestamp()),
+        };
+        Ok(RecordIter::new(
+            payload,
+            offset,
+            count,
+            super::record::BatchContext {
+                base_offset: self.base_offset(),
+                base_timestamp: self.base_timestamp(),
+                log_append_time: timestamp,
+                base_sequence: self.base_sequence(),
+            },
+        ))
+    }
+}
+
+impl core::fmt::Debug for RecordBatch<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RecordBatch")
+            .field("offset", &self.base)
+            .field("header", self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RecordBatch<'_> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RecordBatch {{ offset: {}, header: {} }}",
+            self.base,
+            self.header
+        );
+    }
+}
+
+/// The `int32` at offset 8 of an entry (`batchLength` or `messageSize`), if present.
+pub(crate) fn entry_size(input: &[u8]) -> Option<i32> {
+    let bytes: [u8; 4] = input.get(8..12)?.try_into().ok()?;
+    Some(i32::from_be_bytes(bytes))
+}

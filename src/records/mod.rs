@@ -1,0 +1,333 @@
+//! Record batches: the `records` fields of Produce, Fetch and ShareFetch, read in place.
+//!
+//! A `records` field holds a concatenation of log entries. Each starts with an `int64` offset, an
+//! `int32` size (the bytes after it) and, at offset 16, a magic byte: 2 for a [`RecordBatch`]
+//! (the format of every Kafka since 0.11), 0 or 1 for a legacy message ([`LegacyMessage`]).
+//!
+//! * [`Records::batches`] walks the entries. As Kafka's fetch path does, it stops without error
+//!   at a last entry that the input cuts short (brokers send partial batches at the end of a fetch
+//!   response); any other damage is a typed [`DecodeError`].
+//! * [`RecordBatch`] reads the 61-byte header in place ([`RecordBatchHeader`], a zerocopy struct),
+//!   verifies the CRC-32C on request and iterates records lazily ([`Record`], [`Headers`]).
+//! * [`ControlRecord`] reads transaction markers and KRaft control records.
+//! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included.
+//! * [`crc`] has both checksums.
+//!
+//! Nothing here allocates or copies record data.
+
+pub mod crc;
+
+mod batch;
+mod builder;
+mod control;
+mod legacy;
+mod record;
+
+pub use batch::{
+    Attributes, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH,
+    RecordBatch, RecordBatchHeader, TimestampType,
+};
+pub use builder::{BatchBuilder, NewHeader, NewRecord};
+pub use control::{ControlPayload, ControlRecord, ControlRecordType, TxnMarker};
+pub use legacy::{LegacyMessage, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1};
+pub use record::{Header, HeaderIter, Headers, Record, RecordIter};
+
+use crate::error::{DecodeError, DecodeErrorKind};
+
+/// Bytes of an entry up to and including its magic byte; fewer than this at the end of a records
+/// field is a truncated tail.
+const HEADER_UP_TO_MAGIC: usize = 17;
+/// The smallest entry size Kafka accepts (a legacy v0 message with no key or value).
+pub const MIN_ENTRY_SIZE: i32 = 14;
+
+/// The bytes of a `records` field: log entries, kept as a borrowed slice.
+///
+/// Equality and hashing look at the bytes only, not at where they were found.
+#[derive(Clone, Copy, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Records<'a> {
+    bytes: &'a [u8],
+    base: usize,
+}
+
+impl<'a> Records<'a> {
+    /// Wraps encoded entries.
+    #[must_use]
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, base: 0 }
+    }
+
+    /// Wraps encoded entries found at absolute offset `offset` of a larger buffer, so that
+    /// errors and positions count from that buffer's start. Decoding a message does this.
+    #[must_use]
+    pub const fn with_offset(bytes: &'a [u8], offset: usize) -> Self {
+        Self {
+            bytes,
+            base: offset,
+        }
+    }
+
+    /// The encoded entries.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Absolute offset of the first byte.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.base
+    }
+
+    /// The length in bytes.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True when there are no bytes.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Iterates the entries (v2 batches and legacy messages).
+    #[must_use]
+    pub const fn batches(&self) -> Batches<'a> {
+        Batches {
+            rest: self.bytes,
+            base: self.base,
+            done: false,
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for Records<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Self::new(bytes)
+    }
+}
+
+impl PartialEq for Records<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Records<'_> {}
+
+impl core::hash::Hash for Records<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.bytes.hash(state);
+    }
+}
+
+impl core::fmt::Debug for Records<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Records({} bytes)", self.bytes.len())
+    }
+}
+
+/// A byte range of a log that need not start or end on an entry boundary
+/// (`FetchSnapshotResponse.UnalignedRecords`, a slice of a snapshot file). Kept raw.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UnalignedRecords<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> UnalignedRecords<'a> {
+    /// Wraps the bytes.
+    #[must_use]
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes }
+    }
+
+    /// The bytes.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The length in bytes.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True when there are no bytes.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl<'a> From<&'a [u8]> for UnalignedRecords<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Self::new(bytes)
+    }
+}
+
+impl core::fmt::Debug for UnalignedRecords<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "UnalignedRecords({} bytes)", self.bytes.len())
+    }
+}
+
+/// One log entry of a records field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Batch<'a> {
+    /// A v2 record batch (magic 2).
+    V2(RecordBatch<'a>),
+    /// A legacy message (magic 0 or 1), possibly a compressed wrapper.
+    Legacy(LegacyMessage<'a>),
+}
+
+impl<'a> Batch<'a> {
+    /// The magic byte.
+    #[must_use]
+    pub fn magic(&self) -> i8 {
+        match self {
+            Self::V2(b) => b.magic(),
+            Self::Legacy(m) => m.magic(),
+        }
+    }
+
+    /// The entry's bytes.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        match self {
+            Self::V2(b) => b.as_bytes(),
+            Self::Legacy(m) => m.as_bytes(),
+        }
+    }
+
+    /// Absolute offset of the entry's first byte.
+    #[must_use]
+    pub const fn position(&self) -> usize {
+        match self {
+            Self::V2(b) => b.offset(),
+            Self::Legacy(m) => m.position(),
+        }
+    }
+
+    /// The v2 batch, if this is one.
+    #[must_use]
+    pub const fn as_v2(&self) -> Option<&RecordBatch<'a>> {
+        match self {
+            Self::V2(b) => Some(b),
+            Self::Legacy(_) => None,
+        }
+    }
+
+    /// The legacy message, if this is one.
+    #[must_use]
+    pub const fn as_legacy(&self) -> Option<&LegacyMessage<'a>> {
+        match self {
+            Self::V2(_) => None,
+            Self::Legacy(m) => Some(m),
+        }
+    }
+
+    /// Checks the entry's CRC (CRC-32C for v2, CRC-32 for legacy).
+    ///
+    /// # Errors
+    ///
+    /// `CrcMismatch`.
+    pub fn verify_crc(&self) -> Result<(), DecodeError> {
+        match self {
+            Self::V2(b) => b.verify_crc(),
+            Self::Legacy(m) => m.verify_crc(),
+        }
+    }
+}
+
+/// Iterator over the entries of a records field; see [`Records::batches`].
+///
+/// Ends without error when fewer bytes remain than the next entry needs (a truncated tail, which
+/// [`Batches::remainder`] then returns). After an error it ends.
+#[derive(Debug, Clone)]
+pub struct Batches<'a> {
+    rest: &'a [u8],
+    base: usize,
+    done: bool,
+}
+
+impl<'a> Batches<'a> {
+    /// The bytes not yet read. Once the iterator has ended without error, this is the truncated
+    /// tail (empty when the field ended on an entry boundary).
+    #[must_use]
+    pub const fn remainder(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// Absolute offset of the next entry.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.base
+    }
+
+    fn fail(&mut self, err: DecodeError) -> Option<Result<Batch<'a>, DecodeError>> {
+        self.done = true;
+        Some(Err(err))
+    }
+}
+
+impl<'a> Iterator for Batches<'a> {
+    type Item = Result<Batch<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.rest.len() < HEADER_UP_TO_MAGIC {
+            self.done = true;
+            return None;
+        }
+        let size = batch::entry_size(self.rest).unwrap_or(0);
+        if size < MIN_ENTRY_SIZE {
+            let err = DecodeError::new(
+                self.base.saturating_add(8),
+                DecodeErrorKind::EntryTooSmall {
+                    size,
+                    min: MIN_ENTRY_SIZE,
+                },
+                "Records.size",
+            );
+            return self.fail(err);
+        }
+        let magic = self
+            .rest
+            .get(MAGIC_OFFSET)
+            .map_or(0, |&m| i8::from_be_bytes([m]));
+        if !(0..=2).contains(&magic) {
+            let err = DecodeError::new(
+                self.base.saturating_add(MAGIC_OFFSET),
+                DecodeErrorKind::UnknownMagic(magic),
+                "Records.magic",
+            );
+            return self.fail(err);
+        }
+        let total = usize::try_from(size)
+            .unwrap_or(usize::MAX)
+            .saturating_add(LOG_OVERHEAD);
+        let Some((entry, rest)) = self.rest.split_at_checked(total) else {
+            // A truncated last entry: the end of the field, as in Kafka.
+            self.done = true;
+            return None;
+        };
+        let parsed = if magic == 2 {
+            RecordBatch::parse_at(entry, self.base).map(Batch::V2)
+        } else {
+            LegacyMessage::parse_at(entry, self.base).map(Batch::Legacy)
+        };
+        match parsed {
+            Ok(batch) => {
+                self.rest = rest;
+                self.base = self.base.saturating_add(total);
+                Some(Ok(batch))
+            }
+            Err(err) => self.fail(err),
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Batches<'_> {}
