@@ -15,6 +15,7 @@
 //!
 //! Nothing here allocates or copies record data.
 
+pub mod compression;
 pub mod crc;
 
 mod batch;
@@ -29,7 +30,7 @@ pub use batch::{
 };
 pub use builder::{BatchBuilder, NewHeader, NewRecord};
 pub use control::{ControlPayload, ControlRecord, ControlRecordType, TxnMarker};
-pub use legacy::{LegacyMessage, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1};
+pub use legacy::*;
 pub use record::{Header, HeaderIter, Headers, Record, RecordIter};
 
 use crate::error::{DecodeError, DecodeErrorKind};

@@ -1,0 +1,3 @@
+//! Record-batch benchmarks.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Compression of record payloads, supplied by the caller.
