@@ -39,7 +39,7 @@
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
 //! | [`frame`], [`header`] | size-prefixed frames, finding frames in a stream buffer, header versions |
-//! | [`records`] | the bytes of `records` fields |
+//! | [`records`] | record batches: the v2 batch view and builder, records, control records, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`schema`] | generated tables of every schema, and a hand-written walker over them |
 //! | [`api`] | [`ApiKey`], the version tables, [`Request`] and [`Response`] |
