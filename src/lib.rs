@@ -100,6 +100,7 @@ extern crate std;
 pub mod __fuzz;
 pub mod api;
 pub mod codec;
+pub mod describe;
 pub mod error;
 pub mod frame;
 pub mod header;

@@ -1,0 +1,1329 @@
+//! The schema-driven walk that turns bytes into nodes.
+
+use super::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
+use crate::api::ApiKey;
+use crate::codec::Reader;
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::header::{request_header_version, response_header_version};
+use crate::records::{Batch, LegacyMessage, RecordBatch, Records};
+use crate::schema::{self, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
+
+type R<T = ()> = Result<T, DescribeError>;
+
+/// A visitor that ignores everything: used to measure a subtree before its node is emitted.
+struct Noop;
+
+impl Visit for Noop {
+    fn node(&mut self, _: &Node<'_>) -> core::fmt::Result {
+        Ok(())
+    }
+}
+
+/// The version, flexibility and body category a body is walked with.
+#[derive(Debug, Clone, Copy)]
+struct Ctx {
+    version: i16,
+    flexible: bool,
+    body: Category,
+}
+
+impl Ctx {
+    fn compact(self, f: &FieldSchema) -> bool {
+        f.flexible_versions
+            .map_or(self.flexible, |r| r.contains(self.version))
+    }
+}
+
+/// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
+fn measure<'a>(
+    r: &Reader<'a>,
+    walk: impl FnOnce(&mut Reader<'a>, &mut dyn Visit) -> R,
+) -> Option<usize> {
+    let mut probe = r.clone();
+    let start = probe.offset();
+    walk(&mut probe, &mut Noop).ok()?;
+    Some(probe.offset().saturating_sub(start))
+}
+
+/// Emits a leaf covering the bytes from `start` to the reader's position.
+#[allow(clippy::too_many_arguments)]
+fn leaf(
+    v: &mut dyn Visit,
+    r: &Reader<'_>,
+    start: usize,
+    depth: usize,
+    last: bool,
+    name: Name<'_>,
+    ty: TypeWord<'_>,
+    value: Value<'_>,
+    about: &'static str,
+    category: Category,
+) -> R {
+    let about = if about.is_empty() {
+        About::None
+    } else {
+        About::Text(about)
+    };
+    v.node(&Node {
+        depth,
+        last,
+        name,
+        ty,
+        value,
+        offset: start,
+        size: Some(r.offset().saturating_sub(start)),
+        about,
+        category,
+    })?;
+    Ok(())
+}
+
+/// Reads a length prefix again, after the value it prefixes was read successfully, for the note.
+fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
+    if compact {
+        LenNote::Compact(r.uvarint("").unwrap_or(0))
+    } else if short {
+        LenNote::Int16(r.i16("").map_or(0, i32::from))
+    } else {
+        LenNote::Int32(r.i32("").unwrap_or(0))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frames
+// ---------------------------------------------------------------------------------------------
+
+/// Reads the size prefix and checks it against the input; returns the frame length.
+fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
+    let mut r = Reader::new(frame);
+    let size = r.i32("Frame.size")?;
+    let Ok(n) = usize::try_from(size) else {
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
+    };
+    let total = n.saturating_add(4);
+    Ok((size, (frame.len() >= total).then_some(total)))
+}
+
+fn frame_nodes(
+    frame: &[u8],
+    v: &mut dyn Visit,
+    schema: &MessageSchema,
+    version: i16,
+) -> R<(i32, Option<usize>)> {
+    let (size, total) = frame_size(frame).map_err(DescribeError::Decode)?;
+    v.node(&Node {
+        depth: 0,
+        last: true,
+        name: Name::Plain(schema.name),
+        ty: TypeWord::Message(version),
+        value: Value::None,
+        offset: 0,
+        size: total,
+        about: About::None,
+        category: Category::Frame,
+    })?;
+    v.node(&Node {
+        depth: 1,
+        last: false,
+        name: Name::Plain("Frame"),
+        ty: TypeWord::None,
+        value: Value::None,
+        offset: 0,
+        size: Some(4),
+        about: About::Text("length-delimited framing"),
+        category: Category::Frame,
+    })?;
+    v.node(&Node {
+        depth: 2,
+        last: true,
+        name: Name::Plain("size"),
+        ty: TypeWord::Wire("int32"),
+        value: Value::Int(i64::from(size)),
+        offset: 0,
+        size: Some(4),
+        about: About::Text("number of bytes that follow, patched after encoding"),
+        category: Category::Frame,
+    })?;
+    Ok((size, total))
+}
+
+/// The bytes of the frame after its size prefix (all of them when the frame is cut short), and
+/// the error to report at the end when the frame is shorter or longer than its prefix says.
+fn frame_rest(frame: &[u8], total: Option<usize>) -> (&[u8], Option<DecodeError>) {
+    match total {
+        Some(t) => {
+            let rest = frame.get(4..t).unwrap_or_default();
+            let extra = frame.len().saturating_sub(t);
+            let err = (extra > 0).then(|| {
+                DecodeError::new(t, DecodeErrorKind::TrailingBytes { count: extra }, "Frame")
+            });
+            (rest, err)
+        }
+        None => (frame.get(4..).unwrap_or_default(), None),
+    }
+}
+
+/// Walks a request frame (size prefix, request header, body), taking the API key and version from
+/// the header.
+///
+/// # Errors
+///
+/// The first decoding error (after the nodes before it were visited); `UnknownApi` when the
+/// header names an API key or version without a schema; `Fmt` when the visitor fails.
+pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
+    let mut peek = Reader::new(frame.get(4..).unwrap_or_default());
+    let key = peek.i16("RequestHeader.RequestApiKey");
+    let version = peek.i16("RequestHeader.RequestApiVersion");
+    let (Ok(key), Ok(version)) = (key, version) else {
+        frame_size(frame).map_err(DescribeError::Decode)?;
+        return Err(DescribeError::Decode(DecodeError::new(
+            frame.len(),
+            DecodeErrorKind::Truncated {
+                needed: 8usize.saturating_sub(frame.len()),
+            },
+            "RequestHeader",
+        )));
+    };
+    let api = ApiKey(key);
+    let schema = schema::request(api).ok_or(DescribeError::UnknownApi)?;
+    let (_, total) = frame_nodes(frame, v, schema, version)?;
+    let (rest, trailing) = frame_rest(frame, total);
+    let mut r = Reader::with_offset(rest, 4);
+    let hv = request_header_version(api, version);
+    let header_size = measure(&r, |r, v| request_header(r, v, hv));
+    v.node(&Node {
+        depth: 1,
+        last: false,
+        name: Name::Plain("RequestHeader"),
+        ty: TypeWord::Version(hv),
+        value: Value::None,
+        offset: 4,
+        size: header_size,
+        about: About::Text("common request header"),
+        category: Category::Header,
+    })?;
+    request_header(&mut r, v, hv)?;
+    body(schema, version, Category::RequestBody, &mut r, v)?;
+    finish(&r, trailing)
+}
+
+/// Walks a response frame of `api_key` at `version` (response headers do not name their API).
+///
+/// # Errors
+///
+/// As [`visit_request_frame`].
+pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut dyn Visit) -> R {
+    let schema = schema::response(api_key).ok_or(DescribeError::UnknownApi)?;
+    let (_, total) = frame_nodes(frame, v, schema, version)?;
+    let (rest, trailing) = frame_rest(frame, total);
+    let mut r = Reader::with_offset(rest, 4);
+    let hv = response_header_version(api_key, version);
+    let header_size = measure(&r, |r, v| response_header(r, v, hv));
+    v.node(&Node {
+        depth: 1,
+        last: false,
+        name: Name::Plain("ResponseHeader"),
+        ty: TypeWord::Version(hv),
+        value: Value::None,
+        offset: 4,
+        size: header_size,
+        about: About::Text("common response header"),
+        category: Category::Header,
+    })?;
+    response_header(&mut r, v, hv)?;
+    body(schema, version, Category::ResponseBody, &mut r, v)?;
+    finish(&r, trailing)
+}
+
+/// Walks a body of `schema` at `version` on its own (no frame or header), at depth 0.
+///
+/// # Errors
+///
+/// As [`visit_request_frame`]; bytes after the body are `TrailingBytes`.
+pub fn visit_body(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut dyn Visit) -> R {
+    let mut r = Reader::new(bytes);
+    let category = match schema.kind {
+        crate::codec::MessageKind::Response => Category::ResponseBody,
+        _ => Category::RequestBody,
+    };
+    body_at(schema, version, category, &mut r, v, 0)?;
+    r.finish(schema.name)?;
+    Ok(())
+}
+
+fn finish(r: &Reader<'_>, trailing: Option<DecodeError>) -> R {
+    r.finish("Frame")?;
+    match trailing {
+        Some(e) => Err(DescribeError::Decode(e)),
+        None => Ok(()),
+    }
+}
+
+fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
+    let c = Category::Header;
+    let at = r.offset();
+    let key = r.i16("RequestHeader.RequestApiKey")?;
+    leaf(
+        v,
+        r,
+        at,
+        2,
+        false,
+        Name::Plain("request_api_key"),
+        TypeWord::Wire("int16"),
+        Value::ApiKey(key, ApiKey(key).name()),
+        "numeric id of the API being invoked",
+        c,
+    )?;
+    let at = r.offset();
+    let version = r.i16("RequestHeader.RequestApiVersion")?;
+    leaf(
+        v,
+        r,
+        at,
+        2,
+        false,
+        Name::Plain("request_api_version"),
+        TypeWord::Wire("int16"),
+        Value::Int(i64::from(version)),
+        "version of the API being invoked",
+        c,
+    )?;
+    let at = r.offset();
+    let id = r.i32("RequestHeader.CorrelationId")?;
+    leaf(
+        v,
+        r,
+        at,
+        2,
+        hv < 1,
+        Name::Plain("correlation_id"),
+        TypeWord::Wire("int32"),
+        Value::Int(i64::from(id)),
+        "echoed back by the broker in the response",
+        c,
+    )?;
+    if hv >= 1 {
+        let at = r.offset();
+        let start = r.clone();
+        let client = r.nullable_string(false, "RequestHeader.ClientId")?;
+        let note = len_note(start, false, true);
+        leaf(
+            v,
+            r,
+            at,
+            2,
+            hv < 2,
+            Name::Plain("client_id"),
+            TypeWord::Wire("nullable_string"),
+            client.map_or(Value::Null(note), |s| Value::Str(s, note)),
+            "always a non-flexible int16-prefixed string",
+            c,
+        )?;
+    }
+    if hv >= 2 {
+        let s = schema::by_name("RequestHeader").map(|m| m.root);
+        tagged_section(
+            s,
+            Ctx {
+                version: hv,
+                flexible: true,
+                body: c,
+            },
+            r,
+            v,
+            2,
+            true,
+        )?;
+    }
+    Ok(())
+}
+
+fn response_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
+    let c = Category::Header;
+    let at = r.offset();
+    let id = r.i32("ResponseHeader.CorrelationId")?;
+    leaf(
+        v,
+        r,
+        at,
+        2,
+        hv < 1,
+        Name::Plain("correlation_id"),
+        TypeWord::Wire("int32"),
+        Value::Int(i64::from(id)),
+        "matches the correlation_id of the request",
+        c,
+    )?;
+    if hv >= 1 {
+        let s = schema::by_name("ResponseHeader").map(|m| m.root);
+        tagged_section(
+            s,
+            Ctx {
+                version: hv,
+                flexible: true,
+                body: c,
+            },
+            r,
+            v,
+            2,
+            true,
+        )?;
+    }
+    Ok(())
+}
+
+fn body(
+    schema: &MessageSchema,
+    version: i16,
+    category: Category,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+) -> R {
+    body_at(schema, version, category, r, v, 1)
+}
+
+fn body_at(
+    schema: &MessageSchema,
+    version: i16,
+    category: Category,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+) -> R {
+    if !schema.valid_versions.contains(version) {
+        return Err(DescribeError::Decode(DecodeError::new(
+            r.offset(),
+            DecodeErrorKind::UnsupportedVersion {
+                api_key: ApiKey(schema.api_key),
+                version,
+            },
+            schema.name,
+        )));
+    }
+    let ctx = Ctx {
+        version,
+        flexible: schema.is_flexible(version),
+        body: category,
+    };
+    let child = depth.saturating_add(1);
+    let size = measure(r, |r, v| fields(schema.root, ctx, r, v, child));
+    v.node(&Node {
+        depth,
+        last: true,
+        name: Name::Plain(schema.name),
+        ty: TypeWord::Struct,
+        value: Value::None,
+        offset: r.offset(),
+        size,
+        about: if matches!(category, Category::RequestBody | Category::ResponseBody) {
+            About::Body(version)
+        } else {
+            About::None
+        },
+        category,
+    })?;
+    fields(schema.root, ctx, r, v, child)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structs and fields
+// ---------------------------------------------------------------------------------------------
+
+/// The fields of struct `s` at `depth`, then its tagged section in flexible versions.
+fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut dyn Visit, depth: usize) -> R {
+    let present = |f: &&FieldSchema| f.is_positional(ctx.version);
+    let count = s.fields.iter().filter(present).count();
+    for (i, f) in s.fields.iter().filter(present).enumerate() {
+        let last = !ctx.flexible && i.saturating_add(1) == count;
+        field(
+            f,
+            Name::Plain(f.name),
+            s.path,
+            ctx,
+            false,
+            r,
+            v,
+            depth,
+            last,
+        )?;
+    }
+    if ctx.flexible {
+        tagged_section(Some(s), ctx, r, v, depth, true)?;
+    }
+    Ok(())
+}
+
+/// One field's value as a node (and its children).
+#[allow(clippy::too_many_arguments)]
+fn field(
+    f: &FieldSchema,
+    name: Name<'_>,
+    path: &'static str,
+    ctx: Ctx,
+    tagged: bool,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+    last: bool,
+) -> R {
+    let compact = ctx.compact(f);
+    let nullable = f.is_nullable(ctx.version);
+    let child = depth.saturating_add(1);
+    match f.ty {
+        FieldType::Primitive(Primitive::Records) => {
+            records_field(name, path, compact, nullable, ctx, r, v, depth, last)
+        }
+        FieldType::Primitive(p) => primitive(
+            p,
+            name,
+            p.name(),
+            path,
+            compact,
+            nullable,
+            ctx,
+            r,
+            v,
+            depth,
+            last,
+        ),
+        FieldType::Struct(s) => {
+            let size = measure(r, |r, v| {
+                nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
+            });
+            let mut probe = r.clone();
+            let null = nullable && !marker(&mut probe, tagged, path).unwrap_or(true);
+            v.node(&Node {
+                depth,
+                last,
+                name,
+                ty: TypeWord::Named(s.name),
+                value: if null { Value::Absent } else { Value::Struct },
+                offset: r.offset(),
+                size,
+                about: About::None,
+                category: ctx.body,
+            })?;
+            nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
+        }
+        FieldType::Array(_) | FieldType::StructArray(_) => {
+            let elem = match f.ty {
+                FieldType::StructArray(s) => s.name,
+                FieldType::Array(p) => p.name(),
+                FieldType::Primitive(p) => p.name(),
+                FieldType::Struct(s) => s.name,
+            };
+            let size = measure(r, |r, v| {
+                array(f, path, ctx, compact, nullable, r, v, child)
+            });
+            let mut probe = r.clone();
+            let count = count(&mut probe, compact, nullable, path).ok().flatten();
+            v.node(&Node {
+                depth,
+                last,
+                name,
+                ty: TypeWord::Array(elem),
+                value: count.map_or(Value::Absent, Value::Elements),
+                offset: r.offset(),
+                size,
+                about: About::None,
+                category: ctx.body,
+            })?;
+            array(f, path, ctx, compact, nullable, r, v, child)
+        }
+    }
+}
+
+/// Reads a nullable struct's presence marker.
+fn marker(r: &mut Reader<'_>, tagged: bool, path: &'static str) -> Result<bool, DecodeError> {
+    if tagged {
+        Ok(r.uvarint(path)? != 0)
+    } else {
+        r.struct_marker(path)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn nullable_struct(
+    s: &StructSchema,
+    path: &'static str,
+    ctx: Ctx,
+    tagged: bool,
+    nullable: bool,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+) -> R {
+    if nullable {
+        let at = r.offset();
+        let mut probe = r.clone();
+        let present = marker(r, tagged, path)?;
+        let raw = if tagged {
+            Value::Uint(u64::from(probe.uvarint(path).unwrap_or(0)))
+        } else {
+            Value::Marker(probe.i8(path).unwrap_or(0))
+        };
+        leaf(
+            v,
+            r,
+            at,
+            depth,
+            !present,
+            Name::Plain("marker"),
+            TypeWord::Wire(if tagged { "uvarint" } else { "int8" }),
+            raw,
+            "",
+            ctx.body,
+        )?;
+        if !present {
+            return Ok(());
+        }
+    }
+    fields(s, ctx, r, v, depth)
+}
+
+/// Reads an array count; `None` for a null array.
+fn count(
+    r: &mut Reader<'_>,
+    compact: bool,
+    nullable: bool,
+    path: &'static str,
+) -> Result<Option<usize>, DecodeError> {
+    if nullable {
+        r.nullable_array_len(compact, path)
+    } else {
+        r.array_len(compact, path).map(Some)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn array(
+    f: &FieldSchema,
+    path: &'static str,
+    ctx: Ctx,
+    compact: bool,
+    nullable: bool,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+) -> R {
+    let at = r.offset();
+    let start = r.clone();
+    let n = count(r, compact, nullable, path)?;
+    let (ty, value) = if compact {
+        let raw = start.clone().uvarint(path).unwrap_or(0);
+        ("uvarint", Value::CompactCount(raw))
+    } else {
+        (
+            "int32",
+            Value::Int(i64::from(start.clone().i32(path).unwrap_or(0))),
+        )
+    };
+    let n = n.unwrap_or(0);
+    leaf(
+        v,
+        r,
+        at,
+        depth,
+        n == 0,
+        Name::Plain("length"),
+        TypeWord::Wire(ty),
+        value,
+        "",
+        ctx.body,
+    )?;
+    let child = depth.saturating_add(1);
+    for i in 0..n {
+        let last = i.saturating_add(1) == n;
+        match f.ty {
+            FieldType::StructArray(s) => {
+                let name = Name::Indexed(s.name, i);
+                let size = measure(r, |r, v| fields(s, ctx, r, v, child));
+                v.node(&Node {
+                    depth,
+                    last,
+                    name,
+                    ty: TypeWord::Named(s.name),
+                    value: Value::Struct,
+                    offset: r.offset(),
+                    size,
+                    about: About::None,
+                    category: ctx.body,
+                })?;
+                fields(s, ctx, r, v, child)?;
+            }
+            FieldType::Array(p) | FieldType::Primitive(p) => {
+                let name = Name::Indexed(f.name, i);
+                primitive(
+                    p,
+                    name,
+                    p.name(),
+                    path,
+                    compact,
+                    false,
+                    ctx,
+                    r,
+                    v,
+                    depth,
+                    last,
+                )?;
+            }
+            FieldType::Struct(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// A primitive value as a leaf.
+#[allow(clippy::too_many_arguments)]
+fn primitive(
+    p: Primitive,
+    name: Name<'_>,
+    ty: &'static str,
+    path: &'static str,
+    compact: bool,
+    nullable: bool,
+    ctx: Ctx,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+    last: bool,
+) -> R {
+    let at = r.offset();
+    let start = r.clone();
+    let value = match p {
+        Primitive::Bool => Value::Bool(r.bool(path)?),
+        Primitive::Int8 => Value::Int(i64::from(r.i8(path)?)),
+        Primitive::Int16 => Value::Int(i64::from(r.i16(path)?)),
+        Primitive::Uint16 => Value::Uint(u64::from(r.u16(path)?)),
+        Primitive::Int32 => Value::Int(i64::from(r.i32(path)?)),
+        Primitive::Uint32 => Value::Uint(u64::from(r.u32(path)?)),
+        Primitive::Int64 => Value::Int(r.i64(path)?),
+        Primitive::Float64 => Value::Float(r.f64(path)?),
+        Primitive::Uuid => Value::Uuid(r.uuid(path)?),
+        Primitive::String => {
+            let s = if nullable {
+                r.nullable_string(compact, path)?
+            } else {
+                Some(r.string(compact, path)?)
+            };
+            let note = len_note(start, compact, true);
+            s.map_or(Value::Null(note), |s| Value::Str(s, note))
+        }
+        Primitive::Bytes | Primitive::Records => {
+            let b = if nullable {
+                r.nullable_bytes(compact, path)?
+            } else {
+                Some(r.bytes(compact, path)?)
+            };
+            let note = len_note(start, compact, false);
+            b.map_or(Value::Null(note), |b| Value::Bytes(b, note))
+        }
+    };
+    leaf(
+        v,
+        r,
+        at,
+        depth,
+        last,
+        name,
+        TypeWord::Wire(ty),
+        value,
+        "",
+        ctx.body,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tagged fields
+// ---------------------------------------------------------------------------------------------
+
+/// The tagged-field section ending a struct: a leaf when empty, else the count and each entry.
+fn tagged_section(
+    s: Option<&StructSchema>,
+    ctx: Ctx,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+    last: bool,
+) -> R {
+    let path = s.map_or("tagged fields", |s| s.path);
+    let at = r.offset();
+    let mut probe = r.clone();
+    let n = probe.uvarint(path)?;
+    let about = About::Text(if ctx.body == Category::Header {
+        "number of tagged fields in the header"
+    } else {
+        "number of tagged fields in this struct"
+    });
+    let node = |size| Node {
+        depth,
+        last,
+        name: Name::Plain("tagged_fields"),
+        ty: TypeWord::Wire("uvarint"),
+        value: Value::Uint(u64::from(n)),
+        offset: at,
+        size,
+        about,
+        category: Category::Tagged,
+    };
+    if n == 0 {
+        r.uvarint(path)?;
+        v.node(&node(Some(1)))?;
+        return Ok(());
+    }
+    let child = depth.saturating_add(1);
+    let size = measure(r, |r, v| tagged_entries(s, ctx, r, v, child));
+    v.node(&node(size))?;
+    tagged_entries(s, ctx, r, v, child)
+}
+
+fn tagged_entries(
+    s: Option<&StructSchema>,
+    ctx: Ctx,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+) -> R {
+    let path = s.map_or("tagged fields", |s| s.path);
+    let cat = Category::Tagged;
+    let at = r.offset();
+    let n = r.uvarint(path)?;
+    leaf(
+        v,
+        r,
+        at,
+        depth,
+        false,
+        Name::Plain("count"),
+        TypeWord::Wire("uvarint"),
+        Value::Uint(u64::from(n)),
+        "",
+        cat,
+    )?;
+    let mut previous: Option<u32> = None;
+    let child = depth.saturating_add(1);
+    for i in 0..n {
+        let last = i.saturating_add(1) == n;
+        let at = r.offset();
+        let mut probe = r.clone();
+        let tag = probe.uvarint(path)?;
+        if let Some(previous) = previous
+            && tag <= previous
+        {
+            return Err(DescribeError::Decode(DecodeError::new(
+                at,
+                DecodeErrorKind::TagOutOfOrder { tag, previous },
+                path,
+            )));
+        }
+        previous = Some(tag);
+        let declared = probe.uvarint(path)?;
+        let known = s.and_then(|s| s.fields.iter().find(|f| f.tag == Some(tag)));
+        let name = known.map_or(Name::UnknownTag(tag), |f| Name::Plain(f.name));
+        let size = measure(r, |r, v| tagged_entry(s, known, tag, ctx, r, v, child));
+        v.node(&Node {
+            depth,
+            last,
+            name,
+            ty: TypeWord::Wire("tagged"),
+            value: Value::Uint(u64::from(declared)),
+            offset: at,
+            size,
+            about: About::None,
+            category: cat,
+        })?;
+        tagged_entry(s, known, tag, ctx, r, v, child)?;
+    }
+    Ok(())
+}
+
+fn tagged_entry(
+    s: Option<&StructSchema>,
+    known: Option<&FieldSchema>,
+    tag: u32,
+    ctx: Ctx,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+) -> R {
+    let path = s.map_or("tagged fields", |s| s.path);
+    let cat = Category::Tagged;
+    let at = r.offset();
+    r.uvarint(path)?;
+    leaf(
+        v,
+        r,
+        at,
+        depth,
+        false,
+        Name::Plain("tag"),
+        TypeWord::Wire("uvarint"),
+        Value::Uint(u64::from(tag)),
+        "",
+        cat,
+    )?;
+    let at = r.offset();
+    let declared = r.uvarint(path)?;
+    leaf(
+        v,
+        r,
+        at,
+        depth,
+        false,
+        Name::Plain("size"),
+        TypeWord::Wire("uvarint"),
+        Value::Uint(u64::from(declared)),
+        "",
+        cat,
+    )?;
+    let at = r.offset();
+    let mut payload = r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path)?;
+    let Some(f) = known else {
+        let bytes = payload.rest();
+        return leaf(
+            v,
+            r,
+            at,
+            depth,
+            true,
+            Name::Plain("data"),
+            TypeWord::Wire("bytes"),
+            Value::Bytes(bytes, LenNote::Compact(declared.saturating_add(1))),
+            "",
+            cat,
+        );
+    };
+    if !f.is_tagged(ctx.version) {
+        return Err(DescribeError::Decode(DecodeError::new(
+            at,
+            DecodeErrorKind::TagNotInVersion {
+                tag,
+                version: ctx.version,
+            },
+            path,
+        )));
+    }
+    field(
+        f,
+        Name::Plain("value"),
+        path,
+        ctx,
+        true,
+        &mut payload,
+        v,
+        depth,
+        true,
+    )?;
+    if !payload.is_empty() {
+        let consumed = usize::try_from(declared)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(payload.remaining());
+        return Err(DescribeError::Decode(DecodeError::new(
+            payload.offset(),
+            DecodeErrorKind::TaggedSizeMismatch {
+                tag,
+                declared,
+                consumed,
+            },
+            path,
+        )));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+// ---------------------------------------------------------------------------------------------
+
+#[allow(clippy::too_many_arguments)]
+fn records_field(
+    name: Name<'_>,
+    path: &'static str,
+    compact: bool,
+    nullable: bool,
+    ctx: Ctx,
+    r: &mut Reader<'_>,
+    v: &mut dyn Visit,
+    depth: usize,
+    last: bool,
+) -> R {
+    let at = r.offset();
+    let start = r.clone();
+    let records = if nullable {
+        r.nullable_records(compact, path)?
+    } else {
+        Some(r.records(compact, path)?)
+    };
+    let note = len_note(start.clone(), compact, false);
+    let Some(records) = records else {
+        return leaf(
+            v,
+            r,
+            at,
+            depth,
+            last,
+            name,
+            TypeWord::Wire("records"),
+            Value::Null(note),
+            "",
+            ctx.body,
+        );
+    };
+    let entries = records.batches().take_while(Result::is_ok).count();
+    v.node(&Node {
+        depth,
+        last,
+        name,
+        ty: TypeWord::Wire("records"),
+        value: Value::Records {
+            len: records.len(),
+            entries,
+            note,
+        },
+        offset: at,
+        size: Some(r.offset().saturating_sub(at)),
+        about: About::None,
+        category: ctx.body,
+    })?;
+    let child = depth.saturating_add(1);
+    let mut len_reader = start;
+    let (ty, value) = if compact {
+        ("uvarint", Value::CompactLen(len_reader.uvarint(path)?))
+    } else {
+        ("int32", Value::Int(i64::from(len_reader.i32(path)?)))
+    };
+    let empty = records.is_empty();
+    leaf(
+        v,
+        &len_reader,
+        at,
+        child,
+        empty,
+        Name::Plain("length"),
+        TypeWord::Wire(ty),
+        value,
+        "",
+        ctx.body,
+    )?;
+    visit_records(records, v, child)
+}
+
+/// Walks the entries of a records field: each v2 batch with its header fields and a summary of
+/// each record, each legacy message with its fields, and any truncated tail.
+fn visit_records(records: Records<'_>, v: &mut dyn Visit, depth: usize) -> R {
+    let mut batches = records.batches();
+    while let Some(item) = batches.next() {
+        let batch = item?;
+        let last = batches.clone().next().is_none() && batches.remainder().is_empty();
+        match batch {
+            Batch::V2(b) => v2_batch(&b, v, depth, last)?,
+            Batch::Legacy(m) => legacy(&m, v, depth, last)?,
+        }
+    }
+    let tail = batches.remainder();
+    if !tail.is_empty() {
+        v.node(&Node {
+            depth,
+            last: true,
+            name: Name::Plain("tail"),
+            ty: TypeWord::Wire("bytes"),
+            value: Value::Tail(tail.len()),
+            offset: batches.offset(),
+            size: Some(tail.len()),
+            about: About::Text("the broker cut the last batch short"),
+            category: Category::RecordBatch,
+        })?;
+    }
+    Ok(())
+}
+
+fn v2_batch(b: &RecordBatch<'_>, v: &mut dyn Visit, depth: usize, last: bool) -> R {
+    let at = b.offset();
+    let cat = Category::RecordBatch;
+    v.node(&Node {
+        depth,
+        last,
+        name: Name::Plain("RecordBatch"),
+        ty: TypeWord::Version(2),
+        value: Value::None,
+        offset: at,
+        size: Some(b.len()),
+        about: About::Text("record batch, magic 2"),
+        category: cat,
+    })?;
+    let child = depth.saturating_add(1);
+    let fields: [(&str, &str, usize, usize, Value<'_>, &str); 13] = [
+        (
+            "baseOffset",
+            "int64",
+            0,
+            8,
+            Value::Int(b.base_offset()),
+            "offset of the first record",
+        ),
+        (
+            "batchLength",
+            "int32",
+            8,
+            4,
+            Value::Int(i64::from(b.batch_length())),
+            "bytes that follow this field",
+        ),
+        (
+            "partitionLeaderEpoch",
+            "int32",
+            12,
+            4,
+            Value::Int(i64::from(b.partition_leader_epoch())),
+            "leader epoch; outside the CRC",
+        ),
+        (
+            "magic",
+            "int8",
+            16,
+            1,
+            Value::Int(i64::from(b.magic())),
+            "batch format version",
+        ),
+        (
+            "crc",
+            "uint32",
+            17,
+            4,
+            Value::Crc {
+                stored: b.crc(),
+                computed: b.compute_crc(),
+            },
+            "CRC-32C of the bytes from attributes on",
+        ),
+        (
+            "attributes",
+            "int16",
+            21,
+            2,
+            Value::BatchAttributes(b.attributes()),
+            "compression, timestamp type, flags",
+        ),
+        (
+            "lastOffsetDelta",
+            "int32",
+            23,
+            4,
+            Value::Int(i64::from(b.last_offset_delta())),
+            "last offset minus baseOffset",
+        ),
+        (
+            "baseTimestamp",
+            "int64",
+            27,
+            8,
+            Value::Int(b.base_timestamp()),
+            "timestamp of the first record",
+        ),
+        (
+            "maxTimestamp",
+            "int64",
+            35,
+            8,
+            Value::Int(b.max_timestamp()),
+            "largest timestamp in the batch",
+        ),
+        (
+            "producerId",
+            "int64",
+            43,
+            8,
+            Value::Int(b.producer_id()),
+            "-1 without an idempotent producer",
+        ),
+        (
+            "producerEpoch",
+            "int16",
+            51,
+            2,
+            Value::Int(i64::from(b.producer_epoch())),
+            "producer epoch",
+        ),
+        (
+            "baseSequence",
+            "int32",
+            53,
+            4,
+            Value::Int(i64::from(b.base_sequence())),
+            "sequence of the first record",
+        ),
+        (
+            "recordsCount",
+            "int32",
+            57,
+            4,
+            Value::Int(i64::from(b.records_count())),
+            "records in the batch",
+        ),
+    ];
+    let payload = b.payload();
+    let mut n = 0usize;
+    for (name, ty, off, size, value, about) in fields {
+        n = n.saturating_add(1);
+        v.node(&Node {
+            depth: child,
+            last: payload.is_empty() && n == 13,
+            name: Name::Plain(name),
+            ty: TypeWord::Wire(ty),
+            value,
+            offset: at.saturating_add(off),
+            size: Some(size),
+            about: About::Text(about),
+            category: cat,
+        })?;
+    }
+    if payload.is_empty() {
+        return Ok(());
+    }
+    let payload_at = at.saturating_add(crate::records::HEADER_LEN);
+    let compression = b.compression();
+    if compression != crate::records::Compression::NONE {
+        v.node(&Node {
+            depth: child,
+            last: true,
+            name: Name::Plain("records"),
+            ty: TypeWord::Wire("bytes"),
+            value: Value::Compressed(compression, payload.len()),
+            offset: payload_at,
+            size: Some(payload.len()),
+            about: About::Text("compressed records"),
+            category: Category::Record,
+        })?;
+        return Ok(());
+    }
+    let mut records = b.records()?.enumerate().peekable();
+    while let Some((i, record)) = records.next() {
+        let record = record?;
+        let last = records.peek().is_none();
+        v.node(&Node {
+            depth: child,
+            last,
+            name: Name::Indexed("Record", i),
+            ty: TypeWord::Wire("record"),
+            value: Value::Record {
+                offset: record.offset(),
+                key: record.key().map(<[u8]>::len),
+                value: record.value().map(<[u8]>::len),
+                headers: record.headers().len(),
+            },
+            offset: record.position(),
+            size: Some(record.as_bytes().len()),
+            about: About::None,
+            category: Category::Record,
+        })?;
+    }
+    Ok(())
+}
+
+fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) -> R {
+    let at = m.position();
+    let cat = Category::RecordBatch;
+    v.node(&Node {
+        depth,
+        last,
+        name: Name::Plain("Message"),
+        ty: TypeWord::Version(i16::from(m.magic())),
+        value: Value::None,
+        offset: at,
+        size: Some(m.as_bytes().len()),
+        about: About::Text("legacy message"),
+        category: cat,
+    })?;
+    let child = depth.saturating_add(1);
+    let mut r = Reader::with_offset(m.as_bytes(), at);
+    let mut emit = |r: &Reader<'_>,
+                    start: usize,
+                    name: &'static str,
+                    ty: &'static str,
+                    value: Value<'_>,
+                    last: bool| {
+        leaf(
+            v,
+            r,
+            start,
+            child,
+            last,
+            Name::Plain(name),
+            TypeWord::Wire(ty),
+            value,
+            "",
+            cat,
+        )
+    };
+    let s = r.offset();
+    r.i64("")?;
+    emit(&r, s, "offset", "int64", Value::Int(m.offset()), false)?;
+    let s = r.offset();
+    r.i32("")?;
+    emit(
+        &r,
+        s,
+        "messageSize",
+        "int32",
+        Value::Int(i64::from(m.message_size())),
+        false,
+    )?;
+    let s = r.offset();
+    r.u32("")?;
+    emit(
+        &r,
+        s,
+        "crc",
+        "uint32",
+        Value::Crc {
+            stored: m.crc(),
+            computed: m.compute_crc(),
+        },
+        false,
+    )?;
+    let s = r.offset();
+    r.i8("")?;
+    emit(
+        &r,
+        s,
+        "magic",
+        "int8",
+        Value::Int(i64::from(m.magic())),
+        false,
+    )?;
+    let s = r.offset();
+    r.i8("")?;
+    emit(
+        &r,
+        s,
+        "attributes",
+        "int8",
+        Value::Int(i64::from(m.attributes())),
+        false,
+    )?;
+    if let Some(ts) = m.timestamp() {
+        let s = r.offset();
+        r.i64("")?;
+        emit(&r, s, "timestamp", "int64", Value::Int(ts), false)?;
+    }
+    for (name, value, last) in [("key", m.key(), false), ("value", m.value(), true)] {
+        let s = r.offset();
+        let len = r.i32("")?;
+        r.take(value.map_or(0, <[u8]>::len), "")?;
+        let note = LenNote::Int32(len);
+        emit(
+            &r,
+            s,
+            name,
+            "bytes",
+            value.map_or(Value::Null(note), |b| Value::Bytes(b, note)),
+            last,
+        )?;
+    }
+    Ok(())
+}
