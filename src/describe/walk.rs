@@ -805,6 +805,17 @@ fn tagged_entries(
         "",
         cat,
     )?;
+    // Every entry takes at least two bytes (its tag and its size), as the decoders check.
+    let min = usize::try_from(n).unwrap_or(usize::MAX).saturating_mul(2);
+    if min > r.remaining() {
+        return Err(DescribeError::Decode(DecodeError::new(
+            r.offset(),
+            DecodeErrorKind::Truncated {
+                needed: min.saturating_sub(r.remaining()),
+            },
+            path,
+        )));
+    }
     let mut previous: Option<u32> = None;
     let child = depth.saturating_add(1);
     for i in 0..n {
@@ -908,7 +919,8 @@ fn tagged_entry(
             path,
         )));
     }
-    field(
+    // A value that runs past its payload disagrees with the declared size, as in the decoders.
+    let value = field(
         f,
         Name::Plain("value"),
         path,
@@ -918,7 +930,25 @@ fn tagged_entry(
         v,
         depth,
         true,
-    )?;
+    );
+    value.map_err(|e| match e {
+        DescribeError::Decode(DecodeError {
+            offset,
+            kind: DecodeErrorKind::Truncated { needed },
+            ..
+        }) => DescribeError::Decode(DecodeError::new(
+            offset,
+            DecodeErrorKind::TaggedSizeMismatch {
+                tag,
+                declared,
+                consumed: usize::try_from(declared)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(needed),
+            },
+            path,
+        )),
+        other => other,
+    })?;
     if !payload.is_empty() {
         let consumed = usize::try_from(declared)
             .unwrap_or(usize::MAX)
