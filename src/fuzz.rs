@@ -42,6 +42,12 @@ use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::frame::{self, SIZE_LEN};
 use crate::header::request_header_version;
 use crate::messages::RequestHeader;
+use crate::records::crc::{crc32, crc32c};
+use crate::records::{
+    Batch, BatchBuilder, CRC_START, Compression, ControlPayload, ControlRecord, ControlRecordType,
+    HEADER_LEN, LOG_OVERHEAD, LegacyMessage, MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0,
+    MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord, Record, RecordBatch, Records, TimestampType,
+};
 
 /// What an oracle did with an input on which every invariant held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -890,6 +896,859 @@ fn check_unknown(unknown: &TaggedFields<'_>, first_unknown: u32) -> Result<(), O
         seen = seen.saturating_add(1);
     }
     expect_len("tagged section: unknown count", unknown.len(), seen)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records fields: v2 batches and legacy messages.
+
+/// The most records of one batch that the rebuild check holds; bigger batches get every other
+/// check.
+const MAX_REBUILD_RECORDS: usize = 64;
+/// The most headers, over all the records of one batch, that the rebuild check holds.
+const MAX_REBUILD_HEADERS: usize = 128;
+/// Bytes of a v2 batch up to the end of its CRC field.
+const CRC_END: usize = CRC_START;
+/// Offset of the CRC field of a v2 batch.
+const CRC_AT: usize = 17;
+/// Offset of the CRC field of a legacy message.
+const LEGACY_CRC_AT: usize = 12;
+/// Offset of the first byte a legacy message's CRC covers (its magic byte).
+const LEGACY_CRC_FROM: usize = 16;
+
+/// A `records` field, walked with [`Records::batches`]: every entry is read to the end, a v2
+/// batch down to its last header and control payload, and checked.
+///
+/// * Entries follow each other with no gap, each where the iterator says, and a clean end leaves
+///   exactly the unread tail in [`Batches::remainder`](crate::records::Batches::remainder): a
+///   tail too short for the entry it starts, which a standalone parse calls truncated.
+/// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc` (it
+///   always succeeds under `cfg(fuzzing)`); records follow each other to the end of the batch,
+///   exactly `recordsCount` of them, with offsets, timestamps and sequences derived from the
+///   batch as Kafka derives them; headers iterate to their count; control records and their
+///   payloads read or fail inside their record.
+/// * An uncompressed v2 batch of up to 64 records and 128 headers is written again with
+///   [`BatchBuilder`] from its batch fields and records. The result always reads back to the same
+///   keys, values, headers and timestamps, with a correct CRC, and a buffer one byte short gets
+///   `BufferTooSmall` with nothing written. When the input agrees with what the builder writes
+///   (attributes with no undefined bits, offset deltas 0, 1, 2, …, record attributes 0,
+///   `lastOffsetDelta`, `baseTimestamp` and `maxTimestamp` as the builder derives them), the
+///   rebuilt batch is never longer than the input and, when it is as long (every varint was
+///   minimal), identical to it outside the CRC field.
+/// * A legacy message's accessors agree with its bytes, and writing its fields back gives its
+///   bytes exactly, CRC aside (the format has a single encoding).
+/// * Every error names an offset inside the input, inside the entry or record it is about.
+///
+/// The outcome is [`Outcome::RoundTrip`] when the field held only complete uncompressed v2
+/// batches and a truncated tail, and every batch was rebuilt (`canonical`: each to its own bytes,
+/// CRC included); [`Outcome::Rejected`] when the first entry was an error; else
+/// [`Outcome::Checked`] with the number of entries.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn record_batch(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    Ok(walk_entries(data, scratch)?.outcome())
+}
+
+/// Legacy message sets (magic 0 and 1): the input is a records field walked as in
+/// [`record_batch`], with every check of that oracle, and also read from its start with
+/// [`LegacyMessage::parse`], which must agree with the first entry of the walk: the same message,
+/// a truncated tail for both, or an error at the same offset.
+///
+/// The outcome is [`Outcome::Rejected`] when the first entry was an error, else
+/// [`Outcome::Checked`] with the number of entries.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn legacy_message_set(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    let walk = walk_entries(data, scratch)?;
+    legacy_parse_agrees(data)?;
+    Ok(if walk.error && walk.items == 0 {
+        Outcome::Rejected
+    } else {
+        Outcome::Checked { items: walk.items }
+    })
+}
+
+/// What a walk over a records field saw.
+#[derive(Debug, Clone, Copy, Default)]
+struct Walk {
+    /// Entries read.
+    items: usize,
+    /// Legacy messages among them.
+    legacy: usize,
+    /// V2 batches among them.
+    v2: usize,
+    /// V2 batches rebuilt with the builder.
+    rebuilt: usize,
+    /// Rebuilt batches identical to their input, CRC included.
+    identical: usize,
+    /// The walk ended with an error.
+    error: bool,
+}
+
+impl Walk {
+    fn outcome(&self) -> Outcome {
+        if self.error && self.items == 0 {
+            Outcome::Rejected
+        } else if !self.error && self.legacy == 0 && self.v2 > 0 && self.rebuilt == self.v2 {
+            Outcome::RoundTrip {
+                canonical: self.identical == self.v2,
+            }
+        } else {
+            Outcome::Checked { items: self.items }
+        }
+    }
+}
+
+/// True when `inner` lies inside `outer` (an empty `inner` anywhere).
+fn inside(inner: &[u8], outer: &[u8]) -> bool {
+    if inner.is_empty() {
+        return true;
+    }
+    let outer = outer.as_ptr_range();
+    let inner = inner.as_ptr_range();
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// True when `a` is the slice of `data` that starts at `at` and is as long as `a`.
+fn is_at(a: &[u8], data: &[u8], at: usize) -> bool {
+    let end = at.saturating_add(a.len());
+    data.get(at..end)
+        .is_some_and(|b| a.is_empty() || core::ptr::eq(a.as_ptr(), b.as_ptr()))
+}
+
+/// An error about the bytes `from..to` of the input must point inside them.
+fn check_error_in(
+    stage: &'static str,
+    error: &DecodeError,
+    from: usize,
+    to: usize,
+    input_len: usize,
+) -> Result<(), OracleFailure> {
+    check_offset(stage, error, input_len)?;
+    if (from..=to).contains(&error.offset) {
+        Ok(())
+    } else {
+        Err(OracleFailure::ErrorOffset {
+            stage,
+            error: *error,
+            input_len,
+        })
+    }
+}
+
+fn walk_entries(data: &[u8], scratch: &mut [u8]) -> Result<Walk, OracleFailure> {
+    let mut walk = Walk::default();
+    let mut batches = Records::new(data).batches();
+    let mut at = 0usize;
+    loop {
+        ensure(batches.offset() == at, "records: iterator offset")?;
+        let Some(item) = batches.next() else {
+            break;
+        };
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(error) => {
+                check_error_in("records: entry error", &error, at, data.len(), data.len())?;
+                ensure(
+                    batches.next().is_none(),
+                    "records: iteration went on after an error",
+                )?;
+                walk.error = true;
+                return Ok(walk);
+            }
+        };
+        let bytes = entry.as_bytes();
+        ensure(entry.position() == at, "records: entry position")?;
+        ensure(
+            is_at(bytes, data, at),
+            "records: entry is not the input at its position",
+        )?;
+        let size = entry_size_of(bytes).ok_or(OracleFailure::Invariant {
+            stage: "records: entry shorter than its size field",
+        })?;
+        expect_len(
+            "records: entry length is size + 12",
+            size.saturating_add(LOG_OVERHEAD),
+            bytes.len(),
+        )?;
+        let magic = bytes.get(MAGIC_OFFSET).map(|&m| i8::from_be_bytes([m]));
+        ensure(magic == Some(entry.magic()), "records: entry magic")?;
+        match entry {
+            Batch::V2(batch) => {
+                ensure(entry.as_v2().is_some(), "records: as_v2")?;
+                walk.v2 = walk.v2.saturating_add(1);
+                check_v2(&batch, data, scratch, &mut walk)?;
+            }
+            Batch::Legacy(message) => {
+                ensure(entry.as_legacy().is_some(), "records: as_legacy")?;
+                walk.legacy = walk.legacy.saturating_add(1);
+                check_legacy(&message, data.len(), scratch)?;
+            }
+        }
+        match entry.verify_crc() {
+            Ok(()) => {}
+            Err(error) => check_error_in(
+                "records: entry CRC error",
+                &error,
+                at,
+                at.saturating_add(bytes.len()),
+                data.len(),
+            )?,
+        }
+        at = at.saturating_add(bytes.len());
+        walk.items = walk.items.saturating_add(1);
+    }
+    // A clean end: what is left is the tail after the last entry, too short for its entry.
+    let tail = data.get(at..).ok_or(OracleFailure::Invariant {
+        stage: "records: entries past the input",
+    })?;
+    let remainder = batches.remainder();
+    ensure(
+        remainder.len() == tail.len() && is_at(remainder, data, at),
+        "records: the remainder is not the unread tail",
+    )?;
+    if tail.len() > MAGIC_OFFSET {
+        let size = entry_size_of(tail).unwrap_or(0);
+        ensure(
+            size.saturating_add(LOG_OVERHEAD) > tail.len(),
+            "records: a complete entry was left unread",
+        )?;
+        let parsed = if tail.get(MAGIC_OFFSET) == Some(&2) {
+            RecordBatch::parse(tail).err()
+        } else {
+            LegacyMessage::parse(tail).err()
+        };
+        ensure(
+            matches!(
+                parsed.map(|e| e.kind),
+                Some(DecodeErrorKind::Truncated { .. } | DecodeErrorKind::EntryTooSmall { .. })
+            ),
+            "records: the tail that ended the walk parses on its own",
+        )?;
+    }
+    Ok(walk)
+}
+
+/// The bytes of a v2 batch before and after its CRC field.
+fn outside_crc(s: &[u8]) -> (&[u8], &[u8]) {
+    let (head, rest) = s.split_at_checked(CRC_AT).unwrap_or_default();
+    (
+        head,
+        rest.get(CRC_END.saturating_sub(CRC_AT)..)
+            .unwrap_or_default(),
+    )
+}
+
+/// The entry's size field as a length (`None` when missing or negative).
+fn entry_size_of(bytes: &[u8]) -> Option<usize> {
+    let size: [u8; 4] = bytes.get(8..12)?.try_into().ok()?;
+    usize::try_from(i32::from_be_bytes(size)).ok()
+}
+
+fn check_v2(
+    b: &RecordBatch<'_>,
+    data: &[u8],
+    scratch: &mut [u8],
+    walk: &mut Walk,
+) -> Result<(), OracleFailure> {
+    let bytes = b.as_bytes();
+    let start = b.offset();
+    let end = start.saturating_add(b.len());
+    ensure(b.magic() == 2, "v2: magic")?;
+    ensure(!b.is_empty(), "v2: is_empty")?;
+    ensure(
+        b.batch_length() >= MIN_BATCH_LENGTH,
+        "v2: batchLength below 49",
+    )?;
+    expect_len(
+        "v2: payload length",
+        b.len().saturating_sub(HEADER_LEN),
+        b.payload().len(),
+    )?;
+    ensure(inside(b.payload(), bytes), "v2: payload outside the batch")?;
+    let again = RecordBatch::parse(bytes).map_err(|error| OracleFailure::Redecode {
+        stage: "v2: the batch alone",
+        error,
+    })?;
+    ensure(
+        again.header() == b.header() && again.as_bytes() == bytes,
+        "v2: the batch alone reads differently",
+    )?;
+    ensure(
+        b.header().base_offset.get() == b.base_offset()
+            && b.header().records_count.get() == b.records_count()
+            && b.header().crc.get() == b.crc(),
+        "v2: header and accessors differ",
+    )?;
+    ensure(
+        b.last_offset()
+            == b.base_offset()
+                .wrapping_add(i64::from(b.last_offset_delta()))
+            && b.next_offset() == b.last_offset().wrapping_add(1),
+        "v2: last and next offsets",
+    )?;
+    let attributes = b.attributes();
+    ensure(
+        b.compression() == attributes.compression()
+            && b.is_control() == attributes.is_control()
+            && b.is_transactional() == attributes.is_transactional(),
+        "v2: attribute accessors",
+    )?;
+    ensure(
+        b.delete_horizon()
+            == attributes
+                .has_delete_horizon()
+                .then_some(b.base_timestamp()),
+        "v2: delete horizon",
+    )?;
+    let computed = b.compute_crc();
+    ensure(
+        computed == crc32c(bytes.get(CRC_START..).unwrap_or_default()),
+        "v2: compute_crc",
+    )?;
+    match b.verify_crc() {
+        Ok(()) => ensure(
+            cfg!(fuzzing) || b.crc() == computed,
+            "v2: verify_crc passed a wrong CRC",
+        )?,
+        Err(error) => {
+            ensure(
+                error.offset == start.saturating_add(CRC_AT)
+                    && error.kind
+                        == (DecodeErrorKind::CrcMismatch {
+                            stored: b.crc(),
+                            computed,
+                        })
+                    && b.crc() != computed,
+                "v2: CRC error",
+            )?;
+        }
+    }
+
+    let records = match b.records() {
+        Ok(records) => records,
+        Err(error) => {
+            check_error_in("v2: records()", &error, start, end, data.len())?;
+            let expected = match error.kind {
+                DecodeErrorKind::Compressed(c) => c != 0 && Compression(c) == b.compression(),
+                DecodeErrorKind::NegativeLength(n) => n < 0 && n == b.records_count(),
+                _ => false,
+            };
+            return ensure(expected, "v2: records() refused an iterable batch");
+        }
+    };
+    let count = u32::try_from(b.records_count()).map_err(|_| OracleFailure::Invariant {
+        stage: "v2: records() accepted a negative count",
+    })?;
+    ensure(records.remaining() == count, "v2: remaining")?;
+    let mut next = start.saturating_add(HEADER_LEN);
+    let mut read = 0u32;
+    let mut clean = true;
+    for item in records {
+        let r = match item {
+            Ok(r) => r,
+            Err(error) => {
+                check_error_in("v2: record error", &error, next, end, data.len())?;
+                clean = false;
+                break;
+            }
+        };
+        check_record(b, &r, data, next)?;
+        next = next.saturating_add(r.as_bytes().len());
+        ensure(next <= end, "v2: record past the batch")?;
+        read = read.saturating_add(1);
+    }
+    if clean {
+        ensure(read == count, "v2: records read is not recordsCount")?;
+        expect_len("v2: records end at the batch end", end, next)?;
+        if let Some(identical) = rebuild(b, scratch)? {
+            walk.rebuilt = walk.rebuilt.saturating_add(1);
+            if identical {
+                walk.identical = walk.identical.saturating_add(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A record's timestamp before log-append time is applied: `baseTimestamp + timestampDelta`.
+fn raw_timestamp(b: &RecordBatch<'_>, r: &Record<'_>) -> i64 {
+    b.base_timestamp().wrapping_add(r.timestamp_delta())
+}
+
+fn check_record(
+    b: &RecordBatch<'_>,
+    r: &Record<'_>,
+    data: &[u8],
+    at: usize,
+) -> Result<(), OracleFailure> {
+    let bytes = r.as_bytes();
+    ensure(r.position() == at, "record: position")?;
+    ensure(
+        is_at(bytes, data, at),
+        "record: not the input at its position",
+    )?;
+    ensure(!bytes.is_empty(), "record: empty")?;
+    ensure(
+        r.key().is_none_or(|k| inside(k, bytes)) && r.value().is_none_or(|v| inside(v, bytes)),
+        "record: key or value outside the record",
+    )?;
+    ensure(
+        r.offset() == b.base_offset().wrapping_add(i64::from(r.offset_delta())),
+        "record: offset",
+    )?;
+    let timestamp = match b.attributes().timestamp_type() {
+        TimestampType::CreateTime => raw_timestamp(b, r),
+        TimestampType::LogAppendTime => b.max_timestamp(),
+    };
+    ensure(r.timestamp() == timestamp, "record: timestamp")?;
+    let sequence = if b.base_sequence() < 0 {
+        None
+    } else {
+        // Kafka's sequences run from 0 to i32::MAX and wrap.
+        i64::from(b.base_sequence())
+            .wrapping_add(i64::from(r.offset_delta()))
+            .checked_rem_euclid(1 << 31)
+            .and_then(|s| i32::try_from(s).ok())
+    };
+    ensure(r.sequence() == sequence, "record: sequence")?;
+
+    let headers = r.headers();
+    ensure(
+        inside(headers.as_bytes(), bytes),
+        "record: headers outside the record",
+    )?;
+    ensure(
+        headers.is_empty() == headers.iter().next().is_none(),
+        "headers: is_empty",
+    )?;
+    let iter = headers.iter();
+    expect_len("headers: size hint", headers.len(), iter.len())?;
+    let mut seen = 0usize;
+    for h in iter {
+        ensure(
+            inside(h.key, headers.as_bytes())
+                && h.value.is_none_or(|v| inside(v, headers.as_bytes())),
+            "headers: header outside the headers",
+        )?;
+        if seen == 0 {
+            ensure(
+                headers.get(h.key) == Some(h.value),
+                "headers: get(first key)",
+            )?;
+        }
+        ensure(
+            h.key_str().is_ok() == core::str::from_utf8(h.key).is_ok(),
+            "headers: key_str",
+        )?;
+        seen = seen.saturating_add(1);
+    }
+    expect_len("headers: iterated", headers.len(), seen)?;
+    ensure(headers.iter().count() == seen, "headers: iterate twice")?;
+
+    if b.is_control() {
+        check_control(r, data.len())?;
+    }
+    Ok(())
+}
+
+fn check_control(r: &Record<'_>, input_len: usize) -> Result<(), OracleFailure> {
+    let from = r.position();
+    let to = from.saturating_add(r.as_bytes().len());
+    let control = match ControlRecord::parse(r) {
+        Ok(control) => control,
+        Err(error) => return check_error_in("control: key", &error, from, to, input_len),
+    };
+    let key = r.key().unwrap_or_default();
+    let version = key.first_chunk::<2>().map(|v| i16::from_be_bytes(*v));
+    let kind = key
+        .get(2..4)
+        .and_then(|t| t.try_into().ok())
+        .map(|t: [u8; 2]| ControlRecordType(i16::from_be_bytes(t)));
+    ensure(
+        version == Some(control.version())
+            && control.version() >= 0
+            && kind == Some(control.record_type())
+            && control.value() == r.value(),
+        "control: key fields",
+    )?;
+    let t = control.record_type();
+    match control.payload() {
+        Err(error) => check_error_in("control: payload", &error, from, to, input_len),
+        Ok(payload) => {
+            let value = r.value().unwrap_or_default();
+            let matches = match payload {
+                ControlPayload::Abort(m) | ControlPayload::Commit(m) => {
+                    let is_abort = matches!(payload, ControlPayload::Abort(_));
+                    let epoch = value
+                        .get(2..6)
+                        .and_then(|e| e.try_into().ok())
+                        .map(i32::from_be_bytes);
+                    (t == ControlRecordType::ABORT) == is_abort
+                        && (t == ControlRecordType::ABORT || t == ControlRecordType::COMMIT)
+                        && value.first_chunk::<2>().map(|v| i16::from_be_bytes(*v))
+                            == Some(m.version)
+                        && epoch == Some(m.coordinator_epoch)
+                }
+                ControlPayload::LeaderChange(_) => t == ControlRecordType::LEADER_CHANGE,
+                ControlPayload::SnapshotHeader(_) => t == ControlRecordType::SNAPSHOT_HEADER,
+                ControlPayload::SnapshotFooter(_) => t == ControlRecordType::SNAPSHOT_FOOTER,
+                ControlPayload::KRaftVersion(_) => t == ControlRecordType::KRAFT_VERSION,
+                ControlPayload::KRaftVoters(_) => t == ControlRecordType::KRAFT_VOTERS,
+                ControlPayload::Unknown(u, v) => u == t && t.name().is_none() && v == r.value(),
+            };
+            ensure(matches, "control: payload does not match the type")
+        }
+    }
+}
+
+/// Writes an uncompressed batch again with the builder and checks the result. `None` when the
+/// batch is compressed, too big for the fixed capacity or the scratch buffer; else whether the
+/// rebuilt batch is identical to the input, CRC included.
+fn rebuild(b: &RecordBatch<'_>, scratch: &mut [u8]) -> Result<Option<bool>, OracleFailure> {
+    let Ok(records) = b.records() else {
+        return Ok(None);
+    };
+    let mut new_headers = [NewHeader::default(); MAX_REBUILD_HEADERS];
+    let mut new_records = [NewRecord::default(); MAX_REBUILD_RECORDS];
+    let mut ranges = [(0usize, 0usize); MAX_REBUILD_RECORDS];
+    let mut n = 0usize;
+    let mut h = 0usize;
+    // Whether the input is what the builder writes, up to varint lengths.
+    let mut agrees = true;
+    let mut first_ts: Option<i64> = None;
+    let mut max_ts: Option<i64> = None;
+    for r in records {
+        let Ok(r) = r else {
+            return Ok(None);
+        };
+        let (Some(slot), Some(range)) = (new_records.get_mut(n), ranges.get_mut(n)) else {
+            return Ok(None);
+        };
+        let ts = raw_timestamp(b, &r);
+        first_ts.get_or_insert(ts);
+        max_ts = Some(max_ts.map_or(ts, |m| m.max(ts)));
+        *slot = NewRecord {
+            key: r.key(),
+            value: r.value(),
+            headers: &[],
+            timestamp: ts,
+        };
+        let from = h;
+        for header in r.headers() {
+            let Some(dst) = new_headers.get_mut(h) else {
+                return Ok(None);
+            };
+            *dst = NewHeader {
+                key: header.key,
+                value: header.value,
+            };
+            h = h.saturating_add(1);
+        }
+        *range = (from, h);
+        agrees &= r.attributes() == 0 && usize::try_from(r.offset_delta()).ok() == Some(n);
+        n = n.saturating_add(1);
+    }
+    for (record, &(from, to)) in new_records.iter_mut().zip(&ranges).take(n) {
+        record.headers = new_headers.get(from..to).unwrap_or_default();
+    }
+    let new_records = new_records.get(..n).unwrap_or_default();
+
+    let attributes = b.attributes();
+    let builder = BatchBuilder::new()
+        .with_base_offset(b.base_offset())
+        .with_partition_leader_epoch(b.partition_leader_epoch())
+        .with_producer(b.producer_id(), b.producer_epoch(), b.base_sequence())
+        .with_timestamp_type(attributes.timestamp_type())
+        .with_transactional(attributes.is_transactional())
+        .with_control(attributes.is_control())
+        .with_delete_horizon(b.delete_horizon());
+    let written_attributes = builder.attributes(Compression::NONE);
+    let base_timestamp = match b.delete_horizon() {
+        Some(horizon) => horizon,
+        None => first_ts.unwrap_or(-1),
+    };
+    let last_delta = i32::try_from(n.saturating_sub(1)).unwrap_or(i32::MAX);
+    agrees &= attributes == written_attributes
+        && b.last_offset_delta() == last_delta
+        && b.base_timestamp() == base_timestamp
+        && b.max_timestamp() == max_ts.unwrap_or(-1);
+
+    let len = builder
+        .encoded_len(new_records)
+        .map_err(|error| OracleFailure::Encode {
+            stage: "rebuild: encoded_len",
+            error,
+        })?;
+    if len.saturating_mul(2) > scratch.len() {
+        return Ok(None);
+    }
+    let (out, rest) = scratch.split_at_mut(len);
+    let written = builder
+        .write(new_records, out)
+        .map_err(|error| OracleFailure::Encode {
+            stage: "rebuild: write",
+            error,
+        })?;
+    expect_len("rebuild: write wrote encoded_len bytes", len, written)?;
+
+    if let Some(short_len) = len.checked_sub(1) {
+        let short = rest.get_mut(..short_len).ok_or(OracleFailure::Invariant {
+            stage: "rebuild: scratch split",
+        })?;
+        short.fill(JUNK);
+        match builder.write(new_records, short) {
+            Err(EncodeError::BufferTooSmall {
+                required,
+                available,
+            }) => {
+                expect_len("rebuild: BufferTooSmall.required", len, required)?;
+                expect_len("rebuild: BufferTooSmall.available", short_len, available)?;
+            }
+            Err(error) => {
+                return Err(OracleFailure::Encode {
+                    stage: "rebuild: write into a short buffer",
+                    error,
+                });
+            }
+            Ok(_) => {
+                return Err(OracleFailure::Invariant {
+                    stage: "rebuild: write into a short buffer succeeded",
+                });
+            }
+        }
+        if let Some(offset) = short.iter().position(|&x| x != JUNK) {
+            return Err(OracleFailure::Bytes {
+                stage: "rebuild: write into a short buffer wrote",
+                offset,
+            });
+        }
+    }
+
+    let out: &[u8] = out;
+    let rebuilt = RecordBatch::parse(out).map_err(|error| OracleFailure::Redecode {
+        stage: "rebuild: parse",
+        error,
+    })?;
+    expect_len("rebuild: parsed length", len, rebuilt.len())?;
+    ensure(rebuilt.crc() == rebuilt.compute_crc(), "rebuild: CRC")?;
+    ensure(
+        rebuilt.base_offset() == b.base_offset()
+            && rebuilt.partition_leader_epoch() == b.partition_leader_epoch()
+            && rebuilt.producer_id() == b.producer_id()
+            && rebuilt.producer_epoch() == b.producer_epoch()
+            && rebuilt.base_sequence() == b.base_sequence()
+            && rebuilt.attributes() == written_attributes
+            && rebuilt.last_offset_delta() == last_delta
+            && rebuilt.base_timestamp() == base_timestamp
+            && rebuilt.max_timestamp() == max_ts.unwrap_or(-1)
+            && usize::try_from(rebuilt.records_count()).ok() == Some(n),
+        "rebuild: batch fields",
+    )?;
+    let again = rebuilt.records().map_err(|error| OracleFailure::Redecode {
+        stage: "rebuild: records",
+        error,
+    })?;
+    let mut i = 0usize;
+    for (r, original) in again.zip(
+        new_records
+            .iter()
+            .chain(core::iter::repeat(&NewRecord::default())),
+    ) {
+        let r = r.map_err(|error| OracleFailure::Redecode {
+            stage: "rebuild: record",
+            error,
+        })?;
+        ensure(i < n, "rebuild: more records than written")?;
+        ensure(
+            r.key() == original.key
+                && r.value() == original.value
+                && r.attributes() == 0
+                && usize::try_from(r.offset_delta()).ok() == Some(i)
+                && raw_timestamp(&rebuilt, &r) == original.timestamp
+                && r.headers().len() == original.headers.len()
+                && r.headers()
+                    .iter()
+                    .zip(original.headers)
+                    .all(|(x, y)| x.key == y.key && x.value == y.value),
+            "rebuild: a record reads back differently",
+        )?;
+        i = i.saturating_add(1);
+    }
+    expect_len("rebuild: records read back", n, i)?;
+
+    let input = b.as_bytes();
+    if agrees {
+        ensure(
+            len <= input.len(),
+            "rebuild: longer than an input the builder agrees with",
+        )?;
+        if len == input.len() {
+            let (a0, a1) = outside_crc(input);
+            let (b0, b1) = outside_crc(out);
+            if let Some(offset) = first_difference(a0, b0) {
+                return Err(OracleFailure::Bytes {
+                    stage: "rebuild: differs from an input the builder agrees with",
+                    offset,
+                });
+            }
+            if let Some(offset) = first_difference(a1, b1) {
+                return Err(OracleFailure::Bytes {
+                    stage: "rebuild: differs from an input the builder agrees with",
+                    offset: offset.saturating_add(CRC_END),
+                });
+            }
+        }
+    }
+    Ok(Some(out == input))
+}
+
+fn check_legacy(
+    m: &LegacyMessage<'_>,
+    input_len: usize,
+    scratch: &mut [u8],
+) -> Result<(), OracleFailure> {
+    let bytes = m.as_bytes();
+    let min = match m.magic() {
+        0 => MIN_MESSAGE_SIZE_V0,
+        1 => MIN_MESSAGE_SIZE_V1,
+        _ => {
+            return Err(OracleFailure::Invariant {
+                stage: "legacy: magic",
+            });
+        }
+    };
+    ensure(
+        m.message_size() >= min,
+        "legacy: message size below the minimum",
+    )?;
+    expect_len(
+        "legacy: entry length",
+        usize::try_from(m.message_size())
+            .unwrap_or(usize::MAX)
+            .saturating_add(LOG_OVERHEAD),
+        bytes.len(),
+    )?;
+    let again =
+        LegacyMessage::parse_at(bytes, m.position()).map_err(|error| OracleFailure::Redecode {
+            stage: "legacy: the entry alone",
+            error,
+        })?;
+    ensure(again == *m, "legacy: the entry alone reads differently")?;
+    ensure(
+        m.timestamp().is_some() == (m.magic() == 1),
+        "legacy: timestamp presence",
+    )?;
+    let attributes = m.attributes().to_be_bytes()[0];
+    ensure(
+        m.compression() == Compression(attributes & 0x07),
+        "legacy: compression",
+    )?;
+    let log_append = m.magic() == 1 && attributes & 0x08 != 0;
+    ensure(
+        (m.timestamp_type() == TimestampType::LogAppendTime) == log_append,
+        "legacy: timestamp type",
+    )?;
+    ensure(
+        m.key().is_none_or(|k| inside(k, bytes)) && m.value().is_none_or(|v| inside(v, bytes)),
+        "legacy: key or value outside the entry",
+    )?;
+    let computed = m.compute_crc();
+    ensure(
+        computed == crc32(bytes.get(LEGACY_CRC_FROM..).unwrap_or_default()),
+        "legacy: compute_crc",
+    )?;
+    match m.verify_crc() {
+        Ok(()) => ensure(
+            cfg!(fuzzing) || m.crc() == computed,
+            "legacy: verify_crc passed a wrong CRC",
+        )?,
+        Err(error) => {
+            check_offset("legacy: CRC error", &error, input_len)?;
+            ensure(
+                error.offset == m.position().saturating_add(LEGACY_CRC_AT)
+                    && error.kind
+                        == (DecodeErrorKind::CrcMismatch {
+                            stored: m.crc(),
+                            computed,
+                        })
+                    && m.crc() != computed,
+                "legacy: CRC error",
+            )?;
+        }
+    }
+
+    // The format has one encoding: writing the fields back gives the bytes, CRC aside.
+    let Some(out) = scratch.get_mut(..bytes.len()) else {
+        return Ok(());
+    };
+    let mut w = Writer::new(out);
+    w.i64(m.offset());
+    w.i32(m.message_size());
+    w.u32(computed);
+    w.i8(m.magic());
+    w.i8(m.attributes());
+    if let Some(ts) = m.timestamp() {
+        w.i64(ts);
+    }
+    for part in [m.key(), m.value()] {
+        match part {
+            None => w.i32(-1),
+            Some(p) => {
+                w.i32(i32::try_from(p.len()).unwrap_or(i32::MAX));
+                w.put(p);
+            }
+        }
+    }
+    ensure(!w.overflowed(), "legacy: rewrite overflowed")?;
+    expect_len("legacy: rewrite length", bytes.len(), w.position())?;
+    let out: &[u8] = out;
+    let (a0, a1) = bytes.split_at_checked(LEGACY_CRC_AT).unwrap_or_default();
+    let (b0, b1) = out.split_at_checked(LEGACY_CRC_AT).unwrap_or_default();
+    let a1 = a1.get(4..).unwrap_or_default();
+    let b1 = b1.get(4..).unwrap_or_default();
+    if let Some(offset) = first_difference(a0, b0) {
+        return Err(OracleFailure::Bytes {
+            stage: "legacy: rewrite differs",
+            offset,
+        });
+    }
+    if let Some(offset) = first_difference(a1, b1) {
+        return Err(OracleFailure::Bytes {
+            stage: "legacy: rewrite differs",
+            offset: offset.saturating_add(LEGACY_CRC_FROM),
+        });
+    }
+    Ok(())
+}
+
+/// [`LegacyMessage::parse`] on the whole input agrees with the first entry of
+/// [`Records::batches`] when the input starts with a magic 0 or 1 entry.
+fn legacy_parse_agrees(data: &[u8]) -> Result<(), OracleFailure> {
+    if !matches!(data.get(MAGIC_OFFSET), Some(0 | 1)) {
+        return Ok(());
+    }
+    let parsed = LegacyMessage::parse(data);
+    let first = Records::new(data).batches().next();
+    match (parsed, first) {
+        (Ok(m), Some(Ok(Batch::Legacy(n)))) => ensure(m == n, "legacy: parse and batches differ"),
+        (Err(e), None) => ensure(
+            matches!(
+                e.kind,
+                DecodeErrorKind::Truncated { .. } | DecodeErrorKind::EntryTooSmall { .. }
+            ),
+            "legacy: batches ended where parse failed",
+        ),
+        (Err(e), Some(Err(f))) => {
+            ensure(e.offset == f.offset, "legacy: errors at different offsets")
+        }
+        _ => Err(OracleFailure::Invariant {
+            stage: "legacy: parse and batches disagree",
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -12,12 +12,14 @@ use kafka_wire::__fuzz::{self, OracleFailure, Outcome, scratch_len};
 
 type Oracle = fn(&[u8], &mut [u8]) -> Result<Outcome, OracleFailure>;
 
-const TARGETS: [(&str, Oracle, bool); 5] = [
+const TARGETS: [(&str, Oracle, bool); 7] = [
     ("request_body", __fuzz::request_body, true),
     ("response_body", __fuzz::response_body, true),
     ("request_frame", __fuzz::request_frame, true),
     ("primitives", __fuzz::primitives, false),
     ("split", __fuzz::split, false),
+    ("record_batch", __fuzz::record_batch, true),
+    ("legacy_message_set", __fuzz::legacy_message_set, false),
 ];
 
 fn fuzz_dir() -> PathBuf {
