@@ -838,7 +838,11 @@ impl LegacyBuilder {
     {
         let set = self.inner_set(records.clone())?;
         Writer::new(out).check_capacity(set.len)?;
-        self.write_entries(records, self.base_offset, out);
+        self.write_entries(
+            records,
+            self.base_offset,
+            out.get_mut(..set.len).unwrap_or_default(),
+        );
         Ok(set.len)
     }
 
@@ -861,7 +865,7 @@ impl LegacyBuilder {
             LegacyMagic::V0 => self.base_offset,
             LegacyMagic::V1 => 0,
         };
-        self.write_entries(records, first, out);
+        self.write_entries(records, first, out.get_mut(..set.len).unwrap_or_default());
         Ok(set)
     }
 
