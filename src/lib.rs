@@ -58,6 +58,7 @@
 //! | feature | effect |
 //! |---|---|
 //! | `defmt` | `defmt::Format` for errors, API keys and primitive views |
+//! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //!
 //! ## MSRV
 //!
@@ -94,6 +95,8 @@
 
 #[cfg(test)]
 extern crate std;
+#[cfg(feature = "alloc")]
+extern crate alloc;
 
 #[doc(hidden)]
 #[path = "fuzz.rs"]
