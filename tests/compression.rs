@@ -655,3 +655,54 @@ fn errors_display_and_chain() {
     assert!(err.source().is_some());
     assert_eq!(err.retry_len(), None);
 }
+
+mod damaged_input {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn packed(codec: Compression) -> Vec<u8> {
+        let input = text(9, 3000);
+        let mut codecs = BuiltinCodecs::new();
+        let mut out = vec![0u8; codecs.max_compressed_len(codec, input.len()).unwrap()];
+        let n = codecs.compress(codec, &input, &mut out).unwrap();
+        out.truncate(n);
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Damaged streams give an error or some output, never a panic, and never write past
+        /// the buffer they were given.
+        #[test]
+        fn decompressing_damaged_streams_does_not_panic(
+            codec in 1u8..=4,
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..4),
+            cut in any::<prop::sample::Index>(),
+            out_len in 0usize..5000,
+        ) {
+            let codec = Compression(codec);
+            let mut bytes = packed(codec);
+            for (at, x) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] ^= x;
+            }
+            let keep = cut.index(bytes.len() + 1);
+            bytes.truncate(keep.max(bytes.len() / 2));
+            let mut out = vec![0u8; out_len];
+            if let Ok(n) = BuiltinCodecs::new().decompress(codec, &bytes, &mut out) {
+                prop_assert!(n <= out_len);
+            }
+        }
+
+        /// Arbitrary bytes, too.
+        #[test]
+        fn decompressing_arbitrary_bytes_does_not_panic(
+            codec in 0u8..=7,
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+        ) {
+            let mut out = vec![0u8; 1000];
+            let _ = BuiltinCodecs::new().decompress(Compression(codec), &bytes, &mut out);
+        }
+    }
+}
