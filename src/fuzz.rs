@@ -45,8 +45,9 @@ use crate::messages::RequestHeader;
 use crate::records::crc::{crc32, crc32c};
 use crate::records::{
     Batch, BatchBuilder, CRC_START, Compression, ControlPayload, ControlRecord, ControlRecordType,
-    HEADER_LEN, LOG_OVERHEAD, LegacyMessage, MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0,
-    MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord, Record, RecordBatch, Records, TimestampType,
+    HEADER_LEN, InnerMessages, InnerSet, LOG_OVERHEAD, LegacyBuilder, LegacyMagic, LegacyMessage,
+    MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord,
+    Record, RecordBatch, Records, TimestampType,
 };
 
 /// What an oracle did with an input on which every invariant held.
@@ -955,6 +956,11 @@ pub fn record_batch(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFa
 /// [`LegacyMessage::parse`], which must agree with the first entry of the walk: the same message,
 /// a truncated tail for both, or an error at the same offset.
 ///
+/// Each message is also seen through its record view and written again with [`LegacyBuilder`];
+/// a wrapper's value is read as its inner set (any bytes are a possible decompression) with
+/// [`LegacyMessage::inner`], and the wrapper is written again around it with
+/// [`LegacyBuilder::write_wrapper`].
+///
 /// The outcome is [`Outcome::Rejected`] when the first entry was an error, else
 /// [`Outcome::Checked`] with the number of entries.
 ///
@@ -1681,6 +1687,8 @@ fn check_legacy(
         }
     }
 
+    check_legacy_views(m, input_len, scratch)?;
+
     // The format has one encoding: writing the fields back gives the bytes, CRC aside.
     let Some(out) = scratch.get_mut(..bytes.len()) else {
         return Ok(());
@@ -1719,6 +1727,232 @@ fn check_legacy(
     if let Some(offset) = first_difference(a1, b1) {
         return Err(OracleFailure::Bytes {
             stage: "legacy: rewrite differs",
+            offset: offset.saturating_add(LEGACY_CRC_FROM),
+        });
+    }
+    Ok(())
+}
+
+/// Offset of a legacy message's attributes byte.
+const LEGACY_ATTRIBUTES_AT: usize = 17;
+
+/// The record view, [`LegacyBuilder`] and, for a wrapper, the inner messages of a legacy entry.
+///
+/// * A plain message is a record with its stored offset and timestamp; the builder, given its
+///   fields, writes it again, identical outside the CRC when its attributes are the builder's.
+/// * A wrapper is no record. Its value is read as if it were the decompressed inner set (the
+///   oracle has no decompressor, and any bytes are a possible decompression): the inner messages
+///   have the wrapper's magic, absolute offsets and timestamps as Kafka derives them, and errors
+///   inside the value. `write_wrapper` with the same value and the wrapper's offset and
+///   timestamp writes the wrapper again, identical outside the CRC when key and attributes are
+///   the builder's.
+fn check_legacy_views(
+    m: &LegacyMessage<'_>,
+    input_len: usize,
+    scratch: &mut [u8],
+) -> Result<(), OracleFailure> {
+    let magic = if m.magic() == 0 {
+        LegacyMagic::V0
+    } else {
+        LegacyMagic::V1
+    };
+    let builder = LegacyBuilder::new(magic)
+        .with_base_offset(m.offset())
+        .with_timestamp_type(m.timestamp_type());
+    ensure(
+        m.is_wrapper() == (m.compression().0 != 0),
+        "legacy: is_wrapper",
+    )?;
+    if !m.is_wrapper() {
+        let r = m.record().map_err(|error| OracleFailure::Redecode {
+            stage: "legacy: record() of a plain message",
+            error,
+        })?;
+        ensure(
+            r.message() == *m
+                && r.offset() == m.offset()
+                && r.timestamp() == m.timestamp()
+                && r.timestamp_type() == m.timestamp_type()
+                && r.magic() == m.magic()
+                && r.key() == m.key()
+                && r.value() == m.value()
+                && r.position() == m.position(),
+            "legacy: record view",
+        )?;
+        let record = NewRecord {
+            key: m.key(),
+            value: m.value(),
+            headers: &[],
+            timestamp: m.timestamp().unwrap_or(-1),
+        };
+        let bytes = m.as_bytes();
+        let Some(out) = scratch.get_mut(..bytes.len()) else {
+            return Ok(());
+        };
+        let len = builder
+            .encoded_len([record])
+            .map_err(|error| OracleFailure::Encode {
+                stage: "legacy: builder encoded_len",
+                error,
+            })?;
+        expect_len("legacy: builder length", bytes.len(), len)?;
+        let written = builder
+            .write([record], out)
+            .map_err(|error| OracleFailure::Encode {
+                stage: "legacy: builder write",
+                error,
+            })?;
+        expect_len("legacy: builder wrote", len, written)?;
+        if m.attributes() == builder.attributes(Compression::NONE) {
+            same_outside_legacy_crc("legacy: builder output differs", bytes, out)?;
+        }
+        return Ok(());
+    }
+
+    match m.record() {
+        Err(error) => ensure(
+            error.offset == m.position().saturating_add(LEGACY_ATTRIBUTES_AT)
+                && error.kind == DecodeErrorKind::Compressed(m.compression().0),
+            "legacy: record() of a wrapper",
+        )?,
+        Ok(_) => {
+            return Err(OracleFailure::Invariant {
+                stage: "legacy: a wrapper read as a record",
+            });
+        }
+    }
+    let value = m.value().unwrap_or_default();
+    match m.inner(value) {
+        // Errors about the wrapper count from the input, errors inside the value from the value.
+        Err(error) => check_offset("legacy: inner()", &error, input_len.max(value.len()))?,
+        Ok(inner) => check_inner(m, value, inner)?,
+    }
+
+    // The wrapper written again around the same value.
+    let bytes = m.as_bytes();
+    let set = InnerSet {
+        len: value.len(),
+        count: 0,
+        last_offset: m.offset(),
+        max_timestamp: m.timestamp().unwrap_or(-1),
+    };
+    let Some(out) = scratch.get_mut(..bytes.len()) else {
+        return Ok(());
+    };
+    match builder.write_wrapper(m.compression(), &set, value, out) {
+        Ok(written) => {
+            ensure(
+                matches!(m.compression().0, 1..=3),
+                "legacy: write_wrapper took a codec legacy sets lack",
+            )?;
+            if m.value().is_some() {
+                expect_len("legacy: write_wrapper length", bytes.len(), written)?;
+                if m.key().is_none() && m.attributes() == builder.attributes(m.compression()) {
+                    same_outside_legacy_crc("legacy: write_wrapper output differs", bytes, out)?;
+                }
+            }
+        }
+        Err(EncodeError::FieldNotInVersion { .. }) => ensure(
+            !matches!(m.compression().0, 1..=3),
+            "legacy: write_wrapper refused a legacy codec",
+        )?,
+        Err(error) => {
+            return Err(OracleFailure::Encode {
+                stage: "legacy: write_wrapper",
+                error,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_inner(
+    m: &LegacyMessage<'_>,
+    value: &[u8],
+    inner: InnerMessages<'_>,
+) -> Result<(), OracleFailure> {
+    let count = inner.remaining();
+    ensure(count > 0, "legacy: inner set without messages")?;
+    let last = inner.last_offset();
+    let relative = m.magic() == 1 && m.offset() != 0;
+    if relative {
+        ensure(last == m.offset(), "legacy: inner last offset")?;
+    }
+    let mut seen = 0usize;
+    let mut at = 0usize;
+    let mut stored_last = None;
+    let mut delta: Option<i64> = None;
+    for item in inner {
+        let r = match item {
+            Ok(r) => r,
+            Err(error) => {
+                check_error_in(
+                    "legacy: inner message",
+                    &error,
+                    at,
+                    value.len(),
+                    value.len(),
+                )?;
+                return Ok(());
+            }
+        };
+        ensure(r.position() == at, "legacy: inner position")?;
+        let message = r.message();
+        ensure(
+            is_at(message.as_bytes(), value, at),
+            "legacy: inner message is not the value at its position",
+        )?;
+        ensure(
+            r.magic() == m.magic() && !message.is_wrapper(),
+            "legacy: inner magic or compression",
+        )?;
+        ensure(
+            r.timestamp_type() == m.timestamp_type(),
+            "legacy: inner timestamp type",
+        )?;
+        let timestamp = match (m.magic(), m.timestamp_type()) {
+            (0, _) => None,
+            (_, TimestampType::LogAppendTime) => m.timestamp(),
+            _ => message.timestamp(),
+        };
+        ensure(r.timestamp() == timestamp, "legacy: inner timestamp")?;
+        stored_last = Some(message.offset());
+        at = at.saturating_add(message.as_bytes().len());
+        seen = seen.saturating_add(1);
+        // Absolute offsets: stored + delta, one delta for the whole set.
+        let d = r.offset().wrapping_sub(message.offset());
+        ensure(*delta.get_or_insert(d) == d, "legacy: inner offsets")?;
+        let _ = r.verify_crc();
+    }
+    expect_len("legacy: inner messages read", count, seen)?;
+    expect_len("legacy: inner messages fill the value", value.len(), at)?;
+    if let (Some(stored), Some(delta)) = (stored_last, delta) {
+        let expected = if relative {
+            m.offset().wrapping_sub(stored)
+        } else {
+            0
+        };
+        ensure(delta == expected, "legacy: inner offset delta")?;
+        ensure(
+            last == stored.wrapping_add(delta),
+            "legacy: inner last offset",
+        )?;
+    }
+    Ok(())
+}
+
+/// Two legacy entries agree everywhere outside the CRC field.
+fn same_outside_legacy_crc(stage: &'static str, a: &[u8], b: &[u8]) -> Result<(), OracleFailure> {
+    let (a0, a1) = a.split_at_checked(LEGACY_CRC_AT).unwrap_or_default();
+    let (b0, b1) = b.split_at_checked(LEGACY_CRC_AT).unwrap_or_default();
+    if let Some(offset) = first_difference(a0, b0) {
+        return Err(OracleFailure::Bytes { stage, offset });
+    }
+    let a1 = a1.get(4..).unwrap_or_default();
+    let b1 = b1.get(4..).unwrap_or_default();
+    if let Some(offset) = first_difference(a1, b1) {
+        return Err(OracleFailure::Bytes {
+            stage,
             offset: offset.saturating_add(LEGACY_CRC_FROM),
         });
     }
