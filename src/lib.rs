@@ -39,6 +39,7 @@
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
 //! | [`frame`], [`header`] | size-prefixed frames, finding frames in a stream buffer, header versions |
+//! | `describe` (feature) | the dissector and the reference pages |
 //! | [`records`] | record batches: the v2 batch view and builder, records, control records, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`schema`] | generated tables of every schema, and a hand-written walker over them |
@@ -58,6 +59,7 @@
 //! | feature | effect |
 //! |---|---|
 //! | `defmt` | `defmt::Format` for errors, API keys and primitive views |
+//! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //!
 //! ## MSRV
@@ -103,6 +105,7 @@ extern crate alloc;
 pub mod __fuzz;
 pub mod api;
 pub mod codec;
+#[cfg(feature = "describe")]
 pub mod describe;
 pub mod error;
 pub mod frame;

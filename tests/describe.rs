@@ -1,6 +1,8 @@
 //! The dissector and the reference pages: the seeds reproduced, and for every API key, version
 //! and direction a tree that agrees with the bytes and with the typed decoder.
 
+#![cfg(feature = "describe")]
+
 use std::fmt::Write as _;
 
 use kafka_wire::api::API_TABLE;

@@ -989,12 +989,15 @@ fn kp_response_frame<R: KpRequest>(body: &[u8], version: i16) -> Encoded {
 /// Dissects a whole frame, decodes it with our code and re-encodes it.
 fn ours_frame(kind: Kind, key: i16, version: i16, frame: &[u8]) -> Encoded {
     // The dissector reads every frame the peer writes, too.
-    let mut tree = String::new();
-    match kind {
-        Kind::Request => kafka_wire::describe::write_request_frame(frame, &mut tree),
-        _ => kafka_wire::describe::write_response_frame(frame, ApiKey(key), version, &mut tree),
+    #[cfg(feature = "describe")]
+    {
+        let mut tree = String::new();
+        match kind {
+            Kind::Request => kafka_wire::describe::write_request_frame(frame, &mut tree),
+            _ => kafka_wire::describe::write_response_frame(frame, ApiKey(key), version, &mut tree),
+        }
+        .map_err(|e| format!("kafka-wire dissect: {e}\n{tree}"))?;
     }
-    .map_err(|e| format!("kafka-wire dissect: {e}\n{tree}"))?;
     let mut out = vec![0u8; frame.len() + 64];
     let n = match kind {
         Kind::Request => {

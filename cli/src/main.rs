@@ -1,50 +1,116 @@
 //! `kafka-wire`: the command-line tool of the kafka-wire codec.
 //!
 //! ```text
-//! kafka-wire list                          every API key with its versions
-//! kafka-wire page <Api> [--version N]      the smallest legal request and response of an API
+//! kafka-wire page <Api> [--version N]             the reference page of an API
+//! kafka-wire page <Api> --request|--response --hex   the smallest frame as one hex line
+//! kafka-wire list                                 every API with versions, headers and sizes
+//! kafka-wire catalog                              every key, version and direction as hex
+//! kafka-wire dissect [FILE] --request             the object tree of any request frame
+//! kafka-wire dissect [FILE] --response --api-key K --version V
 //! ```
+//!
+//! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
+//! why), 2 the command line was wrong.
 
-mod frames;
-mod hex;
-mod list;
-mod page;
-
-use std::fmt;
-use std::io::{self, Write};
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::{Args, Parser, Subcommand};
 use kafka_wire::ApiKey;
+use kafka_wire::api::API_TABLE;
+use kafka_wire::describe::{self, DescribeError, Side};
 
-const USAGE: &str = "\
-usage: kafka-wire <command>
+/// Scratch space for one minimal frame (the largest is a few hundred bytes).
+const SCRATCH: usize = 1 << 16;
 
-commands:
-  list                        every API key with its request and response versions
-  page <Api> [--version N]    the smallest legal request and response of an API at a version
-                              (default: the highest); <Api> is a name in any case
-                              (RenewDelegationToken, fetch) or a numeric key (39)
-  help                        this text
-";
+#[derive(Debug, Parser)]
+#[command(
+    name = "kafka-wire",
+    version,
+    about = "Reference pages and a dissector for the Kafka wire protocol"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The reference page of an API: facts, and the smallest legal request and response with
+    /// their byte layout and object tree.
+    Page(PageArgs),
+    /// Every API key: name, request and response versions, flexible versions, header versions
+    /// and minimal frame sizes at the highest version.
+    List,
+    /// The smallest legal frame of every API key, version and direction, one hex line each.
+    Catalog,
+    /// The object tree of one frame read from a file or stdin (binary, or hex with any
+    /// whitespace).
+    Dissect(DissectArgs),
+}
+
+#[derive(Debug, Args)]
+struct PageArgs {
+    /// The API: its name in any case (`RenewDelegationToken`, `fetch`) or its key (`39`).
+    #[arg(value_parser = parse_api)]
+    api: ApiKey,
+    /// The version to encode at (default: the highest).
+    #[arg(long, short = 'v')]
+    version: Option<i16>,
+    /// With --hex: the request frame.
+    #[arg(long, conflicts_with = "response", requires = "hex")]
+    request: bool,
+    /// With --hex: the response frame.
+    #[arg(long, requires = "hex")]
+    response: bool,
+    /// Print only the frame, as one line of lowercase hex.
+    #[arg(long)]
+    hex: bool,
+}
+
+#[derive(Debug, Args)]
+struct DissectArgs {
+    /// The file holding the frame (default: stdin).
+    file: Option<PathBuf>,
+    /// The frame is a request (its header names the API and version).
+    #[arg(
+        long,
+        conflicts_with = "response",
+        required_unless_present = "response"
+    )]
+    request: bool,
+    /// The frame is a response (give --api-key and --version).
+    #[arg(long, requires_all = ["api_key", "version"])]
+    response: bool,
+    /// The API of a response: name or key.
+    #[arg(long, value_parser = parse_api)]
+    api_key: Option<ApiKey>,
+    /// The version of a response.
+    #[arg(long, short = 'v')]
+    version: Option<i16>,
+}
+
+/// An API by name (any ASCII case) or by numeric key.
+fn parse_api(arg: &str) -> Result<ApiKey, String> {
+    let key = match arg.parse::<i16>() {
+        Ok(n) => ApiKey(n),
+        Err(_) => ApiKey::from_name(arg).ok_or_else(|| format!("unknown API {arg}"))?,
+    };
+    if key.info().is_none() {
+        return Err(format!("unknown API key {}", key.0));
+    }
+    Ok(key)
+}
 
 /// Why a command failed.
 #[derive(Debug)]
-pub(crate) enum Error {
-    /// The command line was wrong.
-    Usage(String),
-    /// The command could not do its work.
+enum Error {
+    /// A message for the user; exit code 1.
     Failed(String),
-    /// Writing the output failed.
+    /// Output failed.
     Io(io::Error),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Usage(msg) | Self::Failed(msg) => f.write_str(msg),
-            Self::Io(e) => write!(f, "writing output: {e}"),
-        }
-    }
 }
 
 impl From<io::Error> for Error {
@@ -53,98 +119,215 @@ impl From<io::Error> for Error {
     }
 }
 
-/// A parsed command line.
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Help,
-    List,
-    Page { api: ApiKey, version: Option<i16> },
+impl From<std::fmt::Error> for Error {
+    fn from(_: std::fmt::Error) -> Self {
+        Self::Failed("formatting failed".into())
+    }
 }
 
-fn parse(args: &[String]) -> Result<Command, Error> {
-    let mut args = args.iter().map(String::as_str);
-    let command = match args.next() {
-        None | Some("help" | "-h" | "--help") => return Ok(Command::Help),
-        Some("list") => Command::List,
-        Some("page") => {
-            let mut api = None;
-            let mut version = None;
-            while let Some(arg) = args.next() {
-                match arg {
-                    "--version" | "-v" => {
-                        let value = args
-                            .next()
-                            .ok_or_else(|| Error::Usage("--version needs a value".into()))?;
-                        version = Some(parse_version(value)?);
-                    }
-                    _ if arg.starts_with("--version=") => {
-                        version = Some(parse_version(arg.trim_start_matches("--version="))?);
-                    }
-                    _ if arg.starts_with('-') && arg.parse::<i16>().is_err() => {
-                        return Err(Error::Usage(format!("unknown option {arg}")));
-                    }
-                    _ if api.is_none() => api = Some(parse_api(arg)?),
-                    _ => return Err(Error::Usage(format!("unexpected argument {arg}"))),
-                }
+fn describe_error(api: ApiKey, version: Option<i16>, e: DescribeError) -> Error {
+    match e {
+        DescribeError::UnknownApi => {
+            let Some(info) = api.info() else {
+                return Error::Failed(format!("unknown API key {}", api.0));
+            };
+            if info.request_versions.is_empty() {
+                return Error::Failed(format!(
+                    "{} (API key {}) has no valid versions: Kafka 4.0 removed it",
+                    info.name, info.key.0
+                ));
             }
-            let api = api.ok_or_else(|| Error::Usage("page needs an API name or key".into()))?;
-            return Ok(Command::Page { api, version });
+            Error::Failed(format!(
+                "{} has no version {} (requests {}, responses {})",
+                info.name,
+                version.map_or_else(|| "?".into(), |v| v.to_string()),
+                info.request_versions,
+                info.response_versions
+            ))
         }
-        Some(other) => return Err(Error::Usage(format!("unknown command {other}"))),
-    };
-    match args.next() {
-        None => Ok(command),
-        Some(extra) => Err(Error::Usage(format!("unexpected argument {extra}"))),
+        other => Error::Failed(other.to_string()),
     }
 }
 
-fn parse_version(value: &str) -> Result<i16, Error> {
-    value
-        .parse()
-        .map_err(|_| Error::Usage(format!("invalid version {value}")))
-}
-
-/// An API by name (any ASCII case) or by numeric key.
-fn parse_api(arg: &str) -> Result<ApiKey, Error> {
-    let key = match arg.parse::<i16>() {
-        Ok(n) => ApiKey(n),
-        Err(_) => {
-            ApiKey::from_name(arg).ok_or_else(|| Error::Failed(format!("unknown API {arg}")))?
-        }
-    };
-    if key.info().is_none() {
-        return Err(Error::Failed(format!("unknown API key {}", key.0)));
+fn page(args: &PageArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let mut scratch = vec![0u8; SCRATCH];
+    let mut text = String::new();
+    if args.hex {
+        let (_, version) = describe::page_version(args.api, args.version)
+            .map_err(|e| describe_error(args.api, args.version, e))?;
+        let side = if args.response {
+            Side::Response
+        } else {
+            Side::Request
+        };
+        let n = describe::write_minimal_frame(args.api, version, side, &mut scratch)
+            .map_err(|e| describe_error(args.api, Some(version), e))?;
+        describe::write_hex(&scratch[..n], &mut text)?;
+        text.push('\n');
+    } else {
+        describe::page(args.api, args.version, &mut scratch, &mut text)
+            .map_err(|e| describe_error(args.api, args.version, e))?;
     }
-    Ok(key)
-}
-
-fn run(command: Command, out: &mut dyn Write) -> Result<(), Error> {
-    match command {
-        Command::Help => out.write_all(USAGE.as_bytes())?,
-        Command::List => list::write(out)?,
-        Command::Page { api, version } => {
-            let page = page::Page::build(api, version)?;
-            page.write(out)?;
-        }
-    }
-    out.flush()?;
+    out.write_all(text.as_bytes())?;
     Ok(())
 }
 
+fn minimal_len(api: ApiKey, version: i16, side: Side, scratch: &mut [u8]) -> String {
+    describe::write_minimal_frame(api, version, side, scratch)
+        .map_or_else(|_| "-".into(), |n| n.to_string())
+}
+
+fn list(out: &mut dyn Write) -> Result<(), Error> {
+    let mut scratch = vec![0u8; SCRATCH];
+    let width = API_TABLE.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    let mut text = String::new();
+    writeln!(
+        text,
+        "key  {:<width$}  {:<9} {:<9} {:<9} {:<9} {:<7} {:>8} {:>9}",
+        "name", "request", "flexible", "response", "flexible", "headers", "req size", "resp size"
+    )?;
+    for info in API_TABLE {
+        let top = info.request_versions.max;
+        let (headers, req, resp) = if info.request_versions.is_empty() {
+            ("-".to_string(), "-".to_string(), "-".to_string())
+        } else {
+            (
+                format!(
+                    "{}/{}",
+                    Side::Request.header_version(info.key, top),
+                    Side::Response.header_version(info.key, top)
+                ),
+                minimal_len(info.key, top, Side::Request, &mut scratch),
+                minimal_len(info.key, top, Side::Response, &mut scratch),
+            )
+        };
+        writeln!(
+            text,
+            "{:>3}  {:<width$}  {:<9} {:<9} {:<9} {:<9} {:<7} {:>8} {:>9}",
+            info.key.0,
+            info.name,
+            info.request_versions.to_string(),
+            info.request_flexible.to_string(),
+            info.response_versions.to_string(),
+            info.response_flexible.to_string(),
+            headers,
+            req,
+            resp,
+        )?;
+    }
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn catalog(out: &mut dyn Write) -> Result<(), Error> {
+    let mut scratch = vec![0u8; SCRATCH];
+    let mut text = String::new();
+    for info in API_TABLE {
+        for version in info.request_versions.min..=info.request_versions.max {
+            if info.request_versions.is_empty() {
+                break;
+            }
+            for side in [Side::Request, Side::Response] {
+                let n = describe::write_minimal_frame(info.key, version, side, &mut scratch)
+                    .map_err(|e| describe_error(info.key, Some(version), e))?;
+                write!(
+                    text,
+                    "{} {} {version} {} ",
+                    info.key.0,
+                    info.name,
+                    side.name()
+                )?;
+                describe::write_hex(&scratch[..n], &mut text)?;
+                text.push('\n');
+            }
+        }
+    }
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// The frame bytes: hex when the input is only hex digits and whitespace, else binary.
+fn frame_bytes(input: &[u8]) -> Result<Vec<u8>, Error> {
+    let text = input
+        .iter()
+        .all(|b| b.is_ascii_hexdigit() || b.is_ascii_whitespace());
+    if !text || input.iter().all(u8::is_ascii_whitespace) {
+        return Ok(input.to_vec());
+    }
+    let digits: Vec<u8> = input
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_hexdigit)
+        .collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(Error::Failed(format!(
+            "the hex input has an odd number of digits ({})",
+            digits.len()
+        )));
+    }
+    Ok(digits
+        .chunks(2)
+        .map(|pair| {
+            let hi = (pair[0] as char).to_digit(16).unwrap_or(0);
+            let lo = (pair[1] as char).to_digit(16).unwrap_or(0);
+            u8::try_from(hi * 16 + lo).unwrap_or(0)
+        })
+        .collect())
+}
+
+fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let mut input = Vec::new();
+    match &args.file {
+        Some(path) => {
+            input = std::fs::read(path)
+                .map_err(|e| Error::Failed(format!("reading {}: {e}", path.display())))?;
+        }
+        None => {
+            io::stdin()
+                .read_to_end(&mut input)
+                .map_err(|e| Error::Failed(format!("reading stdin: {e}")))?;
+        }
+    }
+    let frame = frame_bytes(&input)?;
+    let mut text = String::new();
+    let result = match (args.response, args.api_key, args.version) {
+        (true, Some(api), Some(version)) => {
+            describe::write_response_frame(&frame, api, version, &mut text)
+        }
+        _ => describe::write_request_frame(&frame, &mut text),
+    };
+    out.write_all(text.as_bytes())?;
+    match result {
+        Ok(()) => Ok(()),
+        Err(DescribeError::Decode(e)) => Err(Error::Failed(format!("malformed frame: {e}"))),
+        Err(DescribeError::UnknownApi) => Err(Error::Failed(
+            "the frame names an API key or version this tool has no schema for".into(),
+        )),
+        Err(e) => Err(Error::Failed(e.to_string())),
+    }
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cli = Cli::parse();
     let stdout = io::stdout();
-    let result = parse(&args).and_then(|command| run(command, &mut stdout.lock()));
+    let mut out = stdout.lock();
+    let result = match &cli.command {
+        Command::Page(args) => page(args, &mut out),
+        Command::List => list(&mut out),
+        Command::Catalog => catalog(&mut out),
+        Command::Dissect(args) => dissect(args, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(Error::Io));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`kafka-wire list | head`) is not an error.
+        // A closed pipe (`kafka-wire catalog | head`) is not an error.
         Err(Error::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e @ Error::Usage(_)) => {
-            eprintln!("kafka-wire: {e}\n\n{USAGE}");
-            ExitCode::from(2)
+        Err(Error::Io(e)) => {
+            eprintln!("kafka-wire: writing output: {e}");
+            ExitCode::FAILURE
         }
-        Err(e) => {
-            eprintln!("kafka-wire: {e}");
+        Err(Error::Failed(msg)) => {
+            eprintln!("kafka-wire: {msg}");
             ExitCode::FAILURE
         }
     }
@@ -154,58 +337,37 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    #[test]
+    fn apis_by_name_or_key() {
+        assert_eq!(
+            parse_api("renewdelegationtoken"),
+            Ok(ApiKey::RENEW_DELEGATION_TOKEN)
+        );
+        assert_eq!(parse_api("1"), Ok(ApiKey::FETCH));
+        assert!(parse_api("NoSuchApi").is_err());
+        assert!(parse_api("9999").is_err());
     }
 
     #[test]
-    fn parses_commands() {
-        assert_eq!(parse(&args("")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("list")).unwrap(), Command::List);
-        assert_eq!(
-            parse(&args("page renewdelegationtoken")).unwrap(),
-            Command::Page {
-                api: ApiKey::RENEW_DELEGATION_TOKEN,
-                version: None
-            }
-        );
-        assert_eq!(
-            parse(&args("page 1 --version 16")).unwrap(),
-            Command::Page {
-                api: ApiKey::FETCH,
-                version: Some(16)
-            }
-        );
-        assert_eq!(
-            parse(&args("page --version=3 ApiVersions")).unwrap(),
-            Command::Page {
-                api: ApiKey::API_VERSIONS,
-                version: Some(3)
-            }
-        );
+    fn command_lines() {
+        let ok = |s: &str| Cli::try_parse_from(s.split_whitespace()).is_ok();
+        assert!(ok("kafka-wire page fetch --version 16"));
+        assert!(ok("kafka-wire page 39 --request --hex"));
+        assert!(ok("kafka-wire dissect --request f.bin"));
+        assert!(ok(
+            "kafka-wire dissect --response --api-key Fetch --version 4"
+        ));
+        assert!(!ok("kafka-wire page"));
+        assert!(!ok("kafka-wire page fetch --request"));
+        assert!(!ok("kafka-wire dissect f.bin"));
+        assert!(!ok("kafka-wire dissect --response --api-key 1"));
+        assert!(!ok("kafka-wire frobnicate"));
     }
 
     #[test]
-    fn rejects_bad_command_lines() {
-        assert!(matches!(parse(&args("page")), Err(Error::Usage(_))));
-        assert!(matches!(
-            parse(&args("page Fetch --version")),
-            Err(Error::Usage(_))
-        ));
-        assert!(matches!(
-            parse(&args("page Fetch --version x")),
-            Err(Error::Usage(_))
-        ));
-        assert!(matches!(
-            parse(&args("page Fetch Produce")),
-            Err(Error::Usage(_))
-        ));
-        assert!(matches!(parse(&args("list extra")), Err(Error::Usage(_))));
-        assert!(matches!(parse(&args("frobnicate")), Err(Error::Usage(_))));
-        assert!(matches!(
-            parse(&args("page NoSuchApi")),
-            Err(Error::Failed(_))
-        ));
-        assert!(matches!(parse(&args("page 9999")), Err(Error::Failed(_))));
+    fn hex_or_binary_input() {
+        assert_eq!(frame_bytes(b"00 01\n0a FF").unwrap(), [0, 1, 10, 255]);
+        assert_eq!(frame_bytes(&[0, 0, 0, 1, 7]).unwrap(), [0, 0, 0, 1, 7]);
+        assert!(frame_bytes(b"abc").is_err());
     }
 }

@@ -11,6 +11,11 @@
 //!   verifies the CRC-32C on request and iterates records lazily ([`Record`], [`Headers`]).
 //! * [`ControlRecord`] reads transaction markers and KRaft control records.
 //! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included.
+//! * [`LegacyMessage`] reads a magic 0 or 1 message; [`LegacyMessage::inner`] iterates the inner
+//!   messages of a compressed wrapper (with Kafka's offset rules for each magic),
+//!   [`LegacyRecords`] the records of an uncompressed message set, and [`LegacyBuilder`] writes
+//!   message sets for old brokers.
+//! * [`compression`] is where the caller plugs in codecs (optional features supply them).
 //! * [`crc`] has both checksums.
 //!
 //! Nothing here allocates or copies record data.
