@@ -14,6 +14,7 @@
 use core::panic::PanicInfo;
 
 use kafka_wire::messages::{RenewDelegationTokenRequest, RequestHeader};
+use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch};
 use kafka_wire::{ApiKey, Request, frame};
 
 unsafe extern "C" {
@@ -33,7 +34,7 @@ extern "C" fn rust_eh_personality() {}
 /// The C entry point, called by the libc start files.
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
-    match round_trip() {
+    match round_trip().and_then(|()| record_batch()) {
         Ok(()) => 0,
         Err(code) => code,
     }
@@ -67,6 +68,41 @@ fn round_trip() -> Result<(), i32> {
     };
     if decoded.hmac != b"\x01\x02" || decoded.renew_period_ms != 86_400_000 {
         return Err(16);
+    }
+    Ok(())
+}
+
+/// Builds a two-record batch with the lz4-free core, reads it back in place and checks the CRC
+/// and the records.
+fn record_batch() -> Result<(), i32> {
+    let headers = [NewHeader::new(b"h", b"v")];
+    let records = [
+        NewRecord::new(b"one").with_timestamp(1_000),
+        NewRecord::new(b"two")
+            .with_key(b"k")
+            .with_headers(&headers)
+            .with_timestamp(1_005),
+    ];
+    let mut buf = [0u8; 256];
+    let n = BatchBuilder::new()
+        .with_base_offset(40)
+        .write(&records, &mut buf)
+        .map_err(|_| 20)?;
+    let batch = RecordBatch::parse(buf.get(..n).ok_or(21)?).map_err(|_| 22)?;
+    batch.verify_crc().map_err(|_| 23)?;
+    let mut count = 0;
+    for (record, want) in batch.records().map_err(|_| 24)?.zip(records.iter()) {
+        let record = record.map_err(|_| 25)?;
+        if record.value() != want.value || record.key() != want.key {
+            return Err(26);
+        }
+        if record.timestamp() != want.timestamp || record.headers().len() != want.headers.len() {
+            return Err(27);
+        }
+        count += 1;
+    }
+    if count != 2 || batch.last_offset() != 41 {
+        return Err(28);
     }
     Ok(())
 }
