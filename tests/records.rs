@@ -462,3 +462,26 @@ fn decoded_messages_hand_out_batches() {
     assert_eq!(r.value(), Some(&b"hi"[..]));
     assert_eq!(r.position(), records.offset() + 61);
 }
+
+#[test]
+fn header_fields_change_in_place() {
+    use kafka_wire::records::RecordBatchHeader;
+    let mut bytes = hex(BATCH_70);
+    let h = RecordBatchHeader::from_batch_mut(&mut bytes).unwrap();
+    h.base_offset.set(77);
+    h.partition_leader_epoch.set(3);
+    let b = RecordBatch::parse(&bytes).unwrap();
+    b.verify_crc().unwrap();
+    assert_eq!((b.base_offset(), b.partition_leader_epoch()), (77, 3));
+    // A covered field needs a new CRC.
+    RecordBatchHeader::from_batch_mut(&mut bytes).unwrap().producer_id.set(5);
+    assert!(RecordBatch::parse(&bytes).unwrap().verify_crc().is_err());
+    let crc = RecordBatchHeader::refresh_crc(&mut bytes).unwrap();
+    let b = RecordBatch::parse(&bytes).unwrap();
+    b.verify_crc().unwrap();
+    assert_eq!((b.crc(), b.producer_id()), (crc, 5));
+    // Not a v2 batch: refused.
+    bytes[16] = 1;
+    assert!(RecordBatchHeader::from_batch_mut(&mut bytes).is_err());
+    assert!(RecordBatchHeader::refresh_crc(&mut bytes).is_err());
+}

@@ -57,6 +57,53 @@ pub struct RecordBatchHeader {
 
 const _: () = assert!(size_of::<RecordBatchHeader>() == HEADER_LEN);
 
+impl RecordBatchHeader {
+    /// The header of the v2 batch at the start of `batch`, for changing fields in place: a broker
+    /// assigning `base_offset`, a leader stamping `partition_leader_epoch` (neither is covered by
+    /// the CRC), or anything else followed by [`RecordBatchHeader::refresh_crc`].
+    ///
+    /// ```
+    /// use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
+    ///
+    /// let mut buf = [0u8; 128];
+    /// let n = BatchBuilder::new().write(&[NewRecord::new(b"v")], &mut buf)?;
+    /// let header = RecordBatchHeader::from_batch_mut(&mut buf[..n])?;
+    /// header.base_offset.set(1_000);
+    /// header.partition_leader_epoch.set(7);
+    /// let batch = RecordBatch::parse(&buf[..n])?;
+    /// batch.verify_crc()?;
+    /// assert_eq!(batch.base_offset(), 1_000);
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`RecordBatch::parse`]: the magic must be 2 and `batch` must hold the whole batch.
+    pub fn from_batch_mut(batch: &mut [u8]) -> Result<&mut Self, DecodeError> {
+        RecordBatch::parse(batch)?;
+        match Self::mut_from_prefix(batch) {
+            Ok((header, _)) => Ok(header),
+            // Unreachable: the batch parsed, so it has at least 61 bytes.
+            Err(_) => Err(DecodeError::new(0, DecodeErrorKind::Malformed, "RecordBatch")),
+        }
+    }
+
+    /// Recomputes and stores the CRC-32C of the v2 batch at the start of `batch`, after fields it
+    /// covers were changed in place. Returns the new CRC.
+    ///
+    /// # Errors
+    ///
+    /// As [`RecordBatch::parse`].
+    pub fn refresh_crc(batch: &mut [u8]) -> Result<u32, DecodeError> {
+        let len = RecordBatch::parse(batch)?.len();
+        let crc = crc32c(batch.get(CRC_START..len).unwrap_or_default());
+        if let Some(dst) = batch.get_mut(17..CRC_START) {
+            dst.copy_from_slice(&crc.to_be_bytes());
+        }
+        Ok(crc)
+    }
+}
+
 impl core::fmt::Debug for RecordBatchHeader {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RecordBatchHeader")
