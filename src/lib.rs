@@ -95,10 +95,10 @@
     )
 )]
 
-#[cfg(test)]
-extern crate std;
 #[cfg(feature = "alloc")]
 extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 #[doc(hidden)]
 #[path = "fuzz.rs"]

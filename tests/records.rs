@@ -474,7 +474,10 @@ fn header_fields_change_in_place() {
     b.verify_crc().unwrap();
     assert_eq!((b.base_offset(), b.partition_leader_epoch()), (77, 3));
     // A covered field needs a new CRC.
-    RecordBatchHeader::from_batch_mut(&mut bytes).unwrap().producer_id.set(5);
+    RecordBatchHeader::from_batch_mut(&mut bytes)
+        .unwrap()
+        .producer_id
+        .set(5);
     assert!(RecordBatch::parse(&bytes).unwrap().verify_crc().is_err());
     let crc = RecordBatchHeader::refresh_crc(&mut bytes).unwrap();
     let b = RecordBatch::parse(&bytes).unwrap();

@@ -84,7 +84,11 @@ impl RecordBatchHeader {
         match Self::mut_from_prefix(batch) {
             Ok((header, _)) => Ok(header),
             // Unreachable: the batch parsed, so it has at least 61 bytes.
-            Err(_) => Err(DecodeError::new(0, DecodeErrorKind::Malformed, "RecordBatch")),
+            Err(_) => Err(DecodeError::new(
+                0,
+                DecodeErrorKind::Malformed,
+                "RecordBatch",
+            )),
         }
     }
 
