@@ -1,5 +1,7 @@
 //! API keys, their version tables, the [`Request`] and [`Response`] enums that decode any body
-//! by API key and version, and version negotiation ([`VersionTable`]).
+//! by API key and version, and version negotiation ([`VersionTable`], [`decode_api_versions`];
+//! the exchange with a broker, including its fallback to an ApiVersions v0 body, is described at
+//! [`decode_api_versions`]).
 
 mod generated;
 mod negotiate;
@@ -9,7 +11,10 @@ use core::fmt;
 use crate::codec::VersionRange;
 
 pub use generated::{API_TABLE, Request, Response};
-pub use negotiate::{MAX_APIS, VersionTable};
+pub use negotiate::{
+    ApiVersionsReply, MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
+    api_versions_request_version, decode_api_versions, decode_api_versions_body,
+};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
 ///

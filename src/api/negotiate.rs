@@ -1,76 +1,523 @@
 //! Version negotiation: the versions both sides speak, from a broker's ApiVersions response.
+//!
+//! The exchange with a broker is described at [`decode_api_versions`].
+
+use core::fmt;
 
 use heapless::Vec;
 
-use super::ApiKey;
-use crate::codec::VersionRange;
-use crate::messages::ApiVersionsResponse;
+use super::{API_TABLE, ApiKey};
+use crate::codec::{Decode, Reader, VersionRange};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::messages::{ApiVersionsResponse, ResponseHeader};
 
 /// The most API keys a [`VersionTable`] holds (Kafka assigns fewer than 100).
 pub const MAX_APIS: usize = 128;
 
-/// For each API key both sides support, the range of versions both speak.
+// Every key this crate speaks always fits, so a table never loses one of them.
+const _: () = assert!(API_TABLE.len() <= MAX_APIS);
+
+/// Kafka's `UNSUPPORTED_VERSION` error code: in an ApiVersions response, the broker does not
+/// know the ApiVersions version it was sent.
+pub const UNSUPPORTED_VERSION: i16 = 35;
+
+/// The ApiVersions request version to send first: the highest this crate knows.
 ///
-/// Built from a broker's [`ApiVersionsResponse`] by intersecting each advertised range with the
-/// request versions this crate knows; keys the crate does not know, or whose ranges do not
-/// overlap, are left out. Fixed capacity, no allocation.
+/// If the broker answers [`UNSUPPORTED_VERSION`], send again at
+/// [`NegotiateError::retry_version`].
+#[must_use]
+pub fn api_versions_request_version() -> i16 {
+    ApiKey::API_VERSIONS.request_versions().max
+}
+
+/// Why no version of a key can be sent to the broker ([`VersionTable::negotiate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Unsupported {
+    /// This crate speaks no version of the key: not a key Kafka has assigned, or one it removed.
+    UnknownKey,
+    /// The broker did not advertise the key.
+    NotAdvertised,
+    /// The broker advertised a range with its minimum above its maximum.
+    EmptyBrokerRange {
+        /// The range as advertised.
+        broker: VersionRange,
+    },
+    /// Every version the broker supports is older than every version this crate speaks.
+    BrokerTooOld {
+        /// The broker's range.
+        broker: VersionRange,
+        /// This crate's range.
+        ours: VersionRange,
+    },
+    /// Every version the broker supports is newer than every version this crate speaks.
+    BrokerTooNew {
+        /// The broker's range.
+        broker: VersionRange,
+        /// This crate's range.
+        ours: VersionRange,
+    },
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownKey => f.write_str("this codec speaks no version of the API key"),
+            Self::NotAdvertised => f.write_str("the broker does not support the API key"),
+            Self::EmptyBrokerRange { broker } => {
+                write!(f, "the broker advertised an empty version range {broker}")
+            }
+            Self::BrokerTooOld { broker, ours } => write!(
+                f,
+                "the broker is too old: it supports versions {broker}, this codec {ours}"
+            ),
+            Self::BrokerTooNew { broker, ours } => write!(
+                f,
+                "the broker is too new: it supports versions {broker}, this codec {ours}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for Unsupported {}
+
+/// Why an ApiVersions response gives no [`VersionTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum NegotiateError {
+    /// Error [`UNSUPPORTED_VERSION`]: the broker does not know the ApiVersions version it was
+    /// sent. Send the request again at [`NegotiateError::retry_version`].
+    UnsupportedVersion {
+        /// The broker's ApiVersions range, if it listed one (brokers since 2.4 do).
+        broker: Option<VersionRange>,
+    },
+    /// Any other non-zero error code.
+    ErrorCode(i16),
+    /// The broker advertised a key more than once.
+    DuplicateKey(ApiKey),
+}
+
+impl NegotiateError {
+    /// After [`NegotiateError::UnsupportedVersion`] in reply to an ApiVersions request at
+    /// `sent`: the version to send next. That is the highest version both sides support for
+    /// ApiVersions if the broker listed its range, else 0 (brokers before 2.4 list nothing).
+    ///
+    /// `None` for any other error, and when retrying would not help: `sent` was already 0 or
+    /// no lower than the version found, or no version of ApiVersions is common to both sides.
+    #[must_use]
+    pub fn retry_version(&self, sent: i16) -> Option<i16> {
+        let Self::UnsupportedVersion { broker } = *self else {
+            return None;
+        };
+        let ours = ApiKey::API_VERSIONS.request_versions();
+        let next = match broker {
+            Some(broker) => {
+                let common = broker.intersect(ours);
+                if common.is_empty() {
+                    return None;
+                }
+                common.max
+            }
+            None => 0,
+        };
+        (next < sent && ours.contains(next)).then_some(next)
+    }
+}
+
+impl fmt::Display for NegotiateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnsupportedVersion { broker: Some(r) } => write!(
+                f,
+                "the broker does not support this ApiVersions version (it supports {r})"
+            ),
+            Self::UnsupportedVersion { broker: None } => {
+                f.write_str("the broker does not support this ApiVersions version")
+            }
+            Self::ErrorCode(code) => write!(f, "the broker answered ApiVersions with error {code}"),
+            Self::DuplicateKey(key) => write!(f, "the broker advertised {key} twice"),
+        }
+    }
+}
+
+impl core::error::Error for NegotiateError {}
+
+/// A decoded ApiVersions response frame ([`decode_api_versions`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApiVersionsReply<'a> {
+    /// The response header (always header v0 for ApiVersions).
+    pub header: ResponseHeader<'a>,
+    /// The body.
+    pub body: ApiVersionsResponse<'a>,
+    /// The version the body was read at: the version sent, or 0 when the broker fell back to
+    /// the v0 layout.
+    pub version: i16,
+}
+
+/// Decodes a whole ApiVersions response frame (size prefix included) to a request sent at
+/// version `sent`, reading the v0 layout a broker falls back to when it does not know `sent`.
+/// Offsets in errors count from the start of `frame`.
+///
+/// # The ApiVersions exchange
+///
+/// A client opens a connection by sending an ApiVersions request, before anything else, at the
+/// highest version it knows ([`api_versions_request_version`]). The broker answers with the
+/// range of versions it supports for every API key, and the client then sends each request at
+/// the highest version both sides support ([`VersionTable::negotiate`]).
+///
+/// When the broker does not know the ApiVersions version it was sent, it does not parse the
+/// request body. It answers with error `UNSUPPORTED_VERSION` (35) in an ApiVersions body laid
+/// out as **version 0**, whatever version was asked for, always behind response header v0.
+/// Brokers since 2.4 (KIP-511) list their own ApiVersions range in that body; older ones send an
+/// empty list. The client retries at the highest version both sides support for ApiVersions
+/// itself, or at version 0 when the broker did not say ([`NegotiateError::retry_version`]).
+/// This is what Kafka's own Java client does; a broker since 0.10 accepts an ApiVersions v0
+/// request.
+///
+/// [`decode_api_versions`] reads such a reply robustly. Every ApiVersions body starts with its
+/// `ErrorCode`, and the response header is v0 at every version, so the error code can be read
+/// before the body's layout is known:
+///
+/// * error 35 for a version other than 0: the body is read as v0 first (the broker's fallback),
+///   then, if that fails, at the version sent;
+/// * otherwise the body is read at the version sent first, then, if that fails, as v0 (as Kafka's
+///   Java client does).
+///
+/// The two layouts cannot be confused: the frame length is exact, a v0 body is four bytes too
+/// short for v1 and v2 (no `ThrottleTimeMs`), and read as v3 or later its four-byte array length
+/// begins with a zero byte, a compact null, which the non-nullable `ApiKeys` rejects.
+///
+/// ```
+/// use kafka_wire::api::{
+///     ApiKey, NegotiateError, VersionTable, api_versions_request_version, decode_api_versions,
+/// };
+///
+/// // The reply of a 2.8 broker to an ApiVersions request at a version it does not know:
+/// // size, correlation id 1, error 35, one entry: ApiVersions 0-3.
+/// let reply = [0, 0, 0, 16, 0, 0, 0, 1, 0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 3];
+/// let sent = api_versions_request_version();
+/// let decoded = decode_api_versions(&reply, sent)?;
+/// assert_eq!(decoded.version, 0);
+/// let err = VersionTable::try_from_response(&decoded.body).unwrap_err();
+/// assert_eq!(err.retry_version(sent), Some(3));
+///
+/// // The reply at v3: size, correlation id 2, no error, Produce 0-9 and ApiVersions 0-3, no
+/// // throttle, no tagged fields.
+/// let reply = [
+///     0, 0, 0, 26, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 9, 0, 0, 18, 0, 0, 0, 3, 0, 0, 0, 0, 0,
+///     0,
+/// ];
+/// let decoded = decode_api_versions(&reply, 3)?;
+/// let table = VersionTable::try_from_response(&decoded.body)?;
+/// assert_eq!(table.negotiate(ApiKey::PRODUCE), Ok(9));
+/// assert_eq!(table.negotiate(ApiKey::API_VERSIONS), Ok(3));
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, or any error of the header or body; when
+/// both layouts fail, the error of the layout tried first.
+pub fn decode_api_versions(frame: &[u8], sent: i16) -> Result<ApiVersionsReply<'_>, DecodeError> {
+    let mut r = Reader::new(frame);
+    let size = r.i32("Frame.size")?;
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
+    };
+    let mut payload = r.sub(size, "Frame")?;
+    r.finish("Frame")?;
+    let header = ResponseHeader::decode(&mut payload, 0)?;
+    let (body, version) = decode_body(&payload, sent)?;
+    Ok(ApiVersionsReply {
+        header,
+        body,
+        version,
+    })
+}
+
+/// Decodes an ApiVersions response body alone (no size prefix, no header) to a request sent at
+/// version `sent`, as [`decode_api_versions`] does. Returns the body and the version it was read
+/// at.
+///
+/// # Errors
+///
+/// `Truncated`, `TrailingBytes`, or any error of the body; when both layouts fail, the error of
+/// the layout tried first.
+pub fn decode_api_versions_body(
+    body: &[u8],
+    sent: i16,
+) -> Result<(ApiVersionsResponse<'_>, i16), DecodeError> {
+    decode_body(&Reader::new(body), sent)
+}
+
+fn decode_body<'a>(
+    r: &Reader<'a>,
+    sent: i16,
+) -> Result<(ApiVersionsResponse<'a>, i16), DecodeError> {
+    let error_code = r.clone().i16("ApiVersionsResponse.ErrorCode")?;
+    let first = if error_code == UNSUPPORTED_VERSION {
+        0
+    } else {
+        sent
+    };
+    let second = if first == 0 { sent } else { 0 };
+    match decode_exact(r, first) {
+        Ok(body) => Ok((body, first)),
+        Err(e) if second != first => decode_exact(r, second)
+            .map(|body| (body, second))
+            .map_err(|_| e),
+        Err(e) => Err(e),
+    }
+}
+
+/// Decodes the body at `version`, requiring it to fill the rest of the reader.
+fn decode_exact<'a>(r: &Reader<'a>, version: i16) -> Result<ApiVersionsResponse<'a>, DecodeError> {
+    let mut r = r.clone();
+    let body = ApiVersionsResponse::decode(&mut r, version)?;
+    r.finish("ApiVersionsResponse")?;
+    Ok(body)
+}
+
+/// True when this crate speaks some version of `key`.
+fn speaks(key: ApiKey) -> bool {
+    !key.request_versions().is_empty()
+}
+
+/// A broker's advertised version ranges, and for each API key the highest version both sides
+/// support.
+///
+/// Built from a broker's [`ApiVersionsResponse`] ([`VersionTable::try_from_response`],
+/// [`VersionTable::from_response`]) or from a list of advertised ranges
+/// ([`VersionTable::from_advertised`], [`VersionTable::from_ranges`]). It keeps every advertised
+/// range, sorted by key, including those of keys this crate does not speak, and intersects them
+/// with the request versions this crate knows when asked ([`VersionTable::negotiate`]).
+///
+/// Fixed capacity ([`MAX_APIS`]), no allocation. Should a broker advertise more keys than that,
+/// keys this crate does not speak are dropped first ([`VersionTable::dropped`]): every key it
+/// speaks is always kept.
+///
+/// Kafka 4.0 brokers advertise a minimum of 0 for Produce although they refuse v0-2
+/// (KAFKA-18659); the highest common version, the one to send, is unaffected.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionTable {
+    /// The broker's ranges, sorted by key, one per key.
     entries: Vec<(ApiKey, VersionRange), MAX_APIS>,
+    /// Advertised keys not kept for want of room.
+    dropped: usize,
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for VersionTable {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "VersionTable {{ entries: {=[?]}, dropped: {=usize} }}",
+            self.entries.as_slice(),
+            self.dropped
+        );
+    }
 }
 
 impl VersionTable {
-    /// Negotiates against the `ApiKeys` of a broker's response. Entries beyond
-    /// [`MAX_APIS`] are ignored; a key advertised twice keeps its first entry.
+    /// Builds a table from the `ApiKeys` of a broker's response, leniently: the error code is
+    /// not looked at, and a key advertised twice keeps its first range. See
+    /// [`VersionTable::try_from_response`] for the checked form.
     #[must_use]
     pub fn from_response(response: &ApiVersionsResponse<'_>) -> Self {
         let mut table = Self::default();
-        for advertised in response.api_keys.iter() {
-            let key = ApiKey(advertised.api_key);
-            let ours = key.request_versions();
-            let theirs = VersionRange::new(advertised.min_version, advertised.max_version);
-            let common = ours.intersect(theirs);
-            if common.is_empty() || table.range(key).is_some() {
-                continue;
-            }
-            if table.entries.push((key, common)).is_err() {
-                break;
-            }
+        for (key, range) in advertised(response) {
+            // A duplicate is skipped: the first range stays.
+            let _ = table.add(key, range);
         }
         table
     }
 
-    /// The versions of `key` both sides speak.
+    /// Builds a table from a broker's response, checking it: the error code must be 0 and no
+    /// key may be advertised twice.
+    ///
+    /// # Errors
+    ///
+    /// [`NegotiateError::UnsupportedVersion`] for error 35 (retry at
+    /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
+    /// [`NegotiateError::DuplicateKey`].
+    pub fn try_from_response(response: &ApiVersionsResponse<'_>) -> Result<Self, NegotiateError> {
+        match response.error_code {
+            0 => Self::from_advertised(advertised(response)),
+            UNSUPPORTED_VERSION => Err(NegotiateError::UnsupportedVersion {
+                broker: advertised(response)
+                    .find(|(key, _)| *key == ApiKey::API_VERSIONS)
+                    .map(|(_, range)| range),
+            }),
+            code => Err(NegotiateError::ErrorCode(code)),
+        }
+    }
+
+    /// Builds a table from advertised `(key, range)` pairs, such as those of a broker's
+    /// response or of a broker version a client is configured for.
+    ///
+    /// # Errors
+    ///
+    /// [`NegotiateError::DuplicateKey`] when a key appears twice.
+    pub fn from_advertised<I>(advertised: I) -> Result<Self, NegotiateError>
+    where
+        I: IntoIterator<Item = (ApiKey, VersionRange)>,
+    {
+        let mut table = Self::default();
+        for (key, range) in advertised {
+            table.add(key, range)?;
+        }
+        Ok(table)
+    }
+
+    /// Builds a table from advertised `(key, min, max)` triples, as an ApiVersions response
+    /// lists them.
+    ///
+    /// # Errors
+    ///
+    /// [`NegotiateError::DuplicateKey`] when a key appears twice.
+    pub fn from_ranges(ranges: &[(i16, i16, i16)]) -> Result<Self, NegotiateError> {
+        Self::from_advertised(
+            ranges
+                .iter()
+                .map(|&(key, min, max)| (ApiKey(key), VersionRange::new(min, max))),
+        )
+    }
+
+    /// Adds one advertised range, keeping the entries sorted; a duplicate is refused.
+    fn add(&mut self, key: ApiKey, range: VersionRange) -> Result<(), NegotiateError> {
+        let Err(mut at) = self.entries.binary_search_by_key(&key, |(k, _)| *k) else {
+            return Err(NegotiateError::DuplicateKey(key));
+        };
+        if self.entries.is_full() {
+            // Make room by dropping a key this crate does not speak, never one it speaks.
+            let victim = self.entries.iter().rposition(|(k, _)| !speaks(*k));
+            match victim {
+                Some(victim) if speaks(key) => {
+                    self.entries.remove(victim);
+                    self.dropped = self.dropped.saturating_add(1);
+                    if let Err(again) = self.entries.binary_search_by_key(&key, |(k, _)| *k) {
+                        at = again;
+                    }
+                }
+                _ => {
+                    self.dropped = self.dropped.saturating_add(1);
+                    return Ok(());
+                }
+            }
+        }
+        if self.entries.insert(at, (key, range)).is_err() {
+            self.dropped = self.dropped.saturating_add(1);
+        }
+        Ok(())
+    }
+
+    /// The highest version of `key` both sides support: the version to send.
+    ///
+    /// # Errors
+    ///
+    /// Why there is none: [`Unsupported::UnknownKey`] when this crate speaks no version of
+    /// `key`, [`Unsupported::NotAdvertised`] when the broker does not support it,
+    /// [`Unsupported::EmptyBrokerRange`], [`Unsupported::BrokerTooOld`] or
+    /// [`Unsupported::BrokerTooNew`] when the ranges do not overlap.
+    pub fn negotiate(&self, key: ApiKey) -> Result<i16, Unsupported> {
+        self.common(key).map(|r| r.max)
+    }
+
+    /// The versions of `key` both sides support.
+    ///
+    /// # Errors
+    ///
+    /// As [`VersionTable::negotiate`].
+    pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
+        let ours = key.request_versions();
+        if ours.is_empty() {
+            return Err(Unsupported::UnknownKey);
+        }
+        let Some(broker) = self.advertised(key) else {
+            return Err(Unsupported::NotAdvertised);
+        };
+        if broker.is_empty() {
+            Err(Unsupported::EmptyBrokerRange { broker })
+        } else if broker.max < ours.min {
+            Err(Unsupported::BrokerTooOld { broker, ours })
+        } else if broker.min > ours.max {
+            Err(Unsupported::BrokerTooNew { broker, ours })
+        } else {
+            Ok(broker.intersect(ours))
+        }
+    }
+
+    /// The range the broker advertised for `key`, whether or not this crate speaks it.
     #[must_use]
-    pub fn range(&self, key: ApiKey) -> Option<VersionRange> {
+    pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
         self.entries
-            .iter()
-            .find(|(k, _)| *k == key)
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .and_then(|i| self.entries.get(i))
             .map(|(_, r)| *r)
     }
 
-    /// The highest version of `key` both sides speak: the one to send.
-    #[must_use]
-    pub fn version(&self, key: ApiKey) -> Option<i16> {
-        self.range(key).map(|r| r.max)
+    /// Every advertised key and range, in key order, including keys this crate does not speak
+    /// and ranges that do not overlap with its own.
+    pub fn iter_advertised(&self) -> impl Iterator<Item = (ApiKey, VersionRange)> + '_ {
+        self.entries.iter().copied()
     }
 
-    /// The negotiated keys and ranges, in the broker's order.
+    /// The number of advertised keys not kept because the table was full (0 in practice).
+    #[must_use]
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// The versions of `key` both sides speak; `None` for any reason
+    /// [`VersionTable::common`] gives.
+    #[must_use]
+    pub fn range(&self, key: ApiKey) -> Option<VersionRange> {
+        self.common(key).ok()
+    }
+
+    /// The highest version of `key` both sides speak: the one to send; `None` for any reason
+    /// [`VersionTable::negotiate`] gives.
+    #[must_use]
+    pub fn version(&self, key: ApiKey) -> Option<i16> {
+        self.negotiate(key).ok()
+    }
+
+    /// The negotiated keys and the ranges both sides speak, in key order: the keys for which
+    /// [`VersionTable::common`] succeeds.
     pub fn iter(&self) -> impl Iterator<Item = (ApiKey, VersionRange)> + '_ {
-        self.entries.iter().copied()
+        self.entries
+            .iter()
+            .filter_map(|&(key, _)| self.common(key).ok().map(|r| (key, r)))
     }
 
     /// The number of negotiated keys.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.iter().count()
     }
 
     /// True when no key was negotiated.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.iter().next().is_none()
     }
+}
+
+/// The `(key, range)` pairs of a response's `ApiKeys`.
+fn advertised<'r>(
+    response: &'r ApiVersionsResponse<'_>,
+) -> impl Iterator<Item = (ApiKey, VersionRange)> + 'r {
+    response.api_keys.iter().map(|a| {
+        (
+            ApiKey(a.api_key),
+            VersionRange::new(a.min_version, a.max_version),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -78,35 +525,168 @@ mod tests {
     use super::*;
     use crate::messages::api_versions_response::ApiVersion;
 
+    fn entry(key: i16, min: i16, max: i16) -> ApiVersion<'static> {
+        ApiVersion::default()
+            .with_api_key(key)
+            .with_min_version(min)
+            .with_max_version(max)
+    }
+
     #[test]
     fn intersects_with_our_versions() {
         let advertised = [
-            ApiVersion::default()
-                .with_api_key(0)
-                .with_min_version(0)
-                .with_max_version(11),
-            ApiVersion::default()
-                .with_api_key(1)
-                .with_min_version(4)
-                .with_max_version(99),
-            ApiVersion::default()
-                .with_api_key(4)
-                .with_min_version(0)
-                .with_max_version(7),
-            ApiVersion::default()
-                .with_api_key(999)
-                .with_min_version(0)
-                .with_max_version(1),
+            entry(0, 0, 11),
+            entry(1, 4, 99),
+            entry(5, 0, 4),
+            entry(999, 0, 1),
         ];
         let response = ApiVersionsResponse::default().with_api_keys((&advertised[..]).into());
         let t = VersionTable::from_response(&response);
-        assert_eq!(t.range(ApiKey::PRODUCE), Some(VersionRange::new(3, 11)));
+        let produce = ApiKey::PRODUCE.request_versions();
+        assert_eq!(
+            t.range(ApiKey::PRODUCE),
+            Some(VersionRange::new(produce.min, 11))
+        );
         assert_eq!(
             t.version(ApiKey::FETCH),
             Some(ApiKey::FETCH.request_versions().max)
         );
-        assert_eq!(t.range(ApiKey::LEADER_AND_ISR), None);
+        // StopReplica: negotiated only where this crate speaks it.
+        let stop = ApiKey::STOP_REPLICA.request_versions();
+        assert_eq!(
+            t.version(ApiKey::STOP_REPLICA),
+            (!stop.is_empty()).then(|| stop.max.min(4))
+        );
         assert_eq!(t.range(ApiKey(999)), None);
-        assert_eq!(t.len(), 2);
+        assert_eq!(t.negotiate(ApiKey(999)), Err(Unsupported::UnknownKey));
+        assert_eq!(t.advertised(ApiKey(999)), Some(VersionRange::new(0, 1)));
+        assert_eq!(t.len(), if stop.is_empty() { 2 } else { 3 });
+        assert_eq!(t.iter_advertised().count(), 4);
+    }
+
+    #[test]
+    fn explains_keys_without_a_common_version() {
+        let t =
+            VersionTable::from_ranges(&[(0, 0, 2), (1, 40, 50), (3, 5, 2), (18, 0, 3)]).unwrap();
+        let produce = ApiKey::PRODUCE.request_versions();
+        if produce.min > 2 {
+            assert_eq!(
+                t.negotiate(ApiKey::PRODUCE),
+                Err(Unsupported::BrokerTooOld {
+                    broker: VersionRange::new(0, 2),
+                    ours: produce
+                })
+            );
+        } else {
+            assert_eq!(t.negotiate(ApiKey::PRODUCE), Ok(2));
+        }
+        assert_eq!(
+            t.negotiate(ApiKey::FETCH),
+            Err(Unsupported::BrokerTooNew {
+                broker: VersionRange::new(40, 50),
+                ours: ApiKey::FETCH.request_versions()
+            })
+        );
+        assert_eq!(
+            t.negotiate(ApiKey::METADATA),
+            Err(Unsupported::EmptyBrokerRange {
+                broker: VersionRange::new(5, 2)
+            })
+        );
+        assert_eq!(
+            t.negotiate(ApiKey::LIST_OFFSETS),
+            Err(Unsupported::NotAdvertised)
+        );
+        assert_eq!(t.negotiate(ApiKey(-1)), Err(Unsupported::UnknownKey));
+        assert_eq!(t.negotiate(ApiKey::API_VERSIONS), Ok(3));
+    }
+
+    #[test]
+    fn duplicates() {
+        assert_eq!(
+            VersionTable::from_ranges(&[(0, 0, 9), (3, 0, 12), (0, 0, 3)]),
+            Err(NegotiateError::DuplicateKey(ApiKey::PRODUCE))
+        );
+        let advertised = [entry(0, 0, 9), entry(0, 0, 3)];
+        let response = ApiVersionsResponse::default().with_api_keys((&advertised[..]).into());
+        assert_eq!(
+            VersionTable::try_from_response(&response),
+            Err(NegotiateError::DuplicateKey(ApiKey::PRODUCE))
+        );
+        // The lenient form keeps the first.
+        let t = VersionTable::from_response(&response);
+        assert_eq!(t.advertised(ApiKey::PRODUCE), Some(VersionRange::new(0, 9)));
+    }
+
+    #[test]
+    fn error_codes() {
+        let advertised = [entry(18, 0, 3)];
+        let response = ApiVersionsResponse::default()
+            .with_error_code(35)
+            .with_api_keys((&advertised[..]).into());
+        let err = VersionTable::try_from_response(&response).unwrap_err();
+        assert_eq!(
+            err,
+            NegotiateError::UnsupportedVersion {
+                broker: Some(VersionRange::new(0, 3))
+            }
+        );
+        assert_eq!(err.retry_version(4), Some(3));
+        assert_eq!(err.retry_version(3), None, "no progress: give up");
+        let old = ApiVersionsResponse::default().with_error_code(35);
+        let err = VersionTable::try_from_response(&old).unwrap_err();
+        assert_eq!(err, NegotiateError::UnsupportedVersion { broker: None });
+        assert_eq!(err.retry_version(2), Some(0));
+        assert_eq!(err.retry_version(0), None);
+        let other = ApiVersionsResponse::default().with_error_code(42);
+        let err = VersionTable::try_from_response(&other).unwrap_err();
+        assert_eq!(err, NegotiateError::ErrorCode(42));
+        assert_eq!(err.retry_version(3), None);
+        // A broker range above ours: nothing to retry with.
+        let ours = ApiKey::API_VERSIONS.request_versions();
+        let err = NegotiateError::UnsupportedVersion {
+            broker: Some(VersionRange::new(ours.max + 1, ours.max + 3)),
+        };
+        assert_eq!(err.retry_version(ours.max), None);
+    }
+
+    #[test]
+    fn full_table_keeps_every_key_we_speak() {
+        // MAX_APIS keys we do not speak first, then every key we do.
+        let mut ranges = std::vec::Vec::new();
+        for k in 0..MAX_APIS as i16 {
+            ranges.push((ApiKey(1000 + k), VersionRange::new(0, 0)));
+        }
+        for info in API_TABLE.iter() {
+            ranges.push((info.key, VersionRange::new(0, 100)));
+        }
+        let t = VersionTable::from_advertised(ranges.iter().copied()).unwrap();
+        for info in API_TABLE.iter() {
+            if !info.request_versions.is_empty() {
+                assert_eq!(t.version(info.key), Some(info.request_versions.max));
+            }
+        }
+        assert_eq!(t.iter_advertised().count(), MAX_APIS);
+        assert_eq!(t.dropped(), ranges.len() - MAX_APIS);
+        let keys: std::vec::Vec<_> = t.iter_advertised().map(|(k, _)| k).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "sorted by key");
+    }
+
+    #[test]
+    fn v0_fallback_body() {
+        // A v0 body: error 35, ApiVersions 0-3.
+        let body = [0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 3];
+        for sent in 0..=6 {
+            let (decoded, version) = decode_api_versions_body(&body, sent).unwrap();
+            assert_eq!(version, 0, "sent {sent}");
+            assert_eq!(decoded.error_code, 35);
+            assert_eq!(decoded.api_keys.len(), 1);
+        }
+        // A broker before 2.4: error 35 and an empty list.
+        let body = [0, 35, 0, 0, 0, 0];
+        for sent in 0..=6 {
+            let (decoded, version) = decode_api_versions_body(&body, sent).unwrap();
+            assert_eq!((decoded.error_code, version), (35, 0));
+        }
     }
 }
