@@ -174,7 +174,7 @@ pub struct ApiVersionsReply<'a> {
 /// This is what Kafka's own Java client does; a broker since 0.10 accepts an ApiVersions v0
 /// request.
 ///
-/// [`decode_api_versions`] reads such a reply robustly. Every ApiVersions body starts with its
+/// This function reads such a reply robustly. Every ApiVersions body starts with its
 /// `ErrorCode`, and the response header is v0 at every version, so the error code can be read
 /// before the body's layout is known:
 ///
@@ -185,12 +185,11 @@ pub struct ApiVersionsReply<'a> {
 ///
 /// The two layouts cannot be confused: the frame length is exact, a v0 body is four bytes too
 /// short for v1 and v2 (no `ThrottleTimeMs`), and read as v3 or later its four-byte array length
-/// begins with a zero byte, a compact null, which the non-nullable `ApiKeys` rejects.
+/// begins with a zero byte (for any list shorter than 2^24 entries), a compact null, which the
+/// non-nullable `ApiKeys` rejects.
 ///
 /// ```
-/// use kafka_wire::api::{
-///     ApiKey, NegotiateError, VersionTable, api_versions_request_version, decode_api_versions,
-/// };
+/// use kafka_wire::api::{ApiKey, VersionTable, api_versions_request_version, decode_api_versions};
 ///
 /// // The reply of a 2.8 broker to an ApiVersions request at a version it does not know:
 /// // size, correlation id 1, error 35, one entry: ApiVersions 0-3.
