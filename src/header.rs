@@ -9,7 +9,8 @@
 use crate::api::ApiKey;
 
 /// The request header version for `version` of `api_key`: 2 when the request version is
-/// flexible, else 1; 0 for ControlledShutdown v0 (the only request without a client id).
+/// flexible, else 1; 0 for ControlledShutdown v0 (the only request without a client id; the
+/// API was removed in Kafka 4.0, and its versions come from the 3.9 schemas).
 ///
 /// Like Kafka's own mapping, this is a threshold on the flexible versions, so it also answers for
 /// versions outside the valid range (a broker must read the header of an ApiVersions request of
@@ -61,5 +62,42 @@ mod tests {
         assert_eq!(request_header_version(ApiKey::UPDATE_FEATURES, 0), 2);
         assert_eq!(response_header_version(ApiKey::SASL_HANDSHAKE, 1), 0);
         assert_eq!(request_header_version(ApiKey(999), 0), 1);
+        assert_eq!(request_header_version(ApiKey::CONTROLLED_SHUTDOWN, 1), 1);
+        assert_eq!(request_header_version(ApiKey::CONTROLLED_SHUTDOWN, 3), 2);
+        assert_eq!(request_header_version(ApiKey::LEADER_AND_ISR, 3), 1);
+        assert_eq!(request_header_version(ApiKey::LEADER_AND_ISR, 4), 2);
+        assert_eq!(request_header_version(ApiKey::PRODUCE, 0), 1);
+        assert_eq!(response_header_version(ApiKey::UPDATE_METADATA, 6), 1);
+    }
+
+    /// ControlledShutdown v0 frames carry request header v0: no client id, even when the header
+    /// value holds one (the field is ignorable), and decode back without one.
+    #[test]
+    fn controlled_shutdown_v0_frame_has_no_client_id() {
+        use crate::api::Request;
+        use crate::frame;
+        use crate::messages::{ControlledShutdownRequest, RequestHeader};
+
+        let header = RequestHeader::default()
+            .with_request_api_key(ApiKey::CONTROLLED_SHUTDOWN.0)
+            .with_request_api_version(0)
+            .with_correlation_id(7)
+            .with_client_id(Some("broker-1"));
+        let body = ControlledShutdownRequest::default().with_broker_id(3);
+        let mut buf = [0u8; 64];
+        let n = frame::encode_request(&header, &body, &mut buf).unwrap();
+        let expected = [0, 0, 0, 12, 0, 7, 0, 0, 0, 0, 0, 7, 0, 0, 0, 3];
+        assert_eq!(buf.get(..n), Some(&expected[..]));
+        let (h, b) = frame::decode_request(&expected).unwrap();
+        assert_eq!(h.correlation_id, 7);
+        assert_eq!(h.client_id, Some(""));
+        assert_eq!(b, Request::ControlledShutdown(body));
+
+        // v1 has a client id again.
+        let header = header.with_request_api_version(1);
+        let n = frame::encode_request(&header, &body, &mut buf).unwrap();
+        assert_eq!(n, 16 + 2 + 8);
+        let (h, _) = frame::decode_request(buf.get(..n).unwrap()).unwrap();
+        assert_eq!(h.client_id, Some("broker-1"));
     }
 }

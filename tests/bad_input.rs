@@ -996,7 +996,7 @@ fn invalid_utf8_is_reported_at_the_first_string_byte() {
 
 #[test]
 fn unknown_api_keys() {
-    for key in [999i16, 5, -1, 4, 7] {
+    for key in [999i16, 95, -1, 96, 1000] {
         let f = raw_request(key, 1, &[]);
         assert_eq!(
             decode_request(&f),
@@ -1045,10 +1045,10 @@ fn unsupported_versions() {
         version,
     };
     let v1_body = encode_body(&renew_request(), 1);
-    let f = raw_request(39, 0, &v1_body);
+    let f = raw_request(39, -1, &v1_body);
     assert_eq!(
         decode_request(&f),
-        Err(de(17, unsupported(0), "RenewDelegationTokenRequest"))
+        Err(de(17, unsupported(-1), "RenewDelegationTokenRequest"))
     );
     let f = raw_request(39, 3, &encode_body(&renew_request(), 2));
     assert_eq!(
@@ -1064,17 +1064,17 @@ fn unsupported_versions() {
         decode_response(&f, ApiKey(39), 5),
         Err(de(9, unsupported(5), "RenewDelegationTokenResponse"))
     );
-    // Fetch is valid from v4.
-    let f = raw_request(1, 3, &[0; 40]);
+    // ShareGroupHeartbeat is valid from v1 (its v0 was early access); header v2 at any version.
+    let f = raw_request(76, 0, &[0; 40]);
     assert_eq!(
         decode_request(&f),
         Err(de(
-            17,
+            18,
             DecodeErrorKind::UnsupportedVersion {
-                api_key: ApiKey(1),
-                version: 3
+                api_key: ApiKey(76),
+                version: 0
             },
-            "FetchRequest"
+            "ShareGroupHeartbeatRequest"
         ))
     );
 }
@@ -1546,10 +1546,10 @@ fn field_not_in_version() {
     assert!(buf.iter().all(|&b| b == 0xa5));
     // A version outside the valid range.
     assert_eq!(
-        renew_request().encoded_len(0),
+        renew_request().encoded_len(-1),
         Err(EncodeError::UnsupportedVersion {
             api_key: ApiKey(39),
-            version: 0
+            version: -1
         })
     );
     assert_eq!(

@@ -179,9 +179,36 @@ fn split_segment(seg: &str) -> (String, String) {
     (seg[..end].to_string(), seg[end..].trim().to_string())
 }
 
+/// Facts of the seed pages that kafka-wire now states differently, each for a documented reason:
+/// (seed file, fact, the seed's value, ours). Every entry must be hit.
+const SEED_FACTS_WIDENED: &[(&str, &str, &str, &str)] = &[
+    // The seeds were written against the 4.x schemas alone; v0 comes from the Kafka 3.9 schemas.
+    (
+        "RenewDelegationToken-v2.txt",
+        "Request versions",
+        "1-2",
+        "0-2",
+    ),
+    (
+        "RenewDelegationToken-v2.txt",
+        "Response versions",
+        "1-2",
+        "0-2",
+    ),
+];
+
 fn check_seed(file: &str, api: &str) {
     let seed = std::fs::read_to_string(seeds_dir().join(file)).unwrap();
-    let want = seed_parts(&seed);
+    let mut want = seed_parts(&seed);
+    for &(f, fact, theirs, ours) in SEED_FACTS_WIDENED.iter().filter(|w| w.0 == file) {
+        let entry = want
+            .facts
+            .iter_mut()
+            .find(|(k, _)| k == fact)
+            .unwrap_or_else(|| panic!("{f}: no fact {fact}"));
+        assert_eq!(entry.1, theirs, "{f}: {fact} on the seed page");
+        entry.1 = ours.to_string();
+    }
     let got = our_parts(&page_text(api, None));
     assert_eq!(got.facts, want.facts, "{file}: facts");
     assert_eq!(got.sides.len(), 2);

@@ -1026,10 +1026,66 @@ fn ours_frame(kind: Kind, key: i16, version: i16, frame: &[u8]) -> Encoded {
 const NEWER_THAN_4_1: &str =
     "added to Kafka after 4.1; kafka-protocol 0.18 is generated from the 4.1 schemas";
 
+/// Why a range is covered by kafka-wire only.
+const REMOVED_IN_4_0: &str = "removed in Kafka 4.0 (generated from the 3.9 schemas); \
+     kafka-protocol 0.18 starts at the 4.0 minimum";
+
+/// Why a whole removed API is covered by kafka-wire only.
+const API_REMOVED_IN_4_0: &str = "ZooKeeper-mode API removed in Kafka 4.0 (generated from the \
+     3.9 schemas); kafka-protocol 0.18 generates no type for it";
+
 /// API keys and versions that kafka-wire covers and kafka-protocol 0.18 does not, so nothing can
 /// be compared there: (key, kind, versions, reason). Checked against both crates' version tables,
 /// so the list is exact. There is no range that only kafka-protocol covers.
 const ONLY_IN_KAFKA_WIRE: &[(i16, Kind, (i16, i16), &str)] = &[
+    (0, Kind::Request, (0, 2), REMOVED_IN_4_0),
+    (0, Kind::Response, (0, 2), REMOVED_IN_4_0),
+    (1, Kind::Request, (0, 3), REMOVED_IN_4_0),
+    (1, Kind::Response, (0, 3), REMOVED_IN_4_0),
+    (2, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (2, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (4, Kind::Request, (0, 7), API_REMOVED_IN_4_0),
+    (4, Kind::Response, (0, 7), API_REMOVED_IN_4_0),
+    (5, Kind::Request, (0, 4), API_REMOVED_IN_4_0),
+    (5, Kind::Response, (0, 4), API_REMOVED_IN_4_0),
+    (6, Kind::Request, (0, 8), API_REMOVED_IN_4_0),
+    (6, Kind::Response, (0, 8), API_REMOVED_IN_4_0),
+    (7, Kind::Request, (0, 3), API_REMOVED_IN_4_0),
+    (7, Kind::Response, (0, 3), API_REMOVED_IN_4_0),
+    (8, Kind::Request, (0, 1), REMOVED_IN_4_0),
+    (8, Kind::Response, (0, 1), REMOVED_IN_4_0),
+    (9, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (9, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (19, Kind::Request, (0, 1), REMOVED_IN_4_0),
+    (19, Kind::Response, (0, 1), REMOVED_IN_4_0),
+    (20, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (20, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (23, Kind::Request, (0, 1), REMOVED_IN_4_0),
+    (23, Kind::Response, (0, 1), REMOVED_IN_4_0),
+    (27, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (27, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (29, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (29, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (30, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (30, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (31, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (31, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (32, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (32, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (34, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (34, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (35, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (35, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (38, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (38, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (39, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (39, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (40, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (40, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (41, Kind::Request, (0, 0), REMOVED_IN_4_0),
+    (41, Kind::Response, (0, 0), REMOVED_IN_4_0),
+    (56, Kind::Request, (0, 1), REMOVED_IN_4_0),
+    (56, Kind::Response, (0, 1), REMOVED_IN_4_0),
     (2, Kind::Request, (11, 11), NEWER_THAN_4_1),
     (2, Kind::Response, (11, 11), NEWER_THAN_4_1),
     (8, Kind::Request, (10, 10), NEWER_THAN_4_1),
@@ -1089,6 +1145,14 @@ const ONLY_IN_KAFKA_WIRE: &[(i16, Kind, (i16, i16), &str)] = &[
     (94, Kind::Response, (0, 0), NEWER_THAN_4_1),
 ];
 
+/// Header and data schema versions that kafka-wire covers and kafka-protocol 0.18 does not:
+/// (schema, versions, reason).
+const HEADERS_ONLY_IN_KAFKA_WIRE: &[(&str, (i16, i16), &str)] = &[(
+    "RequestHeader",
+    (0, 0),
+    "request header v0 (no client id), used only by ControlledShutdown v0; removed in Kafka 4.0",
+)];
+
 /// The ranges of `ours` outside `theirs` (at most one below and one above).
 fn outside(ours: (i16, i16), theirs: Option<(i16, i16)>) -> Vec<(i16, i16)> {
     if ours.0 > ours.1 {
@@ -1132,13 +1196,26 @@ fn coverage_gaps_are_documented() {
             }
         }
     }
+    // Headers and data schemas: the same ranges, except the documented ones.
+    let mut header_gaps = Vec::new();
     for case in cases.iter().filter(|c| c.key < 0) {
-        assert_eq!(
-            case.theirs.versions, case.ours_versions,
-            "{}: version ranges differ",
+        for gap in outside(case.ours_versions, Some(case.theirs.versions)) {
+            header_gaps.push((case.name, gap));
+        }
+        assert!(
+            outside(case.theirs.versions, Some(case.ours_versions)).is_empty(),
+            "{}: versions only kafka-protocol covers",
             case.name
         );
     }
+    let documented_headers: Vec<_> = HEADERS_ONLY_IN_KAFKA_WIRE
+        .iter()
+        .map(|&(name, versions, _)| (name, versions))
+        .collect();
+    assert_eq!(
+        header_gaps, documented_headers,
+        "undocumented kafka-wire-only header or data ranges"
+    );
     let mut documented: Vec<_> = ONLY_IN_KAFKA_WIRE
         .iter()
         .map(|&(key, kind, versions, _)| (key, kind, versions))

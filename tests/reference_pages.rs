@@ -102,12 +102,15 @@ const RENEW_RESPONSE: &str = "
 fn renew_delegation_token_facts() {
     let key = ApiKey(39);
     assert_eq!(key.name(), Some("RenewDelegationToken"));
-    assert_eq!(key.request_versions(), VersionRange::new(1, 2));
-    assert_eq!(key.response_versions(), VersionRange::new(1, 2));
+    // v1-2 from the 4.x schemas, v0 from the Kafka 3.9 schemas.
+    assert_eq!(key.request_versions(), VersionRange::new(0, 2));
+    assert_eq!(key.response_versions(), VersionRange::new(0, 2));
     assert_eq!(request_header_version(key, 2), 2);
     assert_eq!(response_header_version(key, 2), 1);
     assert_eq!(request_header_version(key, 1), 1);
     assert_eq!(response_header_version(key, 1), 0);
+    assert_eq!(request_header_version(key, 0), 1);
+    assert_eq!(response_header_version(key, 0), 0);
 }
 
 #[test]

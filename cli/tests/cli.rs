@@ -63,9 +63,9 @@ fn bad_requests_exit_1_with_a_reason() {
     let o = run(&["page", "RenewDelegationToken", "--version", "9"], None);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("has no version 9"), "{}", stderr(&o));
-    let o = run(&["page", "LeaderAndIsr"], None);
+    let o = run(&["page", "LeaderAndIsr", "--version", "8"], None);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("removed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("has no version 8"), "{}", stderr(&o));
 }
 
 #[test]
@@ -108,9 +108,9 @@ fn catalog_and_list_cover_every_api() {
         [
             "39",
             "RenewDelegationToken",
-            "1-2",
+            "0-2",
             "2+",
-            "1-2",
+            "0-2",
             "2+",
             "2/1",
             "25",

@@ -1022,16 +1022,36 @@ pub fn module_name(m: &Message) -> String {
 }
 
 /// Emits one schema's module. `dir` names the schema directory (`message`, `test-message`) and
-/// `source` its provenance, both for the header comment.
+/// `source` its provenance, both for the header comment; `older` does the same for the older
+/// schema set that a merged message's older versions come from.
 pub fn emit_message(
     m: &Message,
     structs: &Structs,
     dir: &str,
     source: &str,
+    older: Option<(&str, &str)>,
 ) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
-    let _ = writeln!(out, "// Source: kafka-schemas/{dir}/{} ({source}).", m.file);
+    match (&m.older, older) {
+        (Some(o), Some((odir, osource))) => {
+            let _ = writeln!(
+                out,
+                "// Source: kafka-schemas/{dir}/{} ({source}),\n// and for {} {} kafka-schemas/{odir}/{} ({osource}).",
+                m.file,
+                if o.versions.min == o.versions.max {
+                    "version"
+                } else {
+                    "versions"
+                },
+                o.versions,
+                o.file
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "// Source: kafka-schemas/{dir}/{} ({source}).", m.file);
+        }
+    }
     let what = match m.kind {
         Kind::Request | Kind::Response => {
             format!(

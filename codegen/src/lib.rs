@@ -2,6 +2,7 @@
 //! and the whole-tree [`generate`] entry point used by the binary and the golden tests.
 
 pub mod emit;
+pub mod merge;
 pub mod spec;
 
 use std::collections::BTreeMap;
@@ -87,15 +88,45 @@ fn source_note(schemas: &Path) -> String {
     }
 }
 
-/// Generates every output file (relative path → formatted text) from the schemas in `schemas`.
-pub fn generate(schemas: &Path, root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
+/// Reads the primary schema set and, when given, merges the older set into it (see [`merge`]).
+/// Returns the messages in file-name order and what the merge left out.
+pub fn load(
+    schemas: &Path,
+    older: Option<&Path>,
+) -> Result<(Vec<Message>, merge::Excluded), String> {
     let messages = load_dir(schemas)?;
+    match older {
+        None => Ok((messages, Vec::new())),
+        Some(dir) => merge::merge_sets(&messages, &load_dir(dir)?),
+    }
+}
+
+/// The older schema directory beside a primary one: `message-3.9` next to `message`.
+pub fn older_beside(schemas: &Path) -> PathBuf {
+    schemas.with_file_name("message-3.9")
+}
+
+/// Generates every output file (relative path → formatted text) from the schemas in `schemas`,
+/// merged with the older set in `older` when given.
+pub fn generate(
+    schemas: &Path,
+    older: Option<&Path>,
+    root: &Path,
+) -> Result<BTreeMap<PathBuf, String>, String> {
+    let (messages, _) = load(schemas, older)?;
     let source = source_note(schemas);
+    let older_note = older.map(|o| (dir_name(o), source_note(o)));
     let mut files = BTreeMap::new();
     let mut modules = Vec::new();
     for m in &messages {
         let structs = collect_structs(m)?;
-        let text = emit::emit_message(m, &structs, &dir_name(schemas), &source)?;
+        let text = emit::emit_message(
+            m,
+            &structs,
+            &dir_name(schemas),
+            &source,
+            older_note.as_ref().map(|(d, s)| (d.as_str(), s.as_str())),
+        )?;
         let module = module_name(m);
         files.insert(
             PathBuf::from(format!("src/messages/{module}.rs")),
@@ -129,7 +160,10 @@ pub fn generate_message(path: &Path, root: &Path) -> Result<String, String> {
     let structs = collect_structs(&m)?;
     let dir = path.parent().map(dir_name).unwrap_or_default();
     let source = path.parent().map(source_note).unwrap_or_default();
-    rustfmt(&emit::emit_message(&m, &structs, &dir, &source)?, root)
+    rustfmt(
+        &emit::emit_message(&m, &structs, &dir, &source, None)?,
+        root,
+    )
 }
 
 fn emit_messages_mod(modules: &[(String, &Message)]) -> String {

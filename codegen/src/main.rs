@@ -2,10 +2,11 @@
 //! Kafka's JSON message schemas.
 //!
 //! ```text
-//! cargo run -p kafka-wire-codegen -- [--check] [--schemas DIR] [--out DIR]
+//! cargo run -p kafka-wire-codegen -- [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]
 //! ```
 //!
-//! `--schemas` defaults to `../shared/kafka-schemas/message` relative to the repository root;
+//! `--schemas` defaults to `../shared/kafka-schemas/message` relative to the repository root,
+//! and `--older-schemas` (Kafka 3.9, for the versions 4.0 removed) to `message-3.9` beside it;
 //! `--out` defaults to the repository root. `--check` writes nothing and fails, listing the stale
 //! files, when the committed output differs from what the schemas generate.
 
@@ -18,15 +19,19 @@ use kafka_wire_codegen::generate;
 fn main() -> ExitCode {
     let mut check = false;
     let mut schemas: Option<PathBuf> = None;
+    let mut older: Option<PathBuf> = None;
     let mut out: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--check" => check = true,
             "--schemas" => schemas = args.next().map(PathBuf::from),
+            "--older-schemas" => older = args.next().map(PathBuf::from),
             "--out" => out = args.next().map(PathBuf::from),
             "-h" | "--help" => {
-                println!("usage: kafka-wire-codegen [--check] [--schemas DIR] [--out DIR]");
+                println!(
+                    "usage: kafka-wire-codegen [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]"
+                );
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -37,7 +42,8 @@ fn main() -> ExitCode {
     }
     let root = out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     let schemas = schemas.unwrap_or_else(|| root.join("../shared/kafka-schemas/message"));
-    let files: BTreeMap<PathBuf, String> = match generate(&schemas, &root) {
+    let older = older.unwrap_or_else(|| kafka_wire_codegen::older_beside(&schemas));
+    let files: BTreeMap<PathBuf, String> = match generate(&schemas, Some(&older), &root) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");

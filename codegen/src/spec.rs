@@ -266,6 +266,19 @@ pub struct Message {
     pub flexible: Range,
     pub fields: Vec<Field>,
     pub common: Vec<StructDef>,
+    /// `latestVersionUnstable`: the highest valid version is early access, not a released protocol.
+    pub latest_unstable: bool,
+    /// Versions taken from an older schema set when sets are merged (see [`crate::merge`]).
+    pub older: Option<Older>,
+}
+
+/// Where a merged message's older versions come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Older {
+    /// The older schema's file name.
+    pub file: String,
+    /// The versions generated from it (the ones the primary set lacks).
+    pub versions: Range,
 }
 
 impl Message {
@@ -501,6 +514,10 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
             });
         }
     }
+    let latest_unstable = obj
+        .get("latestVersionUnstable")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     Ok(Message {
         file: file.to_string(),
         name,
@@ -510,6 +527,8 @@ pub fn parse_message(file: &str, src: &str) -> Result<Message, String> {
         flexible,
         fields,
         common,
+        latest_unstable,
+        older: None,
     })
 }
 

@@ -204,24 +204,24 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(0),
         name: "Produce",
-        request_versions: VersionRange::new(3, 13),
-        response_versions: VersionRange::new(3, 13),
+        request_versions: VersionRange::new(0, 13),
+        response_versions: VersionRange::new(0, 13),
         request_flexible: VersionRange::new(9, 32767),
         response_flexible: VersionRange::new(9, 32767),
     },
     ApiInfo {
         key: ApiKey(1),
         name: "Fetch",
-        request_versions: VersionRange::new(4, 18),
-        response_versions: VersionRange::new(4, 18),
+        request_versions: VersionRange::new(0, 18),
+        response_versions: VersionRange::new(0, 18),
         request_flexible: VersionRange::new(12, 32767),
         response_flexible: VersionRange::new(12, 32767),
     },
     ApiInfo {
         key: ApiKey(2),
         name: "ListOffsets",
-        request_versions: VersionRange::new(1, 11),
-        response_versions: VersionRange::new(1, 11),
+        request_versions: VersionRange::new(0, 11),
+        response_versions: VersionRange::new(0, 11),
         request_flexible: VersionRange::new(6, 32767),
         response_flexible: VersionRange::new(6, 32767),
     },
@@ -236,48 +236,48 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(4),
         name: "LeaderAndIsr",
-        request_versions: VersionRange::NONE,
-        response_versions: VersionRange::NONE,
-        request_flexible: VersionRange::NONE,
-        response_flexible: VersionRange::NONE,
+        request_versions: VersionRange::new(0, 7),
+        response_versions: VersionRange::new(0, 7),
+        request_flexible: VersionRange::new(4, 32767),
+        response_flexible: VersionRange::new(4, 32767),
     },
     ApiInfo {
         key: ApiKey(5),
         name: "StopReplica",
-        request_versions: VersionRange::NONE,
-        response_versions: VersionRange::NONE,
-        request_flexible: VersionRange::NONE,
-        response_flexible: VersionRange::NONE,
+        request_versions: VersionRange::new(0, 4),
+        response_versions: VersionRange::new(0, 4),
+        request_flexible: VersionRange::new(2, 32767),
+        response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(6),
         name: "UpdateMetadata",
-        request_versions: VersionRange::NONE,
-        response_versions: VersionRange::NONE,
-        request_flexible: VersionRange::NONE,
-        response_flexible: VersionRange::NONE,
+        request_versions: VersionRange::new(0, 8),
+        response_versions: VersionRange::new(0, 8),
+        request_flexible: VersionRange::new(6, 32767),
+        response_flexible: VersionRange::new(6, 32767),
     },
     ApiInfo {
         key: ApiKey(7),
         name: "ControlledShutdown",
-        request_versions: VersionRange::NONE,
-        response_versions: VersionRange::NONE,
-        request_flexible: VersionRange::NONE,
-        response_flexible: VersionRange::NONE,
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
+        request_flexible: VersionRange::new(3, 32767),
+        response_flexible: VersionRange::new(3, 32767),
     },
     ApiInfo {
         key: ApiKey(8),
         name: "OffsetCommit",
-        request_versions: VersionRange::new(2, 10),
-        response_versions: VersionRange::new(2, 10),
+        request_versions: VersionRange::new(0, 10),
+        response_versions: VersionRange::new(0, 10),
         request_flexible: VersionRange::new(8, 32767),
         response_flexible: VersionRange::new(8, 32767),
     },
     ApiInfo {
         key: ApiKey(9),
         name: "OffsetFetch",
-        request_versions: VersionRange::new(1, 10),
-        response_versions: VersionRange::new(1, 10),
+        request_versions: VersionRange::new(0, 10),
+        response_versions: VersionRange::new(0, 10),
         request_flexible: VersionRange::new(6, 32767),
         response_flexible: VersionRange::new(6, 32767),
     },
@@ -356,16 +356,16 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(19),
         name: "CreateTopics",
-        request_versions: VersionRange::new(2, 7),
-        response_versions: VersionRange::new(2, 7),
+        request_versions: VersionRange::new(0, 7),
+        response_versions: VersionRange::new(0, 7),
         request_flexible: VersionRange::new(5, 32767),
         response_flexible: VersionRange::new(5, 32767),
     },
     ApiInfo {
         key: ApiKey(20),
         name: "DeleteTopics",
-        request_versions: VersionRange::new(1, 6),
-        response_versions: VersionRange::new(1, 6),
+        request_versions: VersionRange::new(0, 6),
+        response_versions: VersionRange::new(0, 6),
         request_flexible: VersionRange::new(4, 32767),
         response_flexible: VersionRange::new(4, 32767),
     },
@@ -388,8 +388,8 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(23),
         name: "OffsetForLeaderEpoch",
-        request_versions: VersionRange::new(2, 4),
-        response_versions: VersionRange::new(2, 4),
+        request_versions: VersionRange::new(0, 4),
+        response_versions: VersionRange::new(0, 4),
         request_flexible: VersionRange::new(4, 32767),
         response_flexible: VersionRange::new(4, 32767),
     },
@@ -420,8 +420,8 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(27),
         name: "WriteTxnMarkers",
-        request_versions: VersionRange::new(1, 2),
-        response_versions: VersionRange::new(1, 2),
+        request_versions: VersionRange::new(0, 2),
+        response_versions: VersionRange::new(0, 2),
         request_flexible: VersionRange::new(1, 32767),
         response_flexible: VersionRange::new(1, 32767),
     },
@@ -436,32 +436,32 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(29),
         name: "DescribeAcls",
-        request_versions: VersionRange::new(1, 3),
-        response_versions: VersionRange::new(1, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(30),
         name: "CreateAcls",
-        request_versions: VersionRange::new(1, 3),
-        response_versions: VersionRange::new(1, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(31),
         name: "DeleteAcls",
-        request_versions: VersionRange::new(1, 3),
-        response_versions: VersionRange::new(1, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(32),
         name: "DescribeConfigs",
-        request_versions: VersionRange::new(1, 4),
-        response_versions: VersionRange::new(1, 4),
+        request_versions: VersionRange::new(0, 4),
+        response_versions: VersionRange::new(0, 4),
         request_flexible: VersionRange::new(4, 32767),
         response_flexible: VersionRange::new(4, 32767),
     },
@@ -476,16 +476,16 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(34),
         name: "AlterReplicaLogDirs",
-        request_versions: VersionRange::new(1, 2),
-        response_versions: VersionRange::new(1, 2),
+        request_versions: VersionRange::new(0, 2),
+        response_versions: VersionRange::new(0, 2),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(35),
         name: "DescribeLogDirs",
-        request_versions: VersionRange::new(1, 5),
-        response_versions: VersionRange::new(1, 5),
+        request_versions: VersionRange::new(0, 5),
+        response_versions: VersionRange::new(0, 5),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
@@ -508,32 +508,32 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(38),
         name: "CreateDelegationToken",
-        request_versions: VersionRange::new(1, 3),
-        response_versions: VersionRange::new(1, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(39),
         name: "RenewDelegationToken",
-        request_versions: VersionRange::new(1, 2),
-        response_versions: VersionRange::new(1, 2),
+        request_versions: VersionRange::new(0, 2),
+        response_versions: VersionRange::new(0, 2),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(40),
         name: "ExpireDelegationToken",
-        request_versions: VersionRange::new(1, 2),
-        response_versions: VersionRange::new(1, 2),
+        request_versions: VersionRange::new(0, 2),
+        response_versions: VersionRange::new(0, 2),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
     ApiInfo {
         key: ApiKey(41),
         name: "DescribeDelegationToken",
-        request_versions: VersionRange::new(1, 3),
-        response_versions: VersionRange::new(1, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(2, 32767),
         response_flexible: VersionRange::new(2, 32767),
     },
@@ -652,8 +652,8 @@ pub static API_TABLE: [ApiInfo; 95] = [
     ApiInfo {
         key: ApiKey(56),
         name: "AlterPartition",
-        request_versions: VersionRange::new(2, 3),
-        response_versions: VersionRange::new(2, 3),
+        request_versions: VersionRange::new(0, 3),
+        response_versions: VersionRange::new(0, 3),
         request_flexible: VersionRange::new(0, 32767),
         response_flexible: VersionRange::new(0, 32767),
     },
@@ -979,6 +979,14 @@ pub enum Request<'a> {
     ListOffsets(m::ListOffsetsRequest<'a>),
     /// A `MetadataRequest` body.
     Metadata(m::MetadataRequest<'a>),
+    /// A `LeaderAndIsrRequest` body.
+    LeaderAndIsr(m::LeaderAndIsrRequest<'a>),
+    /// A `StopReplicaRequest` body.
+    StopReplica(m::StopReplicaRequest<'a>),
+    /// A `UpdateMetadataRequest` body.
+    UpdateMetadata(m::UpdateMetadataRequest<'a>),
+    /// A `ControlledShutdownRequest` body.
+    ControlledShutdown(m::ControlledShutdownRequest<'a>),
     /// A `OffsetCommitRequest` body.
     OffsetCommit(m::OffsetCommitRequest<'a>),
     /// A `OffsetFetchRequest` body.
@@ -1177,6 +1185,18 @@ impl<'a> Request<'a> {
             3 => Self::Metadata(<m::MetadataRequest<'a> as c::Decode<'a>>::decode(
                 r, version,
             )?),
+            4 => Self::LeaderAndIsr(<m::LeaderAndIsrRequest<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            5 => Self::StopReplica(<m::StopReplicaRequest<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            6 => Self::UpdateMetadata(<m::UpdateMetadataRequest<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            7 => Self::ControlledShutdown(
+                <m::ControlledShutdownRequest<'a> as c::Decode<'a>>::decode(r, version)?,
+            ),
             8 => Self::OffsetCommit(<m::OffsetCommitRequest<'a> as c::Decode<'a>>::decode(
                 r, version,
             )?),
@@ -1470,6 +1490,10 @@ impl<'a> Request<'a> {
             Self::Fetch(_) => ApiKey(1),
             Self::ListOffsets(_) => ApiKey(2),
             Self::Metadata(_) => ApiKey(3),
+            Self::LeaderAndIsr(_) => ApiKey(4),
+            Self::StopReplica(_) => ApiKey(5),
+            Self::UpdateMetadata(_) => ApiKey(6),
+            Self::ControlledShutdown(_) => ApiKey(7),
             Self::OffsetCommit(_) => ApiKey(8),
             Self::OffsetFetch(_) => ApiKey(9),
             Self::FindCoordinator(_) => ApiKey(10),
@@ -1568,6 +1592,12 @@ impl<'a> Request<'a> {
             Self::Fetch(_) => <m::FetchRequest<'_> as c::Message>::VALID_VERSIONS,
             Self::ListOffsets(_) => <m::ListOffsetsRequest<'_> as c::Message>::VALID_VERSIONS,
             Self::Metadata(_) => <m::MetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaderAndIsr(_) => <m::LeaderAndIsrRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::StopReplica(_) => <m::StopReplicaRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::UpdateMetadata(_) => <m::UpdateMetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ControlledShutdown(_) => {
+                <m::ControlledShutdownRequest<'_> as c::Message>::VALID_VERSIONS
+            }
             Self::OffsetCommit(_) => <m::OffsetCommitRequest<'_> as c::Message>::VALID_VERSIONS,
             Self::OffsetFetch(_) => <m::OffsetFetchRequest<'_> as c::Message>::VALID_VERSIONS,
             Self::FindCoordinator(_) => {
@@ -1776,6 +1806,10 @@ impl c::Encode for Request<'_> {
             Self::Fetch(b) => c::Encode::encoded_len(b, version),
             Self::ListOffsets(b) => c::Encode::encoded_len(b, version),
             Self::Metadata(b) => c::Encode::encoded_len(b, version),
+            Self::LeaderAndIsr(b) => c::Encode::encoded_len(b, version),
+            Self::StopReplica(b) => c::Encode::encoded_len(b, version),
+            Self::UpdateMetadata(b) => c::Encode::encoded_len(b, version),
+            Self::ControlledShutdown(b) => c::Encode::encoded_len(b, version),
             Self::OffsetCommit(b) => c::Encode::encoded_len(b, version),
             Self::OffsetFetch(b) => c::Encode::encoded_len(b, version),
             Self::FindCoordinator(b) => c::Encode::encoded_len(b, version),
@@ -1872,6 +1906,10 @@ impl c::Encode for Request<'_> {
             Self::Fetch(b) => c::Encode::write(b, w, version),
             Self::ListOffsets(b) => c::Encode::write(b, w, version),
             Self::Metadata(b) => c::Encode::write(b, w, version),
+            Self::LeaderAndIsr(b) => c::Encode::write(b, w, version),
+            Self::StopReplica(b) => c::Encode::write(b, w, version),
+            Self::UpdateMetadata(b) => c::Encode::write(b, w, version),
+            Self::ControlledShutdown(b) => c::Encode::write(b, w, version),
             Self::OffsetCommit(b) => c::Encode::write(b, w, version),
             Self::OffsetFetch(b) => c::Encode::write(b, w, version),
             Self::FindCoordinator(b) => c::Encode::write(b, w, version),
@@ -1984,6 +2022,30 @@ impl<'a> From<m::ListOffsetsRequest<'a>> for Request<'a> {
 impl<'a> From<m::MetadataRequest<'a>> for Request<'a> {
     fn from(b: m::MetadataRequest<'a>) -> Self {
         Self::Metadata(b)
+    }
+}
+
+impl<'a> From<m::LeaderAndIsrRequest<'a>> for Request<'a> {
+    fn from(b: m::LeaderAndIsrRequest<'a>) -> Self {
+        Self::LeaderAndIsr(b)
+    }
+}
+
+impl<'a> From<m::StopReplicaRequest<'a>> for Request<'a> {
+    fn from(b: m::StopReplicaRequest<'a>) -> Self {
+        Self::StopReplica(b)
+    }
+}
+
+impl<'a> From<m::UpdateMetadataRequest<'a>> for Request<'a> {
+    fn from(b: m::UpdateMetadataRequest<'a>) -> Self {
+        Self::UpdateMetadata(b)
+    }
+}
+
+impl<'a> From<m::ControlledShutdownRequest<'a>> for Request<'a> {
+    fn from(b: m::ControlledShutdownRequest<'a>) -> Self {
+        Self::ControlledShutdown(b)
     }
 }
 
@@ -2525,6 +2587,14 @@ pub enum Response<'a> {
     ListOffsets(m::ListOffsetsResponse<'a>),
     /// A `MetadataResponse` body.
     Metadata(m::MetadataResponse<'a>),
+    /// A `LeaderAndIsrResponse` body.
+    LeaderAndIsr(m::LeaderAndIsrResponse<'a>),
+    /// A `StopReplicaResponse` body.
+    StopReplica(m::StopReplicaResponse<'a>),
+    /// A `UpdateMetadataResponse` body.
+    UpdateMetadata(m::UpdateMetadataResponse<'a>),
+    /// A `ControlledShutdownResponse` body.
+    ControlledShutdown(m::ControlledShutdownResponse<'a>),
     /// A `OffsetCommitResponse` body.
     OffsetCommit(m::OffsetCommitResponse<'a>),
     /// A `OffsetFetchResponse` body.
@@ -2723,6 +2793,18 @@ impl<'a> Response<'a> {
             3 => Self::Metadata(<m::MetadataResponse<'a> as c::Decode<'a>>::decode(
                 r, version,
             )?),
+            4 => Self::LeaderAndIsr(<m::LeaderAndIsrResponse<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            5 => Self::StopReplica(<m::StopReplicaResponse<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            6 => Self::UpdateMetadata(<m::UpdateMetadataResponse<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )?),
+            7 => Self::ControlledShutdown(
+                <m::ControlledShutdownResponse<'a> as c::Decode<'a>>::decode(r, version)?,
+            ),
             8 => Self::OffsetCommit(<m::OffsetCommitResponse<'a> as c::Decode<'a>>::decode(
                 r, version,
             )?),
@@ -3012,6 +3094,10 @@ impl<'a> Response<'a> {
             Self::Fetch(_) => ApiKey(1),
             Self::ListOffsets(_) => ApiKey(2),
             Self::Metadata(_) => ApiKey(3),
+            Self::LeaderAndIsr(_) => ApiKey(4),
+            Self::StopReplica(_) => ApiKey(5),
+            Self::UpdateMetadata(_) => ApiKey(6),
+            Self::ControlledShutdown(_) => ApiKey(7),
             Self::OffsetCommit(_) => ApiKey(8),
             Self::OffsetFetch(_) => ApiKey(9),
             Self::FindCoordinator(_) => ApiKey(10),
@@ -3110,6 +3196,14 @@ impl<'a> Response<'a> {
             Self::Fetch(_) => <m::FetchResponse<'_> as c::Message>::VALID_VERSIONS,
             Self::ListOffsets(_) => <m::ListOffsetsResponse<'_> as c::Message>::VALID_VERSIONS,
             Self::Metadata(_) => <m::MetadataResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaderAndIsr(_) => <m::LeaderAndIsrResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::StopReplica(_) => <m::StopReplicaResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::UpdateMetadata(_) => {
+                <m::UpdateMetadataResponse<'_> as c::Message>::VALID_VERSIONS
+            }
+            Self::ControlledShutdown(_) => {
+                <m::ControlledShutdownResponse<'_> as c::Message>::VALID_VERSIONS
+            }
             Self::OffsetCommit(_) => <m::OffsetCommitResponse<'_> as c::Message>::VALID_VERSIONS,
             Self::OffsetFetch(_) => <m::OffsetFetchResponse<'_> as c::Message>::VALID_VERSIONS,
             Self::FindCoordinator(_) => {
@@ -3330,6 +3424,10 @@ impl c::Encode for Response<'_> {
             Self::Fetch(b) => c::Encode::encoded_len(b, version),
             Self::ListOffsets(b) => c::Encode::encoded_len(b, version),
             Self::Metadata(b) => c::Encode::encoded_len(b, version),
+            Self::LeaderAndIsr(b) => c::Encode::encoded_len(b, version),
+            Self::StopReplica(b) => c::Encode::encoded_len(b, version),
+            Self::UpdateMetadata(b) => c::Encode::encoded_len(b, version),
+            Self::ControlledShutdown(b) => c::Encode::encoded_len(b, version),
             Self::OffsetCommit(b) => c::Encode::encoded_len(b, version),
             Self::OffsetFetch(b) => c::Encode::encoded_len(b, version),
             Self::FindCoordinator(b) => c::Encode::encoded_len(b, version),
@@ -3426,6 +3524,10 @@ impl c::Encode for Response<'_> {
             Self::Fetch(b) => c::Encode::write(b, w, version),
             Self::ListOffsets(b) => c::Encode::write(b, w, version),
             Self::Metadata(b) => c::Encode::write(b, w, version),
+            Self::LeaderAndIsr(b) => c::Encode::write(b, w, version),
+            Self::StopReplica(b) => c::Encode::write(b, w, version),
+            Self::UpdateMetadata(b) => c::Encode::write(b, w, version),
+            Self::ControlledShutdown(b) => c::Encode::write(b, w, version),
             Self::OffsetCommit(b) => c::Encode::write(b, w, version),
             Self::OffsetFetch(b) => c::Encode::write(b, w, version),
             Self::FindCoordinator(b) => c::Encode::write(b, w, version),
@@ -3538,6 +3640,30 @@ impl<'a> From<m::ListOffsetsResponse<'a>> for Response<'a> {
 impl<'a> From<m::MetadataResponse<'a>> for Response<'a> {
     fn from(b: m::MetadataResponse<'a>) -> Self {
         Self::Metadata(b)
+    }
+}
+
+impl<'a> From<m::LeaderAndIsrResponse<'a>> for Response<'a> {
+    fn from(b: m::LeaderAndIsrResponse<'a>) -> Self {
+        Self::LeaderAndIsr(b)
+    }
+}
+
+impl<'a> From<m::StopReplicaResponse<'a>> for Response<'a> {
+    fn from(b: m::StopReplicaResponse<'a>) -> Self {
+        Self::StopReplica(b)
+    }
+}
+
+impl<'a> From<m::UpdateMetadataResponse<'a>> for Response<'a> {
+    fn from(b: m::UpdateMetadataResponse<'a>) -> Self {
+        Self::UpdateMetadata(b)
+    }
+}
+
+impl<'a> From<m::ControlledShutdownResponse<'a>> for Response<'a> {
+    fn from(b: m::ControlledShutdownResponse<'a>) -> Self {
+        Self::ControlledShutdown(b)
     }
 }
 

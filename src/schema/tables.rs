@@ -1506,7 +1506,7 @@ pub static ALTER_PARTITION_REASSIGNMENTS_RESPONSE: MessageSchema = MessageSchema
 static ALTER_PARTITION_REQUEST__ALTER_PARTITION_REQUEST: StructSchema = StructSchema {
     name: "AlterPartitionRequest",
     path: "AlterPartitionRequest",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "BrokerId",
@@ -1547,8 +1547,19 @@ static ALTER_PARTITION_REQUEST__ALTER_PARTITION_REQUEST: StructSchema = StructSc
 static ALTER_PARTITION_REQUEST__TOPIC_DATA: StructSchema = StructSchema {
     name: "TopicData",
     path: "AlterPartitionRequest.Topics",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 1),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
         FieldSchema {
             name: "TopicId",
             ty: FieldType::Primitive(Primitive::Uuid),
@@ -1577,7 +1588,7 @@ static ALTER_PARTITION_REQUEST__TOPIC_DATA: StructSchema = StructSchema {
 static ALTER_PARTITION_REQUEST__PARTITION_DATA: StructSchema = StructSchema {
     name: "PartitionData",
     path: "AlterPartitionRequest.Topics.Partitions",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -1683,7 +1694,7 @@ pub static ALTER_PARTITION_REQUEST: MessageSchema = MessageSchema {
     name: "AlterPartitionRequest",
     api_key: 56,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(2, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(0, 32767),
     root: &ALTER_PARTITION_REQUEST__ALTER_PARTITION_REQUEST,
 };
@@ -1691,7 +1702,7 @@ pub static ALTER_PARTITION_REQUEST: MessageSchema = MessageSchema {
 static ALTER_PARTITION_RESPONSE__ALTER_PARTITION_RESPONSE: StructSchema = StructSchema {
     name: "AlterPartitionResponse",
     path: "AlterPartitionResponse",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -1732,8 +1743,19 @@ static ALTER_PARTITION_RESPONSE__ALTER_PARTITION_RESPONSE: StructSchema = Struct
 static ALTER_PARTITION_RESPONSE__TOPIC_DATA: StructSchema = StructSchema {
     name: "TopicData",
     path: "AlterPartitionResponse.Topics",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 1),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
         FieldSchema {
             name: "TopicId",
             ty: FieldType::Primitive(Primitive::Uuid),
@@ -1762,7 +1784,7 @@ static ALTER_PARTITION_RESPONSE__TOPIC_DATA: StructSchema = StructSchema {
 static ALTER_PARTITION_RESPONSE__PARTITION_DATA: StructSchema = StructSchema {
     name: "PartitionData",
     path: "AlterPartitionResponse.Topics.Partitions",
-    versions: VersionRange::new(2, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -1849,7 +1871,7 @@ pub static ALTER_PARTITION_RESPONSE: MessageSchema = MessageSchema {
     name: "AlterPartitionResponse",
     api_key: 56,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(2, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(0, 32767),
     root: &ALTER_PARTITION_RESPONSE__ALTER_PARTITION_RESPONSE,
 };
@@ -1858,7 +1880,7 @@ static ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIRS_REQUEST: StructSch
     StructSchema {
         name: "AlterReplicaLogDirsRequest",
         path: "AlterReplicaLogDirsRequest",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[FieldSchema {
             name: "Dirs",
             ty: FieldType::StructArray(&ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIR),
@@ -1875,7 +1897,7 @@ static ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIRS_REQUEST: StructSch
 static ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIR: StructSchema = StructSchema {
     name: "AlterReplicaLogDir",
     path: "AlterReplicaLogDirsRequest.Dirs",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "Path",
@@ -1907,7 +1929,7 @@ static ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIR: StructSchema = Str
 static ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIR_TOPIC: StructSchema = StructSchema {
     name: "AlterReplicaLogDirTopic",
     path: "AlterReplicaLogDirsRequest.Dirs.Topics",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -1939,7 +1961,7 @@ pub static ALTER_REPLICA_LOG_DIRS_REQUEST: MessageSchema = MessageSchema {
     name: "AlterReplicaLogDirsRequest",
     api_key: 34,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &ALTER_REPLICA_LOG_DIRS_REQUEST__ALTER_REPLICA_LOG_DIRS_REQUEST,
 };
@@ -1948,7 +1970,7 @@ static ALTER_REPLICA_LOG_DIRS_RESPONSE__ALTER_REPLICA_LOG_DIRS_RESPONSE: StructS
     StructSchema {
         name: "AlterReplicaLogDirsResponse",
         path: "AlterReplicaLogDirsResponse",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "ThrottleTimeMs",
@@ -1981,7 +2003,7 @@ static ALTER_REPLICA_LOG_DIRS_RESPONSE__ALTER_REPLICA_LOG_DIR_TOPIC_RESULT: Stru
     StructSchema {
         name: "AlterReplicaLogDirTopicResult",
         path: "AlterReplicaLogDirsResponse.Results",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "TopicName",
@@ -2014,7 +2036,7 @@ static ALTER_REPLICA_LOG_DIRS_RESPONSE__ALTER_REPLICA_LOG_DIR_PARTITION_RESULT: 
     StructSchema {
         name: "AlterReplicaLogDirPartitionResult",
         path: "AlterReplicaLogDirsResponse.Results.Partitions",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "PartitionIndex",
@@ -2046,7 +2068,7 @@ pub static ALTER_REPLICA_LOG_DIRS_RESPONSE: MessageSchema = MessageSchema {
     name: "AlterReplicaLogDirsResponse",
     api_key: 34,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &ALTER_REPLICA_LOG_DIRS_RESPONSE__ALTER_REPLICA_LOG_DIRS_RESPONSE,
 };
@@ -4717,8 +4739,31 @@ pub static CONTROL_RECORD_TYPE_SCHEMA: MessageSchema = MessageSchema {
 static CONTROLLED_SHUTDOWN_REQUEST__CONTROLLED_SHUTDOWN_REQUEST: StructSchema = StructSchema {
     name: "ControlledShutdownRequest",
     path: "ControlledShutdownRequest",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 3),
+    fields: &[
+        FieldSchema {
+            name: "BrokerId",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "BrokerEpoch",
+            ty: FieldType::Primitive(Primitive::Int64),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: true,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `ControlledShutdownRequest` schema.
@@ -4726,16 +4771,69 @@ pub static CONTROLLED_SHUTDOWN_REQUEST: MessageSchema = MessageSchema {
     name: "ControlledShutdownRequest",
     api_key: 7,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 3),
+    flexible_versions: VersionRange::new(3, 32767),
     root: &CONTROLLED_SHUTDOWN_REQUEST__CONTROLLED_SHUTDOWN_REQUEST,
 };
 
 static CONTROLLED_SHUTDOWN_RESPONSE__CONTROLLED_SHUTDOWN_RESPONSE: StructSchema = StructSchema {
     name: "ControlledShutdownResponse",
     path: "ControlledShutdownResponse",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 3),
+    fields: &[
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "RemainingPartitions",
+            ty: FieldType::StructArray(&CONTROLLED_SHUTDOWN_RESPONSE__REMAINING_PARTITION),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static CONTROLLED_SHUTDOWN_RESPONSE__REMAINING_PARTITION: StructSchema = StructSchema {
+    name: "RemainingPartition",
+    path: "ControlledShutdownResponse.RemainingPartitions",
+    versions: VersionRange::new(0, 3),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `ControlledShutdownResponse` schema.
@@ -4743,8 +4841,8 @@ pub static CONTROLLED_SHUTDOWN_RESPONSE: MessageSchema = MessageSchema {
     name: "ControlledShutdownResponse",
     api_key: 7,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 3),
+    flexible_versions: VersionRange::new(3, 32767),
     root: &CONTROLLED_SHUTDOWN_RESPONSE__CONTROLLED_SHUTDOWN_RESPONSE,
 };
 
@@ -4970,7 +5068,7 @@ pub static CONTROLLER_REGISTRATION_RESPONSE: MessageSchema = MessageSchema {
 static CREATE_ACLS_REQUEST__CREATE_ACLS_REQUEST: StructSchema = StructSchema {
     name: "CreateAclsRequest",
     path: "CreateAclsRequest",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[FieldSchema {
         name: "Creations",
         ty: FieldType::StructArray(&CREATE_ACLS_REQUEST__ACL_CREATION),
@@ -4987,7 +5085,7 @@ static CREATE_ACLS_REQUEST__CREATE_ACLS_REQUEST: StructSchema = StructSchema {
 static CREATE_ACLS_REQUEST__ACL_CREATION: StructSchema = StructSchema {
     name: "AclCreation",
     path: "CreateAclsRequest.Creations",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ResourceType",
@@ -5074,7 +5172,7 @@ pub static CREATE_ACLS_REQUEST: MessageSchema = MessageSchema {
     name: "CreateAclsRequest",
     api_key: 30,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &CREATE_ACLS_REQUEST__CREATE_ACLS_REQUEST,
 };
@@ -5082,7 +5180,7 @@ pub static CREATE_ACLS_REQUEST: MessageSchema = MessageSchema {
 static CREATE_ACLS_RESPONSE__CREATE_ACLS_RESPONSE: StructSchema = StructSchema {
     name: "CreateAclsResponse",
     path: "CreateAclsResponse",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -5112,7 +5210,7 @@ static CREATE_ACLS_RESPONSE__CREATE_ACLS_RESPONSE: StructSchema = StructSchema {
 static CREATE_ACLS_RESPONSE__ACL_CREATION_RESULT: StructSchema = StructSchema {
     name: "AclCreationResult",
     path: "CreateAclsResponse.Results",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -5144,7 +5242,7 @@ pub static CREATE_ACLS_RESPONSE: MessageSchema = MessageSchema {
     name: "CreateAclsResponse",
     api_key: 30,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &CREATE_ACLS_RESPONSE__CREATE_ACLS_RESPONSE,
 };
@@ -5153,7 +5251,7 @@ static CREATE_DELEGATION_TOKEN_REQUEST__CREATE_DELEGATION_TOKEN_REQUEST: StructS
     StructSchema {
         name: "CreateDelegationTokenRequest",
         path: "CreateDelegationTokenRequest",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "OwnerPrincipalType",
@@ -5205,7 +5303,7 @@ static CREATE_DELEGATION_TOKEN_REQUEST__CREATE_DELEGATION_TOKEN_REQUEST: StructS
 static CREATE_DELEGATION_TOKEN_REQUEST__CREATABLE_RENEWERS: StructSchema = StructSchema {
     name: "CreatableRenewers",
     path: "CreateDelegationTokenRequest.Renewers",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "PrincipalType",
@@ -5237,7 +5335,7 @@ pub static CREATE_DELEGATION_TOKEN_REQUEST: MessageSchema = MessageSchema {
     name: "CreateDelegationTokenRequest",
     api_key: 38,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &CREATE_DELEGATION_TOKEN_REQUEST__CREATE_DELEGATION_TOKEN_REQUEST,
 };
@@ -5246,7 +5344,7 @@ static CREATE_DELEGATION_TOKEN_RESPONSE__CREATE_DELEGATION_TOKEN_RESPONSE: Struc
     StructSchema {
         name: "CreateDelegationTokenResponse",
         path: "CreateDelegationTokenResponse",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "ErrorCode",
@@ -5377,7 +5475,7 @@ pub static CREATE_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
     name: "CreateDelegationTokenResponse",
     api_key: 38,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &CREATE_DELEGATION_TOKEN_RESPONSE__CREATE_DELEGATION_TOKEN_RESPONSE,
 };
@@ -5575,7 +5673,7 @@ pub static CREATE_PARTITIONS_RESPONSE: MessageSchema = MessageSchema {
 static CREATE_TOPICS_REQUEST__CREATE_TOPICS_REQUEST: StructSchema = StructSchema {
     name: "CreateTopicsRequest",
     path: "CreateTopicsRequest",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Topics",
@@ -5616,7 +5714,7 @@ static CREATE_TOPICS_REQUEST__CREATE_TOPICS_REQUEST: StructSchema = StructSchema
 static CREATE_TOPICS_REQUEST__CREATABLE_TOPIC: StructSchema = StructSchema {
     name: "CreatableTopic",
     path: "CreateTopicsRequest.Topics",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -5679,7 +5777,7 @@ static CREATE_TOPICS_REQUEST__CREATABLE_TOPIC: StructSchema = StructSchema {
 static CREATE_TOPICS_REQUEST__CREATABLE_REPLICA_ASSIGNMENT: StructSchema = StructSchema {
     name: "CreatableReplicaAssignment",
     path: "CreateTopicsRequest.Topics.Assignments",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -5709,7 +5807,7 @@ static CREATE_TOPICS_REQUEST__CREATABLE_REPLICA_ASSIGNMENT: StructSchema = Struc
 static CREATE_TOPICS_REQUEST__CREATABLE_TOPIC_CONFIG: StructSchema = StructSchema {
     name: "CreatableTopicConfig",
     path: "CreateTopicsRequest.Topics.Configs",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -5741,7 +5839,7 @@ pub static CREATE_TOPICS_REQUEST: MessageSchema = MessageSchema {
     name: "CreateTopicsRequest",
     api_key: 19,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(2, 7),
+    valid_versions: VersionRange::new(0, 7),
     flexible_versions: VersionRange::new(5, 32767),
     root: &CREATE_TOPICS_REQUEST__CREATE_TOPICS_REQUEST,
 };
@@ -5749,7 +5847,7 @@ pub static CREATE_TOPICS_REQUEST: MessageSchema = MessageSchema {
 static CREATE_TOPICS_RESPONSE__CREATE_TOPICS_RESPONSE: StructSchema = StructSchema {
     name: "CreateTopicsResponse",
     path: "CreateTopicsResponse",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -5779,7 +5877,7 @@ static CREATE_TOPICS_RESPONSE__CREATE_TOPICS_RESPONSE: StructSchema = StructSche
 static CREATE_TOPICS_RESPONSE__CREATABLE_TOPIC_RESULT: StructSchema = StructSchema {
     name: "CreatableTopicResult",
     path: "CreateTopicsResponse.Topics",
-    versions: VersionRange::new(2, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -5940,7 +6038,7 @@ pub static CREATE_TOPICS_RESPONSE: MessageSchema = MessageSchema {
     name: "CreateTopicsResponse",
     api_key: 19,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(2, 7),
+    valid_versions: VersionRange::new(0, 7),
     flexible_versions: VersionRange::new(5, 32767),
     root: &CREATE_TOPICS_RESPONSE__CREATE_TOPICS_RESPONSE,
 };
@@ -5999,7 +6097,7 @@ pub static DEFAULT_PRINCIPAL_DATA: MessageSchema = MessageSchema {
 static DELETE_ACLS_REQUEST__DELETE_ACLS_REQUEST: StructSchema = StructSchema {
     name: "DeleteAclsRequest",
     path: "DeleteAclsRequest",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[FieldSchema {
         name: "Filters",
         ty: FieldType::StructArray(&DELETE_ACLS_REQUEST__DELETE_ACLS_FILTER),
@@ -6016,7 +6114,7 @@ static DELETE_ACLS_REQUEST__DELETE_ACLS_REQUEST: StructSchema = StructSchema {
 static DELETE_ACLS_REQUEST__DELETE_ACLS_FILTER: StructSchema = StructSchema {
     name: "DeleteAclsFilter",
     path: "DeleteAclsRequest.Filters",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ResourceTypeFilter",
@@ -6103,7 +6201,7 @@ pub static DELETE_ACLS_REQUEST: MessageSchema = MessageSchema {
     name: "DeleteAclsRequest",
     api_key: 31,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DELETE_ACLS_REQUEST__DELETE_ACLS_REQUEST,
 };
@@ -6111,7 +6209,7 @@ pub static DELETE_ACLS_REQUEST: MessageSchema = MessageSchema {
 static DELETE_ACLS_RESPONSE__DELETE_ACLS_RESPONSE: StructSchema = StructSchema {
     name: "DeleteAclsResponse",
     path: "DeleteAclsResponse",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -6141,7 +6239,7 @@ static DELETE_ACLS_RESPONSE__DELETE_ACLS_RESPONSE: StructSchema = StructSchema {
 static DELETE_ACLS_RESPONSE__DELETE_ACLS_FILTER_RESULT: StructSchema = StructSchema {
     name: "DeleteAclsFilterResult",
     path: "DeleteAclsResponse.FilterResults",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -6182,7 +6280,7 @@ static DELETE_ACLS_RESPONSE__DELETE_ACLS_FILTER_RESULT: StructSchema = StructSch
 static DELETE_ACLS_RESPONSE__DELETE_ACLS_MATCHING_ACL: StructSchema = StructSchema {
     name: "DeleteAclsMatchingAcl",
     path: "DeleteAclsResponse.FilterResults.MatchingAcls",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -6291,7 +6389,7 @@ pub static DELETE_ACLS_RESPONSE: MessageSchema = MessageSchema {
     name: "DeleteAclsResponse",
     api_key: 31,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DELETE_ACLS_RESPONSE__DELETE_ACLS_RESPONSE,
 };
@@ -6984,7 +7082,7 @@ pub static DELETE_SHARE_GROUP_STATE_RESPONSE: MessageSchema = MessageSchema {
 static DELETE_TOPICS_REQUEST__DELETE_TOPICS_REQUEST: StructSchema = StructSchema {
     name: "DeleteTopicsRequest",
     path: "DeleteTopicsRequest",
-    versions: VersionRange::new(1, 6),
+    versions: VersionRange::new(0, 6),
     fields: &[
         FieldSchema {
             name: "Topics",
@@ -7057,7 +7155,7 @@ pub static DELETE_TOPICS_REQUEST: MessageSchema = MessageSchema {
     name: "DeleteTopicsRequest",
     api_key: 20,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 6),
+    valid_versions: VersionRange::new(0, 6),
     flexible_versions: VersionRange::new(4, 32767),
     root: &DELETE_TOPICS_REQUEST__DELETE_TOPICS_REQUEST,
 };
@@ -7065,7 +7163,7 @@ pub static DELETE_TOPICS_REQUEST: MessageSchema = MessageSchema {
 static DELETE_TOPICS_RESPONSE__DELETE_TOPICS_RESPONSE: StructSchema = StructSchema {
     name: "DeleteTopicsResponse",
     path: "DeleteTopicsResponse",
-    versions: VersionRange::new(1, 6),
+    versions: VersionRange::new(0, 6),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -7095,7 +7193,7 @@ static DELETE_TOPICS_RESPONSE__DELETE_TOPICS_RESPONSE: StructSchema = StructSche
 static DELETE_TOPICS_RESPONSE__DELETABLE_TOPIC_RESULT: StructSchema = StructSchema {
     name: "DeletableTopicResult",
     path: "DeleteTopicsResponse.Responses",
-    versions: VersionRange::new(1, 6),
+    versions: VersionRange::new(0, 6),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -7149,7 +7247,7 @@ pub static DELETE_TOPICS_RESPONSE: MessageSchema = MessageSchema {
     name: "DeleteTopicsResponse",
     api_key: 20,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 6),
+    valid_versions: VersionRange::new(0, 6),
     flexible_versions: VersionRange::new(4, 32767),
     root: &DELETE_TOPICS_RESPONSE__DELETE_TOPICS_RESPONSE,
 };
@@ -7157,7 +7255,7 @@ pub static DELETE_TOPICS_RESPONSE: MessageSchema = MessageSchema {
 static DESCRIBE_ACLS_REQUEST__DESCRIBE_ACLS_REQUEST: StructSchema = StructSchema {
     name: "DescribeAclsRequest",
     path: "DescribeAclsRequest",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ResourceTypeFilter",
@@ -7244,7 +7342,7 @@ pub static DESCRIBE_ACLS_REQUEST: MessageSchema = MessageSchema {
     name: "DescribeAclsRequest",
     api_key: 29,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_ACLS_REQUEST__DESCRIBE_ACLS_REQUEST,
 };
@@ -7252,7 +7350,7 @@ pub static DESCRIBE_ACLS_REQUEST: MessageSchema = MessageSchema {
 static DESCRIBE_ACLS_RESPONSE__DESCRIBE_ACLS_RESPONSE: StructSchema = StructSchema {
     name: "DescribeAclsResponse",
     path: "DescribeAclsResponse",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -7304,7 +7402,7 @@ static DESCRIBE_ACLS_RESPONSE__DESCRIBE_ACLS_RESPONSE: StructSchema = StructSche
 static DESCRIBE_ACLS_RESPONSE__DESCRIBE_ACLS_RESOURCE: StructSchema = StructSchema {
     name: "DescribeAclsResource",
     path: "DescribeAclsResponse.Resources",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "ResourceType",
@@ -7356,7 +7454,7 @@ static DESCRIBE_ACLS_RESPONSE__DESCRIBE_ACLS_RESOURCE: StructSchema = StructSche
 static DESCRIBE_ACLS_RESPONSE__ACL_DESCRIPTION: StructSchema = StructSchema {
     name: "AclDescription",
     path: "DescribeAclsResponse.Resources.Acls",
-    versions: VersionRange::new(1, 3),
+    versions: VersionRange::new(0, 3),
     fields: &[
         FieldSchema {
             name: "Principal",
@@ -7410,7 +7508,7 @@ pub static DESCRIBE_ACLS_RESPONSE: MessageSchema = MessageSchema {
     name: "DescribeAclsResponse",
     api_key: 29,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_ACLS_RESPONSE__DESCRIBE_ACLS_RESPONSE,
 };
@@ -7873,7 +7971,7 @@ pub static DESCRIBE_CLUSTER_RESPONSE: MessageSchema = MessageSchema {
 static DESCRIBE_CONFIGS_REQUEST__DESCRIBE_CONFIGS_REQUEST: StructSchema = StructSchema {
     name: "DescribeConfigsRequest",
     path: "DescribeConfigsRequest",
-    versions: VersionRange::new(1, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "Resources",
@@ -7914,7 +8012,7 @@ static DESCRIBE_CONFIGS_REQUEST__DESCRIBE_CONFIGS_REQUEST: StructSchema = Struct
 static DESCRIBE_CONFIGS_REQUEST__DESCRIBE_CONFIGS_RESOURCE: StructSchema = StructSchema {
     name: "DescribeConfigsResource",
     path: "DescribeConfigsRequest.Resources",
-    versions: VersionRange::new(1, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "ResourceType",
@@ -7957,7 +8055,7 @@ pub static DESCRIBE_CONFIGS_REQUEST: MessageSchema = MessageSchema {
     name: "DescribeConfigsRequest",
     api_key: 32,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 4),
+    valid_versions: VersionRange::new(0, 4),
     flexible_versions: VersionRange::new(4, 32767),
     root: &DESCRIBE_CONFIGS_REQUEST__DESCRIBE_CONFIGS_REQUEST,
 };
@@ -7965,7 +8063,7 @@ pub static DESCRIBE_CONFIGS_REQUEST: MessageSchema = MessageSchema {
 static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESPONSE: StructSchema = StructSchema {
     name: "DescribeConfigsResponse",
     path: "DescribeConfigsResponse",
-    versions: VersionRange::new(1, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -7995,7 +8093,7 @@ static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESPONSE: StructSchema = Stru
 static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESULT: StructSchema = StructSchema {
     name: "DescribeConfigsResult",
     path: "DescribeConfigsResponse.Results",
-    versions: VersionRange::new(1, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -8060,7 +8158,7 @@ static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESULT: StructSchema = Struct
 static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESOURCE_RESULT: StructSchema = StructSchema {
     name: "DescribeConfigsResourceResult",
     path: "DescribeConfigsResponse.Results.Configs",
-    versions: VersionRange::new(1, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -8088,6 +8186,17 @@ static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESOURCE_RESULT: StructSchema
             name: "ReadOnly",
             ty: FieldType::Primitive(Primitive::Bool),
             versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "IsDefault",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(0, 0),
             nullable_versions: VersionRange::NONE,
             tagged_versions: VersionRange::NONE,
             tag: None,
@@ -8199,7 +8308,7 @@ pub static DESCRIBE_CONFIGS_RESPONSE: MessageSchema = MessageSchema {
     name: "DescribeConfigsResponse",
     api_key: 32,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 4),
+    valid_versions: VersionRange::new(0, 4),
     flexible_versions: VersionRange::new(4, 32767),
     root: &DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESPONSE,
 };
@@ -8208,7 +8317,7 @@ static DESCRIBE_DELEGATION_TOKEN_REQUEST__DESCRIBE_DELEGATION_TOKEN_REQUEST: Str
     StructSchema {
         name: "DescribeDelegationTokenRequest",
         path: "DescribeDelegationTokenRequest",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[FieldSchema {
             name: "Owners",
             ty: FieldType::StructArray(
@@ -8228,7 +8337,7 @@ static DESCRIBE_DELEGATION_TOKEN_REQUEST__DESCRIBE_DELEGATION_TOKEN_OWNER: Struc
     StructSchema {
         name: "DescribeDelegationTokenOwner",
         path: "DescribeDelegationTokenRequest.Owners",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "PrincipalType",
@@ -8260,7 +8369,7 @@ pub static DESCRIBE_DELEGATION_TOKEN_REQUEST: MessageSchema = MessageSchema {
     name: "DescribeDelegationTokenRequest",
     api_key: 41,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_DELEGATION_TOKEN_REQUEST__DESCRIBE_DELEGATION_TOKEN_REQUEST,
 };
@@ -8269,7 +8378,7 @@ static DESCRIBE_DELEGATION_TOKEN_RESPONSE__DESCRIBE_DELEGATION_TOKEN_RESPONSE: S
     StructSchema {
         name: "DescribeDelegationTokenResponse",
         path: "DescribeDelegationTokenResponse",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "ErrorCode",
@@ -8313,7 +8422,7 @@ static DESCRIBE_DELEGATION_TOKEN_RESPONSE__DESCRIBED_DELEGATION_TOKEN: StructSch
     StructSchema {
         name: "DescribedDelegationToken",
         path: "DescribeDelegationTokenResponse.Tokens",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "PrincipalType",
@@ -8434,7 +8543,7 @@ static DESCRIBE_DELEGATION_TOKEN_RESPONSE__DESCRIBED_DELEGATION_TOKEN_RENEWER: S
     StructSchema {
         name: "DescribedDelegationTokenRenewer",
         path: "DescribeDelegationTokenResponse.Tokens.Renewers",
-        versions: VersionRange::new(1, 3),
+        versions: VersionRange::new(0, 3),
         fields: &[
             FieldSchema {
                 name: "PrincipalType",
@@ -8466,7 +8575,7 @@ pub static DESCRIBE_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
     name: "DescribeDelegationTokenResponse",
     api_key: 41,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 3),
+    valid_versions: VersionRange::new(0, 3),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_DELEGATION_TOKEN_RESPONSE__DESCRIBE_DELEGATION_TOKEN_RESPONSE,
 };
@@ -8724,7 +8833,7 @@ pub static DESCRIBE_GROUPS_RESPONSE: MessageSchema = MessageSchema {
 static DESCRIBE_LOG_DIRS_REQUEST__DESCRIBE_LOG_DIRS_REQUEST: StructSchema = StructSchema {
     name: "DescribeLogDirsRequest",
     path: "DescribeLogDirsRequest",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[FieldSchema {
         name: "Topics",
         ty: FieldType::StructArray(&DESCRIBE_LOG_DIRS_REQUEST__DESCRIBABLE_LOG_DIR_TOPIC),
@@ -8741,7 +8850,7 @@ static DESCRIBE_LOG_DIRS_REQUEST__DESCRIBE_LOG_DIRS_REQUEST: StructSchema = Stru
 static DESCRIBE_LOG_DIRS_REQUEST__DESCRIBABLE_LOG_DIR_TOPIC: StructSchema = StructSchema {
     name: "DescribableLogDirTopic",
     path: "DescribeLogDirsRequest.Topics",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[
         FieldSchema {
             name: "Topic",
@@ -8773,7 +8882,7 @@ pub static DESCRIBE_LOG_DIRS_REQUEST: MessageSchema = MessageSchema {
     name: "DescribeLogDirsRequest",
     api_key: 35,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 5),
+    valid_versions: VersionRange::new(0, 5),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_LOG_DIRS_REQUEST__DESCRIBE_LOG_DIRS_REQUEST,
 };
@@ -8781,7 +8890,7 @@ pub static DESCRIBE_LOG_DIRS_REQUEST: MessageSchema = MessageSchema {
 static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_RESPONSE: StructSchema = StructSchema {
     name: "DescribeLogDirsResponse",
     path: "DescribeLogDirsResponse",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -8822,7 +8931,7 @@ static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_RESPONSE: StructSchema = St
 static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_RESULT: StructSchema = StructSchema {
     name: "DescribeLogDirsResult",
     path: "DescribeLogDirsResponse.Results",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -8896,7 +9005,7 @@ static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_RESULT: StructSchema = Stru
 static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_TOPIC: StructSchema = StructSchema {
     name: "DescribeLogDirsTopic",
     path: "DescribeLogDirsResponse.Results.Topics",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -8926,7 +9035,7 @@ static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_TOPIC: StructSchema = Struc
 static DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_PARTITION: StructSchema = StructSchema {
     name: "DescribeLogDirsPartition",
     path: "DescribeLogDirsResponse.Results.Topics.Partitions",
-    versions: VersionRange::new(1, 5),
+    versions: VersionRange::new(0, 5),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -8980,7 +9089,7 @@ pub static DESCRIBE_LOG_DIRS_RESPONSE: MessageSchema = MessageSchema {
     name: "DescribeLogDirsResponse",
     api_key: 35,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 5),
+    valid_versions: VersionRange::new(0, 5),
     flexible_versions: VersionRange::new(2, 32767),
     root: &DESCRIBE_LOG_DIRS_RESPONSE__DESCRIBE_LOG_DIRS_RESPONSE,
 };
@@ -11404,7 +11513,7 @@ static EXPIRE_DELEGATION_TOKEN_REQUEST__EXPIRE_DELEGATION_TOKEN_REQUEST: StructS
     StructSchema {
         name: "ExpireDelegationTokenRequest",
         path: "ExpireDelegationTokenRequest",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "Hmac",
@@ -11436,7 +11545,7 @@ pub static EXPIRE_DELEGATION_TOKEN_REQUEST: MessageSchema = MessageSchema {
     name: "ExpireDelegationTokenRequest",
     api_key: 40,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &EXPIRE_DELEGATION_TOKEN_REQUEST__EXPIRE_DELEGATION_TOKEN_REQUEST,
 };
@@ -11445,7 +11554,7 @@ static EXPIRE_DELEGATION_TOKEN_RESPONSE__EXPIRE_DELEGATION_TOKEN_RESPONSE: Struc
     StructSchema {
         name: "ExpireDelegationTokenResponse",
         path: "ExpireDelegationTokenResponse",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "ErrorCode",
@@ -11488,7 +11597,7 @@ pub static EXPIRE_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
     name: "ExpireDelegationTokenResponse",
     api_key: 40,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &EXPIRE_DELEGATION_TOKEN_RESPONSE__EXPIRE_DELEGATION_TOKEN_RESPONSE,
 };
@@ -11496,7 +11605,7 @@ pub static EXPIRE_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
 static FETCH_REQUEST__FETCH_REQUEST: StructSchema = StructSchema {
     name: "FetchRequest",
     path: "FetchRequest",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "ClusterId",
@@ -11666,7 +11775,7 @@ static FETCH_REQUEST__REPLICA_STATE: StructSchema = StructSchema {
 static FETCH_REQUEST__FETCH_TOPIC: StructSchema = StructSchema {
     name: "FetchTopic",
     path: "FetchRequest.Topics",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "Topic",
@@ -11707,7 +11816,7 @@ static FETCH_REQUEST__FETCH_TOPIC: StructSchema = StructSchema {
 static FETCH_REQUEST__FETCH_PARTITION: StructSchema = StructSchema {
     name: "FetchPartition",
     path: "FetchRequest.Topics.Partitions",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "Partition",
@@ -11846,7 +11955,7 @@ pub static FETCH_REQUEST: MessageSchema = MessageSchema {
     name: "FetchRequest",
     api_key: 1,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(4, 18),
+    valid_versions: VersionRange::new(0, 18),
     flexible_versions: VersionRange::new(12, 32767),
     root: &FETCH_REQUEST__FETCH_REQUEST,
 };
@@ -11854,7 +11963,7 @@ pub static FETCH_REQUEST: MessageSchema = MessageSchema {
 static FETCH_RESPONSE__FETCH_RESPONSE: StructSchema = StructSchema {
     name: "FetchResponse",
     path: "FetchResponse",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -11917,7 +12026,7 @@ static FETCH_RESPONSE__FETCH_RESPONSE: StructSchema = StructSchema {
 static FETCH_RESPONSE__FETCHABLE_TOPIC_RESPONSE: StructSchema = StructSchema {
     name: "FetchableTopicResponse",
     path: "FetchResponse.Responses",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "Topic",
@@ -11958,7 +12067,7 @@ static FETCH_RESPONSE__FETCHABLE_TOPIC_RESPONSE: StructSchema = StructSchema {
 static FETCH_RESPONSE__PARTITION_DATA: StructSchema = StructSchema {
     name: "PartitionData",
     path: "FetchResponse.Responses.Partitions",
-    versions: VersionRange::new(4, 18),
+    versions: VersionRange::new(0, 18),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -12261,7 +12370,7 @@ pub static FETCH_RESPONSE: MessageSchema = MessageSchema {
     name: "FetchResponse",
     api_key: 1,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(4, 18),
+    valid_versions: VersionRange::new(0, 18),
     flexible_versions: VersionRange::new(12, 32767),
     root: &FETCH_RESPONSE__FETCH_RESPONSE,
 };
@@ -14141,8 +14250,319 @@ pub static K_RAFT_VERSION_RECORD: MessageSchema = MessageSchema {
 static LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_REQUEST: StructSchema = StructSchema {
     name: "LeaderAndIsrRequest",
     path: "LeaderAndIsrRequest",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 7),
+    fields: &[
+        FieldSchema {
+            name: "ControllerId",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "isKRaftController",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(7, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Bool(false),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ControllerEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "BrokerEpoch",
+            ty: FieldType::Primitive(Primitive::Int64),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Type",
+            ty: FieldType::Primitive(Primitive::Int8),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "UngroupedPartitionStates",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_PARTITION_STATE),
+            versions: VersionRange::new(0, 1),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "TopicStates",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_TOPIC_STATE),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LiveLeaders",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_LIVE_LEADER),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_TOPIC_STATE: StructSchema = StructSchema {
+    name: "LeaderAndIsrTopicState",
+    path: "LeaderAndIsrRequest.TopicStates",
+    versions: VersionRange::new(2, 7),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Primitive(Primitive::Uuid),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionStates",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_PARTITION_STATE),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_LIVE_LEADER: StructSchema = StructSchema {
+    name: "LeaderAndIsrLiveLeader",
+    path: "LeaderAndIsrRequest.LiveLeaders",
+    versions: VersionRange::new(0, 7),
+    fields: &[
+        FieldSchema {
+            name: "BrokerId",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "HostName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Port",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_PARTITION_STATE: StructSchema = StructSchema {
+    name: "LeaderAndIsrPartitionState",
+    path: "LeaderAndIsrRequest.LeaderAndIsrPartitionState",
+    versions: VersionRange::new(0, 7),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 1),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ControllerEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Leader",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LeaderEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Isr",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Replicas",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "AddingReplicas",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "RemovingReplicas",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "IsNew",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Bool(false),
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LeaderRecoveryState",
+            ty: FieldType::Primitive(Primitive::Int8),
+            versions: VersionRange::new(6, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(0),
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `LeaderAndIsrRequest` schema.
@@ -14150,16 +14570,121 @@ pub static LEADER_AND_ISR_REQUEST: MessageSchema = MessageSchema {
     name: "LeaderAndIsrRequest",
     api_key: 4,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 7),
+    flexible_versions: VersionRange::new(4, 32767),
     root: &LEADER_AND_ISR_REQUEST__LEADER_AND_ISR_REQUEST,
 };
 
 static LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_RESPONSE: StructSchema = StructSchema {
     name: "LeaderAndIsrResponse",
     path: "LeaderAndIsrResponse",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 7),
+    fields: &[
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionErrors",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_PARTITION_ERROR),
+            versions: VersionRange::new(0, 4),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Topics",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_TOPIC_ERROR),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_TOPIC_ERROR: StructSchema = StructSchema {
+    name: "LeaderAndIsrTopicError",
+    path: "LeaderAndIsrResponse.Topics",
+    versions: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Primitive(Primitive::Uuid),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionErrors",
+            ty: FieldType::StructArray(&LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_PARTITION_ERROR),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_PARTITION_ERROR: StructSchema = StructSchema {
+    name: "LeaderAndIsrPartitionError",
+    path: "LeaderAndIsrResponse.LeaderAndIsrPartitionError",
+    versions: VersionRange::new(0, 7),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 4),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `LeaderAndIsrResponse` schema.
@@ -14167,8 +14692,8 @@ pub static LEADER_AND_ISR_RESPONSE: MessageSchema = MessageSchema {
     name: "LeaderAndIsrResponse",
     api_key: 4,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 7),
+    flexible_versions: VersionRange::new(4, 32767),
     root: &LEADER_AND_ISR_RESPONSE__LEADER_AND_ISR_RESPONSE,
 };
 
@@ -14703,7 +15228,7 @@ pub static LIST_GROUPS_RESPONSE: MessageSchema = MessageSchema {
 static LIST_OFFSETS_REQUEST__LIST_OFFSETS_REQUEST: StructSchema = StructSchema {
     name: "ListOffsetsRequest",
     path: "ListOffsetsRequest",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "ReplicaId",
@@ -14755,7 +15280,7 @@ static LIST_OFFSETS_REQUEST__LIST_OFFSETS_REQUEST: StructSchema = StructSchema {
 static LIST_OFFSETS_REQUEST__LIST_OFFSETS_TOPIC: StructSchema = StructSchema {
     name: "ListOffsetsTopic",
     path: "ListOffsetsRequest.Topics",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -14785,7 +15310,7 @@ static LIST_OFFSETS_REQUEST__LIST_OFFSETS_TOPIC: StructSchema = StructSchema {
 static LIST_OFFSETS_REQUEST__LIST_OFFSETS_PARTITION: StructSchema = StructSchema {
     name: "ListOffsetsPartition",
     path: "ListOffsetsRequest.Topics.Partitions",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -14820,6 +15345,17 @@ static LIST_OFFSETS_REQUEST__LIST_OFFSETS_PARTITION: StructSchema = StructSchema
             ignorable: false,
             flexible_versions: None,
         },
+        FieldSchema {
+            name: "MaxNumOffsets",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(1),
+            ignorable: false,
+            flexible_versions: None,
+        },
     ],
 };
 
@@ -14828,7 +15364,7 @@ pub static LIST_OFFSETS_REQUEST: MessageSchema = MessageSchema {
     name: "ListOffsetsRequest",
     api_key: 2,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 11),
+    valid_versions: VersionRange::new(0, 11),
     flexible_versions: VersionRange::new(6, 32767),
     root: &LIST_OFFSETS_REQUEST__LIST_OFFSETS_REQUEST,
 };
@@ -14836,7 +15372,7 @@ pub static LIST_OFFSETS_REQUEST: MessageSchema = MessageSchema {
 static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_RESPONSE: StructSchema = StructSchema {
     name: "ListOffsetsResponse",
     path: "ListOffsetsResponse",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -14866,7 +15402,7 @@ static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_RESPONSE: StructSchema = StructSchema
 static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_TOPIC_RESPONSE: StructSchema = StructSchema {
     name: "ListOffsetsTopicResponse",
     path: "ListOffsetsResponse.Topics",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -14896,7 +15432,7 @@ static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_TOPIC_RESPONSE: StructSchema = Struct
 static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_PARTITION_RESPONSE: StructSchema = StructSchema {
     name: "ListOffsetsPartitionResponse",
     path: "ListOffsetsResponse.Topics.Partitions",
-    versions: VersionRange::new(1, 11),
+    versions: VersionRange::new(0, 11),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -14913,6 +15449,17 @@ static LIST_OFFSETS_RESPONSE__LIST_OFFSETS_PARTITION_RESPONSE: StructSchema = St
             name: "ErrorCode",
             ty: FieldType::Primitive(Primitive::Int16),
             versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "OldStyleOffsets",
+            ty: FieldType::Array(Primitive::Int64),
+            versions: VersionRange::new(0, 0),
             nullable_versions: VersionRange::NONE,
             tagged_versions: VersionRange::NONE,
             tag: None,
@@ -14961,7 +15508,7 @@ pub static LIST_OFFSETS_RESPONSE: MessageSchema = MessageSchema {
     name: "ListOffsetsResponse",
     api_key: 2,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 11),
+    valid_versions: VersionRange::new(0, 11),
     flexible_versions: VersionRange::new(6, 32767),
     root: &LIST_OFFSETS_RESPONSE__LIST_OFFSETS_RESPONSE,
 };
@@ -15757,7 +16304,7 @@ pub static METADATA_RESPONSE: MessageSchema = MessageSchema {
 static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST: StructSchema = StructSchema {
     name: "OffsetCommitRequest",
     path: "OffsetCommitRequest",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "GroupId",
@@ -15831,7 +16378,7 @@ static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST: StructSchema = StructSchema
 static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST_TOPIC: StructSchema = StructSchema {
     name: "OffsetCommitRequestTopic",
     path: "OffsetCommitRequest.Topics",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -15872,7 +16419,7 @@ static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST_TOPIC: StructSchema = Struct
 static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST_PARTITION: StructSchema = StructSchema {
     name: "OffsetCommitRequestPartition",
     path: "OffsetCommitRequest.Topics.Partitions",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -15908,6 +16455,17 @@ static OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST_PARTITION: StructSchema = St
             flexible_versions: None,
         },
         FieldSchema {
+            name: "CommitTimestamp",
+            ty: FieldType::Primitive(Primitive::Int64),
+            versions: VersionRange::new(1, 1),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
             name: "CommittedMetadata",
             ty: FieldType::Primitive(Primitive::String),
             versions: VersionRange::new(0, 32767),
@@ -15926,7 +16484,7 @@ pub static OFFSET_COMMIT_REQUEST: MessageSchema = MessageSchema {
     name: "OffsetCommitRequest",
     api_key: 8,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(2, 10),
+    valid_versions: VersionRange::new(0, 10),
     flexible_versions: VersionRange::new(8, 32767),
     root: &OFFSET_COMMIT_REQUEST__OFFSET_COMMIT_REQUEST,
 };
@@ -15934,7 +16492,7 @@ pub static OFFSET_COMMIT_REQUEST: MessageSchema = MessageSchema {
 static OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE: StructSchema = StructSchema {
     name: "OffsetCommitResponse",
     path: "OffsetCommitResponse",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -15964,7 +16522,7 @@ static OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE: StructSchema = StructSche
 static OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE_TOPIC: StructSchema = StructSchema {
     name: "OffsetCommitResponseTopic",
     path: "OffsetCommitResponse.Topics",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -16005,7 +16563,7 @@ static OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE_TOPIC: StructSchema = Stru
 static OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE_PARTITION: StructSchema = StructSchema {
     name: "OffsetCommitResponsePartition",
     path: "OffsetCommitResponse.Topics.Partitions",
-    versions: VersionRange::new(2, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -16037,7 +16595,7 @@ pub static OFFSET_COMMIT_RESPONSE: MessageSchema = MessageSchema {
     name: "OffsetCommitResponse",
     api_key: 8,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(2, 10),
+    valid_versions: VersionRange::new(0, 10),
     flexible_versions: VersionRange::new(8, 32767),
     root: &OFFSET_COMMIT_RESPONSE__OFFSET_COMMIT_RESPONSE,
 };
@@ -16243,7 +16801,7 @@ pub static OFFSET_DELETE_RESPONSE: MessageSchema = MessageSchema {
 static OFFSET_FETCH_REQUEST__OFFSET_FETCH_REQUEST: StructSchema = StructSchema {
     name: "OffsetFetchRequest",
     path: "OffsetFetchRequest",
-    versions: VersionRange::new(1, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "GroupId",
@@ -16295,7 +16853,7 @@ static OFFSET_FETCH_REQUEST__OFFSET_FETCH_REQUEST: StructSchema = StructSchema {
 static OFFSET_FETCH_REQUEST__OFFSET_FETCH_REQUEST_TOPIC: StructSchema = StructSchema {
     name: "OffsetFetchRequestTopic",
     path: "OffsetFetchRequest.Topics",
-    versions: VersionRange::new(1, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -16420,7 +16978,7 @@ pub static OFFSET_FETCH_REQUEST: MessageSchema = MessageSchema {
     name: "OffsetFetchRequest",
     api_key: 9,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 10),
+    valid_versions: VersionRange::new(0, 10),
     flexible_versions: VersionRange::new(6, 32767),
     root: &OFFSET_FETCH_REQUEST__OFFSET_FETCH_REQUEST,
 };
@@ -16428,7 +16986,7 @@ pub static OFFSET_FETCH_REQUEST: MessageSchema = MessageSchema {
 static OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE: StructSchema = StructSchema {
     name: "OffsetFetchResponse",
     path: "OffsetFetchResponse",
-    versions: VersionRange::new(1, 10),
+    versions: VersionRange::new(0, 10),
     fields: &[
         FieldSchema {
             name: "ThrottleTimeMs",
@@ -16480,7 +17038,7 @@ static OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE: StructSchema = StructSchema
 static OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE_TOPIC: StructSchema = StructSchema {
     name: "OffsetFetchResponseTopic",
     path: "OffsetFetchResponse.Topics",
-    versions: VersionRange::new(1, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -16510,7 +17068,7 @@ static OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE_TOPIC: StructSchema = Struct
 static OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE_PARTITION: StructSchema = StructSchema {
     name: "OffsetFetchResponsePartition",
     path: "OffsetFetchResponse.Topics.Partitions",
-    versions: VersionRange::new(1, 7),
+    versions: VersionRange::new(0, 7),
     fields: &[
         FieldSchema {
             name: "PartitionIndex",
@@ -16720,7 +17278,7 @@ pub static OFFSET_FETCH_RESPONSE: MessageSchema = MessageSchema {
     name: "OffsetFetchResponse",
     api_key: 9,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 10),
+    valid_versions: VersionRange::new(0, 10),
     flexible_versions: VersionRange::new(6, 32767),
     root: &OFFSET_FETCH_RESPONSE__OFFSET_FETCH_RESPONSE,
 };
@@ -16729,7 +17287,7 @@ static OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_EPOCH_REQUEST: StructS
     StructSchema {
         name: "OffsetForLeaderEpochRequest",
         path: "OffsetForLeaderEpochRequest",
-        versions: VersionRange::new(2, 4),
+        versions: VersionRange::new(0, 4),
         fields: &[
             FieldSchema {
                 name: "ReplicaId",
@@ -16761,7 +17319,7 @@ static OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_EPOCH_REQUEST: StructS
 static OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_TOPIC: StructSchema = StructSchema {
     name: "OffsetForLeaderTopic",
     path: "OffsetForLeaderEpochRequest.Topics",
-    versions: VersionRange::new(2, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "Topic",
@@ -16793,7 +17351,7 @@ static OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_TOPIC: StructSchema = 
 static OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_PARTITION: StructSchema = StructSchema {
     name: "OffsetForLeaderPartition",
     path: "OffsetForLeaderEpochRequest.Topics.Partitions",
-    versions: VersionRange::new(2, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "Partition",
@@ -16836,7 +17394,7 @@ pub static OFFSET_FOR_LEADER_EPOCH_REQUEST: MessageSchema = MessageSchema {
     name: "OffsetForLeaderEpochRequest",
     api_key: 23,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(2, 4),
+    valid_versions: VersionRange::new(0, 4),
     flexible_versions: VersionRange::new(4, 32767),
     root: &OFFSET_FOR_LEADER_EPOCH_REQUEST__OFFSET_FOR_LEADER_EPOCH_REQUEST,
 };
@@ -16845,7 +17403,7 @@ static OFFSET_FOR_LEADER_EPOCH_RESPONSE__OFFSET_FOR_LEADER_EPOCH_RESPONSE: Struc
     StructSchema {
         name: "OffsetForLeaderEpochResponse",
         path: "OffsetForLeaderEpochResponse",
-        versions: VersionRange::new(2, 4),
+        versions: VersionRange::new(0, 4),
         fields: &[
             FieldSchema {
                 name: "ThrottleTimeMs",
@@ -16878,7 +17436,7 @@ static OFFSET_FOR_LEADER_EPOCH_RESPONSE__OFFSET_FOR_LEADER_TOPIC_RESULT: StructS
     StructSchema {
         name: "OffsetForLeaderTopicResult",
         path: "OffsetForLeaderEpochResponse.Topics",
-        versions: VersionRange::new(2, 4),
+        versions: VersionRange::new(0, 4),
         fields: &[
             FieldSchema {
                 name: "Topic",
@@ -16908,7 +17466,7 @@ static OFFSET_FOR_LEADER_EPOCH_RESPONSE__OFFSET_FOR_LEADER_TOPIC_RESULT: StructS
 static OFFSET_FOR_LEADER_EPOCH_RESPONSE__EPOCH_END_OFFSET: StructSchema = StructSchema {
     name: "EpochEndOffset",
     path: "OffsetForLeaderEpochResponse.Topics.Partitions",
-    versions: VersionRange::new(2, 4),
+    versions: VersionRange::new(0, 4),
     fields: &[
         FieldSchema {
             name: "ErrorCode",
@@ -16962,7 +17520,7 @@ pub static OFFSET_FOR_LEADER_EPOCH_RESPONSE: MessageSchema = MessageSchema {
     name: "OffsetForLeaderEpochResponse",
     api_key: 23,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(2, 4),
+    valid_versions: VersionRange::new(0, 4),
     flexible_versions: VersionRange::new(4, 32767),
     root: &OFFSET_FOR_LEADER_EPOCH_RESPONSE__OFFSET_FOR_LEADER_EPOCH_RESPONSE,
 };
@@ -16970,7 +17528,7 @@ pub static OFFSET_FOR_LEADER_EPOCH_RESPONSE: MessageSchema = MessageSchema {
 static PRODUCE_REQUEST__PRODUCE_REQUEST: StructSchema = StructSchema {
     name: "ProduceRequest",
     path: "ProduceRequest",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "TransactionalId",
@@ -17022,7 +17580,7 @@ static PRODUCE_REQUEST__PRODUCE_REQUEST: StructSchema = StructSchema {
 static PRODUCE_REQUEST__TOPIC_PRODUCE_DATA: StructSchema = StructSchema {
     name: "TopicProduceData",
     path: "ProduceRequest.TopicData",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -17063,7 +17621,7 @@ static PRODUCE_REQUEST__TOPIC_PRODUCE_DATA: StructSchema = StructSchema {
 static PRODUCE_REQUEST__PARTITION_PRODUCE_DATA: StructSchema = StructSchema {
     name: "PartitionProduceData",
     path: "ProduceRequest.TopicData.PartitionData",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "Index",
@@ -17095,7 +17653,7 @@ pub static PRODUCE_REQUEST: MessageSchema = MessageSchema {
     name: "ProduceRequest",
     api_key: 0,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(3, 13),
+    valid_versions: VersionRange::new(0, 13),
     flexible_versions: VersionRange::new(9, 32767),
     root: &PRODUCE_REQUEST__PRODUCE_REQUEST,
 };
@@ -17103,7 +17661,7 @@ pub static PRODUCE_REQUEST: MessageSchema = MessageSchema {
 static PRODUCE_RESPONSE__PRODUCE_RESPONSE: StructSchema = StructSchema {
     name: "ProduceResponse",
     path: "ProduceResponse",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "Responses",
@@ -17144,7 +17702,7 @@ static PRODUCE_RESPONSE__PRODUCE_RESPONSE: StructSchema = StructSchema {
 static PRODUCE_RESPONSE__TOPIC_PRODUCE_RESPONSE: StructSchema = StructSchema {
     name: "TopicProduceResponse",
     path: "ProduceResponse.Responses",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -17185,7 +17743,7 @@ static PRODUCE_RESPONSE__TOPIC_PRODUCE_RESPONSE: StructSchema = StructSchema {
 static PRODUCE_RESPONSE__PARTITION_PRODUCE_RESPONSE: StructSchema = StructSchema {
     name: "PartitionProduceResponse",
     path: "ProduceResponse.Responses.PartitionResponses",
-    versions: VersionRange::new(3, 13),
+    versions: VersionRange::new(0, 13),
     fields: &[
         FieldSchema {
             name: "Index",
@@ -17395,7 +17953,7 @@ pub static PRODUCE_RESPONSE: MessageSchema = MessageSchema {
     name: "ProduceResponse",
     api_key: 0,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(3, 13),
+    valid_versions: VersionRange::new(0, 13),
     flexible_versions: VersionRange::new(9, 32767),
     root: &PRODUCE_RESPONSE__PRODUCE_RESPONSE,
 };
@@ -18156,7 +18714,7 @@ static RENEW_DELEGATION_TOKEN_REQUEST__RENEW_DELEGATION_TOKEN_REQUEST: StructSch
     StructSchema {
         name: "RenewDelegationTokenRequest",
         path: "RenewDelegationTokenRequest",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "Hmac",
@@ -18188,7 +18746,7 @@ pub static RENEW_DELEGATION_TOKEN_REQUEST: MessageSchema = MessageSchema {
     name: "RenewDelegationTokenRequest",
     api_key: 39,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &RENEW_DELEGATION_TOKEN_REQUEST__RENEW_DELEGATION_TOKEN_REQUEST,
 };
@@ -18197,7 +18755,7 @@ static RENEW_DELEGATION_TOKEN_RESPONSE__RENEW_DELEGATION_TOKEN_RESPONSE: StructS
     StructSchema {
         name: "RenewDelegationTokenResponse",
         path: "RenewDelegationTokenResponse",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "ErrorCode",
@@ -18240,7 +18798,7 @@ pub static RENEW_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
     name: "RenewDelegationTokenResponse",
     api_key: 39,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &RENEW_DELEGATION_TOKEN_RESPONSE__RENEW_DELEGATION_TOKEN_RESPONSE,
 };
@@ -18248,7 +18806,7 @@ pub static RENEW_DELEGATION_TOKEN_RESPONSE: MessageSchema = MessageSchema {
 static REQUEST_HEADER__REQUEST_HEADER: StructSchema = StructSchema {
     name: "RequestHeader",
     path: "RequestHeader",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "RequestApiKey",
@@ -18291,7 +18849,7 @@ static REQUEST_HEADER__REQUEST_HEADER: StructSchema = StructSchema {
             tagged_versions: VersionRange::NONE,
             tag: None,
             default: DefaultValue::Implicit,
-            ignorable: false,
+            ignorable: true,
             flexible_versions: Some(VersionRange::NONE),
         },
     ],
@@ -18302,7 +18860,7 @@ pub static REQUEST_HEADER: MessageSchema = MessageSchema {
     name: "RequestHeader",
     api_key: -1,
     kind: MessageKind::Header,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(2, 32767),
     root: &REQUEST_HEADER__REQUEST_HEADER,
 };
@@ -20155,8 +20713,228 @@ pub static SNAPSHOT_HEADER_RECORD: MessageSchema = MessageSchema {
 static STOP_REPLICA_REQUEST__STOP_REPLICA_REQUEST: StructSchema = StructSchema {
     name: "StopReplicaRequest",
     path: "StopReplicaRequest",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 4),
+    fields: &[
+        FieldSchema {
+            name: "ControllerId",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "isKRaftController",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(4, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Bool(false),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ControllerEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "BrokerEpoch",
+            ty: FieldType::Primitive(Primitive::Int64),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "DeletePartitions",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(0, 2),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "UngroupedPartitions",
+            ty: FieldType::StructArray(&STOP_REPLICA_REQUEST__STOP_REPLICA_PARTITION_V0),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Topics",
+            ty: FieldType::StructArray(&STOP_REPLICA_REQUEST__STOP_REPLICA_TOPIC_V1),
+            versions: VersionRange::new(1, 2),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "TopicStates",
+            ty: FieldType::StructArray(&STOP_REPLICA_REQUEST__STOP_REPLICA_TOPIC_STATE),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static STOP_REPLICA_REQUEST__STOP_REPLICA_PARTITION_V0: StructSchema = StructSchema {
+    name: "StopReplicaPartitionV0",
+    path: "StopReplicaRequest.UngroupedPartitions",
+    versions: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static STOP_REPLICA_REQUEST__STOP_REPLICA_TOPIC_V1: StructSchema = StructSchema {
+    name: "StopReplicaTopicV1",
+    path: "StopReplicaRequest.Topics",
+    versions: VersionRange::new(1, 2),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(1, 2),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndexes",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(1, 2),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static STOP_REPLICA_REQUEST__STOP_REPLICA_TOPIC_STATE: StructSchema = StructSchema {
+    name: "StopReplicaTopicState",
+    path: "StopReplicaRequest.TopicStates",
+    versions: VersionRange::new(3, 4),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionStates",
+            ty: FieldType::StructArray(&STOP_REPLICA_REQUEST__STOP_REPLICA_PARTITION_STATE),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static STOP_REPLICA_REQUEST__STOP_REPLICA_PARTITION_STATE: StructSchema = StructSchema {
+    name: "StopReplicaPartitionState",
+    path: "StopReplicaRequest.TopicStates.PartitionStates",
+    versions: VersionRange::new(3, 4),
+    fields: &[
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LeaderEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "DeletePartition",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `StopReplicaRequest` schema.
@@ -20164,16 +20942,80 @@ pub static STOP_REPLICA_REQUEST: MessageSchema = MessageSchema {
     name: "StopReplicaRequest",
     api_key: 5,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 4),
+    flexible_versions: VersionRange::new(2, 32767),
     root: &STOP_REPLICA_REQUEST__STOP_REPLICA_REQUEST,
 };
 
 static STOP_REPLICA_RESPONSE__STOP_REPLICA_RESPONSE: StructSchema = StructSchema {
     name: "StopReplicaResponse",
     path: "StopReplicaResponse",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 4),
+    fields: &[
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionErrors",
+            ty: FieldType::StructArray(&STOP_REPLICA_RESPONSE__STOP_REPLICA_PARTITION_ERROR),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static STOP_REPLICA_RESPONSE__STOP_REPLICA_PARTITION_ERROR: StructSchema = StructSchema {
+    name: "StopReplicaPartitionError",
+    path: "StopReplicaResponse.PartitionErrors",
+    versions: VersionRange::new(0, 4),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `StopReplicaResponse` schema.
@@ -20181,8 +21023,8 @@ pub static STOP_REPLICA_RESPONSE: MessageSchema = MessageSchema {
     name: "StopReplicaResponse",
     api_key: 5,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 4),
+    flexible_versions: VersionRange::new(2, 32767),
     root: &STOP_REPLICA_RESPONSE__STOP_REPLICA_RESPONSE,
 };
 
@@ -23033,8 +23875,360 @@ pub static UPDATE_FEATURES_RESPONSE: MessageSchema = MessageSchema {
 static UPDATE_METADATA_REQUEST__UPDATE_METADATA_REQUEST: StructSchema = StructSchema {
     name: "UpdateMetadataRequest",
     path: "UpdateMetadataRequest",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 8),
+    fields: &[
+        FieldSchema {
+            name: "ControllerId",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "isKRaftController",
+            ty: FieldType::Primitive(Primitive::Bool),
+            versions: VersionRange::new(8, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Bool(false),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Type",
+            ty: FieldType::Primitive(Primitive::Int8),
+            versions: VersionRange::new(8, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::new(8, 32767),
+            tag: Some(0),
+            default: DefaultValue::Int(0),
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ControllerEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "BrokerEpoch",
+            ty: FieldType::Primitive(Primitive::Int64),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Int(-1),
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "UngroupedPartitionStates",
+            ty: FieldType::StructArray(&UPDATE_METADATA_REQUEST__UPDATE_METADATA_PARTITION_STATE),
+            versions: VersionRange::new(0, 4),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "TopicStates",
+            ty: FieldType::StructArray(&UPDATE_METADATA_REQUEST__UPDATE_METADATA_TOPIC_STATE),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LiveBrokers",
+            ty: FieldType::StructArray(&UPDATE_METADATA_REQUEST__UPDATE_METADATA_BROKER),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static UPDATE_METADATA_REQUEST__UPDATE_METADATA_TOPIC_STATE: StructSchema = StructSchema {
+    name: "UpdateMetadataTopicState",
+    path: "UpdateMetadataRequest.TopicStates",
+    versions: VersionRange::new(5, 8),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Primitive(Primitive::Uuid),
+            versions: VersionRange::new(7, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionStates",
+            ty: FieldType::StructArray(&UPDATE_METADATA_REQUEST__UPDATE_METADATA_PARTITION_STATE),
+            versions: VersionRange::new(5, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static UPDATE_METADATA_REQUEST__UPDATE_METADATA_BROKER: StructSchema = StructSchema {
+    name: "UpdateMetadataBroker",
+    path: "UpdateMetadataRequest.LiveBrokers",
+    versions: VersionRange::new(0, 8),
+    fields: &[
+        FieldSchema {
+            name: "Id",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "V0Host",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "V0Port",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 0),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Endpoints",
+            ty: FieldType::StructArray(&UPDATE_METADATA_REQUEST__UPDATE_METADATA_ENDPOINT),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Rack",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(2, 32767),
+            nullable_versions: VersionRange::new(0, 32767),
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static UPDATE_METADATA_REQUEST__UPDATE_METADATA_ENDPOINT: StructSchema = StructSchema {
+    name: "UpdateMetadataEndpoint",
+    path: "UpdateMetadataRequest.LiveBrokers.Endpoints",
+    versions: VersionRange::new(1, 8),
+    fields: &[
+        FieldSchema {
+            name: "Port",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Host",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Listener",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(3, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "SecurityProtocol",
+            ty: FieldType::Primitive(Primitive::Int16),
+            versions: VersionRange::new(1, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+    ],
+};
+
+static UPDATE_METADATA_REQUEST__UPDATE_METADATA_PARTITION_STATE: StructSchema = StructSchema {
+    name: "UpdateMetadataPartitionState",
+    path: "UpdateMetadataRequest.UpdateMetadataPartitionState",
+    versions: VersionRange::new(0, 8),
+    fields: &[
+        FieldSchema {
+            name: "TopicName",
+            ty: FieldType::Primitive(Primitive::String),
+            versions: VersionRange::new(0, 4),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ControllerEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Leader",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "LeaderEpoch",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Isr",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "ZkVersion",
+            ty: FieldType::Primitive(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "Replicas",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(0, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: false,
+            flexible_versions: None,
+        },
+        FieldSchema {
+            name: "OfflineReplicas",
+            ty: FieldType::Array(Primitive::Int32),
+            versions: VersionRange::new(4, 32767),
+            nullable_versions: VersionRange::NONE,
+            tagged_versions: VersionRange::NONE,
+            tag: None,
+            default: DefaultValue::Implicit,
+            ignorable: true,
+            flexible_versions: None,
+        },
+    ],
 };
 
 /// The `UpdateMetadataRequest` schema.
@@ -23042,16 +24236,26 @@ pub static UPDATE_METADATA_REQUEST: MessageSchema = MessageSchema {
     name: "UpdateMetadataRequest",
     api_key: 6,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 8),
+    flexible_versions: VersionRange::new(6, 32767),
     root: &UPDATE_METADATA_REQUEST__UPDATE_METADATA_REQUEST,
 };
 
 static UPDATE_METADATA_RESPONSE__UPDATE_METADATA_RESPONSE: StructSchema = StructSchema {
     name: "UpdateMetadataResponse",
     path: "UpdateMetadataResponse",
-    versions: VersionRange::NONE,
-    fields: &[],
+    versions: VersionRange::new(0, 8),
+    fields: &[FieldSchema {
+        name: "ErrorCode",
+        ty: FieldType::Primitive(Primitive::Int16),
+        versions: VersionRange::new(0, 32767),
+        nullable_versions: VersionRange::NONE,
+        tagged_versions: VersionRange::NONE,
+        tag: None,
+        default: DefaultValue::Implicit,
+        ignorable: false,
+        flexible_versions: None,
+    }],
 };
 
 /// The `UpdateMetadataResponse` schema.
@@ -23059,8 +24263,8 @@ pub static UPDATE_METADATA_RESPONSE: MessageSchema = MessageSchema {
     name: "UpdateMetadataResponse",
     api_key: 6,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::NONE,
-    flexible_versions: VersionRange::NONE,
+    valid_versions: VersionRange::new(0, 8),
+    flexible_versions: VersionRange::new(6, 32767),
     root: &UPDATE_METADATA_RESPONSE__UPDATE_METADATA_RESPONSE,
 };
 
@@ -24146,7 +25350,7 @@ pub static WRITE_SHARE_GROUP_STATE_RESPONSE: MessageSchema = MessageSchema {
 static WRITE_TXN_MARKERS_REQUEST__WRITE_TXN_MARKERS_REQUEST: StructSchema = StructSchema {
     name: "WriteTxnMarkersRequest",
     path: "WriteTxnMarkersRequest",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[FieldSchema {
         name: "Markers",
         ty: FieldType::StructArray(&WRITE_TXN_MARKERS_REQUEST__WRITABLE_TXN_MARKER),
@@ -24163,7 +25367,7 @@ static WRITE_TXN_MARKERS_REQUEST__WRITE_TXN_MARKERS_REQUEST: StructSchema = Stru
 static WRITE_TXN_MARKERS_REQUEST__WRITABLE_TXN_MARKER: StructSchema = StructSchema {
     name: "WritableTxnMarker",
     path: "WriteTxnMarkersRequest.Markers",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "ProducerId",
@@ -24237,7 +25441,7 @@ static WRITE_TXN_MARKERS_REQUEST__WRITABLE_TXN_MARKER: StructSchema = StructSche
 static WRITE_TXN_MARKERS_REQUEST__WRITABLE_TXN_MARKER_TOPIC: StructSchema = StructSchema {
     name: "WritableTxnMarkerTopic",
     path: "WriteTxnMarkersRequest.Markers.Topics",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -24269,7 +25473,7 @@ pub static WRITE_TXN_MARKERS_REQUEST: MessageSchema = MessageSchema {
     name: "WriteTxnMarkersRequest",
     api_key: 27,
     kind: MessageKind::Request,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(1, 32767),
     root: &WRITE_TXN_MARKERS_REQUEST__WRITE_TXN_MARKERS_REQUEST,
 };
@@ -24277,7 +25481,7 @@ pub static WRITE_TXN_MARKERS_REQUEST: MessageSchema = MessageSchema {
 static WRITE_TXN_MARKERS_RESPONSE__WRITE_TXN_MARKERS_RESPONSE: StructSchema = StructSchema {
     name: "WriteTxnMarkersResponse",
     path: "WriteTxnMarkersResponse",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[FieldSchema {
         name: "Markers",
         ty: FieldType::StructArray(&WRITE_TXN_MARKERS_RESPONSE__WRITABLE_TXN_MARKER_RESULT),
@@ -24294,7 +25498,7 @@ static WRITE_TXN_MARKERS_RESPONSE__WRITE_TXN_MARKERS_RESPONSE: StructSchema = St
 static WRITE_TXN_MARKERS_RESPONSE__WRITABLE_TXN_MARKER_RESULT: StructSchema = StructSchema {
     name: "WritableTxnMarkerResult",
     path: "WriteTxnMarkersResponse.Markers",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "ProducerId",
@@ -24326,7 +25530,7 @@ static WRITE_TXN_MARKERS_RESPONSE__WRITABLE_TXN_MARKER_RESULT: StructSchema = St
 static WRITE_TXN_MARKERS_RESPONSE__WRITABLE_TXN_MARKER_TOPIC_RESULT: StructSchema = StructSchema {
     name: "WritableTxnMarkerTopicResult",
     path: "WriteTxnMarkersResponse.Markers.Topics",
-    versions: VersionRange::new(1, 2),
+    versions: VersionRange::new(0, 2),
     fields: &[
         FieldSchema {
             name: "Name",
@@ -24359,7 +25563,7 @@ static WRITE_TXN_MARKERS_RESPONSE__WRITABLE_TXN_MARKER_PARTITION_RESULT: StructS
     StructSchema {
         name: "WritableTxnMarkerPartitionResult",
         path: "WriteTxnMarkersResponse.Markers.Topics.Partitions",
-        versions: VersionRange::new(1, 2),
+        versions: VersionRange::new(0, 2),
         fields: &[
             FieldSchema {
                 name: "PartitionIndex",
@@ -24391,7 +25595,7 @@ pub static WRITE_TXN_MARKERS_RESPONSE: MessageSchema = MessageSchema {
     name: "WriteTxnMarkersResponse",
     api_key: 27,
     kind: MessageKind::Response,
-    valid_versions: VersionRange::new(1, 2),
+    valid_versions: VersionRange::new(0, 2),
     flexible_versions: VersionRange::new(1, 32767),
     root: &WRITE_TXN_MARKERS_RESPONSE__WRITE_TXN_MARKERS_RESPONSE,
 };
