@@ -131,12 +131,6 @@ fn describe_error(api: ApiKey, version: Option<i16>, e: DescribeError) -> Error 
             let Some(info) = api.info() else {
                 return Error::Failed(format!("unknown API key {}", api.0));
             };
-            if info.request_versions.is_empty() {
-                return Error::Failed(format!(
-                    "{} (API key {}) has no valid versions: Kafka 4.0 removed it",
-                    info.name, info.key.0
-                ));
-            }
             Error::Failed(format!(
                 "{} has no version {} (requests {}, responses {})",
                 info.name,

@@ -166,6 +166,20 @@ pub fn generate_message(path: &Path, root: &Path) -> Result<String, String> {
     )
 }
 
+/// The versions of a (possibly merged) message that the primary (current) schema set defines: its
+/// valid versions less the older ones, which are always the lowest.
+fn current(m: &Message) -> Range {
+    match &m.older {
+        None => m.valid,
+        Some(o) if o.versions.is_empty() => m.valid,
+        Some(o) if o.versions.max >= m.valid.max => Range::NONE,
+        Some(o) => Range {
+            min: o.versions.max + 1,
+            max: m.valid.max,
+        },
+    }
+}
+
 fn emit_messages_mod(modules: &[(String, &Message)]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
@@ -246,11 +260,13 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         let (rq, rs) = (a.request.unwrap(), a.response.unwrap());
         let _ = writeln!(
             out,
-            "ApiInfo {{ key: ApiKey({}), name: {:?}, request_versions: {}, response_versions: {}, request_flexible: {}, response_flexible: {} }},",
+            "ApiInfo {{ key: ApiKey({}), name: {:?}, request_versions: {}, response_versions: {}, current_request_versions: {}, current_response_versions: {}, request_flexible: {}, response_flexible: {} }},",
             a.key,
             a.name,
             rq.valid.rust(),
             rs.valid.rust(),
+            current(rq).rust(),
+            current(rs).rust(),
             if rq.valid.is_empty() {
                 Range::NONE
             } else {

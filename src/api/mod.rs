@@ -35,6 +35,13 @@ pub struct ApiInfo {
     pub request_versions: VersionRange,
     /// Valid response versions (empty for a removed API).
     pub response_versions: VersionRange,
+    /// The request versions the current Kafka release defines. `request_versions` also holds
+    /// the older versions that Kafka 4.0 removed and pre-4.0 brokers still speak; this range is
+    /// empty for the keys 4.0 removed altogether.
+    pub current_request_versions: VersionRange,
+    /// The response versions the current Kafka release defines (see
+    /// [`ApiInfo::current_request_versions`]).
+    pub current_response_versions: VersionRange,
     /// Versions of the request using the flexible encoding.
     pub request_flexible: VersionRange,
     /// Versions of the response using the flexible encoding.

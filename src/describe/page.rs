@@ -5,7 +5,7 @@ use core::fmt::{self, Write};
 
 use super::{DescribeError, write_request_frame, write_response_frame};
 use crate::api::{ApiInfo, ApiKey};
-use crate::codec::Encode;
+use crate::codec::{Encode, VersionRange};
 use crate::error::EncodeError;
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -183,14 +183,27 @@ pub fn page<W: Write + ?Sized>(
     for (name, value) in facts {
         writeln!(out, "{name:<18} {value}")?;
     }
-    writeln!(out, "{:<18} {}", "Request versions", info.request_versions)?;
     writeln!(
         out,
         "{:<18} {}",
-        "Response versions", info.response_versions
+        "Request versions",
+        Current(info.current_request_versions)
+    )?;
+    writeln!(
+        out,
+        "{:<18} {}",
+        "Response versions",
+        Current(info.current_response_versions)
     )?;
     writeln!(out, "{:<18} {request_len} bytes", "Request size")?;
     writeln!(out, "{:<18} {response_len} bytes", "Response size")?;
+    if let Some(older) = older_versions(info) {
+        writeln!(
+            out,
+            "{:<18} {older} (removed in Kafka 4.0; older brokers speak them)",
+            "Older versions"
+        )?;
+    }
     for side in [Side::Request, Side::Response] {
         let n = write_minimal_frame(api, version, side, scratch)?;
         let frame = scratch.get(..n).unwrap_or_default();
@@ -221,6 +234,32 @@ pub fn page<W: Write + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// The versions of `info` that Kafka 4.0 removed and this crate still speaks (always the lowest).
+fn older_versions(info: &ApiInfo) -> Option<VersionRange> {
+    let all = info.request_versions;
+    let current = info.current_request_versions;
+    if all.is_empty() || all == current {
+        return None;
+    }
+    if current.is_empty() {
+        return Some(all);
+    }
+    Some(VersionRange::new(all.min, current.min.saturating_sub(1)))
+}
+
+/// A current-release version range; `none` for the keys Kafka 4.0 removed.
+struct Current(VersionRange);
+
+impl fmt::Display for Current {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("none (Kafka 4.0 removed this API)")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
 }
 
 struct Prefixed(&'static str, i16);
