@@ -1,118 +1,90 @@
 //! Decode and encode throughput of kafka-wire beside the `kafka-protocol` crate, on the same
-//! bytes in the same run.
+//! bytes in the same run, one group per message and direction:
+//!
+//! * decode: MetadataResponse v12 (100 topics × 10 partitions × 3 replicas), FetchResponse v16
+//!   (100 partitions of one 16 KiB batch each), ProduceRequest v11 (one 16 KiB batch) and
+//!   ApiVersionsResponse v4, each followed by a visit of every field and every array element
+//!   (and of the record batches' headers);
+//! * encode: the same messages, ours built from caller slices into a caller's buffer, theirs
+//!   into a pre-reserved `BytesMut`;
+//! * re-encode: a decoded FetchResponse frame written again at its version, beside a plain copy
+//!   of the frame's bytes.
+//!
+//! The inputs come from `workloads.rs`, shared with the report, the instruction-count runner and
+//! the allocation test.
 
 use std::hint::black_box;
 
-use bytes::{Bytes, BytesMut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kafka_protocol::protocol::{Decodable, Encodable};
-use kafka_wire::codec::{Decode, Encode, Reader};
-use kafka_wire::messages::MetadataResponse;
-use kafka_wire::messages::metadata_response::{
-    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
+use kafka_protocol::protocol::Encodable;
+use kafka_wire::{ApiKey, Encode, frame};
 
-const VERSION: i16 = 12;
+#[allow(dead_code)]
+mod workloads;
 
-/// A MetadataResponse v12 body: 3 brokers, 100 topics of 10 partitions, 3 replicas each.
-fn metadata_body() -> Vec<u8> {
-    let replicas = [1, 2, 3];
-    let partitions: Vec<MetadataResponsePartition<'_>> = (0..10)
-        .map(|p| {
-            MetadataResponsePartition::default()
-                .with_partition_index(p)
-                .with_leader_id(1 + p % 3)
-                .with_leader_epoch(7)
-                .with_replica_nodes((&replicas[..]).into())
-                .with_isr_nodes((&replicas[..]).into())
-        })
-        .collect();
-    let names: Vec<String> = (0..100).map(|t| format!("topic-{t:03}")).collect();
-    let topics: Vec<MetadataResponseTopic<'_>> = names
-        .iter()
-        .map(|n| {
-            MetadataResponseTopic::default()
-                .with_name(Some(n.as_str()))
-                .with_partitions((&partitions[..]).into())
-        })
-        .collect();
-    let brokers: Vec<MetadataResponseBroker<'_>> = (1..=3)
-        .map(|b| {
-            MetadataResponseBroker::default()
-                .with_node_id(b)
-                .with_host("broker.example")
-                .with_port(9092)
-        })
-        .collect();
-    let body = MetadataResponse::default()
-        .with_brokers((&brokers[..]).into())
-        .with_cluster_id(Some("cluster"))
-        .with_topics((&topics[..]).into());
-    let mut out = vec![0u8; body.encoded_len(VERSION).expect("encodable")];
-    body.encode(VERSION, &mut out).expect("fits");
-    out
-}
+use workloads::*;
 
-/// Visits every field of a decoded response, so lazy views are fully walked.
-fn visit(m: &MetadataResponse<'_>) -> i64 {
-    let mut acc = i64::from(m.throttle_time_ms);
-    for b in m.brokers.iter() {
-        acc += i64::from(b.node_id) + i64::from(b.port) + b.host.len() as i64;
-    }
-    for t in m.topics.iter() {
-        acc += t.name.map_or(0, str::len) as i64;
-        for p in t.partitions.iter() {
-            acc += i64::from(p.partition_index) + i64::from(p.leader_id);
-            acc += p.replica_nodes.iter().map(i64::from).sum::<i64>();
-            acc += p.isr_nodes.iter().map(i64::from).sum::<i64>();
-        }
-    }
-    acc
-}
+type Visit<I> = fn(&I, i16) -> u64;
 
-fn metadata(c: &mut Criterion) {
-    let body = metadata_body();
-    let mut g = c.benchmark_group("metadata_response_v12_decode");
-    g.throughput(Throughput::Bytes(body.len() as u64));
+fn decode_group<O, T>(
+    c: &mut Criterion,
+    case: &Case<O, T>,
+    ours: Visit<[u8]>,
+    theirs: Visit<bytes::Bytes>,
+) {
+    let mut g = c.benchmark_group(format!("{}_decode", case.name));
+    g.throughput(Throughput::Bytes(case.body.len() as u64));
     g.bench_function("kafka-wire", |b| {
-        b.iter(|| {
-            let m = MetadataResponse::decode(&mut Reader::new(black_box(&body)), VERSION)
-                .expect("valid");
-            black_box(visit(&m))
-        })
+        b.iter(|| ours(black_box(&case.body), case.version))
     });
-    let shared = Bytes::from(body.clone());
     g.bench_function("kafka-protocol", |b| {
-        b.iter(|| {
-            let mut input = black_box(shared.clone());
-            let m = kafka_protocol::messages::MetadataResponse::decode(&mut input, VERSION)
-                .expect("valid");
-            black_box(m.topics.len())
-        })
-    });
-    g.finish();
-
-    let ours = MetadataResponse::decode(&mut Reader::new(&body), VERSION).expect("valid");
-    let theirs =
-        kafka_protocol::messages::MetadataResponse::decode(&mut Bytes::from(body.clone()), VERSION)
-            .expect("valid");
-    let mut g = c.benchmark_group("metadata_response_v12_encode");
-    g.throughput(Throughput::Bytes(body.len() as u64));
-    let mut out = vec![0u8; body.len()];
-    g.bench_function("kafka-wire", |b| {
-        b.iter(|| black_box(&ours).encode(VERSION, &mut out).expect("fits"))
-    });
-    let mut buf = BytesMut::with_capacity(body.len());
-    g.bench_function("kafka-protocol", |b| {
-        b.iter(|| {
-            buf.clear();
-            black_box(&theirs)
-                .encode(&mut buf, VERSION)
-                .expect("encodable");
-        })
+        b.iter(|| theirs(black_box(&case.shared), case.version))
     });
     g.finish();
 }
 
-criterion_group!(benches, metadata);
+fn encode_group<O: Encode, T: Encodable>(c: &mut Criterion, case: &Case<O, T>) {
+    let mut g = c.benchmark_group(format!("{}_encode", case.name));
+    g.throughput(Throughput::Bytes(case.body.len() as u64));
+    let mut out = case.out_buf();
+    g.bench_function("kafka-wire", |b| {
+        b.iter(|| ours_encode(black_box(&case.ours), case.version, &mut out))
+    });
+    let mut buf = case.peer_buf();
+    g.bench_function("kafka-protocol", |b| {
+        b.iter(|| theirs_encode(black_box(&case.theirs), case.version, &mut buf))
+    });
+    g.finish();
+}
+
+fn messages(c: &mut Criterion) {
+    let w = Workloads::new();
+    decode_group(c, &w.metadata, ours_metadata, theirs_metadata);
+    encode_group(c, &w.metadata);
+    decode_group(c, &w.fetch, ours_fetch, theirs_fetch);
+    encode_group(c, &w.fetch);
+    decode_group(c, &w.produce, ours_produce, theirs_produce);
+    encode_group(c, &w.produce);
+    decode_group(c, &w.api_versions, ours_api_versions, theirs_api_versions);
+    encode_group(c, &w.api_versions);
+
+    let frame_bytes = &w.fetch_frame;
+    let (header, body) =
+        frame::decode_response(frame_bytes, ApiKey::FETCH, FETCH_VERSION).expect("valid");
+    let mut out = vec![0u8; frame_bytes.len()];
+    let mut g = c.benchmark_group("fetch_v16_reencode");
+    g.throughput(Throughput::Bytes(frame_bytes.len() as u64));
+    g.bench_function("plain-copy", |b| {
+        b.iter(|| plain_copy(black_box(frame_bytes), &mut out))
+    });
+    g.bench_function("kafka-wire-reencode", |b| {
+        b.iter(|| ours_reencode_decoded(black_box(&header), black_box(&body), &mut out))
+    });
+    g.bench_function("kafka-wire-decode-reencode", |b| {
+        b.iter(|| ours_reencode(black_box(frame_bytes), &mut out))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, messages);
 criterion_main!(benches);

@@ -12,6 +12,9 @@ use kafka_protocol::records::{
 };
 use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, crc};
 
+#[allow(dead_code)]
+mod workloads;
+
 const RECORDS: usize = 1000;
 const TS: i64 = 1_700_000_000_000;
 
@@ -93,9 +96,7 @@ fn options() -> RecordEncodeOptions {
 }
 
 fn checksums(c: &mut Criterion) {
-    let data: Vec<u8> = (0..16 * 1024u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
-        .collect();
+    let data = workloads::crc_data();
 
     let mut g = c.benchmark_group("crc32c_16k");
     g.throughput(Throughput::Bytes(data.len() as u64));
@@ -119,10 +120,7 @@ fn checksums(c: &mut Criterion) {
 }
 
 fn read_records(c: &mut Criterion) {
-    let content = Content::new();
-    let records = content.ours(&HEADER);
-    let mut bytes = vec![0u8; builder().encoded_len(&records).unwrap()];
-    builder().write(&records, &mut bytes).unwrap();
+    let bytes = workloads::small_records_batch();
     let shared = Bytes::from(bytes.clone());
 
     let mut g = c.benchmark_group("read_1000_records");
