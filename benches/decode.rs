@@ -10,7 +10,7 @@
 //! * re-encode: a decoded FetchResponse frame written again at its version, beside a plain copy
 //!   of the frame's bytes.
 //!
-//! The inputs come from `workloads.rs`, shared with the report, the instruction-count runner and
+//! The inputs come from `workloads/mod.rs`, shared with the report, the instruction-count runner and
 //! the allocation test.
 
 use std::hint::black_box;

@@ -8,7 +8,7 @@
 //!
 //! The two implementations run in interleaved rounds on the same input bytes, so slow phases of a
 //! shared machine hit both alike; the medians of the per-round times are compared. The inputs are
-//! those of the criterion benches (`benches/workloads.rs`).
+//! those of the criterion benches (`benches/workloads/mod.rs`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use kafka_protocol::records::RecordBatchDecoder;
 use kafka_wire::records::crc;
 use kafka_wire::{ApiKey, Encode, frame};
 
-#[path = "../benches/workloads.rs"]
+#[path = "../benches/workloads/mod.rs"]
 #[allow(dead_code)]
 mod workloads;
 

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
 
-#[path = "../benches/workloads.rs"]
+#[path = "../benches/workloads/mod.rs"]
 #[allow(dead_code)]
 mod workloads;
 
