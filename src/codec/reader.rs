@@ -260,7 +260,7 @@ impl<'a> Reader<'a> {
     ///
     /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
     /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
-    #[inline]
+    #[inline(always)]
     pub fn uvarint(&mut self, path: &'static str) -> Result<u32, DecodeError> {
         if let Some((&b, tail)) = self.rest.split_first()
             && b & 0x80 == 0
@@ -269,6 +269,13 @@ impl<'a> Reader<'a> {
             self.offset = self.offset.wrapping_add(1);
             return Ok(u32::from(b));
         }
+        self.uvarint_long(path)
+    }
+
+    /// The multi-byte (and error) path of [`Reader::uvarint`], kept out of line so that the
+    /// one-byte case inlines.
+    #[inline(never)]
+    fn uvarint_long(&mut self, path: &'static str) -> Result<u32, DecodeError> {
         let mut value: u32 = 0;
         let mut rest = self.rest;
         for i in 0..5u32 {
@@ -327,7 +334,7 @@ impl<'a> Reader<'a> {
 
     /// Reads a length prefix: `int16` (classic strings), `int32` (classic bytes, records and
     /// arrays) or a compact unsigned varint holding N+1.
-    #[inline]
+    #[inline(always)]
     fn raw_len(
         &mut self,
         flexible: bool,
@@ -529,7 +536,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
-    #[inline]
+    #[inline(always)]
     pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, DecodeError> {
         let n = self.len(flexible, false, path)?;
         self.check_count(n, path)?;
