@@ -3,8 +3,6 @@
 
 #![cfg(feature = "describe")]
 
-use std::fmt::Write as _;
-
 use kafka_wire::api::API_TABLE;
 use kafka_wire::codec::Encode;
 use kafka_wire::describe::{self, Category, DescribeError, Node, Side, Visit};
@@ -514,7 +512,6 @@ fn records_are_shown_batch_by_batch() {
     describe::visit_request_frame(&frame[..n], &mut nodes).unwrap();
     check_tree(&nodes.0, &nodes.1, n, "produce with records");
     assert!(nodes.0.iter().any(|n| n.category == Category::Record));
-    let _ = writeln!(text);
 }
 
 #[test]

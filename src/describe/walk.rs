@@ -326,21 +326,19 @@ fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
         )?;
     }
     if hv >= 2 {
-        let s = schema::by_name("RequestHeader").map(|m| m.root);
-        tagged_section(
-            s,
-            Ctx {
-                version: hv,
-                flexible: true,
-                body: c,
-            },
-            r,
-            v,
-            2,
-            true,
-        )?;
+        header_tags("RequestHeader", hv, r, v)?;
     }
     Ok(())
+}
+
+/// The tagged section that ends a flexible header.
+fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut dyn Visit) -> R {
+    let ctx = Ctx {
+        version: hv,
+        flexible: true,
+        body: Category::Header,
+    };
+    tagged_section(schema::by_name(name).map(|m| m.root), ctx, r, v, 2, true)
 }
 
 fn response_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
@@ -360,19 +358,7 @@ fn response_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
         c,
     )?;
     if hv >= 1 {
-        let s = schema::by_name("ResponseHeader").map(|m| m.root);
-        tagged_section(
-            s,
-            Ctx {
-                version: hv,
-                flexible: true,
-                body: c,
-            },
-            r,
-            v,
-            2,
-            true,
-        )?;
+        header_tags("ResponseHeader", hv, r, v)?;
     }
     Ok(())
 }
