@@ -814,6 +814,8 @@ fn emit_struct(
             section.push_str("while section.next(r)?.is_some() {}\n");
         }
         section.push_str("this.unknown_tagged_fields = section.finish(r);\n");
+        // Most sections are empty: one zero byte, consumed without setting up the section.
+        let section = format!("if !r.empty_tagged_section() {{\n{section}}}\n");
         match &flex {
             Cond::Always => reads.push_str(&section),
             _ => {
@@ -833,7 +835,9 @@ fn emit_struct(
         out,
         "impl<'a> c::Decode<'a> for {name}<'a> {{\nconst PATH: &'static str = {path_lit};\n"
     );
-    out.push_str("fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {\n");
+    out.push_str(
+        "#[inline]\nfn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {\n",
+    );
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");
     }

@@ -12,6 +12,13 @@ use super::{Reader, Writer, len_prefix, null_len};
 /// Implemented for the primitive element types (`i8`, `i16`, `i32`, `i64`, `u16`, `u32`, `bool`,
 /// `f64`, [`Uuid`](super::Uuid), `&str`) and for every generated struct.
 pub trait Element<'a>: Copy {
+    /// The encoded size of every element when it does not depend on the value, version or
+    /// flexibility (the fixed-width primitives); `None` for everything else.
+    ///
+    /// Arrays of such elements are validated with one bounds check instead of one read per
+    /// element.
+    const WIRE_SIZE: Option<usize> = None;
+
     /// Reads one element at `version`; `flexible` selects compact lengths for strings.
     ///
     /// # Errors
@@ -68,6 +75,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     /// # Errors
     ///
     /// The first element error.
+    #[inline(always)]
     pub fn read(
         r: &mut Reader<'a>,
         count: usize,
@@ -75,14 +83,13 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Self, DecodeError> {
-        let start = r.rest();
         let offset = r.offset();
-        for _ in 0..count {
-            T::read_element(r, version, flexible, path)?;
-        }
-        let used = start.len().saturating_sub(r.remaining());
+        let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
+            Some(total) if total <= r.remaining() => r.take(total, path)?,
+            _ => Self::read_each(r, count, version, flexible, path)?,
+        };
         Ok(Self {
-            bytes: start.get(..used).unwrap_or_default(),
+            bytes,
             // The count was bounded by the input length, which is below 2^32 elements in practice;
             // saturate rather than fail on a 64-bit input larger than that.
             count: u32::try_from(count).unwrap_or(u32::MAX),
@@ -91,6 +98,23 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
             flexible,
             _element: PhantomData,
         })
+    }
+
+    /// Reads `count` elements one by one and returns the bytes they span.
+    #[inline(never)]
+    fn read_each(
+        r: &mut Reader<'a>,
+        count: usize,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<&'a [u8], DecodeError> {
+        let start = r.rest();
+        for _ in 0..count {
+            T::read_element(r, version, flexible, path)?;
+        }
+        let used = start.len().saturating_sub(r.remaining());
+        Ok(start.get(..used).unwrap_or_default())
     }
 
     /// The number of elements.
@@ -184,7 +208,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     /// # Errors
     ///
     /// Length errors (`UnexpectedNull`, `NegativeLength`, `Truncated`) and element errors.
-    #[inline]
+    #[inline(always)]
     pub fn read(
         r: &mut Reader<'a>,
         version: i16,
@@ -200,7 +224,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     /// # Errors
     ///
     /// As [`Array::read`], without the null errors.
-    #[inline]
+    #[inline(always)]
     pub fn read_nullable(
         r: &mut Reader<'a>,
         version: i16,

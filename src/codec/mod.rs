@@ -255,6 +255,7 @@ pub const fn version_error(
 macro_rules! primitive_element {
     ($t:ty, $read:ident, $write:ident, $len:expr) => {
         impl<'a> Element<'a> for $t {
+            const WIRE_SIZE: Option<usize> = Some($len);
             #[inline]
             fn read_element(
                 r: &mut Reader<'a>,

@@ -12,7 +12,9 @@ use super::{MAX_STRING_LEN, Uuid};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reader<'a> {
     rest: &'a [u8],
-    offset: usize,
+    /// Absolute offset of the end of the input: the current offset is `end - rest.len()`, so
+    /// advancing only moves `rest`.
+    end: usize,
 }
 
 /// A length prefix as read from the wire, before nullability is applied.
@@ -30,7 +32,7 @@ impl<'a> Reader<'a> {
     pub const fn new(bytes: &'a [u8]) -> Self {
         Self {
             rest: bytes,
-            offset: 0,
+            end: bytes.len(),
         }
     }
 
@@ -40,14 +42,14 @@ impl<'a> Reader<'a> {
     pub const fn with_offset(bytes: &'a [u8], offset: usize) -> Self {
         Self {
             rest: bytes,
-            offset,
+            end: offset.wrapping_add(bytes.len()),
         }
     }
 
     /// The absolute offset of the next byte.
     #[must_use]
     pub const fn offset(&self) -> usize {
-        self.offset
+        self.end.wrapping_sub(self.rest.len())
     }
 
     /// The bytes not yet read.
@@ -70,7 +72,7 @@ impl<'a> Reader<'a> {
 
     #[cold]
     fn err(&self, kind: DecodeErrorKind, path: &'static str) -> DecodeError {
-        DecodeError::new(self.offset, kind, path)
+        DecodeError::new(self.offset(), kind, path)
     }
 
     #[cold]
@@ -112,7 +114,6 @@ impl<'a> Reader<'a> {
             return Err(self.truncated(n, path));
         };
         self.rest = tail;
-        self.offset = self.offset.wrapping_add(n);
         Ok(head)
     }
 
@@ -123,7 +124,7 @@ impl<'a> Reader<'a> {
     /// `Truncated` when fewer than `n` bytes are left.
     #[inline]
     pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, DecodeError> {
-        let offset = self.offset;
+        let offset = self.offset();
         let bytes = self.take(n, path)?;
         Ok(Reader::with_offset(bytes, offset))
     }
@@ -142,7 +143,6 @@ impl<'a> Reader<'a> {
             return Err(self.truncated(N, path));
         };
         self.rest = tail;
-        self.offset = self.offset.wrapping_add(N);
         Ok(head)
     }
 
@@ -167,7 +167,6 @@ impl<'a> Reader<'a> {
             return Err(self.truncated(1, path));
         };
         self.rest = tail;
-        self.offset = self.offset.wrapping_add(1);
         Ok(b)
     }
 
@@ -266,7 +265,6 @@ impl<'a> Reader<'a> {
             && b & 0x80 == 0
         {
             self.rest = tail;
-            self.offset = self.offset.wrapping_add(1);
             return Ok(u32::from(b));
         }
         self.uvarint_long(path)
@@ -285,9 +283,7 @@ impl<'a> Reader<'a> {
             rest = tail;
             value |= u32::from(b & 0x7f).wrapping_shl(i.wrapping_mul(7));
             if b & 0x80 == 0 {
-                let used = self.rest.len().wrapping_sub(rest.len());
                 self.rest = rest;
-                self.offset = self.offset.wrapping_add(used);
                 return Ok(value);
             }
         }
@@ -323,9 +319,7 @@ impl<'a> Reader<'a> {
             rest = tail;
             value |= u64::from(b & 0x7f).wrapping_shl(i.wrapping_mul(7));
             if b & 0x80 == 0 {
-                let used = self.rest.len().wrapping_sub(rest.len());
                 self.rest = rest;
-                self.offset = self.offset.wrapping_add(used);
                 return Ok((value >> 1).cast_signed() ^ (value & 1).cast_signed().wrapping_neg());
             }
         }
@@ -342,7 +336,7 @@ impl<'a> Reader<'a> {
         path: &'static str,
     ) -> Result<RawLen, DecodeError> {
         let n: i32 = if flexible {
-            let start = self.offset;
+            let start = self.offset();
             let u = self.uvarint(path)?;
             // N+1 with 0 = null. Java computes N in int arithmetic: 0x80000000 becomes
             // i32::MAX (too long), larger values wrap to negative lengths.
@@ -369,15 +363,69 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Consumes an empty tagged-field section (a count of zero, one byte) and returns true;
+    /// returns false without consuming anything when the next byte is not zero.
+    #[inline(always)]
+    pub fn empty_tagged_section(&mut self) -> bool {
+        match self.rest.split_first() {
+            Some((0, tail)) => {
+                self.rest = tail;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Reads a length that must not be null.
-    #[inline]
+    ///
+    /// The common encodings (a one-byte compact length, a non-negative `int16` or `int32`) are
+    /// read inline; everything else, errors included, goes through [`Reader::len_slow`].
+    #[inline(always)]
     fn len(
         &mut self,
         flexible: bool,
         short: bool,
         path: &'static str,
     ) -> Result<usize, DecodeError> {
-        let start = self.offset;
+        let fast = if flexible {
+            match self.rest.split_first() {
+                // 1..=0x7f: a one-byte varint holding N+1 with N >= 0.
+                Some((&b, tail)) if b.wrapping_sub(1) < 0x7f => {
+                    Some((usize::from(b.wrapping_sub(1)), tail))
+                }
+                _ => None,
+            }
+        } else if short {
+            match self.rest.split_first_chunk::<2>() {
+                Some((head, tail)) => usize::try_from(i16::from_be_bytes(*head))
+                    .ok()
+                    .map(|n| (n, tail)),
+                None => None,
+            }
+        } else {
+            match self.rest.split_first_chunk::<4>() {
+                Some((head, tail)) => usize::try_from(i32::from_be_bytes(*head))
+                    .ok()
+                    .map(|n| (n, tail)),
+                None => None,
+            }
+        };
+        if let Some((n, tail)) = fast {
+            self.rest = tail;
+            return Ok(n);
+        }
+        self.len_slow(flexible, short, path)
+    }
+
+    /// Every length encoding and its errors: the out-of-line path of [`Reader::len`].
+    #[inline(never)]
+    fn len_slow(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<usize, DecodeError> {
+        let start = self.offset();
         match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Ok(n),
             RawLen::Null(-1) => Err(DecodeError::new(
@@ -425,7 +473,7 @@ impl<'a> Reader<'a> {
                 path,
             ));
         }
-        let at = self.offset;
+        let at = self.offset();
         let bytes = self.take(n, path)?;
         core::str::from_utf8(bytes)
             .map_err(|_| DecodeError::new(at, DecodeErrorKind::InvalidUtf8, path))
@@ -439,7 +487,7 @@ impl<'a> Reader<'a> {
     /// bytes; `InvalidUtf8` (offset of the string's first byte).
     #[inline]
     pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, DecodeError> {
-        let start = self.offset;
+        let start = self.offset();
         let n = self.len(flexible, true, path)?;
         self.str_body(n, start, path)
     }
@@ -455,7 +503,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<&'a str>, DecodeError> {
-        let start = self.offset;
+        let start = self.offset();
         match self.nullable_len(flexible, true, path)? {
             Some(n) => self.str_body(n, start, path).map(Some),
             None => Ok(None),
@@ -502,7 +550,7 @@ impl<'a> Reader<'a> {
         path: &'static str,
     ) -> Result<crate::records::Records<'a>, DecodeError> {
         let n = self.len(flexible, false, path)?;
-        let at = self.offset;
+        let at = self.offset();
         self.take(n, path)
             .map(|b| crate::records::Records::with_offset(b, at))
     }
@@ -520,7 +568,7 @@ impl<'a> Reader<'a> {
     ) -> Result<Option<crate::records::Records<'a>>, DecodeError> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => {
-                let at = self.offset;
+                let at = self.offset();
                 self.take(n, path)
                     .map(|b| Some(crate::records::Records::with_offset(b, at)))
             }

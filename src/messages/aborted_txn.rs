@@ -99,6 +99,7 @@ impl c::Message for AbortedTxn<'_> {
 impl<'a> c::Decode<'a> for AbortedTxn<'a> {
     const PATH: &'static str = "AbortedTxn";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(

@@ -118,6 +118,7 @@ impl c::Message for AddPartitionsToTxnRequest<'_> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -170,10 +171,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AddPartitionsToTxnRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AddPartitionsToTxnRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -386,6 +389,7 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest.Transactions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             transactional_id: r.string(
@@ -403,10 +407,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AddPartitionsToTxnRequest.Transactions.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AddPartitionsToTxnRequest.Transactions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -513,6 +522,7 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -529,13 +539,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

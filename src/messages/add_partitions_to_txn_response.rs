@@ -105,6 +105,7 @@ impl c::Message for AddPartitionsToTxnResponse<'_> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -145,10 +146,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AddPartitionsToTxnResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AddPartitionsToTxnResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -295,6 +298,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.ResultsByTransaction";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             transactional_id: r.string(
@@ -309,13 +313,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -416,6 +422,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -432,13 +439,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -550,6 +559,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
 impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -562,13 +572,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

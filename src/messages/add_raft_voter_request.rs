@@ -125,6 +125,7 @@ impl c::Message for AddRaftVoterRequest<'_> {
 impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
     const PATH: &'static str = "AddRaftVoterRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -147,9 +148,11 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "AddRaftVoterRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "AddRaftVoterRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -287,6 +290,7 @@ impl<'a> Listener<'a> {
 impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "AddRaftVoterRequest.Listeners";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -295,10 +299,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             port: r.u16("AddRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AddRaftVoterRequest.Listeners.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AddRaftVoterRequest.Listeners.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

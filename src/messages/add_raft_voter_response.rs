@@ -86,6 +86,7 @@ impl c::Message for AddRaftVoterResponse<'_> {
 impl<'a> c::Decode<'a> for AddRaftVoterResponse<'a> {
     const PATH: &'static str = "AddRaftVoterResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -101,9 +102,11 @@ impl<'a> c::Decode<'a> for AddRaftVoterResponse<'a> {
             error_message: r.nullable_string(true, "AddRaftVoterResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "AddRaftVoterResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "AddRaftVoterResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

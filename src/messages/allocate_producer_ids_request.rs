@@ -73,6 +73,7 @@ impl c::Message for AllocateProducerIdsRequest<'_> {
 impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
     const PATH: &'static str = "AllocateProducerIdsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
             broker_epoch: r.i64("AllocateProducerIdsRequest.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AllocateProducerIdsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AllocateProducerIdsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

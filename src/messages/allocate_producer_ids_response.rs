@@ -99,6 +99,7 @@ impl c::Message for AllocateProducerIdsResponse<'_> {
 impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
     const PATH: &'static str = "AllocateProducerIdsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -115,10 +116,12 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
             producer_id_len: r.i32("AllocateProducerIdsResponse.ProducerIdLen")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AllocateProducerIdsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AllocateProducerIdsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

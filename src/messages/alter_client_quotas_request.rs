@@ -73,6 +73,7 @@ impl c::Message for AlterClientQuotasRequest<'_> {
 impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,10 +90,12 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterClientQuotasRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterClientQuotasRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -204,6 +207,7 @@ impl<'a> EntryData<'a> {
 impl<'a> c::Decode<'a> for EntryData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -217,10 +221,15 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterClientQuotasRequest.Entries.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterClientQuotasRequest.Entries.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -330,6 +339,7 @@ impl<'a> EntityData<'a> {
 impl<'a> c::Decode<'a> for EntityData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries.Entity";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -344,13 +354,15 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterClientQuotasRequest.Entries.Entity.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterClientQuotasRequest.Entries.Entity.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -473,6 +485,7 @@ impl<'a> OpData<'a> {
 impl<'a> c::Decode<'a> for OpData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries.Ops";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -482,13 +495,15 @@ impl<'a> c::Decode<'a> for OpData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterClientQuotasRequest.Entries.Ops.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterClientQuotasRequest.Entries.Ops.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

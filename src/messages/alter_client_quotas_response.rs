@@ -73,6 +73,7 @@ impl c::Message for AlterClientQuotasResponse<'_> {
 impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,10 +90,12 @@ impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterClientQuotasResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterClientQuotasResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -217,6 +220,7 @@ impl<'a> EntryData<'a> {
 impl<'a> c::Decode<'a> for EntryData<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse.Entries";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -232,10 +236,15 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterClientQuotasResponse.Entries.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterClientQuotasResponse.Entries.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -348,6 +357,7 @@ impl<'a> EntityData<'a> {
 impl<'a> c::Decode<'a> for EntityData<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse.Entries.Entity";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -362,13 +372,15 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterClientQuotasResponse.Entries.Entity.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterClientQuotasResponse.Entries.Entity.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

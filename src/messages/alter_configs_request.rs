@@ -73,6 +73,7 @@ impl c::Message for AlterConfigsRequest<'_> {
 impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
     const PATH: &'static str = "AlterConfigsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,9 +90,12 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "AlterConfigsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterConfigsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -216,6 +220,7 @@ impl<'a> AlterConfigsResource<'a> {
 impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     const PATH: &'static str = "AlterConfigsRequest.Resources";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -230,10 +235,12 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterConfigsRequest.Resources.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterConfigsRequest.Resources.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -346,6 +353,7 @@ impl<'a> AlterableConfig<'a> {
 impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     const PATH: &'static str = "AlterConfigsRequest.Resources.Configs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -354,13 +362,15 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterConfigsRequest.Resources.Configs.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterConfigsRequest.Resources.Configs.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -73,6 +73,7 @@ impl c::Message for AlterConfigsResponse<'_> {
 impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
     const PATH: &'static str = "AlterConfigsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,9 +90,12 @@ impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "AlterConfigsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterConfigsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -229,6 +233,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
 impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     const PATH: &'static str = "AlterConfigsResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -240,10 +245,12 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterConfigsResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterConfigsResponse.Responses.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

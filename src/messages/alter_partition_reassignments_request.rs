@@ -86,6 +86,7 @@ impl c::Message for AlterPartitionReassignmentsRequest<'_> {
 impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -110,10 +111,12 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterPartitionReassignmentsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterPartitionReassignmentsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -225,6 +228,7 @@ impl<'a> ReassignableTopic<'a> {
 impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
@@ -236,13 +240,15 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterPartitionReassignmentsRequest.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterPartitionReassignmentsRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -340,6 +346,7 @@ impl<'a> ReassignablePartition<'a> {
 impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r
@@ -352,13 +359,15 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterPartitionReassignmentsRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterPartitionReassignmentsRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -112,6 +112,7 @@ impl c::Message for AlterPartitionReassignmentsResponse<'_> {
 impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -139,10 +140,12 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterPartitionReassignmentsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterPartitionReassignmentsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -261,6 +264,7 @@ impl<'a> ReassignableTopicResponse<'a> {
 impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
@@ -272,13 +276,15 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterPartitionReassignmentsResponse.Responses.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterPartitionReassignmentsResponse.Responses.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -389,6 +395,7 @@ impl<'a> ReassignablePartitionResponse<'a> {
 impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse.Responses.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -402,13 +409,15 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterPartitionReassignmentsResponse.Responses.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterPartitionReassignmentsResponse.Responses.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -61,6 +61,7 @@ impl c::Message for AlterReplicaLogDirsRequest<'_> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -76,10 +77,12 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -188,6 +191,7 @@ impl<'a> AlterReplicaLogDir<'a> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest.Dirs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -201,10 +205,12 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -314,6 +320,7 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest.Dirs.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -327,13 +334,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -74,6 +74,7 @@ impl c::Message for AlterReplicaLogDirsResponse<'_> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -90,10 +91,12 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -208,6 +211,7 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -221,10 +225,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterReplicaLogDirsResponse.Results.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -334,6 +343,7 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
 impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -343,13 +353,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -76,6 +76,7 @@ impl c::Message for AlterShareGroupOffsetsRequest<'_> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -90,10 +91,12 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
             topics: c::Array::read(r, version, true, "AlterShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterShareGroupOffsetsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterShareGroupOffsetsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -200,6 +203,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
@@ -211,10 +215,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterShareGroupOffsetsRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterShareGroupOffsetsRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -312,6 +321,7 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -320,13 +330,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
             start_offset: r.i64("AlterShareGroupOffsetsRequest.Topics.Partitions.StartOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

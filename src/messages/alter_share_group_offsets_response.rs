@@ -102,6 +102,7 @@ impl c::Message for AlterShareGroupOffsetsResponse<'_> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -124,10 +125,12 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterShareGroupOffsetsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterShareGroupOffsetsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -253,6 +256,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
@@ -265,13 +269,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterShareGroupOffsetsResponse.Responses.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterShareGroupOffsetsResponse.Responses.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -385,6 +391,7 @@ impl<'a> AlterShareGroupOffsetsResponsePartition<'a> {
 impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse.Responses.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -397,13 +404,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

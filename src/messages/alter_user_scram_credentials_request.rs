@@ -73,6 +73,7 @@ impl c::Message for AlterUserScramCredentialsRequest<'_> {
 impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -97,10 +98,12 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterUserScramCredentialsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterUserScramCredentialsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -204,6 +207,7 @@ impl<'a> ScramCredentialDeletion<'a> {
 impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest.Deletions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -211,13 +215,15 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
             mechanism: r.i8("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterUserScramCredentialsRequest.Deletions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterUserScramCredentialsRequest.Deletions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -352,6 +358,7 @@ impl<'a> ScramCredentialUpsertion<'a> {
 impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest.Upsertions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -365,13 +372,15 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterUserScramCredentialsRequest.Upsertions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterUserScramCredentialsRequest.Upsertions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

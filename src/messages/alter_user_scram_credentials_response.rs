@@ -76,6 +76,7 @@ impl c::Message for AlterUserScramCredentialsResponse<'_> {
 impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -95,10 +96,12 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AlterUserScramCredentialsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterUserScramCredentialsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -211,6 +214,7 @@ impl<'a> AlterUserScramCredentialsResult<'a> {
 impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -222,13 +226,15 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AlterUserScramCredentialsResponse.Results.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterUserScramCredentialsResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -138,6 +138,7 @@ impl c::Message for ApiVersionsResponse<'_> {
 impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
     const PATH: &'static str = "ApiVersionsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -163,69 +164,74 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    match tag {
+                        0 => {
+                            if version < 3 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.supported_features = section.field(
+                                p,
+                                tag,
+                                "ApiVersionsResponse.SupportedFeatures",
+                                |p| {
+                                    c::Array::read(
+                                        p,
+                                        version,
+                                        true,
+                                        "ApiVersionsResponse.SupportedFeatures",
+                                    )
+                                },
+                            )?;
                         }
-                        this.supported_features = section.field(
-                            p,
-                            tag,
-                            "ApiVersionsResponse.SupportedFeatures",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "ApiVersionsResponse.SupportedFeatures",
-                                )
-                            },
-                        )?;
-                    }
-                    1 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                        1 => {
+                            if version < 3 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.finalized_features_epoch = section.field(
+                                p,
+                                tag,
+                                "ApiVersionsResponse.FinalizedFeaturesEpoch",
+                                |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                            )?;
                         }
-                        this.finalized_features_epoch = section.field(
-                            p,
-                            tag,
-                            "ApiVersionsResponse.FinalizedFeaturesEpoch",
-                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
-                        )?;
-                    }
-                    2 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                        2 => {
+                            if version < 3 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.finalized_features = section.field(
+                                p,
+                                tag,
+                                "ApiVersionsResponse.FinalizedFeatures",
+                                |p| {
+                                    c::Array::read(
+                                        p,
+                                        version,
+                                        true,
+                                        "ApiVersionsResponse.FinalizedFeatures",
+                                    )
+                                },
+                            )?;
                         }
-                        this.finalized_features = section.field(
-                            p,
-                            tag,
-                            "ApiVersionsResponse.FinalizedFeatures",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "ApiVersionsResponse.FinalizedFeatures",
-                                )
-                            },
-                        )?;
-                    }
-                    3 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                        3 => {
+                            if version < 3 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.zk_migration_ready = section.field(
+                                p,
+                                tag,
+                                "ApiVersionsResponse.ZkMigrationReady",
+                                |p| p.bool("ApiVersionsResponse.ZkMigrationReady"),
+                            )?;
                         }
-                        this.zk_migration_ready =
-                            section.field(p, tag, "ApiVersionsResponse.ZkMigrationReady", |p| {
-                                p.bool("ApiVersionsResponse.ZkMigrationReady")
-                            })?;
+                        _ => {}
                     }
-                    _ => {}
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -443,6 +449,7 @@ impl<'a> ApiVersion<'a> {
 impl<'a> c::Decode<'a> for ApiVersion<'a> {
     const PATH: &'static str = "ApiVersionsResponse.ApiKeys";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -452,10 +459,12 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -573,6 +582,7 @@ impl<'a> SupportedFeatureKey<'a> {
 impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     const PATH: &'static str = "ApiVersionsResponse.SupportedFeatures";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -581,10 +591,15 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
             max_version: r.i16("ApiVersionsResponse.SupportedFeatures.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ApiVersionsResponse.SupportedFeatures.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ApiVersionsResponse.SupportedFeatures.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -696,6 +711,7 @@ impl<'a> FinalizedFeatureKey<'a> {
 impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
     const PATH: &'static str = "ApiVersionsResponse.FinalizedFeatures";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -704,10 +720,15 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
             min_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MinVersionLevel")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ApiVersionsResponse.FinalizedFeatures.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ApiVersionsResponse.FinalizedFeatures.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

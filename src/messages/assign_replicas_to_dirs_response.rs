@@ -86,6 +86,7 @@ impl c::Message for AssignReplicasToDirsResponse<'_> {
 impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -106,10 +107,12 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "AssignReplicasToDirsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AssignReplicasToDirsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -212,6 +215,7 @@ impl<'a> DirectoryData<'a> {
 impl<'a> c::Decode<'a> for DirectoryData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             id: r.uuid("AssignReplicasToDirsResponse.Directories.Id")?,
@@ -223,13 +227,15 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AssignReplicasToDirsResponse.Directories.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AssignReplicasToDirsResponse.Directories.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -323,6 +329,7 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
@@ -334,13 +341,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AssignReplicasToDirsResponse.Directories.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AssignReplicasToDirsResponse.Directories.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -434,6 +443,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -443,13 +453,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 .i16("AssignReplicasToDirsResponse.Directories.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "AssignReplicasToDirsResponse.Directories.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AssignReplicasToDirsResponse.Directories.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -86,6 +86,7 @@ impl c::Message for BeginQuorumEpochResponse<'_> {
 impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -103,25 +104,31 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 1, "BeginQuorumEpochResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 1, "BeginQuorumEpochResponse.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 1 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.node_endpoints = section.field(
+                            p,
+                            tag,
+                            "BeginQuorumEpochResponse.NodeEndpoints",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "BeginQuorumEpochResponse.NodeEndpoints",
+                                )
+                            },
+                        )?;
                     }
-                    this.node_endpoints =
-                        section.field(p, tag, "BeginQuorumEpochResponse.NodeEndpoints", |p| {
-                            c::Array::read(
-                                p,
-                                version,
-                                true,
-                                "BeginQuorumEpochResponse.NodeEndpoints",
-                            )
-                        })?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -263,6 +270,7 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -276,10 +284,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "BeginQuorumEpochResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "BeginQuorumEpochResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -415,6 +425,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -425,13 +436,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "BeginQuorumEpochResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "BeginQuorumEpochResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -552,6 +565,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -560,10 +574,15 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             port: r.u16("BeginQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "BeginQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "BeginQuorumEpochResponse.NodeEndpoints.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

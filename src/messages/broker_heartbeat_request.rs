@@ -138,6 +138,7 @@ impl c::Message for BrokerHeartbeatRequest<'_> {
 impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
     const PATH: &'static str = "BrokerHeartbeatRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -157,41 +158,52 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
             cordoned_log_dirs: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            match tag {
-                0 => {
-                    if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                match tag {
+                    0 => {
+                        if version < 1 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.offline_log_dirs = section.field(
+                            p,
+                            tag,
+                            "BrokerHeartbeatRequest.OfflineLogDirs",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "BrokerHeartbeatRequest.OfflineLogDirs",
+                                )
+                            },
+                        )?;
                     }
-                    this.offline_log_dirs =
-                        section.field(p, tag, "BrokerHeartbeatRequest.OfflineLogDirs", |p| {
-                            c::Array::read(
-                                p,
-                                version,
-                                true,
-                                "BrokerHeartbeatRequest.OfflineLogDirs",
-                            )
-                        })?;
-                }
-                1 => {
-                    if version < 2 {
-                        return Err(section.not_in_version(tag, version));
+                    1 => {
+                        if version < 2 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.cordoned_log_dirs = section.field(
+                            p,
+                            tag,
+                            "BrokerHeartbeatRequest.CordonedLogDirs",
+                            |p| {
+                                c::Array::read_nullable(
+                                    p,
+                                    version,
+                                    true,
+                                    "BrokerHeartbeatRequest.CordonedLogDirs",
+                                )
+                            },
+                        )?;
                     }
-                    this.cordoned_log_dirs =
-                        section.field(p, tag, "BrokerHeartbeatRequest.CordonedLogDirs", |p| {
-                            c::Array::read_nullable(
-                                p,
-                                version,
-                                true,
-                                "BrokerHeartbeatRequest.CordonedLogDirs",
-                            )
-                        })?;
+                    _ => {}
                 }
-                _ => {}
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }

@@ -112,6 +112,7 @@ impl c::Message for BrokerHeartbeatResponse<'_> {
 impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
     const PATH: &'static str = "BrokerHeartbeatResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -129,9 +130,12 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
             should_shut_down: r.bool("BrokerHeartbeatResponse.ShouldShutDown")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "BrokerHeartbeatResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "BrokerHeartbeatResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

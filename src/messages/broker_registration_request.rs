@@ -164,6 +164,7 @@ impl c::Message for BrokerRegistrationRequest<'_> {
 impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -197,9 +198,12 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -377,6 +381,7 @@ impl<'a> Listener<'a> {
 impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest.Listeners";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -386,10 +391,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             security_protocol: r.i16("BrokerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.Listeners.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.Listeners.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -508,6 +515,7 @@ impl<'a> Feature<'a> {
 impl<'a> c::Decode<'a> for Feature<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest.Features";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -518,10 +526,12 @@ impl<'a> c::Decode<'a> for Feature<'a> {
                 .i16("BrokerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.Features.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "BrokerRegistrationRequest.Features.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -73,6 +73,7 @@ impl c::Message for ConsumerGroupDescribeResponse<'_> {
 impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
             groups: c::Array::read(r, version, true, "ConsumerGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ConsumerGroupDescribeResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ConsumerGroupDescribeResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -281,6 +284,7 @@ impl<'a> DescribedGroup<'a> {
 impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
@@ -301,10 +305,15 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 .i32("ConsumerGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ConsumerGroupDescribeResponse.Groups.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ConsumerGroupDescribeResponse.Groups.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -552,6 +561,7 @@ impl<'a> Member<'a> {
 impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Groups.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             member_id: r.string(
@@ -592,13 +602,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ConsumerGroupDescribeResponse.Groups.Members.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ConsumerGroupDescribeResponse.Groups.Members.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -759,6 +771,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.TopicPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
@@ -774,13 +787,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -868,6 +883,7 @@ impl<'a> Assignment<'a> {
 impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Assignment";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_partitions: c::Array::read(
@@ -878,13 +894,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ConsumerGroupDescribeResponse.Assignment.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ConsumerGroupDescribeResponse.Assignment.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -180,6 +180,7 @@ impl c::Message for ConsumerGroupHeartbeatRequest<'_> {
 impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -217,10 +218,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ConsumerGroupHeartbeatRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ConsumerGroupHeartbeatRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -383,6 +386,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatRequest.TopicPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ConsumerGroupHeartbeatRequest.TopicPartitions.TopicId")?,
@@ -394,13 +398,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

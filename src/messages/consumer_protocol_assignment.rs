@@ -73,6 +73,7 @@ impl c::Message for ConsumerProtocolAssignment<'_> {
 impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
     const PATH: &'static str = "ConsumerProtocolAssignment";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -194,6 +195,7 @@ impl<'a> TopicPartition<'a> {
 impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "ConsumerProtocolAssignment.AssignedPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let this = Self {
             topic: r.string(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,

@@ -112,6 +112,7 @@ impl c::Message for ConsumerProtocolSubscription<'_> {
 impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
     const PATH: &'static str = "ConsumerProtocolSubscription";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -274,6 +275,7 @@ impl<'a> TopicPartition<'a> {
 impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "ConsumerProtocolSubscription.OwnedPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let this = Self {
             topic: r.string(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,

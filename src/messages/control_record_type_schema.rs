@@ -60,6 +60,7 @@ impl c::Message for ControlRecordTypeSchema<'_> {
 impl<'a> c::Decode<'a> for ControlRecordTypeSchema<'a> {
     const PATH: &'static str = "ControlRecordTypeSchema";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(

@@ -77,6 +77,7 @@ impl c::Message for ControlledShutdownResponse<'_> {
 impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
     const PATH: &'static str = "ControlledShutdownResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -98,10 +99,12 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ControlledShutdownResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ControlledShutdownResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -213,6 +216,7 @@ impl<'a> RemainingPartition<'a> {
 impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     const PATH: &'static str = "ControlledShutdownResponse.RemainingPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -225,13 +229,15 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "ControlledShutdownResponse.RemainingPartitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "ControlledShutdownResponse.RemainingPartitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

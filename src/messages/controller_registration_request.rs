@@ -112,6 +112,7 @@ impl c::Message for ControllerRegistrationRequest<'_> {
 impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -129,10 +130,12 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
             features: c::Array::read(r, version, true, "ControllerRegistrationRequest.Features")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ControllerRegistrationRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ControllerRegistrationRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -271,6 +274,7 @@ impl<'a> Listener<'a> {
 impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest.Listeners";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -280,13 +284,15 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             security_protocol: r.i16("ControllerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ControllerRegistrationRequest.Listeners.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ControllerRegistrationRequest.Listeners.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -405,6 +411,7 @@ impl<'a> Feature<'a> {
 impl<'a> c::Decode<'a> for Feature<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest.Features";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -415,10 +422,15 @@ impl<'a> c::Decode<'a> for Feature<'a> {
                 .i16("ControllerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ControllerRegistrationRequest.Features.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ControllerRegistrationRequest.Features.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

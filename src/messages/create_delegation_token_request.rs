@@ -108,6 +108,7 @@ impl c::Message for CreateDelegationTokenRequest<'_> {
 impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
     const PATH: &'static str = "CreateDelegationTokenRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -139,10 +140,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreateDelegationTokenRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -296,6 +299,7 @@ impl<'a> CreatableRenewers<'a> {
 impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
     const PATH: &'static str = "CreateDelegationTokenRequest.Renewers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -310,13 +314,15 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "CreateDelegationTokenRequest.Renewers.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "CreateDelegationTokenRequest.Renewers.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

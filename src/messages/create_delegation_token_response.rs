@@ -191,6 +191,7 @@ impl c::Message for CreateDelegationTokenResponse<'_> {
 impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
     const PATH: &'static str = "CreateDelegationTokenResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -230,10 +231,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateDelegationTokenResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreateDelegationTokenResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

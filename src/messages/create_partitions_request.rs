@@ -86,6 +86,7 @@ impl c::Message for CreatePartitionsRequest<'_> {
 impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
     const PATH: &'static str = "CreatePartitionsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -103,10 +104,12 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreatePartitionsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreatePartitionsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -237,6 +240,7 @@ impl<'a> CreatePartitionsTopic<'a> {
 impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     const PATH: &'static str = "CreatePartitionsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -251,10 +255,12 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreatePartitionsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreatePartitionsRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -355,6 +361,7 @@ impl<'a> CreatePartitionsAssignment<'a> {
 impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
     const PATH: &'static str = "CreatePartitionsRequest.Topics.Assignments";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -367,13 +374,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "CreatePartitionsRequest.Topics.Assignments.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "CreatePartitionsRequest.Topics.Assignments.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -87,6 +87,7 @@ impl c::Message for CreateTopicsRequest<'_> {
 impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     const PATH: &'static str = "CreateTopicsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -108,9 +109,12 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateTopicsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreateTopicsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -273,6 +277,7 @@ impl<'a> CreatableTopic<'a> {
 impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -289,10 +294,12 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateTopicsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreateTopicsRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -415,6 +422,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
 impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics.Assignments";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -428,13 +436,15 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "CreateTopicsRequest.Topics.Assignments.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "CreateTopicsRequest.Topics.Assignments.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -540,6 +550,7 @@ impl<'a> CreatableTopicConfig<'a> {
 impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics.Configs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -548,10 +559,15 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateTopicsRequest.Topics.Configs.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "CreateTopicsRequest.Topics.Configs.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -74,6 +74,7 @@ impl c::Message for CreateTopicsResponse<'_> {
 impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
     const PATH: &'static str = "CreateTopicsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,9 +95,12 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateTopicsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "CreateTopicsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -289,6 +293,7 @@ impl<'a> CreatableTopicResult<'a> {
 impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     const PATH: &'static str = "CreateTopicsResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -328,22 +333,24 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 5 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 5 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.topic_config_error_code = section.field(
+                            p,
+                            tag,
+                            "CreateTopicsResponse.Topics.TopicConfigErrorCode",
+                            |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
+                        )?;
                     }
-                    this.topic_config_error_code = section.field(
-                        p,
-                        tag,
-                        "CreateTopicsResponse.Topics.TopicConfigErrorCode",
-                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
-                    )?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -552,6 +559,7 @@ impl<'a> CreatableTopicConfigs<'a> {
 impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
     const PATH: &'static str = "CreateTopicsResponse.Topics.Configs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -562,10 +570,12 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
             is_sensitive: r.bool("CreateTopicsResponse.Topics.Configs.IsSensitive")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "CreateTopicsResponse.Topics.Configs.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "CreateTopicsResponse.Topics.Configs.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -74,6 +74,7 @@ impl c::Message for DeleteAclsResponse<'_> {
 impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
     const PATH: &'static str = "DeleteAclsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -95,9 +96,12 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteAclsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DeleteAclsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -222,6 +226,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
 impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
     const PATH: &'static str = "DeleteAclsResponse.FilterResults";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -237,10 +242,15 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DeleteAclsResponse.FilterResults.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DeleteAclsResponse.FilterResults.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -444,6 +454,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
 impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
     const PATH: &'static str = "DeleteAclsResponse.FilterResults.MatchingAcls";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -476,13 +487,15 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -73,6 +73,7 @@ impl c::Message for DeleteGroupsResponse<'_> {
 impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
     const PATH: &'static str = "DeleteGroupsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,9 +90,12 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteGroupsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DeleteGroupsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -216,6 +220,7 @@ impl<'a> DeletableGroupResult<'a> {
 impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
     const PATH: &'static str = "DeleteGroupsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -229,10 +234,12 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DeleteGroupsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DeleteGroupsResponse.Results.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

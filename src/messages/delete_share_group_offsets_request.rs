@@ -76,6 +76,7 @@ impl c::Message for DeleteShareGroupOffsetsRequest<'_> {
 impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -90,10 +91,12 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
             topics: c::Array::read(r, version, true, "DeleteShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteShareGroupOffsetsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DeleteShareGroupOffsetsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -184,16 +187,22 @@ impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
 impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
             topic_name: r.string(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteShareGroupOffsetsRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DeleteShareGroupOffsetsRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

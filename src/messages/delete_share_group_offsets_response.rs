@@ -102,6 +102,7 @@ impl c::Message for DeleteShareGroupOffsetsResponse<'_> {
 impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -124,10 +125,12 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteShareGroupOffsetsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DeleteShareGroupOffsetsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -263,6 +266,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
 impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -275,13 +279,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DeleteShareGroupOffsetsResponse.Responses.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DeleteShareGroupOffsetsResponse.Responses.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -60,6 +60,7 @@ impl c::Message for DeleteShareGroupStateResponse<'_> {
 impl<'a> c::Decode<'a> for DeleteShareGroupStateResponse<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,10 +74,12 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateResponse<'a> {
             results: c::Array::read(r, version, true, "DeleteShareGroupStateResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteShareGroupStateResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DeleteShareGroupStateResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -173,6 +176,7 @@ impl<'a> DeleteStateResult<'a> {
 impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("DeleteShareGroupStateResponse.Results.TopicId")?,
@@ -184,10 +188,15 @@ impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteShareGroupStateResponse.Results.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DeleteShareGroupStateResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -294,6 +303,7 @@ impl<'a> PartitionResult<'a> {
 impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -305,13 +315,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DeleteShareGroupStateResponse.Results.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DeleteShareGroupStateResponse.Results.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

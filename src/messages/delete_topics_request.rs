@@ -87,6 +87,7 @@ impl c::Message for DeleteTopicsRequest<'_> {
 impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
     const PATH: &'static str = "DeleteTopicsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -112,9 +113,12 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -245,6 +249,7 @@ impl<'a> DeleteTopicState<'a> {
 impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
     const PATH: &'static str = "DeleteTopicsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -252,10 +257,12 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
             topic_id: r.uuid("DeleteTopicsRequest.Topics.TopicId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -100,6 +100,7 @@ impl c::Message for DescribeAclsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
     const PATH: &'static str = "DescribeAclsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -118,9 +119,12 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "DescribeAclsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeAclsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -268,6 +272,7 @@ impl<'a> DescribeAclsResource<'a> {
 impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
     const PATH: &'static str = "DescribeAclsResponse.Resources";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -282,10 +287,12 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeAclsResponse.Resources.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeAclsResponse.Resources.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -436,6 +443,7 @@ impl<'a> AclDescription<'a> {
 impl<'a> c::Decode<'a> for AclDescription<'a> {
     const PATH: &'static str = "DescribeAclsResponse.Resources.Acls";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -446,10 +454,15 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeAclsResponse.Resources.Acls.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeAclsResponse.Resources.Acls.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

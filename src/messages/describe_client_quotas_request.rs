@@ -73,6 +73,7 @@ impl c::Message for DescribeClientQuotasRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
     const PATH: &'static str = "DescribeClientQuotasRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,10 +95,12 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeClientQuotasRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeClientQuotasRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -222,6 +225,7 @@ impl<'a> ComponentData<'a> {
 impl<'a> c::Decode<'a> for ComponentData<'a> {
     const PATH: &'static str = "DescribeClientQuotasRequest.Components";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -234,13 +238,15 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeClientQuotasRequest.Components.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeClientQuotasRequest.Components.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

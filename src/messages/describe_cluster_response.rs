@@ -151,6 +151,7 @@ impl c::Message for DescribeClusterResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
     const PATH: &'static str = "DescribeClusterResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -176,9 +177,12 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
                 .i32("DescribeClusterResponse.ClusterAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "DescribeClusterResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeClusterResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -352,6 +356,7 @@ impl<'a> DescribeClusterBroker<'a> {
 impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
     const PATH: &'static str = "DescribeClusterResponse.Brokers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             broker_id: r.i32("DescribeClusterResponse.Brokers.BrokerId")?,
@@ -365,10 +370,12 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeClusterResponse.Brokers.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeClusterResponse.Brokers.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -74,6 +74,7 @@ impl c::Message for DescribeConfigsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
     const PATH: &'static str = "DescribeConfigsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -90,10 +91,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -244,6 +247,7 @@ impl<'a> DescribeConfigsResult<'a> {
 impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -261,10 +265,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.Results.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -478,6 +484,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
 impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results.Configs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -521,13 +528,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeConfigsResponse.Results.Configs.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeConfigsResponse.Results.Configs.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -700,6 +709,7 @@ impl<'a> DescribeConfigsSynonym<'a> {
 impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results.Configs.Synonyms";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -715,13 +725,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

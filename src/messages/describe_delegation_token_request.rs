@@ -64,6 +64,7 @@ impl c::Message for DescribeDelegationTokenRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
     const PATH: &'static str = "DescribeDelegationTokenRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -84,10 +85,12 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeDelegationTokenRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -197,6 +200,7 @@ impl<'a> DescribeDelegationTokenOwner<'a> {
 impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
     const PATH: &'static str = "DescribeDelegationTokenRequest.Owners";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -211,13 +215,15 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeDelegationTokenRequest.Owners.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeDelegationTokenRequest.Owners.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

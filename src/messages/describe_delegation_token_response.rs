@@ -87,6 +87,7 @@ impl c::Message for DescribeDelegationTokenResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -109,10 +110,12 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeDelegationTokenResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeDelegationTokenResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -334,6 +337,7 @@ impl<'a> DescribedDelegationToken<'a> {
 impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse.Tokens";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -375,13 +379,15 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeDelegationTokenResponse.Tokens.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeDelegationTokenResponse.Tokens.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -553,6 +559,7 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
 impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse.Tokens.Renewers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -567,13 +574,15 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -73,6 +73,7 @@ impl c::Message for DescribeGroupsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
     const PATH: &'static str = "DescribeGroupsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -93,10 +94,12 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeGroupsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeGroupsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -289,6 +292,7 @@ impl<'a> DescribedGroup<'a> {
 impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "DescribeGroupsResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -316,10 +320,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeGroupsResponse.Groups.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeGroupsResponse.Groups.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -533,6 +539,7 @@ impl<'a> DescribedGroupMember<'a> {
 impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
     const PATH: &'static str = "DescribeGroupsResponse.Groups.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let mut this = Self {
@@ -558,13 +565,15 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeGroupsResponse.Groups.Members.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeGroupsResponse.Groups.Members.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -87,6 +87,7 @@ impl c::Message for DescribeLogDirsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -108,10 +109,12 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -281,6 +284,7 @@ impl<'a> DescribeLogDirsResult<'a> {
 impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -310,10 +314,12 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.Results.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -444,6 +450,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
 impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -457,13 +464,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeLogDirsResponse.Results.Topics.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeLogDirsResponse.Results.Topics.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -599,6 +608,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
 impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -612,13 +622,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

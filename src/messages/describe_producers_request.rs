@@ -60,6 +60,7 @@ impl c::Message for DescribeProducersRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
     const PATH: &'static str = "DescribeProducersRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,9 +74,12 @@ impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
             topics: c::Array::read(r, version, true, "DescribeProducersRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "DescribeProducersRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeProducersRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -172,6 +176,7 @@ impl<'a> TopicRequest<'a> {
 impl<'a> c::Decode<'a> for TopicRequest<'a> {
     const PATH: &'static str = "DescribeProducersRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "DescribeProducersRequest.Topics.Name")?,
@@ -183,10 +188,12 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeProducersRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeProducersRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

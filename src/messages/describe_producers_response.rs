@@ -73,6 +73,7 @@ impl c::Message for DescribeProducersResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,9 +88,12 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
             topics: c::Array::read(r, version, true, "DescribeProducersResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "DescribeProducersResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeProducersResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -189,6 +193,7 @@ impl<'a> TopicResponse<'a> {
 impl<'a> c::Decode<'a> for TopicResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "DescribeProducersResponse.Topics.Name")?,
@@ -200,10 +205,12 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeProducersResponse.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeProducersResponse.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -327,6 +334,7 @@ impl<'a> PartitionResponse<'a> {
 impl<'a> c::Decode<'a> for PartitionResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r.i32("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
@@ -343,13 +351,15 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeProducersResponse.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeProducersResponse.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -505,6 +515,7 @@ impl<'a> ProducerState<'a> {
 impl<'a> c::Decode<'a> for ProducerState<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics.Partitions.ActiveProducers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -524,13 +535,15 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeProducersResponse.Topics.Partitions.ActiveProducers.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeProducersResponse.Topics.Partitions.ActiveProducers.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -63,6 +63,7 @@ impl c::Message for DescribeShareGroupOffsetsRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -76,10 +77,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsRequest.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeShareGroupOffsetsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeShareGroupOffsetsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -179,6 +182,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             group_id: r.string(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
@@ -190,13 +194,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeShareGroupOffsetsRequest.Groups.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeShareGroupOffsetsRequest.Groups.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -295,6 +301,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest.Groups.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(
@@ -309,13 +316,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

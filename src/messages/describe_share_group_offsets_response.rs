@@ -76,6 +76,7 @@ impl c::Message for DescribeShareGroupOffsetsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -90,10 +91,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeShareGroupOffsetsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeShareGroupOffsetsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -222,6 +225,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             group_id: r.string(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
@@ -238,13 +242,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeShareGroupOffsetsResponse.Groups.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeShareGroupOffsetsResponse.Groups.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -368,6 +374,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(
@@ -383,13 +390,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -542,6 +551,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
 impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r
@@ -563,13 +573,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -86,6 +86,7 @@ impl c::Message for DescribeTopicPartitionsRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -106,10 +107,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -210,16 +213,22 @@ impl<'a> TopicRequest<'a> {
 impl<'a> c::Decode<'a> for TopicRequest<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
             name: r.string(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTopicPartitionsRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -312,6 +321,7 @@ impl<'a> Cursor<'a> {
 impl<'a> c::Decode<'a> for Cursor<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest.Cursor";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -319,10 +329,15 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
             partition_index: r.i32("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsRequest.Cursor.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTopicPartitionsRequest.Cursor.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -89,6 +89,7 @@ impl c::Message for DescribeTopicPartitionsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -108,10 +109,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -279,6 +282,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
 impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
@@ -295,10 +299,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
                 .i32("DescribeTopicPartitionsResponse.Topics.TopicAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTopicPartitionsResponse.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTopicPartitionsResponse.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -497,6 +506,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
@@ -536,13 +546,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -673,6 +685,7 @@ impl<'a> Cursor<'a> {
 impl<'a> c::Decode<'a> for Cursor<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.NextCursor";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -680,13 +693,15 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
             partition_index: r.i32("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeTopicPartitionsResponse.NextCursor.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTopicPartitionsResponse.NextCursor.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

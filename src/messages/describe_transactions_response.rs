@@ -73,6 +73,7 @@ impl c::Message for DescribeTransactionsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -92,10 +93,12 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeTransactionsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeTransactionsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -273,6 +276,7 @@ impl<'a> TransactionState<'a> {
 impl<'a> c::Decode<'a> for TransactionState<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse.TransactionStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
@@ -299,13 +303,15 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeTransactionsResponse.TransactionStates.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTransactionsResponse.TransactionStates.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -425,6 +431,7 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse.TransactionStates.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic: r.string(
@@ -439,13 +446,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeTransactionsResponse.TransactionStates.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeTransactionsResponse.TransactionStates.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

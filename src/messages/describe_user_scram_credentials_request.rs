@@ -60,6 +60,7 @@ impl c::Message for DescribeUserScramCredentialsRequest<'_> {
 impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -78,10 +79,12 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeUserScramCredentialsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeUserScramCredentialsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -166,19 +169,22 @@ impl<'a> UserName<'a> {
 impl<'a> c::Decode<'a> for UserName<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsRequest.Users";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
             name: r.string(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeUserScramCredentialsRequest.Users.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeUserScramCredentialsRequest.Users.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -102,6 +102,7 @@ impl c::Message for DescribeUserScramCredentialsResponse<'_> {
 impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -124,10 +125,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "DescribeUserScramCredentialsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeUserScramCredentialsResponse.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -263,6 +269,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
 impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             user: r.string(true, "DescribeUserScramCredentialsResponse.Results.User")?,
@@ -279,13 +286,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeUserScramCredentialsResponse.Results.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeUserScramCredentialsResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -393,6 +402,7 @@ impl<'a> CredentialInfo<'a> {
 impl<'a> c::Decode<'a> for CredentialInfo<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse.Results.CredentialInfos";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -402,13 +412,15 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
                 .i32("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Iterations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "DescribeUserScramCredentialsResponse.Results.CredentialInfos.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeUserScramCredentialsResponse.Results.CredentialInfos.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

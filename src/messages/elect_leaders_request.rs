@@ -89,6 +89,7 @@ impl c::Message for ElectLeadersRequest<'_> {
 impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
     const PATH: &'static str = "ElectLeadersRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -115,9 +116,12 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "ElectLeadersRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ElectLeadersRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -242,6 +246,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ElectLeadersRequest.TopicPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -255,10 +260,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ElectLeadersRequest.TopicPartitions.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "ElectLeadersRequest.TopicPartitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -86,6 +86,7 @@ impl c::Message for EndQuorumEpochRequest<'_> {
 impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -112,9 +113,12 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "EndQuorumEpochRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "EndQuorumEpochRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -240,6 +244,7 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -253,10 +258,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "EndQuorumEpochRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "EndQuorumEpochRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -405,6 +412,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -434,13 +442,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "EndQuorumEpochRequest.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "EndQuorumEpochRequest.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -565,6 +575,7 @@ impl<'a> ReplicaInfo<'a> {
 impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -575,13 +586,15 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -688,6 +701,7 @@ impl<'a> LeaderEndpoint<'a> {
 impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.LeaderEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -696,10 +710,15 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
             port: r.u16("EndQuorumEpochRequest.LeaderEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "EndQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "EndQuorumEpochRequest.LeaderEndpoints.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

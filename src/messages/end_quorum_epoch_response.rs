@@ -86,6 +86,7 @@ impl c::Message for EndQuorumEpochResponse<'_> {
 impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -103,20 +104,27 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 1, "EndQuorumEpochResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 1, "EndQuorumEpochResponse.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 1 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.node_endpoints =
+                            section.field(p, tag, "EndQuorumEpochResponse.NodeEndpoints", |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "EndQuorumEpochResponse.NodeEndpoints",
+                                )
+                            })?;
                     }
-                    this.node_endpoints =
-                        section.field(p, tag, "EndQuorumEpochResponse.NodeEndpoints", |p| {
-                            c::Array::read(p, version, true, "EndQuorumEpochResponse.NodeEndpoints")
-                        })?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -258,6 +266,7 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -271,10 +280,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "EndQuorumEpochResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "EndQuorumEpochResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -410,6 +421,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -420,13 +432,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "EndQuorumEpochResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "EndQuorumEpochResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -547,6 +561,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -555,10 +570,15 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             port: r.u16("EndQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "EndQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "EndQuorumEpochResponse.NodeEndpoints.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -60,6 +60,7 @@ impl c::Message for EndTxnMarker<'_> {
 impl<'a> c::Decode<'a> for EndTxnMarker<'a> {
     const PATH: &'static str = "EndTxnMarker";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(

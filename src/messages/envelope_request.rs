@@ -90,6 +90,7 @@ impl c::Message for EnvelopeRequest<'_> {
 impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
     const PATH: &'static str = "EnvelopeRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -105,9 +106,11 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
             client_host_address: r.bytes(true, "EnvelopeRequest.ClientHostAddress")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "EnvelopeRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "EnvelopeRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -204,6 +204,7 @@ impl c::Message for FetchRequest<'_> {
 impl<'a> c::Decode<'a> for FetchRequest<'a> {
     const PATH: &'static str = "FetchRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -258,30 +259,33 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    match tag {
+                        0 => {
+                            if version < 12 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.cluster_id =
+                                section.field(p, tag, "FetchRequest.ClusterId", |p| {
+                                    p.nullable_string(true, "FetchRequest.ClusterId")
+                                })?;
                         }
-                        this.cluster_id = section.field(p, tag, "FetchRequest.ClusterId", |p| {
-                            p.nullable_string(true, "FetchRequest.ClusterId")
-                        })?;
-                    }
-                    1 => {
-                        if version < 15 {
-                            return Err(section.not_in_version(tag, version));
+                        1 => {
+                            if version < 15 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.replica_state =
+                                section.field(p, tag, "FetchRequest.ReplicaState", |p| {
+                                    <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
+                                })?;
                         }
-                        this.replica_state =
-                            section.field(p, tag, "FetchRequest.ReplicaState", |p| {
-                                <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
-                            })?;
+                        _ => {}
                     }
-                    _ => {}
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -502,6 +506,7 @@ impl<'a> ReplicaState<'a> {
 impl<'a> c::Decode<'a> for ReplicaState<'a> {
     const PATH: &'static str = "FetchRequest.ReplicaState";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -509,9 +514,12 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
             replica_epoch: r.i64("FetchRequest.ReplicaState.ReplicaEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "FetchRequest.ReplicaState.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchRequest.ReplicaState.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -616,6 +624,7 @@ impl<'a> FetchTopic<'a> {
 impl<'a> c::Decode<'a> for FetchTopic<'a> {
     const PATH: &'static str = "FetchRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -633,9 +642,12 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "FetchRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "FetchRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -832,6 +844,7 @@ impl<'a> FetchPartition<'a> {
 impl<'a> c::Decode<'a> for FetchPartition<'a> {
     const PATH: &'static str = "FetchRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -858,36 +871,38 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 17 {
-                            return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    match tag {
+                        0 => {
+                            if version < 17 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.replica_directory_id = section.field(
+                                p,
+                                tag,
+                                "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
+                                |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
+                            )?;
                         }
-                        this.replica_directory_id = section.field(
-                            p,
-                            tag,
-                            "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
-                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
-                        )?;
-                    }
-                    1 => {
-                        if version < 18 {
-                            return Err(section.not_in_version(tag, version));
+                        1 => {
+                            if version < 18 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.high_watermark = section.field(
+                                p,
+                                tag,
+                                "FetchRequest.Topics.Partitions.HighWatermark",
+                                |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
+                            )?;
                         }
-                        this.high_watermark = section.field(
-                            p,
-                            tag,
-                            "FetchRequest.Topics.Partitions.HighWatermark",
-                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
-                        )?;
+                        _ => {}
                     }
-                    _ => {}
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1072,6 +1087,7 @@ impl<'a> ForgottenTopic<'a> {
 impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     const PATH: &'static str = "FetchRequest.ForgottenTopicsData";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -1094,10 +1110,15 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchRequest.ForgottenTopicsData.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "FetchRequest.ForgottenTopicsData.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -113,6 +113,7 @@ impl c::Message for FetchResponse<'_> {
 impl<'a> c::Decode<'a> for FetchResponse<'a> {
     const PATH: &'static str = "FetchResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -144,19 +145,21 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 16 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 16 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.node_endpoints =
+                            section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
+                                c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
+                            })?;
                     }
-                    this.node_endpoints =
-                        section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
-                            c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
-                        })?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -331,6 +334,7 @@ impl<'a> FetchableTopicResponse<'a> {
 impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     const PATH: &'static str = "FetchResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -348,10 +352,12 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "FetchResponse.Responses.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -594,6 +600,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -632,47 +639,52 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    3,
+                    "FetchResponse.Responses.Partitions.tagged_fields",
+                )?;
+                while let Some((tag, p)) = section.next(r)? {
+                    match tag {
+                        0 => {
+                            if version < 12 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.diverging_epoch = section.field(
+                                p,
+                                tag,
+                                "FetchResponse.Responses.Partitions.DivergingEpoch",
+                                |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
+                            )?;
                         }
-                        this.diverging_epoch = section.field(
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.DivergingEpoch",
-                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
-                        )?;
-                    }
-                    1 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                        1 => {
+                            if version < 12 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.current_leader = section.field(
+                                p,
+                                tag,
+                                "FetchResponse.Responses.Partitions.CurrentLeader",
+                                |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                            )?;
                         }
-                        this.current_leader = section.field(
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.CurrentLeader",
-                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
-                        )?;
-                    }
-                    2 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                        2 => {
+                            if version < 12 {
+                                return Err(section.not_in_version(tag, version));
+                            }
+                            this.snapshot_id = section.field(
+                                p,
+                                tag,
+                                "FetchResponse.Responses.Partitions.SnapshotId",
+                                |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
+                            )?;
                         }
-                        this.snapshot_id = section.field(
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.SnapshotId",
-                            |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
-                        )?;
+                        _ => {}
                     }
-                    _ => {}
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -900,6 +912,7 @@ impl<'a> EpochEndOffset<'a> {
 impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.DivergingEpoch";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -907,13 +920,15 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
             end_offset: r.i64("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1005,6 +1020,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.CurrentLeader";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1012,13 +1028,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             leader_epoch: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1110,6 +1128,7 @@ impl<'a> SnapshotId<'a> {
 impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.SnapshotId";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1117,13 +1136,15 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
             epoch: r.i32("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchResponse.Responses.Partitions.SnapshotId.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchResponse.Responses.Partitions.SnapshotId.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1215,6 +1236,7 @@ impl<'a> AbortedTransaction<'a> {
 impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.AbortedTransactions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let mut this = Self {
@@ -1225,13 +1247,15 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -1359,6 +1383,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "FetchResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1368,10 +1393,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             rack: r.nullable_string(true, "FetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "FetchResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchResponse.NodeEndpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -99,6 +99,7 @@ impl c::Message for FetchSnapshotRequest<'_> {
 impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
     const PATH: &'static str = "FetchSnapshotRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -115,15 +116,18 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
             topics: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                this.cluster_id = section.field(p, tag, "FetchSnapshotRequest.ClusterId", |p| {
-                    p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
-                })?;
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    this.cluster_id =
+                        section.field(p, tag, "FetchSnapshotRequest.ClusterId", |p| {
+                            p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
+                        })?;
+                }
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -247,16 +251,19 @@ impl<'a> TopicSnapshot<'a> {
 impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "FetchSnapshotRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "FetchSnapshotRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchSnapshotRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -393,6 +400,7 @@ impl<'a> PartitionSnapshot<'a> {
 impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition: r.i32("FetchSnapshotRequest.Topics.Partitions.Partition")?,
@@ -403,22 +411,27 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             replica_directory_id: c::Uuid::ZERO,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                if version < 1 {
-                    return Err(section.not_in_version(tag, version));
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                1,
+                "FetchSnapshotRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 1 {
+                        return Err(section.not_in_version(tag, version));
+                    }
+                    this.replica_directory_id = section.field(
+                        p,
+                        tag,
+                        "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
+                        |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
+                    )?;
                 }
-                this.replica_directory_id = section.field(
-                    p,
-                    tag,
-                    "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
-                    |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
-                )?;
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -537,6 +550,7 @@ impl<'a> SnapshotId<'a> {
 impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics.Partitions.SnapshotId";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -544,13 +558,15 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
             epoch: r.i32("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

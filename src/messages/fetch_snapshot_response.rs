@@ -99,6 +99,7 @@ impl c::Message for FetchSnapshotResponse<'_> {
 impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
     const PATH: &'static str = "FetchSnapshotResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -115,19 +116,21 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotResponse.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                if version < 1 {
-                    return Err(section.not_in_version(tag, version));
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 1 {
+                        return Err(section.not_in_version(tag, version));
+                    }
+                    this.node_endpoints =
+                        section.field(p, tag, "FetchSnapshotResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "FetchSnapshotResponse.NodeEndpoints")
+                        })?;
                 }
-                this.node_endpoints =
-                    section.field(p, tag, "FetchSnapshotResponse.NodeEndpoints", |p| {
-                        c::Array::read(p, version, true, "FetchSnapshotResponse.NodeEndpoints")
-                    })?;
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -259,6 +262,7 @@ impl<'a> TopicSnapshot<'a> {
 impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "FetchSnapshotResponse.Topics.Name")?,
@@ -270,10 +274,12 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "FetchSnapshotResponse.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchSnapshotResponse.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -436,6 +442,7 @@ impl<'a> PartitionSnapshot<'a> {
 impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             index: r.i32("FetchSnapshotResponse.Topics.Partitions.Index")?,
@@ -450,22 +457,24 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             )?),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            1,
-            "FetchSnapshotResponse.Topics.Partitions.tagged_fields",
-        )?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                this.current_leader = section.field(
-                    p,
-                    tag,
-                    "FetchSnapshotResponse.Topics.Partitions.CurrentLeader",
-                    |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
-                )?;
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                1,
+                "FetchSnapshotResponse.Topics.Partitions.tagged_fields",
+            )?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    this.current_leader = section.field(
+                        p,
+                        tag,
+                        "FetchSnapshotResponse.Topics.Partitions.CurrentLeader",
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                    )?;
+                }
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -594,6 +603,7 @@ impl<'a> SnapshotId<'a> {
 impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions.SnapshotId";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -601,13 +611,15 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
             epoch: r.i32("FetchSnapshotResponse.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -699,6 +711,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions.CurrentLeader";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -707,13 +720,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 .i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "FetchSnapshotResponse.Topics.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchSnapshotResponse.Topics.Partitions.CurrentLeader.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -818,6 +833,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -826,10 +842,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             port: r.u16("FetchSnapshotResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

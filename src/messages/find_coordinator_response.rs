@@ -138,6 +138,7 @@ impl c::Message for FindCoordinatorResponse<'_> {
 impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
     const PATH: &'static str = "FindCoordinatorResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -187,10 +188,12 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FindCoordinatorResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "FindCoordinatorResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -428,6 +431,7 @@ impl<'a> Coordinator<'a> {
 impl<'a> c::Decode<'a> for Coordinator<'a> {
     const PATH: &'static str = "FindCoordinatorResponse.Coordinators";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -440,10 +444,15 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
                 .nullable_string(true, "FindCoordinatorResponse.Coordinators.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "FindCoordinatorResponse.Coordinators.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FindCoordinatorResponse.Coordinators.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

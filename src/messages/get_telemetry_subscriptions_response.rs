@@ -164,6 +164,7 @@ impl c::Message for GetTelemetrySubscriptionsResponse<'_> {
 impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
     const PATH: &'static str = "GetTelemetrySubscriptionsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -195,10 +196,12 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "GetTelemetrySubscriptionsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "GetTelemetrySubscriptionsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

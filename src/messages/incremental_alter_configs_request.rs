@@ -73,6 +73,7 @@ impl c::Message for IncrementalAlterConfigsRequest<'_> {
 impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,10 +95,12 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -222,6 +225,7 @@ impl<'a> AlterConfigsResource<'a> {
 impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest.Resources";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -239,13 +243,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "IncrementalAlterConfigsRequest.Resources.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "IncrementalAlterConfigsRequest.Resources.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -371,6 +377,7 @@ impl<'a> AlterableConfig<'a> {
 impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest.Resources.Configs";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -387,13 +394,15 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -73,6 +73,7 @@ impl c::Message for IncrementalAlterConfigsResponse<'_> {
 impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,10 +95,12 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -235,6 +238,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
 impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -251,13 +255,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "IncrementalAlterConfigsResponse.Responses.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "IncrementalAlterConfigsResponse.Responses.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -60,6 +60,7 @@ impl c::Message for InitializeShareGroupStateResponse<'_> {
 impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -78,10 +79,12 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "InitializeShareGroupStateResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "InitializeShareGroupStateResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -178,6 +181,7 @@ impl<'a> InitializeStateResult<'a> {
 impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("InitializeShareGroupStateResponse.Results.TopicId")?,
@@ -189,13 +193,15 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "InitializeShareGroupStateResponse.Results.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "InitializeShareGroupStateResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -302,6 +308,7 @@ impl<'a> PartitionResult<'a> {
 impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -313,13 +320,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "InitializeShareGroupStateResponse.Results.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "InitializeShareGroupStateResponse.Results.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -151,6 +151,7 @@ impl c::Message for JoinGroupRequest<'_> {
 impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
     const PATH: &'static str = "JoinGroupRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -185,9 +186,11 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "JoinGroupRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "JoinGroupRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -352,6 +355,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
 impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     const PATH: &'static str = "JoinGroupRequest.Protocols";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -360,10 +364,12 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "JoinGroupRequest.Protocols.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "JoinGroupRequest.Protocols.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

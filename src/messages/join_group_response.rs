@@ -164,6 +164,7 @@ impl c::Message for JoinGroupResponse<'_> {
 impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
     const PATH: &'static str = "JoinGroupResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -203,9 +204,11 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "JoinGroupResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "JoinGroupResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -398,6 +401,7 @@ impl<'a> JoinGroupResponseMember<'a> {
 impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
     const PATH: &'static str = "JoinGroupResponse.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -411,10 +415,12 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "JoinGroupResponse.Members.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "JoinGroupResponse.Members.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

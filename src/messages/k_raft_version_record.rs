@@ -73,6 +73,7 @@ impl c::Message for KRaftVersionRecord<'_> {
 impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
     const PATH: &'static str = "KRaftVersionRecord";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,9 +88,11 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
             k_raft_version: r.i16("KRaftVersionRecord.KRaftVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "KRaftVersionRecord.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "KRaftVersionRecord.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -155,6 +155,7 @@ impl c::Message for LeaderAndIsrRequest<'_> {
 impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -202,9 +203,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -397,6 +401,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.TopicStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -415,10 +420,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -547,6 +554,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.LiveLeaders";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -556,10 +564,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -798,6 +808,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.LeaderAndIsrPartitionState";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -862,13 +873,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -90,6 +90,7 @@ impl c::Message for LeaderAndIsrResponse<'_> {
 impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -115,9 +116,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -257,6 +261,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
 impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("LeaderAndIsrResponse.Topics.TopicId")?,
@@ -268,10 +273,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -378,6 +385,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
 impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse.LeaderAndIsrPartitionError";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -395,13 +403,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

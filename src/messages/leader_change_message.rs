@@ -99,6 +99,7 @@ impl c::Message for LeaderChangeMessage<'_> {
 impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
     const PATH: &'static str = "LeaderChangeMessage";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -120,9 +121,11 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "LeaderChangeMessage.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "LeaderChangeMessage.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -232,6 +235,7 @@ impl<'a> Voter<'a> {
 impl<'a> c::Decode<'a> for Voter<'a> {
     const PATH: &'static str = "LeaderChangeMessage.Voter";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             voter_id: r.i32("LeaderChangeMessage.Voter.VoterId")?,
@@ -242,9 +246,12 @@ impl<'a> c::Decode<'a> for Voter<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "LeaderChangeMessage.Voter.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "LeaderChangeMessage.Voter.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

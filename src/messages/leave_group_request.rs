@@ -86,6 +86,7 @@ impl c::Message for LeaveGroupRequest<'_> {
 impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
     const PATH: &'static str = "LeaveGroupRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -111,9 +112,11 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaveGroupRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "LeaveGroupRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -267,6 +270,7 @@ impl<'a> MemberIdentity<'a> {
 impl<'a> c::Decode<'a> for MemberIdentity<'a> {
     const PATH: &'static str = "LeaveGroupRequest.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -281,10 +285,12 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaveGroupRequest.Members.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "LeaveGroupRequest.Members.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

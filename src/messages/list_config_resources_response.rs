@@ -86,6 +86,7 @@ impl c::Message for ListConfigResourcesResponse<'_> {
 impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
     const PATH: &'static str = "ListConfigResourcesResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -106,10 +107,12 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ListConfigResourcesResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ListConfigResourcesResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -212,6 +215,7 @@ impl<'a> ConfigResource<'a> {
 impl<'a> c::Decode<'a> for ConfigResource<'a> {
     const PATH: &'static str = "ListConfigResourcesResponse.ConfigResources";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             resource_name: r.string(
@@ -225,13 +229,15 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ListConfigResourcesResponse.ConfigResources.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ListConfigResourcesResponse.ConfigResources.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -74,6 +74,7 @@ impl c::Message for ListOffsetsResponse<'_> {
 impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,9 +95,12 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "ListOffsetsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ListOffsetsResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -214,6 +218,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
 impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -227,10 +232,12 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ListOffsetsResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ListOffsetsResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -392,6 +399,7 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
 impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -425,13 +433,15 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "ListOffsetsResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "ListOffsetsResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -76,6 +76,7 @@ impl c::Message for ListPartitionReassignmentsRequest<'_> {
 impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -95,10 +96,12 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ListPartitionReassignmentsRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ListPartitionReassignmentsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -199,6 +202,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
 impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
@@ -210,13 +214,15 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ListPartitionReassignmentsRequest.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ListPartitionReassignmentsRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

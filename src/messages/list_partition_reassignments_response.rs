@@ -99,6 +99,7 @@ impl c::Message for ListPartitionReassignmentsResponse<'_> {
 impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -121,10 +122,12 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ListPartitionReassignmentsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ListPartitionReassignmentsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -237,6 +240,7 @@ impl<'a> OngoingTopicReassignment<'a> {
 impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
@@ -248,13 +252,15 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ListPartitionReassignmentsResponse.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ListPartitionReassignmentsResponse.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -378,6 +384,7 @@ impl<'a> OngoingPartitionReassignment<'a> {
 impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r
@@ -402,13 +409,15 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ListPartitionReassignmentsResponse.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ListPartitionReassignmentsResponse.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -99,6 +99,7 @@ impl c::Message for ListTransactionsResponse<'_> {
 impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
     const PATH: &'static str = "ListTransactionsResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -125,9 +126,12 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ListTransactionsResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ListTransactionsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -250,6 +254,7 @@ impl<'a> TransactionState<'a> {
 impl<'a> c::Decode<'a> for TransactionState<'a> {
     const PATH: &'static str = "ListTransactionsResponse.TransactionStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -264,13 +269,15 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ListTransactionsResponse.TransactionStates.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ListTransactionsResponse.TransactionStates.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

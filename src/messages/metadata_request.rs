@@ -99,6 +99,7 @@ impl c::Message for MetadataRequest<'_> {
 impl<'a> c::Decode<'a> for MetadataRequest<'a> {
     const PATH: &'static str = "MetadataRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -138,9 +139,11 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "MetadataRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "MetadataRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -302,6 +305,7 @@ impl<'a> MetadataRequestTopic<'a> {
 impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
     const PATH: &'static str = "MetadataRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -318,10 +322,12 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "MetadataRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "MetadataRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -138,6 +138,7 @@ impl c::Message for MetadataResponse<'_> {
 impl<'a> c::Decode<'a> for MetadataResponse<'a> {
     const PATH: &'static str = "MetadataResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -179,9 +180,11 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "MetadataResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "MetadataResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -363,6 +366,7 @@ impl<'a> MetadataResponseBroker<'a> {
 impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     const PATH: &'static str = "MetadataResponse.Brokers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -377,10 +381,12 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "MetadataResponse.Brokers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "MetadataResponse.Brokers.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -551,6 +557,7 @@ impl<'a> MetadataResponseTopic<'a> {
 impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     const PATH: &'static str = "MetadataResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -579,10 +586,12 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "MetadataResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "MetadataResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -796,6 +805,7 @@ impl<'a> MetadataResponsePartition<'a> {
 impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     const PATH: &'static str = "MetadataResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -832,10 +842,15 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "MetadataResponse.Topics.Partitions.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "MetadataResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

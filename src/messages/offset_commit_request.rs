@@ -126,6 +126,7 @@ impl c::Message for OffsetCommitRequest<'_> {
 impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
     const PATH: &'static str = "OffsetCommitRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -162,9 +163,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetCommitRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetCommitRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -334,6 +338,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
     const PATH: &'static str = "OffsetCommitRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 8;
         let mut this = Self {
@@ -356,10 +361,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetCommitRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetCommitRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -521,6 +528,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
 impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
     const PATH: &'static str = "OffsetCommitRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 8;
         let mut this = Self {
@@ -543,13 +551,15 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "OffsetCommitRequest.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "OffsetCommitRequest.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

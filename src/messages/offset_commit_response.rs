@@ -74,6 +74,7 @@ impl c::Message for OffsetCommitResponse<'_> {
 impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
     const PATH: &'static str = "OffsetCommitResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,9 +95,12 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetCommitResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetCommitResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -227,6 +231,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     const PATH: &'static str = "OffsetCommitResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 8;
         let mut this = Self {
@@ -249,10 +254,12 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetCommitResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetCommitResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -371,6 +378,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
 impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     const PATH: &'static str = "OffsetCommitResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 8;
         let mut this = Self {
@@ -379,13 +387,15 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "OffsetCommitResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "OffsetCommitResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

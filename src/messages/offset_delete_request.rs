@@ -73,6 +73,7 @@ impl c::Message for OffsetDeleteRequest<'_> {
 impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
     const PATH: &'static str = "OffsetDeleteRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -192,6 +193,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     const PATH: &'static str = "OffsetDeleteRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let this = Self {
             name: r.string(false, "OffsetDeleteRequest.Topics.Name")?,
@@ -281,6 +283,7 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
 impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
     const PATH: &'static str = "OffsetDeleteRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let this = Self {

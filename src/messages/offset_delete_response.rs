@@ -86,6 +86,7 @@ impl c::Message for OffsetDeleteResponse<'_> {
 impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
     const PATH: &'static str = "OffsetDeleteResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -204,6 +205,7 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
     const PATH: &'static str = "OffsetDeleteResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let this = Self {
             name: r.string(false, "OffsetDeleteResponse.Topics.Name")?,
@@ -311,6 +313,7 @@ impl<'a> OffsetDeleteResponsePartition<'a> {
 impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
     const PATH: &'static str = "OffsetDeleteResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let this = Self {

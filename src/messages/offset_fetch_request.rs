@@ -100,6 +100,7 @@ impl c::Message for OffsetFetchRequest<'_> {
 impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
     const PATH: &'static str = "OffsetFetchRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -143,9 +144,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetFetchRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetFetchRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -324,6 +328,7 @@ impl<'a> OffsetFetchRequestTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -337,10 +342,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -479,6 +486,7 @@ impl<'a> OffsetFetchRequestGroup<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             group_id: r.string(true, "OffsetFetchRequest.Groups.GroupId")?,
@@ -495,9 +503,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
             topics: c::Array::read_nullable(r, version, true, "OffsetFetchRequest.Groups.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -625,6 +636,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Groups.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: if version <= 9 {
@@ -645,10 +657,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -100,6 +100,7 @@ impl c::Message for OffsetFetchResponse<'_> {
 impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
     const PATH: &'static str = "OffsetFetchResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -134,9 +135,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetFetchResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetFetchResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -285,6 +289,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -298,10 +303,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -450,6 +457,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -466,13 +474,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "OffsetFetchResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "OffsetFetchResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -603,6 +613,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             group_id: r.string(true, "OffsetFetchResponse.Groups.GroupId")?,
@@ -610,10 +621,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
             error_code: r.i16("OffsetFetchResponse.Groups.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -730,6 +743,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: if version <= 9 {
@@ -750,10 +764,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -899,6 +915,7 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
 impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -915,13 +932,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
             error_code: r.i16("OffsetFetchResponse.Groups.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

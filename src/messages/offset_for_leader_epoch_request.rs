@@ -74,6 +74,7 @@ impl c::Message for OffsetForLeaderEpochRequest<'_> {
 impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -94,10 +95,12 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -212,6 +215,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
 impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -225,10 +229,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "OffsetForLeaderEpochRequest.Topics.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -351,6 +360,7 @@ impl<'a> OffsetForLeaderPartition<'a> {
 impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -364,13 +374,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

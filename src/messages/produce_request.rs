@@ -100,6 +100,7 @@ impl c::Message for ProduceRequest<'_> {
 impl<'a> c::Decode<'a> for ProduceRequest<'a> {
     const PATH: &'static str = "ProduceRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -122,9 +123,11 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "ProduceRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "ProduceRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -268,6 +271,7 @@ impl<'a> TopicProduceData<'a> {
 impl<'a> c::Decode<'a> for TopicProduceData<'a> {
     const PATH: &'static str = "ProduceRequest.TopicData";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -290,10 +294,12 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ProduceRequest.TopicData.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ProduceRequest.TopicData.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -412,6 +418,7 @@ impl<'a> PartitionProduceData<'a> {
 impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
     const PATH: &'static str = "ProduceRequest.TopicData.PartitionData";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -421,13 +428,15 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "ProduceRequest.TopicData.PartitionData.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "ProduceRequest.TopicData.PartitionData.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

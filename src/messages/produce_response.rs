@@ -87,6 +87,7 @@ impl c::Message for ProduceResponse<'_> {
 impl<'a> c::Decode<'a> for ProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -108,19 +109,21 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 10 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 10 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.node_endpoints =
+                            section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
+                                c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
+                            })?;
                     }
-                    this.node_endpoints =
-                        section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
-                            c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
-                        })?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -281,6 +284,7 @@ impl<'a> TopicProduceResponse<'a> {
 impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -303,10 +307,12 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ProduceResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "ProduceResponse.Responses.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -506,6 +512,7 @@ impl<'a> PartitionProduceResponse<'a> {
 impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -544,25 +551,27 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                1,
-                "ProduceResponse.Responses.PartitionResponses.tagged_fields",
-            )?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 10 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    1,
+                    "ProduceResponse.Responses.PartitionResponses.tagged_fields",
+                )?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 10 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.current_leader = section.field(
+                            p,
+                            tag,
+                            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                        )?;
                     }
-                    this.current_leader = section.field(
-                        p,
-                        tag,
-                        "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
-                    )?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -728,6 +737,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
 impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses.RecordErrors";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self {
@@ -740,13 +750,15 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -854,6 +866,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses.CurrentLeader";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -863,13 +876,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -989,6 +1004,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "ProduceResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -998,10 +1014,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             rack: r.nullable_string(true, "ProduceResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ProduceResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ProduceResponse.NodeEndpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

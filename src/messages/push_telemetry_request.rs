@@ -112,6 +112,7 @@ impl c::Message for PushTelemetryRequest<'_> {
 impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
     const PATH: &'static str = "PushTelemetryRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -129,9 +130,11 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
             metrics: r.bytes(true, "PushTelemetryRequest.Metrics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "PushTelemetryRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "PushTelemetryRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -73,6 +73,7 @@ impl c::Message for ReadShareGroupStateRequest<'_> {
 impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
             topics: c::Array::read(r, version, true, "ReadShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -194,6 +197,7 @@ impl<'a> ReadStateData<'a> {
 impl<'a> c::Decode<'a> for ReadStateData<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateRequest.Topics.TopicId")?,
@@ -205,10 +209,12 @@ impl<'a> c::Decode<'a> for ReadStateData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -302,6 +308,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -309,13 +316,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             leader_epoch: r.i32("ReadShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

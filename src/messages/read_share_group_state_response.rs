@@ -60,6 +60,7 @@ impl c::Message for ReadShareGroupStateResponse<'_> {
 impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,10 +74,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
             results: c::Array::read(r, version, true, "ReadShareGroupStateResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -173,6 +176,7 @@ impl<'a> ReadStateResult<'a> {
 impl<'a> c::Decode<'a> for ReadStateResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateResponse.Results.TopicId")?,
@@ -184,10 +188,12 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateResponse.Results.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateResponse.Results.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -333,6 +339,7 @@ impl<'a> PartitionResult<'a> {
 impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
@@ -351,13 +358,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateResponse.Results.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateResponse.Results.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -493,6 +502,7 @@ impl<'a> StateBatch<'a> {
 impl<'a> c::Decode<'a> for StateBatch<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results.Partitions.StateBatches";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -506,13 +516,15 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
                 .i16("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateResponse.Results.Partitions.StateBatches.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateResponse.Results.Partitions.StateBatches.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -73,6 +73,7 @@ impl c::Message for ReadShareGroupStateSummaryRequest<'_> {
 impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
             topics: c::Array::read(r, version, true, "ReadShareGroupStateSummaryRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateSummaryRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateSummaryRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -194,6 +197,7 @@ impl<'a> ReadStateSummaryData<'a> {
 impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
@@ -205,13 +209,15 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateSummaryRequest.Topics.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateSummaryRequest.Topics.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -305,6 +311,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -313,13 +320,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 .i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateSummaryRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateSummaryRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

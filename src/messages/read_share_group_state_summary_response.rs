@@ -60,6 +60,7 @@ impl c::Message for ReadShareGroupStateSummaryResponse<'_> {
 impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -78,10 +79,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ReadShareGroupStateSummaryResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ReadShareGroupStateSummaryResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -178,6 +181,7 @@ impl<'a> ReadStateSummaryResult<'a> {
 impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
@@ -189,13 +193,15 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateSummaryResponse.Results.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateSummaryResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -354,6 +360,7 @@ impl<'a> PartitionResult<'a> {
 impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
@@ -377,13 +384,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ReadShareGroupStateSummaryResponse.Results.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ReadShareGroupStateSummaryResponse.Results.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

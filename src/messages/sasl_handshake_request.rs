@@ -60,6 +60,7 @@ impl c::Message for SaslHandshakeRequest<'_> {
 impl<'a> c::Decode<'a> for SaslHandshakeRequest<'a> {
     const PATH: &'static str = "SaslHandshakeRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(

@@ -73,6 +73,7 @@ impl c::Message for SaslHandshakeResponse<'_> {
 impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
     const PATH: &'static str = "SaslHandshakeResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(

@@ -112,6 +112,7 @@ impl c::Message for ShareAcknowledgeRequest<'_> {
 impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -133,9 +134,12 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
             topics: c::Array::read(r, version, true, "ShareAcknowledgeRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ShareAcknowledgeRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareAcknowledgeRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -261,6 +265,7 @@ impl<'a> AcknowledgeTopic<'a> {
 impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareAcknowledgeRequest.Topics.TopicId")?,
@@ -272,10 +277,12 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareAcknowledgeRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareAcknowledgeRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -372,6 +379,7 @@ impl<'a> AcknowledgePartition<'a> {
 impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r.i32("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
@@ -383,13 +391,15 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareAcknowledgeRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareAcknowledgeRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -496,6 +506,7 @@ impl<'a> AcknowledgementBatch<'a> {
 impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             first_offset: r.i64(
@@ -512,13 +523,15 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -203,6 +203,7 @@ impl c::Message for ShareFetchRequest<'_> {
 impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
     const PATH: &'static str = "ShareFetchRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -240,9 +241,11 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ShareFetchRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "ShareFetchRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -395,15 +398,19 @@ impl<'a> FetchTopic<'a> {
 impl<'a> c::Decode<'a> for FetchTopic<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareFetchRequest.Topics.TopicId")?,
             partitions: c::Array::read(r, version, true, "ShareFetchRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ShareFetchRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareFetchRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -513,6 +520,7 @@ impl<'a> FetchPartition<'a> {
 impl<'a> c::Decode<'a> for FetchPartition<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r.i32("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
@@ -525,10 +533,12 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareFetchRequest.Topics.Partitions.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareFetchRequest.Topics.Partitions.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -641,6 +651,7 @@ impl<'a> AcknowledgementBatch<'a> {
 impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             first_offset: r
@@ -655,13 +666,15 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -760,6 +773,7 @@ impl<'a> ForgottenTopic<'a> {
 impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     const PATH: &'static str = "ShareFetchRequest.ForgottenTopicsData";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
@@ -771,10 +785,15 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareFetchRequest.ForgottenTopicsData.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareFetchRequest.ForgottenTopicsData.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -125,6 +125,7 @@ impl c::Message for ShareFetchResponse<'_> {
 impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
     const PATH: &'static str = "ShareFetchResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -143,9 +144,11 @@ impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
             node_endpoints: c::Array::read(r, version, true, "ShareFetchResponse.NodeEndpoints")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ShareFetchResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "ShareFetchResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -265,6 +268,7 @@ impl<'a> ShareFetchableTopicResponse<'a> {
 impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareFetchResponse.Responses.TopicId")?,
@@ -276,10 +280,12 @@ impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareFetchResponse.Responses.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareFetchResponse.Responses.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -451,6 +457,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r.i32("ShareFetchResponse.Responses.Partitions.PartitionIndex")?,
@@ -473,13 +480,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareFetchResponse.Responses.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareFetchResponse.Responses.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -603,6 +612,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions.CurrentLeader";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -611,13 +621,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 .i32("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareFetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareFetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -722,6 +734,7 @@ impl<'a> AcquiredRecords<'a> {
 impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions.AcquiredRecords";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -733,13 +746,15 @@ impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
                 .i16("ShareFetchResponse.Responses.Partitions.AcquiredRecords.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareFetchResponse.Responses.Partitions.AcquiredRecords.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareFetchResponse.Responses.Partitions.AcquiredRecords.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -860,6 +875,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "ShareFetchResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -869,10 +885,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             rack: r.nullable_string(true, "ShareFetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareFetchResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareFetchResponse.NodeEndpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

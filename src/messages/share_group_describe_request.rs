@@ -73,6 +73,7 @@ impl c::Message for ShareGroupDescribeRequest<'_> {
 impl<'a> c::Decode<'a> for ShareGroupDescribeRequest<'a> {
     const PATH: &'static str = "ShareGroupDescribeRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -88,9 +89,12 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeRequest<'a> {
                 .bool("ShareGroupDescribeRequest.IncludeAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "ShareGroupDescribeRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareGroupDescribeRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -73,6 +73,7 @@ impl c::Message for ShareGroupDescribeResponse<'_> {
 impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
             groups: c::Array::read(r, version, true, "ShareGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareGroupDescribeResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareGroupDescribeResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -281,6 +284,7 @@ impl<'a> DescribedGroup<'a> {
 impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("ShareGroupDescribeResponse.Groups.ErrorCode")?,
@@ -301,10 +305,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 .i32("ShareGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareGroupDescribeResponse.Groups.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareGroupDescribeResponse.Groups.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -500,6 +506,7 @@ impl<'a> Member<'a> {
 impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Groups.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             member_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
@@ -516,13 +523,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
             assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareGroupDescribeResponse.Groups.Members.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareGroupDescribeResponse.Groups.Members.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -660,6 +669,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.TopicPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
@@ -672,13 +682,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareGroupDescribeResponse.TopicPartitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareGroupDescribeResponse.TopicPartitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -766,6 +778,7 @@ impl<'a> Assignment<'a> {
 impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Assignment";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_partitions: c::Array::read(
@@ -776,10 +789,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareGroupDescribeResponse.Assignment.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareGroupDescribeResponse.Assignment.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

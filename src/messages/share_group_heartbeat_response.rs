@@ -138,6 +138,7 @@ impl c::Message for ShareGroupHeartbeatResponse<'_> {
 impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -161,10 +162,12 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareGroupHeartbeatResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ShareGroupHeartbeatResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -281,6 +284,7 @@ impl<'a> Assignment<'a> {
 impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse.Assignment";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_partitions: c::Array::read(
@@ -291,10 +295,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "ShareGroupHeartbeatResponse.Assignment.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareGroupHeartbeatResponse.Assignment.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -385,6 +394,7 @@ impl<'a> TopicPartitions<'a> {
 impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse.TopicPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
@@ -396,13 +406,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -60,6 +60,7 @@ impl c::Message for SnapshotFooterRecord<'_> {
 impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
     const PATH: &'static str = "SnapshotFooterRecord";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,9 +74,11 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
             version: r.i16("SnapshotFooterRecord.Version")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "SnapshotFooterRecord.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "SnapshotFooterRecord.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

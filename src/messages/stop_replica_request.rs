@@ -155,6 +155,7 @@ impl c::Message for StopReplicaRequest<'_> {
 impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
     const PATH: &'static str = "StopReplicaRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -206,9 +207,12 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "StopReplicaRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "StopReplicaRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -394,6 +398,7 @@ impl<'a> StopReplicaPartitionV0<'a> {
 impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
     const PATH: &'static str = "StopReplicaRequest.UngroupedPartitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let this = Self {
@@ -494,6 +499,7 @@ impl<'a> StopReplicaTopicV1<'a> {
 impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     const PATH: &'static str = "StopReplicaRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -507,10 +513,12 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "StopReplicaRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "StopReplicaRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -623,6 +631,7 @@ impl<'a> StopReplicaTopicState<'a> {
 impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
     const PATH: &'static str = "StopReplicaRequest.TopicStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(true, "StopReplicaRequest.TopicStates.TopicName")?,
@@ -634,10 +643,12 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StopReplicaRequest.TopicStates.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "StopReplicaRequest.TopicStates.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -748,6 +759,7 @@ impl<'a> StopReplicaPartitionState<'a> {
 impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
     const PATH: &'static str = "StopReplicaRequest.TopicStates.PartitionStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -758,13 +770,15 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
                 .bool("StopReplicaRequest.TopicStates.PartitionStates.DeletePartition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StopReplicaRequest.TopicStates.PartitionStates.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StopReplicaRequest.TopicStates.PartitionStates.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

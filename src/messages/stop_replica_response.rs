@@ -77,6 +77,7 @@ impl c::Message for StopReplicaResponse<'_> {
 impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
     const PATH: &'static str = "StopReplicaResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -98,9 +99,12 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "StopReplicaResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "StopReplicaResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -225,6 +229,7 @@ impl<'a> StopReplicaPartitionError<'a> {
 impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
     const PATH: &'static str = "StopReplicaResponse.PartitionErrors";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self {
@@ -234,10 +239,15 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "StopReplicaResponse.PartitionErrors.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "StopReplicaResponse.PartitionErrors.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -73,6 +73,7 @@ impl c::Message for StreamsGroupDescribeResponse<'_> {
 impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
             groups: c::Array::read(r, version, true, "StreamsGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -320,6 +323,7 @@ impl<'a> DescribedGroup<'a> {
 impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             error_code: r.i16("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
@@ -365,10 +369,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.Groups.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.Groups.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -551,6 +557,7 @@ impl<'a> Topology<'a> {
 impl<'a> c::Decode<'a> for Topology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Topology";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             epoch: r.i32("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
@@ -562,13 +569,15 @@ impl<'a> c::Decode<'a> for Topology<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.Groups.Topology.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.Groups.Topology.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -702,6 +711,7 @@ impl<'a> Subtopology<'a> {
 impl<'a> c::Decode<'a> for Subtopology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r.string(
@@ -734,13 +744,15 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1030,6 +1042,7 @@ impl<'a> Member<'a> {
 impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Members";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             member_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
@@ -1080,13 +1093,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
             is_classic: r.bool("StreamsGroupDescribeResponse.Groups.Members.IsClassic")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.Groups.Members.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.Groups.Members.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1262,6 +1277,7 @@ impl<'a> Endpoint<'a> {
 impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Endpoint";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1269,10 +1285,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             port: r.u16("StreamsGroupDescribeResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.Endpoint.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.Endpoint.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1381,6 +1402,7 @@ impl<'a> TaskOffset<'a> {
 impl<'a> c::Decode<'a> for TaskOffset<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TaskOffset";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1392,13 +1414,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
             offset: r.i64("StreamsGroupDescribeResponse.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.TaskOffset.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TaskOffset.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1510,6 +1534,7 @@ impl<'a> Assignment<'a> {
 impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Assignment";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             active_tasks: c::Array::read(
@@ -1532,13 +1557,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.Assignment.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.Assignment.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1643,6 +1670,7 @@ impl<'a> TaskIds<'a> {
 impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TaskIds";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
@@ -1654,10 +1682,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.TaskIds.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TaskIds.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1755,6 +1788,7 @@ impl<'a> KeyValue<'a> {
 impl<'a> c::Decode<'a> for KeyValue<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.KeyValue";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1762,10 +1796,15 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
             value: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.KeyValue.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.KeyValue.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1891,6 +1930,7 @@ impl<'a> TopicInfo<'a> {
 impl<'a> c::Decode<'a> for TopicInfo<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopicInfo";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
@@ -1905,10 +1945,15 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupDescribeResponse.TopicInfo.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TopicInfo.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -2018,6 +2063,7 @@ impl<'a> TopologyDescription<'a> {
 impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescription";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopologies: c::Array::read(
@@ -2034,13 +2080,15 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescription.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescription.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -2138,6 +2186,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r.string(
@@ -2152,13 +2201,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -2310,6 +2361,7 @@ impl<'a> TopologyDescriptionNode<'a> {
 impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionNode";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(
@@ -2341,13 +2393,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescriptionNode.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -2469,19 +2523,22 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
             processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

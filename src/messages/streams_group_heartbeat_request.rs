@@ -268,6 +268,7 @@ impl c::Message for StreamsGroupHeartbeatRequest<'_> {
 impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -336,10 +337,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
             shutdown_application: r.bool("StreamsGroupHeartbeatRequest.ShutdownApplication")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -552,6 +555,7 @@ impl<'a> Topology<'a> {
 impl<'a> c::Decode<'a> for Topology<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Topology";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             epoch: r.i32("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
@@ -563,10 +567,15 @@ impl<'a> c::Decode<'a> for Topology<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.Topology.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.Topology.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -725,6 +734,7 @@ impl<'a> Subtopology<'a> {
 impl<'a> c::Decode<'a> for Subtopology<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Topology.Subtopologies";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r.string(
@@ -769,13 +779,15 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -922,6 +934,7 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
     const PATH: &'static str =
         "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             source_topics: c::Array::read(
@@ -944,13 +957,15 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1049,6 +1064,7 @@ impl<'a> KeyValue<'a> {
 impl<'a> c::Decode<'a> for KeyValue<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.KeyValue";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1056,10 +1072,15 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
             value: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.KeyValue.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.KeyValue.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1185,6 +1206,7 @@ impl<'a> TopicInfo<'a> {
 impl<'a> c::Decode<'a> for TopicInfo<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TopicInfo";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
@@ -1199,10 +1221,15 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1306,6 +1333,7 @@ impl<'a> Endpoint<'a> {
 impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Endpoint";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1313,10 +1341,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             port: r.u16("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.Endpoint.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.Endpoint.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1425,6 +1458,7 @@ impl<'a> TaskOffset<'a> {
 impl<'a> c::Decode<'a> for TaskOffset<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TaskOffset";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -1436,13 +1470,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
             offset: r.i64("StreamsGroupHeartbeatRequest.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -1541,6 +1577,7 @@ impl<'a> TaskIds<'a> {
 impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TaskIds";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
@@ -1552,10 +1589,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatRequest.TaskIds.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatRequest.TaskIds.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -258,6 +258,7 @@ impl c::Message for StreamsGroupHeartbeatResponse<'_> {
 impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -324,10 +325,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -532,6 +535,7 @@ impl<'a> EndpointToPartitions<'a> {
 impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             user_endpoint: <Endpoint<'a> as c::Decode<'a>>::decode(r, version)?,
@@ -549,13 +553,15 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -656,6 +662,7 @@ impl<'a> Status<'a> {
 impl<'a> c::Decode<'a> for Status<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.Status";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -663,10 +670,15 @@ impl<'a> c::Decode<'a> for Status<'a> {
             status_detail: r.string(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatResponse.Status.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatResponse.Status.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -762,6 +774,7 @@ impl<'a> TopicPartition<'a> {
 impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.TopicPartition";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic: r.string(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
@@ -773,13 +786,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -877,6 +892,7 @@ impl<'a> TaskIds<'a> {
 impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.TaskIds";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopology_id: r
@@ -889,10 +905,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatResponse.TaskIds.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatResponse.TaskIds.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -990,6 +1011,7 @@ impl<'a> Endpoint<'a> {
 impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.Endpoint";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -997,10 +1019,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             port: r.u16("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "StreamsGroupHeartbeatResponse.Endpoint.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupHeartbeatResponse.Endpoint.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

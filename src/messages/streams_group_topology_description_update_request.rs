@@ -99,6 +99,7 @@ impl c::Message for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
 impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     const PATH: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -118,13 +119,15 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
             topology_description: <TopologyDescription<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -240,6 +243,7 @@ impl<'a> TopologyDescription<'a> {
 impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     const PATH: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             subtopologies: c::Array::read(
@@ -256,13 +260,15 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -363,19 +369,22 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     const PATH: &'static str =
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
 subtopology_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
 nodes: c::Array::read(r, version, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes")?,
 unknown_tagged_fields: c::TaggedFields::EMPTY,
 };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -524,6 +533,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     const PATH: &'static str =
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             name: r.string(
@@ -557,13 +567,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -688,19 +700,22 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     const PATH: &'static str =
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
             processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -138,6 +138,7 @@ impl c::Message for SyncGroupRequest<'_> {
 impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
     const PATH: &'static str = "SyncGroupRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -171,9 +172,11 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 0, "SyncGroupRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(r, 0, "SyncGroupRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -335,6 +338,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
 impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     const PATH: &'static str = "SyncGroupRequest.Assignments";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let mut this = Self {
@@ -343,10 +347,12 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "SyncGroupRequest.Assignments.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "SyncGroupRequest.Assignments.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -151,6 +151,7 @@ impl c::Message for TxnOffsetCommitRequest<'_> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -185,10 +186,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "TxnOffsetCommitRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "TxnOffsetCommitRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -377,6 +380,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -399,10 +403,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "TxnOffsetCommitRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "TxnOffsetCommitRequest.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -551,6 +557,7 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -568,13 +575,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "TxnOffsetCommitRequest.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "TxnOffsetCommitRequest.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

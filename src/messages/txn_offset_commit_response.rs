@@ -73,6 +73,7 @@ impl c::Message for TxnOffsetCommitResponse<'_> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -89,10 +90,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "TxnOffsetCommitResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "TxnOffsetCommitResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -220,6 +223,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -242,10 +246,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "TxnOffsetCommitResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "TxnOffsetCommitResponse.Topics.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -364,6 +370,7 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
 impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self {
@@ -372,13 +379,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "TxnOffsetCommitResponse.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "TxnOffsetCommitResponse.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

@@ -60,6 +60,7 @@ impl c::Message for UnregisterBrokerRequest<'_> {
 impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
     const PATH: &'static str = "UnregisterBrokerRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,9 +74,12 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
             broker_id: r.i32("UnregisterBrokerRequest.BrokerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "UnregisterBrokerRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UnregisterBrokerRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

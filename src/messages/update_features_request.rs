@@ -86,6 +86,7 @@ impl c::Message for UpdateFeaturesRequest<'_> {
 impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
     const PATH: &'static str = "UpdateFeaturesRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -110,9 +111,11 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "UpdateFeaturesRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "UpdateFeaturesRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -250,6 +253,7 @@ impl<'a> FeatureUpdateKey<'a> {
 impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     const PATH: &'static str = "UpdateFeaturesRequest.FeatureUpdates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             feature: r.string(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
@@ -266,10 +270,15 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "UpdateFeaturesRequest.FeatureUpdates.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "UpdateFeaturesRequest.FeatureUpdates.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

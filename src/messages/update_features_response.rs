@@ -99,6 +99,7 @@ impl c::Message for UpdateFeaturesResponse<'_> {
 impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
     const PATH: &'static str = "UpdateFeaturesResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -119,9 +120,12 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "UpdateFeaturesResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateFeaturesResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -247,6 +251,7 @@ impl<'a> UpdatableFeatureResult<'a> {
 impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
     const PATH: &'static str = "UpdateFeaturesResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -256,10 +261,12 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
                 .nullable_string(true, "UpdateFeaturesResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "UpdateFeaturesResponse.Results.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateFeaturesResponse.Results.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

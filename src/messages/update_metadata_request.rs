@@ -155,6 +155,7 @@ impl c::Message for UpdateMetadataRequest<'_> {
 impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
     const PATH: &'static str = "UpdateMetadataRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -203,18 +204,21 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 8 {
-                        return Err(section.not_in_version(tag, version));
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
+                while let Some((tag, p)) = section.next(r)? {
+                    if tag == 0 {
+                        if version < 8 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.r#type = section.field(p, tag, "UpdateMetadataRequest.Type", |p| {
+                            p.i8("UpdateMetadataRequest.Type")
+                        })?;
                     }
-                    this.r#type = section.field(p, tag, "UpdateMetadataRequest.Type", |p| {
-                        p.i8("UpdateMetadataRequest.Type")
-                    })?;
                 }
+                this.unknown_tagged_fields = section.finish(r);
             }
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -421,6 +425,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
 impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.TopicStates";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -439,10 +444,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.TopicStates.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "UpdateMetadataRequest.TopicStates.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -597,6 +607,7 @@ impl<'a> UpdateMetadataBroker<'a> {
 impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.LiveBrokers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -629,10 +640,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "UpdateMetadataRequest.LiveBrokers.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -793,6 +809,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.LiveBrokers.Endpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -811,13 +828,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -1027,6 +1046,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.UpdateMetadataPartitionState";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 6;
         let mut this = Self {
@@ -1071,13 +1091,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

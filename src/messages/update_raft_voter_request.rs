@@ -125,6 +125,7 @@ impl c::Message for UpdateRaftVoterRequest<'_> {
 impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -143,9 +144,12 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
             k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "UpdateRaftVoterRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateRaftVoterRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -277,6 +281,7 @@ impl<'a> Listener<'a> {
 impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest.Listeners";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -285,10 +290,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             port: r.u16("UpdateRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "UpdateRaftVoterRequest.Listeners.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateRaftVoterRequest.Listeners.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -391,6 +398,7 @@ impl<'a> KRaftVersionFeature<'a> {
 impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest.KRaftVersionFeature";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -400,13 +408,15 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
                 .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

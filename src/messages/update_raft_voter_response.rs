@@ -86,6 +86,7 @@ impl c::Message for UpdateRaftVoterResponse<'_> {
 impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
     const PATH: &'static str = "UpdateRaftVoterResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -101,16 +102,19 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
             current_leader: CurrentLeader::default(),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                this.current_leader =
-                    section.field(p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
-                        <CurrentLeader<'a> as c::Decode<'a>>::decode(p, version)
-                    })?;
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    this.current_leader =
+                        section.field(p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
+                            <CurrentLeader<'a> as c::Decode<'a>>::decode(p, version)
+                        })?;
+                }
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -255,6 +259,7 @@ impl<'a> CurrentLeader<'a> {
 impl<'a> c::Decode<'a> for CurrentLeader<'a> {
     const PATH: &'static str = "UpdateRaftVoterResponse.CurrentLeader";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -264,10 +269,15 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
             port: r.i32("UpdateRaftVoterResponse.CurrentLeader.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "UpdateRaftVoterResponse.CurrentLeader.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "UpdateRaftVoterResponse.CurrentLeader.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

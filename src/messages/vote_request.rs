@@ -86,6 +86,7 @@ impl c::Message for VoteRequest<'_> {
 impl<'a> c::Decode<'a> for VoteRequest<'a> {
     const PATH: &'static str = "VoteRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -105,9 +106,11 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
             topics: c::Array::read(r, version, true, "VoteRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "VoteRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "VoteRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -215,15 +218,18 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "VoteRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(true, "VoteRequest.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "VoteRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "VoteRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -399,6 +405,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "VoteRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition_index: r.i32("VoteRequest.Topics.Partitions.PartitionIndex")?,
@@ -423,10 +430,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "VoteRequest.Topics.Partitions.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "VoteRequest.Topics.Partitions.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

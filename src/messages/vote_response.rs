@@ -86,6 +86,7 @@ impl c::Message for VoteResponse<'_> {
 impl<'a> c::Decode<'a> for VoteResponse<'a> {
     const PATH: &'static str = "VoteResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -101,18 +102,21 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 1, "VoteResponse.tagged_fields")?;
-        while let Some((tag, p)) = section.next(r)? {
-            if tag == 0 {
-                if version < 1 {
-                    return Err(section.not_in_version(tag, version));
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "VoteResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 1 {
+                        return Err(section.not_in_version(tag, version));
+                    }
+                    this.node_endpoints =
+                        section.field(p, tag, "VoteResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "VoteResponse.NodeEndpoints")
+                        })?;
                 }
-                this.node_endpoints = section.field(p, tag, "VoteResponse.NodeEndpoints", |p| {
-                    c::Array::read(p, version, true, "VoteResponse.NodeEndpoints")
-                })?;
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
-        this.unknown_tagged_fields = section.finish(r);
         Ok(this)
     }
 }
@@ -240,15 +244,18 @@ impl<'a> TopicData<'a> {
 impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "VoteResponse.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_name: r.string(true, "VoteResponse.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteResponse.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "VoteResponse.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "VoteResponse.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -385,6 +392,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "VoteResponse.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -395,10 +403,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             vote_granted: r.bool("VoteResponse.Topics.Partitions.VoteGranted")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "VoteResponse.Topics.Partitions.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "VoteResponse.Topics.Partitions.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -512,6 +522,7 @@ impl<'a> NodeEndpoint<'a> {
 impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "VoteResponse.NodeEndpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -520,10 +531,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             port: r.u16("VoteResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "VoteResponse.NodeEndpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "VoteResponse.NodeEndpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

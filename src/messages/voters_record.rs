@@ -73,6 +73,7 @@ impl c::Message for VotersRecord<'_> {
 impl<'a> c::Decode<'a> for VotersRecord<'a> {
     const PATH: &'static str = "VotersRecord";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,9 +88,11 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
             voters: c::Array::read(r, version, true, "VotersRecord.Voters")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -213,6 +216,7 @@ impl<'a> Voter<'a> {
 impl<'a> c::Decode<'a> for Voter<'a> {
     const PATH: &'static str = "VotersRecord.Voters";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             voter_id: r.i32("VotersRecord.Voters.VoterId")?,
@@ -221,9 +225,11 @@ impl<'a> c::Decode<'a> for Voter<'a> {
             k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::decode(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.Voters.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.Voters.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -339,6 +345,7 @@ impl<'a> Endpoint<'a> {
 impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "VotersRecord.Voters.Endpoints";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -347,10 +354,12 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             port: r.u16("VotersRecord.Voters.Endpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "VotersRecord.Voters.Endpoints.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "VotersRecord.Voters.Endpoints.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -453,6 +462,7 @@ impl<'a> KRaftVersionFeature<'a> {
 impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
     const PATH: &'static str = "VotersRecord.Voters.KRaftVersionFeature";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -462,13 +472,15 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
                 .i16("VotersRecord.Voters.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "VotersRecord.Voters.KRaftVersionFeature.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "VotersRecord.Voters.KRaftVersionFeature.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

@@ -73,6 +73,7 @@ impl c::Message for WriteShareGroupStateRequest<'_> {
 impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -87,10 +88,12 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
             topics: c::Array::read(r, version, true, "WriteShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "WriteShareGroupStateRequest.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "WriteShareGroupStateRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -194,6 +197,7 @@ impl<'a> WriteStateData<'a> {
 impl<'a> c::Decode<'a> for WriteStateData<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("WriteShareGroupStateRequest.Topics.TopicId")?,
@@ -205,10 +209,12 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "WriteShareGroupStateRequest.Topics.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "WriteShareGroupStateRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -354,6 +360,7 @@ impl<'a> PartitionData<'a> {
 impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             partition: r.i32("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
@@ -373,13 +380,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "WriteShareGroupStateRequest.Topics.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "WriteShareGroupStateRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -514,6 +523,7 @@ impl<'a> StateBatch<'a> {
 impl<'a> c::Decode<'a> for StateBatch<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics.Partitions.StateBatches";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -527,13 +537,15 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
                 .i16("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "WriteShareGroupStateRequest.Topics.Partitions.StateBatches.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

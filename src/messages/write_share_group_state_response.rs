@@ -60,6 +60,7 @@ impl c::Message for WriteShareGroupStateResponse<'_> {
 impl<'a> c::Decode<'a> for WriteShareGroupStateResponse<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -73,10 +74,12 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateResponse<'a> {
             results: c::Array::read(r, version, true, "WriteShareGroupStateResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "WriteShareGroupStateResponse.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "WriteShareGroupStateResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -173,6 +176,7 @@ impl<'a> WriteStateResult<'a> {
 impl<'a> c::Decode<'a> for WriteStateResult<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse.Results";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let mut this = Self {
             topic_id: r.uuid("WriteShareGroupStateResponse.Results.TopicId")?,
@@ -184,10 +188,15 @@ impl<'a> c::Decode<'a> for WriteStateResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section =
-            c::TaggedSection::begin(r, 0, "WriteShareGroupStateResponse.Results.tagged_fields")?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "WriteShareGroupStateResponse.Results.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }
@@ -294,6 +303,7 @@ impl<'a> PartitionResult<'a> {
 impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse.Results.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let _ = version;
         let mut this = Self {
@@ -305,13 +315,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        let mut section = c::TaggedSection::begin(
-            r,
-            0,
-            "WriteShareGroupStateResponse.Results.Partitions.tagged_fields",
-        )?;
-        while section.next(r)?.is_some() {}
-        this.unknown_tagged_fields = section.finish(r);
+        if !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "WriteShareGroupStateResponse.Results.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
+        }
         Ok(this)
     }
 }

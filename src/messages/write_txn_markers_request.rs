@@ -61,6 +61,7 @@ impl c::Message for WriteTxnMarkersRequest<'_> {
 impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -76,10 +77,12 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -240,6 +243,7 @@ impl<'a> WritableTxnMarker<'a> {
 impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest.Markers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -261,10 +265,12 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.Markers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.Markers.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -385,6 +391,7 @@ impl<'a> WritableTxnMarkerTopic<'a> {
 impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest.Markers.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -398,13 +405,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "WriteTxnMarkersRequest.Markers.Topics.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "WriteTxnMarkersRequest.Markers.Topics.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }

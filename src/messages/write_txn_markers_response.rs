@@ -61,6 +61,7 @@ impl c::Message for WriteTxnMarkersResponse<'_> {
 impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
@@ -76,10 +77,12 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -188,6 +191,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
 impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -201,10 +205,12 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section =
+                    c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -313,6 +319,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers.Topics";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -326,13 +333,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "WriteTxnMarkersResponse.Markers.Topics.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "WriteTxnMarkersResponse.Markers.Topics.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
@@ -442,6 +451,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers.Topics.Partitions";
 
+    #[inline]
     fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self {
@@ -451,13 +461,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible {
-            let mut section = c::TaggedSection::begin(
-                r,
-                0,
-                "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
-            )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            if !r.empty_tagged_section() {
+                let mut section = c::TaggedSection::begin(
+                    r,
+                    0,
+                    "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
+                )?;
+                while section.next(r)?.is_some() {}
+                this.unknown_tagged_fields = section.finish(r);
+            }
         }
         Ok(this)
     }
