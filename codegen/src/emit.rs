@@ -815,11 +815,15 @@ fn emit_struct(
         }
         section.push_str("this.unknown_tagged_fields = section.finish(r);\n");
         // Most sections are empty: one zero byte, consumed without setting up the section.
-        let section = format!("if !r.empty_tagged_section() {{\n{section}}}\n");
         match &flex {
-            Cond::Always => reads.push_str(&section),
+            Cond::Always => {
+                let _ = writeln!(reads, "if !r.empty_tagged_section() {{\n{section}}}");
+            }
             _ => {
-                let _ = writeln!(reads, "if flexible {{\n{section}}}");
+                let _ = writeln!(
+                    reads,
+                    "if flexible && !r.empty_tagged_section() {{\n{section}}}"
+                );
             }
         }
     }

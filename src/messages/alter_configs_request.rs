@@ -89,13 +89,10 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
             validate_only: r.bool("AlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "AlterConfigsRequest.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "AlterConfigsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -234,13 +231,11 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "AlterConfigsRequest.Resources.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "AlterConfigsRequest.Resources.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -361,16 +356,14 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             value: r.nullable_string(flexible, "AlterConfigsRequest.Resources.Configs.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "AlterConfigsRequest.Resources.Configs.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "AlterConfigsRequest.Resources.Configs.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

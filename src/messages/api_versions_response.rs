@@ -163,75 +163,70 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
             zk_migration_ready: false,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    match tag {
-                        0 => {
-                            if version < 3 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.supported_features = section.field(
-                                p,
-                                tag,
-                                "ApiVersionsResponse.SupportedFeatures",
-                                |p| {
-                                    c::Array::read(
-                                        p,
-                                        version,
-                                        true,
-                                        "ApiVersionsResponse.SupportedFeatures",
-                                    )
-                                },
-                            )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                match tag {
+                    0 => {
+                        if version < 3 {
+                            return Err(section.not_in_version(tag, version));
                         }
-                        1 => {
-                            if version < 3 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.finalized_features_epoch = section.field(
-                                p,
-                                tag,
-                                "ApiVersionsResponse.FinalizedFeaturesEpoch",
-                                |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
-                            )?;
-                        }
-                        2 => {
-                            if version < 3 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.finalized_features = section.field(
-                                p,
-                                tag,
-                                "ApiVersionsResponse.FinalizedFeatures",
-                                |p| {
-                                    c::Array::read(
-                                        p,
-                                        version,
-                                        true,
-                                        "ApiVersionsResponse.FinalizedFeatures",
-                                    )
-                                },
-                            )?;
-                        }
-                        3 => {
-                            if version < 3 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.zk_migration_ready = section.field(
-                                p,
-                                tag,
-                                "ApiVersionsResponse.ZkMigrationReady",
-                                |p| p.bool("ApiVersionsResponse.ZkMigrationReady"),
-                            )?;
-                        }
-                        _ => {}
+                        this.supported_features = section.field(
+                            p,
+                            tag,
+                            "ApiVersionsResponse.SupportedFeatures",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "ApiVersionsResponse.SupportedFeatures",
+                                )
+                            },
+                        )?;
                     }
+                    1 => {
+                        if version < 3 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.finalized_features_epoch = section.field(
+                            p,
+                            tag,
+                            "ApiVersionsResponse.FinalizedFeaturesEpoch",
+                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                        )?;
+                    }
+                    2 => {
+                        if version < 3 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.finalized_features = section.field(
+                            p,
+                            tag,
+                            "ApiVersionsResponse.FinalizedFeatures",
+                            |p| {
+                                c::Array::read(
+                                    p,
+                                    version,
+                                    true,
+                                    "ApiVersionsResponse.FinalizedFeatures",
+                                )
+                            },
+                        )?;
+                    }
+                    3 => {
+                        if version < 3 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.zk_migration_ready =
+                            section.field(p, tag, "ApiVersionsResponse.ZkMigrationReady", |p| {
+                                p.bool("ApiVersionsResponse.ZkMigrationReady")
+                            })?;
+                    }
+                    _ => {}
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -458,13 +453,11 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
             max_version: r.i16("ApiVersionsResponse.ApiKeys.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -103,32 +103,26 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 1, "BeginQuorumEpochResponse.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 1 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.node_endpoints = section.field(
-                            p,
-                            tag,
-                            "BeginQuorumEpochResponse.NodeEndpoints",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "BeginQuorumEpochResponse.NodeEndpoints",
-                                )
-                            },
-                        )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 1, "BeginQuorumEpochResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 1 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.node_endpoints =
+                        section.field(p, tag, "BeginQuorumEpochResponse.NodeEndpoints", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "BeginQuorumEpochResponse.NodeEndpoints",
+                            )
+                        })?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -283,13 +277,11 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "BeginQuorumEpochResponse.Topics.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "BeginQuorumEpochResponse.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -435,16 +427,14 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             leader_epoch: r.i32("BeginQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "BeginQuorumEpochResponse.Topics.Partitions.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "BeginQuorumEpochResponse.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -94,13 +94,10 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
             topics: c::Array::read(r, version, flexible, "CreateTopicsResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "CreateTopicsResponse.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "CreateTopicsResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -332,25 +329,23 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 5 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.topic_config_error_code = section.field(
-                            p,
-                            tag,
-                            "CreateTopicsResponse.Topics.TopicConfigErrorCode",
-                            |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
-                        )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 5 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.topic_config_error_code = section.field(
+                        p,
+                        tag,
+                        "CreateTopicsResponse.Topics.TopicConfigErrorCode",
+                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
+                    )?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -94,13 +94,11 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
             strict: r.bool("DescribeClientQuotasRequest.Strict")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "DescribeClientQuotasRequest.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "DescribeClientQuotasRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -237,16 +235,14 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
             r#match: r.nullable_string(flexible, "DescribeClientQuotasRequest.Components.Match")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "DescribeClientQuotasRequest.Components.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "DescribeClientQuotasRequest.Components.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -90,13 +90,11 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
             expiry_time_period_ms: r.i64("ExpireDelegationTokenRequest.ExpiryTimePeriodMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "ExpireDelegationTokenRequest.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ExpireDelegationTokenRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

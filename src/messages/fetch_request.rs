@@ -258,34 +258,31 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    match tag {
-                        0 => {
-                            if version < 12 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.cluster_id =
-                                section.field(p, tag, "FetchRequest.ClusterId", |p| {
-                                    p.nullable_string(true, "FetchRequest.ClusterId")
-                                })?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                match tag {
+                    0 => {
+                        if version < 12 {
+                            return Err(section.not_in_version(tag, version));
                         }
-                        1 => {
-                            if version < 15 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.replica_state =
-                                section.field(p, tag, "FetchRequest.ReplicaState", |p| {
-                                    <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
-                                })?;
-                        }
-                        _ => {}
+                        this.cluster_id = section.field(p, tag, "FetchRequest.ClusterId", |p| {
+                            p.nullable_string(true, "FetchRequest.ClusterId")
+                        })?;
                     }
+                    1 => {
+                        if version < 15 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.replica_state =
+                            section.field(p, tag, "FetchRequest.ReplicaState", |p| {
+                                <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
+                            })?;
+                    }
+                    _ => {}
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -641,13 +638,10 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             partitions: c::Array::read(r, version, flexible, "FetchRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "FetchRequest.Topics.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "FetchRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -870,39 +864,37 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
             high_watermark: 9223372036854775807,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    match tag {
-                        0 => {
-                            if version < 17 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.replica_directory_id = section.field(
-                                p,
-                                tag,
-                                "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
-                                |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
-                            )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                match tag {
+                    0 => {
+                        if version < 17 {
+                            return Err(section.not_in_version(tag, version));
                         }
-                        1 => {
-                            if version < 18 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.high_watermark = section.field(
-                                p,
-                                tag,
-                                "FetchRequest.Topics.Partitions.HighWatermark",
-                                |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
-                            )?;
-                        }
-                        _ => {}
+                        this.replica_directory_id = section.field(
+                            p,
+                            tag,
+                            "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
+                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
+                        )?;
                     }
+                    1 => {
+                        if version < 18 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.high_watermark = section.field(
+                            p,
+                            tag,
+                            "FetchRequest.Topics.Partitions.HighWatermark",
+                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
+                        )?;
+                    }
+                    _ => {}
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1109,16 +1101,11 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "FetchRequest.ForgottenTopicsData.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchRequest.ForgottenTopicsData.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -144,22 +144,20 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 16 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.node_endpoints =
-                            section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
-                                c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
-                            })?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 16 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.node_endpoints =
+                        section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
+                        })?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -351,13 +349,11 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
             partitions: c::Array::read(r, version, flexible, "FetchResponse.Responses.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "FetchResponse.Responses.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "FetchResponse.Responses.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -638,53 +634,48 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             records: r.nullable_records(flexible, "FetchResponse.Responses.Partitions.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    3,
-                    "FetchResponse.Responses.Partitions.tagged_fields",
-                )?;
-                while let Some((tag, p)) = section.next(r)? {
-                    match tag {
-                        0 => {
-                            if version < 12 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.diverging_epoch = section.field(
-                                p,
-                                tag,
-                                "FetchResponse.Responses.Partitions.DivergingEpoch",
-                                |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
-                            )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                match tag {
+                    0 => {
+                        if version < 12 {
+                            return Err(section.not_in_version(tag, version));
                         }
-                        1 => {
-                            if version < 12 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.current_leader = section.field(
-                                p,
-                                tag,
-                                "FetchResponse.Responses.Partitions.CurrentLeader",
-                                |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
-                            )?;
-                        }
-                        2 => {
-                            if version < 12 {
-                                return Err(section.not_in_version(tag, version));
-                            }
-                            this.snapshot_id = section.field(
-                                p,
-                                tag,
-                                "FetchResponse.Responses.Partitions.SnapshotId",
-                                |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
-                            )?;
-                        }
-                        _ => {}
+                        this.diverging_epoch = section.field(
+                            p,
+                            tag,
+                            "FetchResponse.Responses.Partitions.DivergingEpoch",
+                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
+                        )?;
                     }
+                    1 => {
+                        if version < 12 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.current_leader = section.field(
+                            p,
+                            tag,
+                            "FetchResponse.Responses.Partitions.CurrentLeader",
+                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                        )?;
+                    }
+                    2 => {
+                        if version < 12 {
+                            return Err(section.not_in_version(tag, version));
+                        }
+                        this.snapshot_id = section.field(
+                            p,
+                            tag,
+                            "FetchResponse.Responses.Partitions.SnapshotId",
+                            |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
+                        )?;
+                    }
+                    _ => {}
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1246,16 +1237,14 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
                 .i64("FetchResponse.Responses.Partitions.AbortedTransactions.FirstOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -94,13 +94,11 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
             validate_only: r.bool("IncrementalAlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsRequest.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "IncrementalAlterConfigsRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -242,16 +240,14 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "IncrementalAlterConfigsRequest.Resources.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "IncrementalAlterConfigsRequest.Resources.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -393,16 +389,14 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

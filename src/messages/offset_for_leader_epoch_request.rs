@@ -94,13 +94,11 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
             topics: c::Array::read(r, version, flexible, "OffsetForLeaderEpochRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -228,16 +226,11 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "OffsetForLeaderEpochRequest.Topics.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -373,16 +366,14 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
             leader_epoch: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

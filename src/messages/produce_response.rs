@@ -108,22 +108,20 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 10 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.node_endpoints =
-                            section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
-                                c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
-                            })?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 10 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.node_endpoints =
+                        section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
+                            c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
+                        })?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -306,13 +304,11 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 0, "ProduceResponse.Responses.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "ProduceResponse.Responses.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -550,28 +546,26 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
             current_leader: LeaderIdAndEpoch::default(),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    1,
-                    "ProduceResponse.Responses.PartitionResponses.tagged_fields",
-                )?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 10 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.current_leader = section.field(
-                            p,
-                            tag,
-                            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
-                        )?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                1,
+                "ProduceResponse.Responses.PartitionResponses.tagged_fields",
+            )?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 10 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.current_leader = section.field(
+                        p,
+                        tag,
+                        "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                    )?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -749,16 +743,14 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

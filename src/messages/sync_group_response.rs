@@ -143,12 +143,10 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
             assignment: r.bytes(flexible, "SyncGroupResponse.Assignment")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(r, 0, "SyncGroupResponse.tagged_fields")?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 0, "SyncGroupResponse.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -203,22 +203,19 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section =
-                    c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
-                while let Some((tag, p)) = section.next(r)? {
-                    if tag == 0 {
-                        if version < 8 {
-                            return Err(section.not_in_version(tag, version));
-                        }
-                        this.r#type = section.field(p, tag, "UpdateMetadataRequest.Type", |p| {
-                            p.i8("UpdateMetadataRequest.Type")
-                        })?;
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
+            while let Some((tag, p)) = section.next(r)? {
+                if tag == 0 {
+                    if version < 8 {
+                        return Err(section.not_in_version(tag, version));
                     }
+                    this.r#type = section.field(p, tag, "UpdateMetadataRequest.Type", |p| {
+                        p.i8("UpdateMetadataRequest.Type")
+                    })?;
                 }
-                this.unknown_tagged_fields = section.finish(r);
             }
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -443,16 +440,11 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "UpdateMetadataRequest.TopicStates.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.TopicStates.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -639,16 +631,11 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "UpdateMetadataRequest.LiveBrokers.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section =
+                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -827,16 +814,14 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
                 .i16("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1090,16 +1075,14 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
-        if flexible {
-            if !r.empty_tagged_section() {
-                let mut section = c::TaggedSection::begin(
-                    r,
-                    0,
-                    "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
-                )?;
-                while section.next(r)?.is_some() {}
-                this.unknown_tagged_fields = section.finish(r);
-            }
+        if flexible && !r.empty_tagged_section() {
+            let mut section = c::TaggedSection::begin(
+                r,
+                0,
+                "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
+            )?;
+            while section.next(r)?.is_some() {}
+            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
