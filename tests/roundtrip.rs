@@ -87,6 +87,22 @@ where
             "decoding twice gave different values:\n{first:?}\n{second:?}"
         ));
     }
+    // The path iteration takes: over validated bytes, nested arrays of structs are skipped
+    // rather than decoded. It must find the same spans, hence the same value and bytes.
+    let mut v = Reader::validated(bytes, 0);
+    let third = decode(&mut v).map_err(|e| format!("validated decode failed: {e}"))?;
+    if v.offset() != consumed || third != first {
+        return Err(format!(
+            "the validated path read {} of {consumed} bytes:\n{first:?}\n{third:?}",
+            v.offset()
+        ));
+    }
+    let mut skipped = vec![0u8; third.encoded_len(version).unwrap_or(0)];
+    if third.encode(version, &mut skipped).ok() != Some(skipped.len())
+        || skipped.get(..) != bytes.get(..consumed)
+    {
+        return Err("the validated path re-encodes differently".to_string());
+    }
     let len = first
         .encoded_len(version)
         .map_err(|e| format!("typed encoded_len failed: {e}"))?;

@@ -851,6 +851,90 @@ fn emit_struct(
     out.push_str(&body);
     out.push_str("}\n}\n\n");
 
+    // ---- Skip: advance over an already validated value without building it
+    let mut skip = String::new();
+    let mut fixed = 0usize;
+    let flush = |skip: &mut String, fixed: &mut usize| {
+        if *fixed > 0 {
+            let _ = writeln!(skip, "r.skip({fixed}, {path_lit})?;");
+            *fixed = 0;
+        }
+    };
+    for x in &fields {
+        let p = format!("{:?}", x.path);
+        let flex = x.field_flex();
+        let mut pos = x.pos.clone();
+        let stmt = match &x.f.ty {
+            Ty::Prim(pr) => match pr.width() {
+                Some(w) if x.pos == Cond::Always => {
+                    fixed += w;
+                    continue;
+                }
+                Some(w) => format!("r.skip({w}, {p})?;"),
+                None => {
+                    let short = matches!(pr, Prim::String);
+                    format!("r.skip_sized({flex}, {short}, {p})?;")
+                }
+            },
+            Ty::Struct(st) => {
+                let call = format!("{st}::skip_wire(r, version)?;");
+                let marker = format!("r.struct_marker({p})?");
+                match (&x.null_ok, &pos) {
+                    _ if !x.option => call,
+                    (Cond::Never, _) => call,
+                    (Cond::Always, Cond::Expr(e)) => {
+                        // One condition for presence and marker.
+                        let both = format!("if {e} && {marker} {{ {call} }}");
+                        pos = Cond::Always;
+                        both
+                    }
+                    (Cond::Always, _) => format!("if {marker} {{ {call} }}"),
+                    (Cond::Expr(e), _) => {
+                        format!("if {e} {{ if {marker} {{ {call} }} }} else {{ {call} }}")
+                    }
+                }
+            }
+            Ty::Array(inner) => format!(
+                "c::ArrayView::<{}>::skip(r, version, {flex}, {p})?;",
+                base_type(inner)?
+            ),
+        };
+        flush(&mut skip, &mut fixed);
+        match &pos {
+            Cond::Never => {}
+            Cond::Always => skip.push_str(&stmt),
+            Cond::Expr(e) => {
+                let _ = writeln!(skip, "if {e} {{ {stmt} }}");
+            }
+        }
+        skip.push('\n');
+    }
+    flush(&mut skip, &mut fixed);
+    match &flex {
+        Cond::Never => {}
+        Cond::Always => {
+            let _ = writeln!(skip, "r.skip_tagged_section({tf_path})?;");
+        }
+        _ => {
+            let _ = writeln!(skip, "if flexible {{ r.skip_tagged_section({tf_path})?; }}");
+        }
+    }
+    let mut skip_fn = String::new();
+    if mentions(&skip, "flexible") {
+        skip_fn.push_str(&flex_let);
+    }
+    if !mentions(&skip, "version") && !mentions(&skip_fn, "version") {
+        skip_fn.push_str("let _ = version;\n");
+    }
+    if !mentions(&skip, "r") {
+        skip_fn.push_str("let _ = r;\n");
+    }
+    skip_fn.push_str(&skip);
+    let _ = writeln!(
+        out,
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version` in bytes that a decode has already\n/// validated, without building it (how decoded arrays find their nested arrays' ends).\n///\n/// # Errors\n///\n/// Truncation and length errors (never, on validated bytes).\n#[doc(hidden)]\n#[inline]\npub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {{\n{skip_fn}Ok(())\n}}\n}}\n"
+    );
+
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)
     let tagged_fields: Vec<&F<'_>> = fields
         .iter()

@@ -31,6 +31,17 @@ pub trait Element<'a>: Copy {
         path: &'static str,
     ) -> Result<Self, DecodeError>;
 
+    /// Advances over one element at `version` in bytes that were already validated, without
+    /// building it. Generated structs skip field by field; the default reads the element.
+    ///
+    /// # Errors
+    ///
+    /// As [`Element::read_element`] (never, on validated bytes).
+    #[inline]
+    fn skip(r: &mut Reader<'a>, version: i16, flexible: bool) -> Result<(), DecodeError> {
+        Self::read_element(r, version, flexible, "").map(|_| ())
+    }
+
     /// Encoded size of this element at `version`.
     ///
     /// # Errors
@@ -86,6 +97,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         let offset = r.offset();
         let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
             Some(total) if total <= r.remaining() => r.take(total, path)?,
+            _ if r.is_validated() => Self::skip_each(r, count, version, flexible)?,
             _ => Self::read_each(r, count, version, flexible, path)?,
         };
         Ok(Self {
@@ -98,6 +110,43 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
             flexible,
             _element: PhantomData,
         })
+    }
+
+    /// Skips `count` already validated elements and returns the bytes they span.
+    #[inline(never)]
+    fn skip_each(
+        r: &mut Reader<'a>,
+        count: usize,
+        version: i16,
+        flexible: bool,
+    ) -> Result<&'a [u8], DecodeError> {
+        let start = r.rest();
+        for _ in 0..count {
+            T::skip(r, version, flexible)?;
+        }
+        let used = start.len().saturating_sub(r.remaining());
+        Ok(start.get(..used).unwrap_or_default())
+    }
+
+    /// Skips a whole array (length prefix and elements) in already validated bytes.
+    ///
+    /// # Errors
+    ///
+    /// Length and element errors (never, on validated bytes).
+    #[inline(always)]
+    pub fn skip(
+        r: &mut Reader<'a>,
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<(), DecodeError> {
+        let Some(count) = r.nullable_array_len(flexible, path)? else {
+            return Ok(());
+        };
+        match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
+            Some(total) => r.skip(total, path),
+            None => Self::skip_each(r, count, version, flexible).map(|_| ()),
+        }
     }
 
     /// Reads `count` elements one by one and returns the bytes they span.
@@ -151,7 +200,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     #[must_use]
     pub fn iter(&self) -> ArrayIter<'a, T> {
         ArrayIter(IterRepr::Wire {
-            r: Reader::with_offset(self.bytes, self.offset),
+            r: Reader::validated(self.bytes, self.offset),
             left: self.count,
             version: self.version,
             flexible: self.flexible,

@@ -328,6 +328,14 @@ macro_rules! __struct_element {
                 <Self as $crate::codec::Decode<'a>>::decode(r, version)
             }
             #[inline]
+            fn skip(
+                r: &mut $crate::codec::Reader<'a>,
+                version: i16,
+                _: bool,
+            ) -> ::core::result::Result<(), $crate::DecodeError> {
+                $t::skip_wire(r, version)
+            }
+            #[inline]
             fn element_len(
                 &self,
                 version: i16,

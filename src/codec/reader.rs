@@ -15,6 +15,9 @@ pub struct Reader<'a> {
     /// Absolute offset of the end of the input: the current offset is `end - rest.len()`, so
     /// advancing only moves `rest`.
     end: usize,
+    /// Set on readers over bytes a decode has already validated (the elements of a decoded
+    /// array): nested arrays of structs are then skipped over rather than decoded again.
+    validated: bool,
 }
 
 /// A length prefix as read from the wire, before nullability is applied.
@@ -33,6 +36,7 @@ impl<'a> Reader<'a> {
         Self {
             rest: bytes,
             end: bytes.len(),
+            validated: false,
         }
     }
 
@@ -43,7 +47,31 @@ impl<'a> Reader<'a> {
         Self {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
+            validated: false,
         }
+    }
+
+    /// A reader over bytes that an earlier decode at the same version has already read without
+    /// error (such as the elements of a decoded array). Decoding through it gives the same values,
+    /// but nested arrays of structs are skipped over instead of being validated again.
+    ///
+    /// Over bytes that were never validated it stays memory-safe and panic-free, but a nested
+    /// array's errors are then only found (and end its iteration early) when it is iterated.
+    /// Hidden: it exists for the crate's own iterators and for tests that compare both paths.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn validated(bytes: &'a [u8], offset: usize) -> Self {
+        Self {
+            rest: bytes,
+            end: offset.wrapping_add(bytes.len()),
+            validated: true,
+        }
+    }
+
+    /// True for a reader made by [`Reader::validated`] (or taken from one).
+    #[must_use]
+    pub(crate) const fn is_validated(&self) -> bool {
+        self.validated
     }
 
     /// The absolute offset of the next byte.
@@ -126,7 +154,11 @@ impl<'a> Reader<'a> {
     pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, DecodeError> {
         let offset = self.offset();
         let bytes = self.take(n, path)?;
-        Ok(Reader::with_offset(bytes, offset))
+        Ok(Reader {
+            rest: bytes,
+            end: offset.wrapping_add(n),
+            validated: self.validated,
+        })
     }
 
     /// Takes the next `N` bytes as an array reference.
@@ -387,34 +419,33 @@ impl<'a> Reader<'a> {
         short: bool,
         path: &'static str,
     ) -> Result<usize, DecodeError> {
-        let fast = if flexible {
+        match self.fast_len(flexible, short) {
+            Some(n) => Ok(n),
+            None => self.len_slow(flexible, short, path),
+        }
+    }
+
+    /// Reads a length in its common encoding (a one-byte compact length, a non-negative `int16`
+    /// or `int32`); returns `None`, consuming nothing, for anything else.
+    #[inline(always)]
+    fn fast_len(&mut self, flexible: bool, short: bool) -> Option<usize> {
+        let (n, tail) = if flexible {
             match self.rest.split_first() {
                 // 1..=0x7f: a one-byte varint holding N+1 with N >= 0.
                 Some((&b, tail)) if b.wrapping_sub(1) < 0x7f => {
-                    Some((usize::from(b.wrapping_sub(1)), tail))
+                    (usize::from(b.wrapping_sub(1)), tail)
                 }
-                _ => None,
+                _ => return None,
             }
         } else if short {
-            match self.rest.split_first_chunk::<2>() {
-                Some((head, tail)) => usize::try_from(i16::from_be_bytes(*head))
-                    .ok()
-                    .map(|n| (n, tail)),
-                None => None,
-            }
+            let (head, tail) = self.rest.split_first_chunk::<2>()?;
+            (usize::try_from(i16::from_be_bytes(*head)).ok()?, tail)
         } else {
-            match self.rest.split_first_chunk::<4>() {
-                Some((head, tail)) => usize::try_from(i32::from_be_bytes(*head))
-                    .ok()
-                    .map(|n| (n, tail)),
-                None => None,
-            }
+            let (head, tail) = self.rest.split_first_chunk::<4>()?;
+            (usize::try_from(i32::from_be_bytes(*head)).ok()?, tail)
         };
-        if let Some((n, tail)) = fast {
-            self.rest = tail;
-            return Ok(n);
-        }
-        self.len_slow(flexible, short, path)
+        self.rest = tail;
+        Some(n)
     }
 
     /// Every length encoding and its errors: the out-of-line path of [`Reader::len`].
@@ -443,8 +474,23 @@ impl<'a> Reader<'a> {
 
     /// Reads a length where null is allowed: any negative length is null, as in Kafka's Java
     /// reader.
-    #[inline]
+    #[inline(always)]
     fn nullable_len(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<Option<usize>, DecodeError> {
+        if let Some(n) = self.fast_len(flexible, short) {
+            return Ok(Some(n));
+        }
+        self.nullable_len_slow(flexible, short, path)
+    }
+
+    /// Every nullable length encoding and its errors: the out-of-line path of
+    /// [`Reader::nullable_len`].
+    #[inline(never)]
+    fn nullable_len_slow(
         &mut self,
         flexible: bool,
         short: bool,
@@ -576,6 +622,54 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Skips `n` bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `n` bytes are left.
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize, path: &'static str) -> Result<(), DecodeError> {
+        self.take(n, path).map(|_| ())
+    }
+
+    /// Skips a string, bytes or records field (`short`: the classic `int16` string length),
+    /// null or not, without looking at its contents.
+    ///
+    /// # Errors
+    ///
+    /// Length and truncation errors.
+    #[inline(always)]
+    pub fn skip_sized(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<(), DecodeError> {
+        match self.nullable_len(flexible, short, path)? {
+            Some(n) => self.skip(n, path),
+            None => Ok(()),
+        }
+    }
+
+    /// Skips a tagged-field section: its count, then each entry's tag, size and payload.
+    ///
+    /// # Errors
+    ///
+    /// Varint and truncation errors.
+    #[inline(always)]
+    pub fn skip_tagged_section(&mut self, path: &'static str) -> Result<(), DecodeError> {
+        if self.empty_tagged_section() {
+            return Ok(());
+        }
+        let count = self.uvarint(path)?;
+        for _ in 0..count {
+            self.uvarint(path)?;
+            let size = self.uvarint(path)?;
+            self.skip(usize::try_from(size).unwrap_or(usize::MAX), path)?;
+        }
+        Ok(())
+    }
+
     /// Reads an array element count that must not be null.
     ///
     /// A count larger than the bytes left cannot be satisfied (every element takes at least one
@@ -596,7 +690,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated`, as [`Reader::array_len`].
-    #[inline]
+    #[inline(always)]
     pub fn nullable_array_len(
         &mut self,
         flexible: bool,

@@ -127,6 +127,27 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnRequest<'a> {
     }
 }
 
+impl<'a> AddOffsetsToTxnRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(flexible, true, "AddOffsetsToTxnRequest.TransactionalId")?;
+        r.skip(10, "AddOffsetsToTxnRequest")?;
+        r.skip_sized(flexible, true, "AddOffsetsToTxnRequest.GroupId")?;
+        if flexible {
+            r.skip_tagged_section("AddOffsetsToTxnRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AddOffsetsToTxnRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

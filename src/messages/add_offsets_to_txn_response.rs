@@ -99,6 +99,25 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnResponse<'a> {
     }
 }
 
+impl<'a> AddOffsetsToTxnResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(6, "AddOffsetsToTxnResponse")?;
+        if flexible {
+            r.skip_tagged_section("AddOffsetsToTxnResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AddOffsetsToTxnResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -180,6 +180,58 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
     }
 }
 
+impl<'a> AddPartitionsToTxnRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version >= 4 {
+            c::ArrayView::<AddPartitionsToTxnTransaction<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "AddPartitionsToTxnRequest.Transactions",
+            )?;
+        }
+
+        if version <= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
+            )?;
+        }
+
+        if version <= 3 {
+            r.skip(8, "AddPartitionsToTxnRequest.V3AndBelowProducerId")?;
+        }
+
+        if version <= 3 {
+            r.skip(2, "AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?;
+        }
+
+        if version <= 3 {
+            c::ArrayView::<AddPartitionsToTxnTopic<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "AddPartitionsToTxnRequest.V3AndBelowTopics",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("AddPartitionsToTxnRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AddPartitionsToTxnRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -418,6 +470,33 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     }
 }
 
+impl<'a> AddPartitionsToTxnTransaction<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "AddPartitionsToTxnRequest.Transactions.TransactionalId",
+        )?;
+        r.skip(11, "AddPartitionsToTxnRequest.Transactions")?;
+        c::ArrayView::<AddPartitionsToTxnTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "AddPartitionsToTxnRequest.Transactions.Topics",
+        )?;
+        r.skip_tagged_section("AddPartitionsToTxnRequest.Transactions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AddPartitionsToTxnTransaction<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -546,6 +625,37 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AddPartitionsToTxnTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(
+            flexible,
+            true,
+            "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Name",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

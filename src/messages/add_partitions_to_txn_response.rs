@@ -155,6 +155,47 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
     }
 }
 
+impl<'a> AddPartitionsToTxnResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(4, "AddPartitionsToTxnResponse")?;
+        if version >= 4 {
+            r.skip(2, "AddPartitionsToTxnResponse.ErrorCode")?;
+        }
+
+        if version >= 4 {
+            c::ArrayView::<AddPartitionsToTxnResult<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "AddPartitionsToTxnResponse.ResultsByTransaction",
+            )?;
+        }
+
+        if version <= 3 {
+            c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "AddPartitionsToTxnResponse.ResultsByTopicV3AndBelow",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("AddPartitionsToTxnResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AddPartitionsToTxnResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -324,6 +365,32 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
     }
 }
 
+impl<'a> AddPartitionsToTxnResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "AddPartitionsToTxnResponse.ResultsByTransaction.TransactionalId",
+        )?;
+        c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "AddPartitionsToTxnResponse.ResultsByTransaction.TopicResults",
+        )?;
+        r.skip_tagged_section("AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AddPartitionsToTxnResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -446,6 +513,37 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AddPartitionsToTxnTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(
+            flexible,
+            true,
+            "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.Name",
+        )?;
+        c::ArrayView::<AddPartitionsToTxnPartitionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.ResultsByPartition",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -577,6 +675,30 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AddPartitionsToTxnPartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(
+            6,
+            "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

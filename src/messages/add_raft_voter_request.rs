@@ -157,6 +157,28 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
     }
 }
 
+impl<'a> AddRaftVoterRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "AddRaftVoterRequest.ClusterId")?;
+        r.skip(24, "AddRaftVoterRequest")?;
+        c::ArrayView::<Listener<'a>>::skip(r, version, true, "AddRaftVoterRequest.Listeners")?;
+        if version >= 1 {
+            r.skip(1, "AddRaftVoterRequest.AckWhenCommitted")?;
+        }
+
+        r.skip_tagged_section("AddRaftVoterRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AddRaftVoterRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -306,6 +328,25 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "AddRaftVoterRequest.Listeners.Name")?;
+        r.skip_sized(true, true, "AddRaftVoterRequest.Listeners.Host")?;
+        r.skip(2, "AddRaftVoterRequest.Listeners")?;
+        r.skip_tagged_section("AddRaftVoterRequest.Listeners.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,23 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
     }
 }
 
+impl<'a> AllocateProducerIdsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "AllocateProducerIdsRequest")?;
+        r.skip_tagged_section("AllocateProducerIdsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AllocateProducerIdsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

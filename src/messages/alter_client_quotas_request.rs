@@ -99,6 +99,31 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
     }
 }
 
+impl<'a> AlterClientQuotasRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<EntryData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterClientQuotasRequest.Entries",
+        )?;
+        r.skip(1, "AlterClientQuotasRequest")?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterClientQuotasRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -225,6 +250,36 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> EntryData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<EntityData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterClientQuotasRequest.Entries.Entity",
+        )?;
+        c::ArrayView::<OpData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterClientQuotasRequest.Entries.Ops",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasRequest.Entries.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -356,6 +411,34 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> EntityData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterClientQuotasRequest.Entries.Entity.EntityType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterClientQuotasRequest.Entries.Entity.EntityName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasRequest.Entries.Entity.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -495,6 +578,26 @@ impl<'a> c::Decode<'a> for OpData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OpData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "AlterClientQuotasRequest.Entries.Ops.Key")?;
+        r.skip(9, "AlterClientQuotasRequest.Entries.Ops")?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasRequest.Entries.Ops.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -99,6 +99,31 @@ impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
     }
 }
 
+impl<'a> AlterClientQuotasResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(4, "AlterClientQuotasResponse")?;
+        c::ArrayView::<EntryData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterClientQuotasResponse.Entries",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterClientQuotasResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -243,6 +268,36 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     }
 }
 
+impl<'a> EntryData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(2, "AlterClientQuotasResponse.Entries")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterClientQuotasResponse.Entries.ErrorMessage",
+        )?;
+        c::ArrayView::<EntityData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterClientQuotasResponse.Entries.Entity",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasResponse.Entries.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EntryData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -374,6 +429,34 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> EntityData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterClientQuotasResponse.Entries.Entity.EntityType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterClientQuotasResponse.Entries.Entity.EntityName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterClientQuotasResponse.Entries.Entity.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

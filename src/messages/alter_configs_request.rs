@@ -98,6 +98,31 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
     }
 }
 
+impl<'a> AlterConfigsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<AlterConfigsResource<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterConfigsRequest.Resources",
+        )?;
+        r.skip(1, "AlterConfigsRequest")?;
+        if flexible {
+            r.skip_tagged_section("AlterConfigsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterConfigsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -241,6 +266,32 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     }
 }
 
+impl<'a> AlterConfigsResource<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(1, "AlterConfigsRequest.Resources")?;
+        r.skip_sized(flexible, true, "AlterConfigsRequest.Resources.ResourceName")?;
+        c::ArrayView::<AlterableConfig<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterConfigsRequest.Resources.Configs",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterConfigsRequest.Resources.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterConfigsResource<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -366,6 +417,30 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterableConfig<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "AlterConfigsRequest.Resources.Configs.Name")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterConfigsRequest.Resources.Configs.Value",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterConfigsRequest.Resources.Configs.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

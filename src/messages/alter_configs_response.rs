@@ -98,6 +98,31 @@ impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
     }
 }
 
+impl<'a> AlterConfigsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "AlterConfigsResponse")?;
+        c::ArrayView::<AlterConfigsResourceResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterConfigsResponse.Responses",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterConfigsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -248,6 +273,36 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterConfigsResourceResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "AlterConfigsResponse.Responses")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterConfigsResponse.Responses.ErrorMessage",
+        )?;
+        r.skip(1, "AlterConfigsResponse.Responses")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterConfigsResponse.Responses.ResourceName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterConfigsResponse.Responses.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -121,6 +121,35 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
     }
 }
 
+impl<'a> AlterPartitionReassignmentsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "AlterPartitionReassignmentsRequest")?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
+            )?;
+        }
+
+        c::ArrayView::<ReassignableTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionReassignmentsRequest.Topics",
+        )?;
+        r.skip_tagged_section("AlterPartitionReassignmentsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -253,6 +282,28 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
     }
 }
 
+impl<'a> ReassignableTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "AlterPartitionReassignmentsRequest.Topics.Name")?;
+        c::ArrayView::<ReassignablePartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionReassignmentsRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("AlterPartitionReassignmentsRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReassignableTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -369,6 +420,30 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ReassignablePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "AlterPartitionReassignmentsRequest.Topics.Partitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionReassignmentsRequest.Topics.Partitions.Replicas",
+        )?;
+        r.skip_tagged_section(
+            "AlterPartitionReassignmentsRequest.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

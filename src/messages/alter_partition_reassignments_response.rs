@@ -150,6 +150,41 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
     }
 }
 
+impl<'a> AlterPartitionReassignmentsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "AlterPartitionReassignmentsResponse")?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
+            )?;
+        }
+
+        r.skip(2, "AlterPartitionReassignmentsResponse")?;
+        r.skip_sized(
+            true,
+            true,
+            "AlterPartitionReassignmentsResponse.ErrorMessage",
+        )?;
+        c::ArrayView::<ReassignableTopicResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionReassignmentsResponse.Responses",
+        )?;
+        r.skip_tagged_section("AlterPartitionReassignmentsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -289,6 +324,32 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
     }
 }
 
+impl<'a> ReassignableTopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "AlterPartitionReassignmentsResponse.Responses.Name",
+        )?;
+        c::ArrayView::<ReassignablePartitionResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionReassignmentsResponse.Responses.Partitions",
+        )?;
+        r.skip_tagged_section("AlterPartitionReassignmentsResponse.Responses.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReassignableTopicResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -419,6 +480,33 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ReassignablePartitionResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            6,
+            "AlterPartitionReassignmentsResponse.Responses.Partitions",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
+        )?;
+        r.skip_tagged_section(
+            "AlterPartitionReassignmentsResponse.Responses.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

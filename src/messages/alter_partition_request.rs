@@ -112,6 +112,23 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
     }
 }
 
+impl<'a> AlterPartitionRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(12, "AlterPartitionRequest")?;
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionRequest.Topics")?;
+        r.skip_tagged_section("AlterPartitionRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterPartitionRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -251,6 +268,35 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if version <= 1 {
+            r.skip_sized(true, true, "AlterPartitionRequest.Topics.TopicName")?;
+        }
+
+        if version >= 2 {
+            r.skip(16, "AlterPartitionRequest.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("AlterPartitionRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -454,6 +500,48 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(8, "AlterPartitionRequest.Topics.Partitions")?;
+        if version <= 2 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                true,
+                "AlterPartitionRequest.Topics.Partitions.NewIsr",
+            )?;
+        }
+
+        if version >= 3 {
+            c::ArrayView::<BrokerState<'a>>::skip(
+                r,
+                version,
+                true,
+                "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
+            )?;
+        }
+
+        if version >= 1 {
+            r.skip(
+                1,
+                "AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState",
+            )?;
+        }
+
+        r.skip(4, "AlterPartitionRequest.Topics.Partitions")?;
+        r.skip_tagged_section("AlterPartitionRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -606,6 +694,28 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> BrokerState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            12,
+            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
+        )?;
+        r.skip_tagged_section(
+            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -113,6 +113,23 @@ impl<'a> c::Decode<'a> for AlterPartitionResponse<'a> {
     }
 }
 
+impl<'a> AlterPartitionResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "AlterPartitionResponse")?;
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionResponse.Topics")?;
+        r.skip_tagged_section("AlterPartitionResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterPartitionResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -252,6 +269,35 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if version <= 1 {
+            r.skip_sized(true, true, "AlterPartitionResponse.Topics.TopicName")?;
+        }
+
+        if version >= 2 {
+            r.skip(16, "AlterPartitionResponse.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("AlterPartitionResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -453,6 +499,36 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(14, "AlterPartitionResponse.Topics.Partitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "AlterPartitionResponse.Topics.Partitions.Isr",
+        )?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState",
+            )?;
+        }
+
+        r.skip(4, "AlterPartitionResponse.Topics.Partitions")?;
+        r.skip_tagged_section("AlterPartitionResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -86,6 +86,30 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
     }
 }
 
+impl<'a> AlterReplicaLogDirsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<AlterReplicaLogDir<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterReplicaLogDirsRequest.Dirs",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterReplicaLogDirsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -209,6 +233,31 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterReplicaLogDir<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "AlterReplicaLogDirsRequest.Dirs.Path")?;
+        c::ArrayView::<AlterReplicaLogDirTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterReplicaLogDirsRequest.Dirs.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -339,6 +388,35 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterReplicaLogDirTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterReplicaLogDirsRequest.Dirs.Topics.Name",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "AlterReplicaLogDirsRequest.Dirs.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

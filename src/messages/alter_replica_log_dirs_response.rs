@@ -100,6 +100,31 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
     }
 }
 
+impl<'a> AlterReplicaLogDirsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "AlterReplicaLogDirsResponse")?;
+        c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterReplicaLogDirsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterReplicaLogDirsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -232,6 +257,35 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     }
 }
 
+impl<'a> AlterReplicaLogDirTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "AlterReplicaLogDirsResponse.Results.TopicName",
+        )?;
+        c::ArrayView::<AlterReplicaLogDirPartitionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "AlterReplicaLogDirsResponse.Results.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -355,6 +409,25 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterReplicaLogDirPartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(6, "AlterReplicaLogDirsResponse.Results.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -101,6 +101,28 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl<'a> AlterShareGroupOffsetsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "AlterShareGroupOffsetsRequest.GroupId")?;
+        c::ArrayView::<AlterShareGroupOffsetsRequestTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterShareGroupOffsetsRequest.Topics",
+        )?;
+        r.skip_tagged_section("AlterShareGroupOffsetsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -228,6 +250,28 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
     }
 }
 
+impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?;
+        c::ArrayView::<AlterShareGroupOffsetsRequestPartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterShareGroupOffsetsRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("AlterShareGroupOffsetsRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -340,6 +384,23 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "AlterShareGroupOffsetsRequest.Topics.Partitions")?;
+        r.skip_tagged_section("AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

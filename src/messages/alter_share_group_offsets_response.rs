@@ -135,6 +135,29 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl<'a> AlterShareGroupOffsetsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "AlterShareGroupOffsetsResponse")?;
+        r.skip_sized(true, true, "AlterShareGroupOffsetsResponse.ErrorMessage")?;
+        c::ArrayView::<AlterShareGroupOffsetsResponseTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterShareGroupOffsetsResponse.Responses",
+        )?;
+        r.skip_tagged_section("AlterShareGroupOffsetsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -282,6 +305,33 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
     }
 }
 
+impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "AlterShareGroupOffsetsResponse.Responses.TopicName",
+        )?;
+        r.skip(16, "AlterShareGroupOffsetsResponse.Responses")?;
+        c::ArrayView::<AlterShareGroupOffsetsResponsePartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterShareGroupOffsetsResponse.Responses.Partitions",
+        )?;
+        r.skip_tagged_section("AlterShareGroupOffsetsResponse.Responses.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -414,6 +464,28 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterShareGroupOffsetsResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(6, "AlterShareGroupOffsetsResponse.Responses.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
+        )?;
+        r.skip_tagged_section("AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -108,6 +108,33 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
     }
 }
 
+impl<'a> AlterUserScramCredentialsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<ScramCredentialDeletion<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterUserScramCredentialsRequest.Deletions",
+        )?;
+        c::ArrayView::<ScramCredentialUpsertion<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterUserScramCredentialsRequest.Upsertions",
+        )?;
+        r.skip_tagged_section("AlterUserScramCredentialsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -225,6 +252,28 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ScramCredentialDeletion<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "AlterUserScramCredentialsRequest.Deletions.Name",
+        )?;
+        r.skip(1, "AlterUserScramCredentialsRequest.Deletions")?;
+        r.skip_tagged_section("AlterUserScramCredentialsRequest.Deletions.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -382,6 +431,38 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ScramCredentialUpsertion<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "AlterUserScramCredentialsRequest.Upsertions.Name",
+        )?;
+        r.skip(5, "AlterUserScramCredentialsRequest.Upsertions")?;
+        r.skip_sized(
+            true,
+            false,
+            "AlterUserScramCredentialsRequest.Upsertions.Salt",
+        )?;
+        r.skip_sized(
+            true,
+            false,
+            "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
+        )?;
+        r.skip_tagged_section("AlterUserScramCredentialsRequest.Upsertions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -106,6 +106,28 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
     }
 }
 
+impl<'a> AlterUserScramCredentialsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "AlterUserScramCredentialsResponse")?;
+        c::ArrayView::<AlterUserScramCredentialsResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "AlterUserScramCredentialsResponse.Results",
+        )?;
+        r.skip_tagged_section("AlterUserScramCredentialsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -236,6 +258,29 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterUserScramCredentialsResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "AlterUserScramCredentialsResponse.Results.User")?;
+        r.skip(2, "AlterUserScramCredentialsResponse.Results")?;
+        r.skip_sized(
+            true,
+            true,
+            "AlterUserScramCredentialsResponse.Results.ErrorMessage",
+        )?;
+        r.skip_tagged_section("AlterUserScramCredentialsResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -142,6 +142,40 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
     }
 }
 
+impl<'a> ApiVersionsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version >= 3 {
+            r.skip_sized(flexible, true, "ApiVersionsRequest.ClientSoftwareName")?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(flexible, true, "ApiVersionsRequest.ClientSoftwareVersion")?;
+        }
+
+        if version >= 5 {
+            r.skip_sized(flexible, true, "ApiVersionsRequest.ClusterId")?;
+        }
+
+        if version >= 5 {
+            r.skip(4, "ApiVersionsRequest.NodeId")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ApiVersionsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ApiVersionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -232,6 +232,30 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
     }
 }
 
+impl<'a> ApiVersionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(2, "ApiVersionsResponse")?;
+        c::ArrayView::<ApiVersion<'a>>::skip(r, version, flexible, "ApiVersionsResponse.ApiKeys")?;
+        if version >= 1 {
+            r.skip(4, "ApiVersionsResponse.ThrottleTimeMs")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ApiVersionsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl ApiVersionsResponse<'_> {
     fn tagged_len_supported_features(&self, version: i16) -> Result<usize, EncodeError> {
         self.supported_features
@@ -463,6 +487,25 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     }
 }
 
+impl<'a> ApiVersion<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(6, "ApiVersionsResponse.ApiKeys")?;
+        if flexible {
+            r.skip_tagged_section("ApiVersionsResponse.ApiKeys.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ApiVersion<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
@@ -597,6 +640,24 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     }
 }
 
+impl<'a> SupportedFeatureKey<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "ApiVersionsResponse.SupportedFeatures.Name")?;
+        r.skip(4, "ApiVersionsResponse.SupportedFeatures")?;
+        r.skip_tagged_section("ApiVersionsResponse.SupportedFeatures.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for SupportedFeatureKey<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -723,6 +784,24 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> FinalizedFeatureKey<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "ApiVersionsResponse.FinalizedFeatures.Name")?;
+        r.skip(4, "ApiVersionsResponse.FinalizedFeatures")?;
+        r.skip_tagged_section("ApiVersionsResponse.FinalizedFeatures.tagged_fields")?;
+        Ok(())
     }
 }
 

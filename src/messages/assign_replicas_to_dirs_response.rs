@@ -117,6 +117,28 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
     }
 }
 
+impl<'a> AssignReplicasToDirsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "AssignReplicasToDirsResponse")?;
+        c::ArrayView::<DirectoryData<'a>>::skip(
+            r,
+            version,
+            true,
+            "AssignReplicasToDirsResponse.Directories",
+        )?;
+        r.skip_tagged_section("AssignReplicasToDirsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AssignReplicasToDirsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -240,6 +262,28 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     }
 }
 
+impl<'a> DirectoryData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "AssignReplicasToDirsResponse.Directories")?;
+        c::ArrayView::<TopicData<'a>>::skip(
+            r,
+            version,
+            true,
+            "AssignReplicasToDirsResponse.Directories.Topics",
+        )?;
+        r.skip_tagged_section("AssignReplicasToDirsResponse.Directories.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DirectoryData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -354,6 +398,28 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     }
 }
 
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "AssignReplicasToDirsResponse.Directories.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("AssignReplicasToDirsResponse.Directories.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -463,6 +529,28 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            6,
+            "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
+        )?;
+        r.skip_tagged_section(
+            "AssignReplicasToDirsResponse.Directories.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

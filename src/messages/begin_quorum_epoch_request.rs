@@ -140,6 +140,44 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochRequest<'a> {
     }
 }
 
+impl<'a> BeginQuorumEpochRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "BeginQuorumEpochRequest.ClusterId")?;
+        if version >= 1 {
+            r.skip(4, "BeginQuorumEpochRequest.VoterId")?;
+        }
+
+        c::ArrayView::<TopicData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "BeginQuorumEpochRequest.Topics",
+        )?;
+        if version >= 1 {
+            c::ArrayView::<LeaderEndpoint<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "BeginQuorumEpochRequest.LeaderEndpoints",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for BeginQuorumEpochRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -286,6 +324,31 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "BeginQuorumEpochRequest.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "BeginQuorumEpochRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -446,6 +509,33 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(4, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        if version >= 1 {
+            r.skip(
+                16,
+                "BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId",
+            )?;
+        }
+
+        r.skip(8, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -583,6 +673,25 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?;
+        r.skip_sized(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?;
+        r.skip(2, "BeginQuorumEpochRequest.LeaderEndpoints")?;
+        r.skip_tagged_section("BeginQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -128,6 +128,32 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
     }
 }
 
+impl<'a> BeginQuorumEpochResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(2, "BeginQuorumEpochResponse")?;
+        c::ArrayView::<TopicData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "BeginQuorumEpochResponse.Topics",
+        )?;
+
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl BeginQuorumEpochResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -287,6 +313,31 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     }
 }
 
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "BeginQuorumEpochResponse.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "BeginQuorumEpochResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -440,6 +491,25 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(14, "BeginQuorumEpochResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("BeginQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -574,6 +644,25 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "BeginQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?;
+        r.skip(2, "BeginQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_tagged_section("BeginQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

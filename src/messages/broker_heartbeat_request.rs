@@ -208,6 +208,24 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
     }
 }
 
+impl<'a> BrokerHeartbeatRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(22, "BrokerHeartbeatRequest")?;
+
+        r.skip_tagged_section("BrokerHeartbeatRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl BrokerHeartbeatRequest<'_> {
     fn tagged_len_offline_log_dirs(&self, version: i16) -> Result<usize, EncodeError> {
         self.offline_log_dirs

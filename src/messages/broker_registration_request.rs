@@ -208,6 +208,44 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
     }
 }
 
+impl<'a> BrokerRegistrationRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "BrokerRegistrationRequest")?;
+        r.skip_sized(true, true, "BrokerRegistrationRequest.ClusterId")?;
+        r.skip(16, "BrokerRegistrationRequest")?;
+        c::ArrayView::<Listener<'a>>::skip(
+            r,
+            version,
+            true,
+            "BrokerRegistrationRequest.Listeners",
+        )?;
+        c::ArrayView::<Feature<'a>>::skip(r, version, true, "BrokerRegistrationRequest.Features")?;
+        r.skip_sized(true, true, "BrokerRegistrationRequest.Rack")?;
+        if version >= 1 {
+            r.skip(1, "BrokerRegistrationRequest.IsMigratingZkBroker")?;
+        }
+
+        if version >= 2 {
+            c::ArrayView::<c::Uuid>::skip(r, version, true, "BrokerRegistrationRequest.LogDirs")?;
+        }
+
+        if version >= 3 {
+            r.skip(8, "BrokerRegistrationRequest.PreviousBrokerEpoch")?;
+        }
+
+        r.skip_tagged_section("BrokerRegistrationRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for BrokerRegistrationRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -401,6 +439,25 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     }
 }
 
+impl<'a> Listener<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "BrokerRegistrationRequest.Listeners.Name")?;
+        r.skip_sized(true, true, "BrokerRegistrationRequest.Listeners.Host")?;
+        r.skip(4, "BrokerRegistrationRequest.Listeners")?;
+        r.skip_tagged_section("BrokerRegistrationRequest.Listeners.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Listener<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -533,6 +590,24 @@ impl<'a> c::Decode<'a> for Feature<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Feature<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "BrokerRegistrationRequest.Features.Name")?;
+        r.skip(4, "BrokerRegistrationRequest.Features")?;
+        r.skip_tagged_section("BrokerRegistrationRequest.Features.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -112,6 +112,23 @@ impl<'a> c::Decode<'a> for BrokerRegistrationResponse<'a> {
     }
 }
 
+impl<'a> BrokerRegistrationResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(14, "BrokerRegistrationResponse")?;
+        r.skip_tagged_section("BrokerRegistrationResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for BrokerRegistrationResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

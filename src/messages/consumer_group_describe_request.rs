@@ -99,6 +99,23 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
     }
 }
 
+impl<'a> ConsumerGroupDescribeRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<&'a str>::skip(r, version, true, "ConsumerGroupDescribeRequest.GroupIds")?;
+        r.skip(1, "ConsumerGroupDescribeRequest")?;
+        r.skip_tagged_section("ConsumerGroupDescribeRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerGroupDescribeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

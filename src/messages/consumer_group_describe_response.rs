@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
     }
 }
 
+impl<'a> ConsumerGroupDescribeResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ConsumerGroupDescribeResponse")?;
+        c::ArrayView::<DescribedGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupDescribeResponse.Groups",
+        )?;
+        r.skip_tagged_section("ConsumerGroupDescribeResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -315,6 +337,46 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.ErrorMessage",
+        )?;
+        r.skip_sized(true, true, "ConsumerGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.GroupState",
+        )?;
+        r.skip(8, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.AssignorName",
+        )?;
+        c::ArrayView::<Member<'a>>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members",
+        )?;
+        r.skip(4, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_tagged_section("ConsumerGroupDescribeResponse.Groups.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -615,6 +677,64 @@ impl<'a> c::Decode<'a> for Member<'a> {
     }
 }
 
+impl<'a> Member<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.MemberId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.InstanceId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.RackId",
+        )?;
+        r.skip(4, "ConsumerGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.ClientId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicRegex",
+        )?;
+        Assignment::skip_wire(r, version)?;
+        Assignment::skip_wire(r, version)?;
+        if version >= 1 {
+            r.skip(1, "ConsumerGroupDescribeResponse.Groups.Members.MemberType")?;
+        }
+
+        r.skip_tagged_section("ConsumerGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Member<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -800,6 +920,33 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     }
 }
 
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ConsumerGroupDescribeResponse.TopicPartitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ConsumerGroupDescribeResponse.TopicPartitions.TopicName",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupDescribeResponse.TopicPartitions.Partitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicPartitions<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -904,6 +1051,27 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Assignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupDescribeResponse.Assignment.TopicPartitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupDescribeResponse.Assignment.tagged_fields")?;
+        Ok(())
     }
 }
 

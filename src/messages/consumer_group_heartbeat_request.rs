@@ -228,6 +228,48 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
     }
 }
 
+impl<'a> ConsumerGroupHeartbeatRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.MemberId")?;
+        r.skip(4, "ConsumerGroupHeartbeatRequest")?;
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.InstanceId")?;
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.RackId")?;
+        r.skip(4, "ConsumerGroupHeartbeatRequest")?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupHeartbeatRequest.SubscribedTopicNames",
+        )?;
+        if version >= 1 {
+            r.skip_sized(
+                true,
+                true,
+                "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex",
+            )?;
+        }
+
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?;
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupHeartbeatRequest.TopicPartitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupHeartbeatRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -408,6 +450,28 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ConsumerGroupHeartbeatRequest.TopicPartitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupHeartbeatRequest.TopicPartitions.Partitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -173,6 +173,28 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatResponse<'a> {
     }
 }
 
+impl<'a> ConsumerGroupHeartbeatResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ConsumerGroupHeartbeatResponse")?;
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized(true, true, "ConsumerGroupHeartbeatResponse.MemberId")?;
+        r.skip(8, "ConsumerGroupHeartbeatResponse")?;
+        if r.struct_marker("ConsumerGroupHeartbeatResponse.Assignment")? {
+            Assignment::skip_wire(r, version)?;
+        }
+        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerGroupHeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -309,6 +331,27 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     }
 }
 
+impl<'a> Assignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupHeartbeatResponse.Assignment.TopicPartitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.Assignment.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Assignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -417,6 +460,28 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ConsumerGroupHeartbeatResponse.TopicPartitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ConsumerGroupHeartbeatResponse.TopicPartitions.Partitions",
+        )?;
+        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
+        Ok(())
     }
 }
 

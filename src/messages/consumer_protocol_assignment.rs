@@ -97,6 +97,27 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
     }
 }
 
+impl<'a> ConsumerProtocolAssignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicPartition<'a>>::skip(
+            r,
+            version,
+            false,
+            "ConsumerProtocolAssignment.AssignedPartitions",
+        )?;
+        r.skip_sized(false, false, "ConsumerProtocolAssignment.UserData")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerProtocolAssignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -208,6 +229,31 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            false,
+            true,
+            "ConsumerProtocolAssignment.AssignedPartitions.Topic",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            false,
+            "ConsumerProtocolAssignment.AssignedPartitions.Partitions",
+        )?;
+        Ok(())
     }
 }
 

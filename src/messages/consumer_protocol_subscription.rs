@@ -151,6 +151,39 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
     }
 }
 
+impl<'a> ConsumerProtocolSubscription<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<&'a str>::skip(r, version, false, "ConsumerProtocolSubscription.Topics")?;
+        r.skip_sized(false, false, "ConsumerProtocolSubscription.UserData")?;
+        if version >= 1 {
+            c::ArrayView::<TopicPartition<'a>>::skip(
+                r,
+                version,
+                false,
+                "ConsumerProtocolSubscription.OwnedPartitions",
+            )?;
+        }
+
+        if version >= 2 {
+            r.skip(4, "ConsumerProtocolSubscription.GenerationId")?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(false, true, "ConsumerProtocolSubscription.RackId")?;
+        }
+
+        Ok(())
+    }
+}
+
 impl c::Encode for ConsumerProtocolSubscription<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -288,6 +321,31 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            false,
+            true,
+            "ConsumerProtocolSubscription.OwnedPartitions.Topic",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            false,
+            "ConsumerProtocolSubscription.OwnedPartitions.Partitions",
+        )?;
+        Ok(())
     }
 }
 

@@ -104,6 +104,29 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
     }
 }
 
+impl<'a> ControlledShutdownRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(4, "ControlledShutdownRequest")?;
+        if version >= 2 {
+            r.skip(8, "ControlledShutdownRequest.BrokerEpoch")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ControlledShutdownRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ControlledShutdownRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -108,6 +108,31 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
     }
 }
 
+impl<'a> ControlledShutdownResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(2, "ControlledShutdownResponse")?;
+        c::ArrayView::<RemainingPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ControlledShutdownResponse.RemainingPartitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ControlledShutdownResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ControlledShutdownResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -236,6 +261,30 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> RemainingPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(
+            flexible,
+            true,
+            "ControlledShutdownResponse.RemainingPartitions.TopicName",
+        )?;
+        r.skip(4, "ControlledShutdownResponse.RemainingPartitions")?;
+        if flexible {
+            r.skip_tagged_section("ControlledShutdownResponse.RemainingPartitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

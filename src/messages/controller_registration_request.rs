@@ -140,6 +140,34 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
     }
 }
 
+impl<'a> ControllerRegistrationRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(21, "ControllerRegistrationRequest")?;
+        c::ArrayView::<Listener<'a>>::skip(
+            r,
+            version,
+            true,
+            "ControllerRegistrationRequest.Listeners",
+        )?;
+        c::ArrayView::<Feature<'a>>::skip(
+            r,
+            version,
+            true,
+            "ControllerRegistrationRequest.Features",
+        )?;
+        r.skip_tagged_section("ControllerRegistrationRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ControllerRegistrationRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -297,6 +325,25 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     }
 }
 
+impl<'a> Listener<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "ControllerRegistrationRequest.Listeners.Name")?;
+        r.skip_sized(true, true, "ControllerRegistrationRequest.Listeners.Host")?;
+        r.skip(4, "ControllerRegistrationRequest.Listeners")?;
+        r.skip_tagged_section("ControllerRegistrationRequest.Listeners.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Listener<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -432,6 +479,24 @@ impl<'a> c::Decode<'a> for Feature<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Feature<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "ControllerRegistrationRequest.Features.Name")?;
+        r.skip(4, "ControllerRegistrationRequest.Features")?;
+        r.skip_tagged_section("ControllerRegistrationRequest.Features.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -85,6 +85,25 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
     }
 }
 
+impl<'a> CreateAclsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<AclCreation<'a>>::skip(r, version, flexible, "CreateAclsRequest.Creations")?;
+        if flexible {
+            r.skip_tagged_section("CreateAclsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateAclsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -277,6 +296,33 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AclCreation<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(1, "CreateAclsRequest.Creations")?;
+        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.ResourceName")?;
+        if version >= 1 {
+            r.skip(1, "CreateAclsRequest.Creations.ResourcePatternType")?;
+        }
+
+        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.Principal")?;
+        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.Host")?;
+        r.skip(2, "CreateAclsRequest.Creations")?;
+        if flexible {
+            r.skip_tagged_section("CreateAclsRequest.Creations.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

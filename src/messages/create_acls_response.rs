@@ -99,6 +99,31 @@ impl<'a> c::Decode<'a> for CreateAclsResponse<'a> {
     }
 }
 
+impl<'a> CreateAclsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "CreateAclsResponse")?;
+        c::ArrayView::<AclCreationResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateAclsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreateAclsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateAclsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -221,6 +246,26 @@ impl<'a> c::Decode<'a> for AclCreationResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AclCreationResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "CreateAclsResponse.Results")?;
+        r.skip_sized(flexible, true, "CreateAclsResponse.Results.ErrorMessage")?;
+        if flexible {
+            r.skip_tagged_section("CreateAclsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -149,6 +149,47 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
     }
 }
 
+impl<'a> CreateDelegationTokenRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "CreateDelegationTokenRequest.OwnerPrincipalType",
+            )?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "CreateDelegationTokenRequest.OwnerPrincipalName",
+            )?;
+        }
+
+        c::ArrayView::<CreatableRenewers<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateDelegationTokenRequest.Renewers",
+        )?;
+        r.skip(8, "CreateDelegationTokenRequest")?;
+        if flexible {
+            r.skip_tagged_section("CreateDelegationTokenRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateDelegationTokenRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -321,6 +362,34 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CreatableRenewers<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "CreateDelegationTokenRequest.Renewers.PrincipalType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "CreateDelegationTokenRequest.Renewers.PrincipalName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreateDelegationTokenRequest.Renewers.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

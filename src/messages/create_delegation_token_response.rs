@@ -240,6 +240,55 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
     }
 }
 
+impl<'a> CreateDelegationTokenResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "CreateDelegationTokenResponse")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "CreateDelegationTokenResponse.PrincipalType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "CreateDelegationTokenResponse.PrincipalName",
+        )?;
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
+            )?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
+            )?;
+        }
+
+        r.skip(24, "CreateDelegationTokenResponse")?;
+        r.skip_sized(flexible, true, "CreateDelegationTokenResponse.TokenId")?;
+        r.skip_sized(flexible, false, "CreateDelegationTokenResponse.Hmac")?;
+        r.skip(4, "CreateDelegationTokenResponse")?;
+        if flexible {
+            r.skip_tagged_section("CreateDelegationTokenResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateDelegationTokenResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

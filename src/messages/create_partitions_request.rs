@@ -113,6 +113,31 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
     }
 }
 
+impl<'a> CreatePartitionsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<CreatePartitionsTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreatePartitionsRequest.Topics",
+        )?;
+        r.skip(5, "CreatePartitionsRequest")?;
+        if flexible {
+            r.skip_tagged_section("CreatePartitionsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreatePartitionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -262,6 +287,32 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     }
 }
 
+impl<'a> CreatePartitionsTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "CreatePartitionsRequest.Topics.Name")?;
+        r.skip(4, "CreatePartitionsRequest.Topics")?;
+        c::ArrayView::<CreatePartitionsAssignment<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreatePartitionsRequest.Topics.Assignments",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreatePartitionsRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreatePartitionsTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -379,6 +430,30 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CreatePartitionsAssignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "CreatePartitionsRequest.Topics.Assignments.BrokerIds",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreatePartitionsRequest.Topics.Assignments.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

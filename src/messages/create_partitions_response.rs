@@ -99,6 +99,31 @@ impl<'a> c::Decode<'a> for CreatePartitionsResponse<'a> {
     }
 }
 
+impl<'a> CreatePartitionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "CreatePartitionsResponse")?;
+        c::ArrayView::<CreatePartitionsTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreatePartitionsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreatePartitionsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreatePartitionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -235,6 +260,31 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CreatePartitionsTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "CreatePartitionsResponse.Results.Name")?;
+        r.skip(2, "CreatePartitionsResponse.Results")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "CreatePartitionsResponse.Results.ErrorMessage",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreatePartitionsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -117,6 +117,35 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     }
 }
 
+impl<'a> CreateTopicsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        c::ArrayView::<CreatableTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateTopicsRequest.Topics",
+        )?;
+        r.skip(4, "CreateTopicsRequest")?;
+        if version >= 1 {
+            r.skip(1, "CreateTopicsRequest.validateOnly")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("CreateTopicsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateTopicsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -300,6 +329,38 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     }
 }
 
+impl<'a> CreatableTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Name")?;
+        r.skip(6, "CreateTopicsRequest.Topics")?;
+        c::ArrayView::<CreatableReplicaAssignment<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateTopicsRequest.Topics.Assignments",
+        )?;
+        c::ArrayView::<CreatableTopicConfig<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateTopicsRequest.Topics.Configs",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreateTopicsRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreatableTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
@@ -443,6 +504,31 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     }
 }
 
+impl<'a> CreatableReplicaAssignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip(4, "CreateTopicsRequest.Topics.Assignments")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "CreateTopicsRequest.Topics.Assignments.BrokerIds",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreateTopicsRequest.Topics.Assignments.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreatableReplicaAssignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
@@ -558,6 +644,26 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CreatableTopicConfig<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Configs.Name")?;
+        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Configs.Value")?;
+        if flexible {
+            r.skip_tagged_section("CreateTopicsRequest.Topics.Configs.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -103,6 +103,34 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
     }
 }
 
+impl<'a> CreateTopicsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        if version >= 2 {
+            r.skip(4, "CreateTopicsResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<CreatableTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "CreateTopicsResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("CreateTopicsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for CreateTopicsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -351,6 +379,51 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     }
 }
 
+impl<'a> CreatableTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip_sized(flexible, true, "CreateTopicsResponse.Topics.Name")?;
+        if version >= 7 {
+            r.skip(16, "CreateTopicsResponse.Topics.TopicId")?;
+        }
+
+        r.skip(2, "CreateTopicsResponse.Topics")?;
+        if version >= 1 {
+            r.skip_sized(flexible, true, "CreateTopicsResponse.Topics.ErrorMessage")?;
+        }
+
+        if version >= 5 {
+            r.skip(4, "CreateTopicsResponse.Topics.NumPartitions")?;
+        }
+
+        if version >= 5 {
+            r.skip(2, "CreateTopicsResponse.Topics.ReplicationFactor")?;
+        }
+
+        if version >= 5 {
+            c::ArrayView::<CreatableTopicConfigs<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "CreateTopicsResponse.Topics.Configs",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("CreateTopicsResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl CreatableTopicResult<'_> {
     fn tagged_len_topic_config_error_code(&self, _version: i16) -> Result<usize, EncodeError> {
         Ok(2)
@@ -572,6 +645,25 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CreatableTopicConfigs<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "CreateTopicsResponse.Topics.Configs.Name")?;
+        r.skip_sized(true, true, "CreateTopicsResponse.Topics.Configs.Value")?;
+        r.skip(3, "CreateTopicsResponse.Topics.Configs")?;
+        r.skip_tagged_section("CreateTopicsResponse.Topics.Configs.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -111,6 +111,25 @@ impl<'a> c::Decode<'a> for DefaultPrincipalData<'a> {
     }
 }
 
+impl<'a> DefaultPrincipalData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "DefaultPrincipalData.Type")?;
+        r.skip_sized(true, true, "DefaultPrincipalData.Name")?;
+        r.skip(1, "DefaultPrincipalData")?;
+        r.skip_tagged_section("DefaultPrincipalData.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DefaultPrincipalData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

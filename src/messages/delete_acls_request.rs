@@ -85,6 +85,30 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
     }
 }
 
+impl<'a> DeleteAclsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<DeleteAclsFilter<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteAclsRequest.Filters",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteAclsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteAclsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -283,6 +307,37 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteAclsFilter<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(1, "DeleteAclsRequest.Filters")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsRequest.Filters.ResourceNameFilter",
+        )?;
+        if version >= 1 {
+            r.skip(1, "DeleteAclsRequest.Filters.PatternTypeFilter")?;
+        }
+
+        r.skip_sized(flexible, true, "DeleteAclsRequest.Filters.PrincipalFilter")?;
+        r.skip_sized(flexible, true, "DeleteAclsRequest.Filters.HostFilter")?;
+        r.skip(2, "DeleteAclsRequest.Filters")?;
+        if flexible {
+            r.skip_tagged_section("DeleteAclsRequest.Filters.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

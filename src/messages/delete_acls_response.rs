@@ -104,6 +104,31 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
     }
 }
 
+impl<'a> DeleteAclsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "DeleteAclsResponse")?;
+        c::ArrayView::<DeleteAclsFilterResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteAclsResponse.FilterResults",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteAclsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteAclsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -245,6 +270,36 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteAclsFilterResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "DeleteAclsResponse.FilterResults")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsResponse.FilterResults.ErrorMessage",
+        )?;
+        c::ArrayView::<DeleteAclsMatchingAcl<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteAclsResponse.FilterResults.MatchingAcls",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteAclsResponse.FilterResults.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -488,6 +543,54 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteAclsMatchingAcl<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsResponse.FilterResults.MatchingAcls.ErrorMessage",
+        )?;
+        r.skip(1, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsResponse.FilterResults.MatchingAcls.ResourceName",
+        )?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "DeleteAclsResponse.FilterResults.MatchingAcls.PatternType",
+            )?;
+        }
+
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsResponse.FilterResults.MatchingAcls.Principal",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DeleteAclsResponse.FilterResults.MatchingAcls.Host",
+        )?;
+        r.skip(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        if flexible {
+            r.skip_tagged_section("DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

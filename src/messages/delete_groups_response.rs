@@ -98,6 +98,31 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
     }
 }
 
+impl<'a> DeleteGroupsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "DeleteGroupsResponse")?;
+        c::ArrayView::<DeletableGroupResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteGroupsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteGroupsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteGroupsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -237,6 +262,30 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeletableGroupResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "DeleteGroupsResponse.Results.GroupId")?;
+        r.skip(2, "DeleteGroupsResponse.Results")?;
+        if version >= 3 {
+            r.skip_sized(flexible, true, "DeleteGroupsResponse.Results.ErrorMessage")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DeleteGroupsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -98,6 +98,31 @@ impl<'a> c::Decode<'a> for DeleteRecordsRequest<'a> {
     }
 }
 
+impl<'a> DeleteRecordsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<DeleteRecordsTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteRecordsRequest.Topics",
+        )?;
+        r.skip(4, "DeleteRecordsRequest")?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteRecordsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -227,6 +252,31 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopic<'a> {
     }
 }
 
+impl<'a> DeleteRecordsTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "DeleteRecordsRequest.Topics.Name")?;
+        c::ArrayView::<DeleteRecordsPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteRecordsRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteRecordsTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -349,6 +399,25 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteRecordsPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(12, "DeleteRecordsRequest.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -98,6 +98,31 @@ impl<'a> c::Decode<'a> for DeleteRecordsResponse<'a> {
     }
 }
 
+impl<'a> DeleteRecordsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "DeleteRecordsResponse")?;
+        c::ArrayView::<DeleteRecordsTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteRecordsResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteRecordsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -227,6 +252,31 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteRecordsTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "DeleteRecordsResponse.Topics.Name")?;
+        c::ArrayView::<DeleteRecordsPartitionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteRecordsResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -366,6 +416,25 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteRecordsPartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(14, "DeleteRecordsResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("DeleteRecordsResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

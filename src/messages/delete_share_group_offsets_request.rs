@@ -101,6 +101,28 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl<'a> DeleteShareGroupOffsetsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DeleteShareGroupOffsetsRequest.GroupId")?;
+        c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "DeleteShareGroupOffsetsRequest.Topics",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupOffsetsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -204,6 +226,27 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "DeleteShareGroupOffsetsRequest.Topics.TopicName",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupOffsetsRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -135,6 +135,29 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl<'a> DeleteShareGroupOffsetsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "DeleteShareGroupOffsetsResponse")?;
+        r.skip_sized(true, true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?;
+        c::ArrayView::<DeleteShareGroupOffsetsResponseTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "DeleteShareGroupOffsetsResponse.Responses",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupOffsetsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -289,6 +312,33 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "DeleteShareGroupOffsetsResponse.Responses.TopicName",
+        )?;
+        r.skip(18, "DeleteShareGroupOffsetsResponse.Responses")?;
+        r.skip_sized(
+            true,
+            true,
+            "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupOffsetsResponse.Responses.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateRequest<'a> {
     }
 }
 
+impl<'a> DeleteShareGroupStateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DeleteShareGroupStateRequest.GroupId")?;
+        c::ArrayView::<DeleteStateData<'a>>::skip(
+            r,
+            version,
+            true,
+            "DeleteShareGroupStateRequest.Topics",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupStateRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteShareGroupStateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -219,6 +241,28 @@ impl<'a> c::Decode<'a> for DeleteStateData<'a> {
     }
 }
 
+impl<'a> DeleteStateData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "DeleteShareGroupStateRequest.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "DeleteShareGroupStateRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DeleteShareGroupStateRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteStateData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -312,6 +356,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "DeleteShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section("DeleteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -121,6 +121,38 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
     }
 }
 
+impl<'a> DeleteTopicsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 6 {
+            c::ArrayView::<DeleteTopicState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "DeleteTopicsRequest.Topics",
+            )?;
+        }
+
+        if version <= 5 {
+            c::ArrayView::<&'a str>::skip(r, version, flexible, "DeleteTopicsRequest.TopicNames")?;
+        }
+
+        r.skip(4, "DeleteTopicsRequest")?;
+        if flexible {
+            r.skip_tagged_section("DeleteTopicsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteTopicsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -261,6 +293,24 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeleteTopicState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "DeleteTopicsRequest.Topics.Name")?;
+        r.skip(16, "DeleteTopicsRequest.Topics")?;
+        r.skip_tagged_section("DeleteTopicsRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

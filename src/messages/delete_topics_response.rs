@@ -103,6 +103,34 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
     }
 }
 
+impl<'a> DeleteTopicsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 1 {
+            r.skip(4, "DeleteTopicsResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<DeletableTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DeleteTopicsResponse.Responses",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DeleteTopicsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DeleteTopicsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -267,6 +295,38 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DeletableTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "DeleteTopicsResponse.Responses.Name")?;
+        if version >= 6 {
+            r.skip(16, "DeleteTopicsResponse.Responses.TopicId")?;
+        }
+
+        r.skip(2, "DeleteTopicsResponse.Responses")?;
+        if version >= 5 {
+            r.skip_sized(
+                flexible,
+                true,
+                "DeleteTopicsResponse.Responses.ErrorMessage",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DeleteTopicsResponse.Responses.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

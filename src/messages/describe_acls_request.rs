@@ -178,6 +178,33 @@ impl<'a> c::Decode<'a> for DescribeAclsRequest<'a> {
     }
 }
 
+impl<'a> DescribeAclsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(1, "DescribeAclsRequest")?;
+        r.skip_sized(flexible, true, "DescribeAclsRequest.ResourceNameFilter")?;
+        if version >= 1 {
+            r.skip(1, "DescribeAclsRequest.PatternTypeFilter")?;
+        }
+
+        r.skip_sized(flexible, true, "DescribeAclsRequest.PrincipalFilter")?;
+        r.skip_sized(flexible, true, "DescribeAclsRequest.HostFilter")?;
+        r.skip(2, "DescribeAclsRequest")?;
+        if flexible {
+            r.skip_tagged_section("DescribeAclsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeAclsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -127,6 +127,32 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
     }
 }
 
+impl<'a> DescribeAclsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(6, "DescribeAclsResponse")?;
+        r.skip_sized(flexible, true, "DescribeAclsResponse.ErrorMessage")?;
+        c::ArrayView::<DescribeAclsResource<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeAclsResponse.Resources",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeAclsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeAclsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -293,6 +319,40 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
     }
 }
 
+impl<'a> DescribeAclsResource<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(1, "DescribeAclsResponse.Resources")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeAclsResponse.Resources.ResourceName",
+        )?;
+        if version >= 1 {
+            r.skip(1, "DescribeAclsResponse.Resources.PatternType")?;
+        }
+
+        c::ArrayView::<AclDescription<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeAclsResponse.Resources.Acls",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeAclsResponse.Resources.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeAclsResource<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -455,6 +515,31 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AclDescription<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeAclsResponse.Resources.Acls.Principal",
+        )?;
+        r.skip_sized(flexible, true, "DescribeAclsResponse.Resources.Acls.Host")?;
+        r.skip(2, "DescribeAclsResponse.Resources.Acls")?;
+        if flexible {
+            r.skip_tagged_section("DescribeAclsResponse.Resources.Acls.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

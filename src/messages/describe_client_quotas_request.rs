@@ -104,6 +104,31 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
     }
 }
 
+impl<'a> DescribeClientQuotasRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<ComponentData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeClientQuotasRequest.Components",
+        )?;
+        r.skip(1, "DescribeClientQuotasRequest")?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeClientQuotasRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -245,6 +270,35 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ComponentData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeClientQuotasRequest.Components.EntityType",
+        )?;
+        r.skip(1, "DescribeClientQuotasRequest.Components")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeClientQuotasRequest.Components.Match",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasRequest.Components.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

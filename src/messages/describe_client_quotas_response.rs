@@ -133,6 +133,32 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
     }
 }
 
+impl<'a> DescribeClientQuotasResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(6, "DescribeClientQuotasResponse")?;
+        r.skip_sized(flexible, true, "DescribeClientQuotasResponse.ErrorMessage")?;
+        c::ArrayView::<EntryData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeClientQuotasResponse.Entries",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeClientQuotasResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -281,6 +307,36 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     }
 }
 
+impl<'a> EntryData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<EntityData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeClientQuotasResponse.Entries.Entity",
+        )?;
+        c::ArrayView::<ValueData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeClientQuotasResponse.Entries.Values",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EntryData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -412,6 +468,34 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     }
 }
 
+impl<'a> EntityData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeClientQuotasResponse.Entries.Entity.EntityType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeClientQuotasResponse.Entries.Entity.EntityName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.Entity.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EntityData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -534,6 +618,30 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ValueData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeClientQuotasResponse.Entries.Values.Key",
+        )?;
+        r.skip(8, "DescribeClientQuotasResponse.Entries.Values")?;
+        if flexible {
+            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.Values.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

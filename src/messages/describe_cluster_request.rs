@@ -121,6 +121,30 @@ impl<'a> c::Decode<'a> for DescribeClusterRequest<'a> {
     }
 }
 
+impl<'a> DescribeClusterRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(1, "DescribeClusterRequest")?;
+        if version >= 1 {
+            r.skip(1, "DescribeClusterRequest.EndpointType")?;
+        }
+
+        if version >= 2 {
+            r.skip(1, "DescribeClusterRequest.IncludeFencedBrokers")?;
+        }
+
+        r.skip_tagged_section("DescribeClusterRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeClusterRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -187,6 +187,36 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
     }
 }
 
+impl<'a> DescribeClusterResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "DescribeClusterResponse")?;
+        r.skip_sized(true, true, "DescribeClusterResponse.ErrorMessage")?;
+        if version >= 1 {
+            r.skip(1, "DescribeClusterResponse.EndpointType")?;
+        }
+
+        r.skip_sized(true, true, "DescribeClusterResponse.ClusterId")?;
+        r.skip(4, "DescribeClusterResponse")?;
+        c::ArrayView::<DescribeClusterBroker<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeClusterResponse.Brokers",
+        )?;
+        r.skip(4, "DescribeClusterResponse")?;
+        r.skip_tagged_section("DescribeClusterResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeClusterResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -377,6 +407,29 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeClusterBroker<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeClusterResponse.Brokers")?;
+        r.skip_sized(true, true, "DescribeClusterResponse.Brokers.Host")?;
+        r.skip(4, "DescribeClusterResponse.Brokers")?;
+        r.skip_sized(true, true, "DescribeClusterResponse.Brokers.Rack")?;
+        if version >= 2 {
+            r.skip(1, "DescribeClusterResponse.Brokers.IsFenced")?;
+        }
+
+        r.skip_tagged_section("DescribeClusterResponse.Brokers.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -122,6 +122,38 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
     }
 }
 
+impl<'a> DescribeConfigsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        c::ArrayView::<DescribeConfigsResource<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeConfigsRequest.Resources",
+        )?;
+        if version >= 1 {
+            r.skip(1, "DescribeConfigsRequest.IncludeSynonyms")?;
+        }
+
+        if version >= 3 {
+            r.skip(1, "DescribeConfigsRequest.IncludeDocumentation")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DescribeConfigsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeConfigsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -287,6 +319,36 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeConfigsResource<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(1, "DescribeConfigsRequest.Resources")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsRequest.Resources.ResourceName",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeConfigsRequest.Resources.ConfigurationKeys",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeConfigsRequest.Resources.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -100,6 +100,31 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
     }
 }
 
+impl<'a> DescribeConfigsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(4, "DescribeConfigsResponse")?;
+        c::ArrayView::<DescribeConfigsResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeConfigsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeConfigsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -269,6 +294,42 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeConfigsResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(2, "DescribeConfigsResponse.Results")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.ErrorMessage",
+        )?;
+        r.skip(1, "DescribeConfigsResponse.Results")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.ResourceName",
+        )?;
+        c::ArrayView::<DescribeConfigsResourceResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeConfigsResponse.Results.Configs",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeConfigsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -536,6 +597,65 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     }
 }
 
+impl<'a> DescribeConfigsResourceResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.Configs.Name",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.Configs.Value",
+        )?;
+        r.skip(1, "DescribeConfigsResponse.Results.Configs")?;
+        if version <= 0 {
+            r.skip(1, "DescribeConfigsResponse.Results.Configs.IsDefault")?;
+        }
+
+        if version >= 1 {
+            r.skip(1, "DescribeConfigsResponse.Results.Configs.ConfigSource")?;
+        }
+
+        r.skip(1, "DescribeConfigsResponse.Results.Configs")?;
+        if version >= 1 {
+            c::ArrayView::<DescribeConfigsSynonym<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "DescribeConfigsResponse.Results.Configs.Synonyms",
+            )?;
+        }
+
+        if version >= 3 {
+            r.skip(1, "DescribeConfigsResponse.Results.Configs.ConfigType")?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "DescribeConfigsResponse.Results.Configs.Documentation",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DescribeConfigsResponse.Results.Configs.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeConfigsResourceResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
@@ -728,6 +848,37 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeConfigsSynonym<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.Configs.Synonyms.Name",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeConfigsResponse.Results.Configs.Synonyms.Value",
+        )?;
+        r.skip(1, "DescribeConfigsResponse.Results.Configs.Synonyms")?;
+        if flexible {
+            r.skip_tagged_section(
+                "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -94,6 +94,30 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
     }
 }
 
+impl<'a> DescribeDelegationTokenRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<DescribeDelegationTokenOwner<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeDelegationTokenRequest.Owners",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeDelegationTokenRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeDelegationTokenRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -222,6 +246,34 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeDelegationTokenOwner<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenRequest.Owners.PrincipalType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenRequest.Owners.PrincipalName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeDelegationTokenRequest.Owners.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

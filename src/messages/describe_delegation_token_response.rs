@@ -119,6 +119,32 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
     }
 }
 
+impl<'a> DescribeDelegationTokenResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "DescribeDelegationTokenResponse")?;
+        c::ArrayView::<DescribedDelegationToken<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeDelegationTokenResponse.Tokens",
+        )?;
+        r.skip(4, "DescribeDelegationTokenResponse")?;
+        if flexible {
+            r.skip_tagged_section("DescribeDelegationTokenResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeDelegationTokenResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -389,6 +415,67 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
     }
 }
 
+impl<'a> DescribedDelegationToken<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenResponse.Tokens.PrincipalType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenResponse.Tokens.PrincipalName",
+        )?;
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
+            )?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
+            )?;
+        }
+
+        r.skip(24, "DescribeDelegationTokenResponse.Tokens")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenResponse.Tokens.TokenId",
+        )?;
+        r.skip_sized(
+            flexible,
+            false,
+            "DescribeDelegationTokenResponse.Tokens.Hmac",
+        )?;
+        c::ArrayView::<DescribedDelegationTokenRenewer<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeDelegationTokenResponse.Tokens.Renewers",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeDelegationTokenResponse.Tokens.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribedDelegationToken<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -579,6 +666,34 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribedDelegationTokenRenewer<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalType",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -103,6 +103,34 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
     }
 }
 
+impl<'a> DescribeGroupsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        if version >= 1 {
+            r.skip(4, "DescribeGroupsResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<DescribedGroup<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeGroupsResponse.Groups",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeGroupsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeGroupsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -324,6 +352,43 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip(2, "DescribeGroupsResponse.Groups")?;
+        if version >= 6 {
+            r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ErrorMessage")?;
+        }
+
+        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.GroupId")?;
+        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.GroupState")?;
+        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ProtocolType")?;
+        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ProtocolData")?;
+        c::ArrayView::<DescribedGroupMember<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeGroupsResponse.Groups.Members",
+        )?;
+        if version >= 3 {
+            r.skip(4, "DescribeGroupsResponse.Groups.AuthorizedOperations")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DescribeGroupsResponse.Groups.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -570,6 +635,57 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribedGroupMember<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 5;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeGroupsResponse.Groups.Members.MemberId",
+        )?;
+        if version >= 4 {
+            r.skip_sized(
+                flexible,
+                true,
+                "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
+            )?;
+        }
+
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeGroupsResponse.Groups.Members.ClientId",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeGroupsResponse.Groups.Members.ClientHost",
+        )?;
+        r.skip_sized(
+            flexible,
+            false,
+            "DescribeGroupsResponse.Groups.Members.MemberMetadata",
+        )?;
+        r.skip_sized(
+            flexible,
+            false,
+            "DescribeGroupsResponse.Groups.Members.MemberAssignment",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeGroupsResponse.Groups.Members.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

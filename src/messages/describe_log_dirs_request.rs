@@ -86,6 +86,30 @@ impl<'a> c::Decode<'a> for DescribeLogDirsRequest<'a> {
     }
 }
 
+impl<'a> DescribeLogDirsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        c::ArrayView::<DescribableLogDirTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeLogDirsRequest.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeLogDirsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeLogDirsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -210,6 +234,31 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribableLogDirTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "DescribeLogDirsRequest.Topics.Topic")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeLogDirsRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeLogDirsRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -118,6 +118,35 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
     }
 }
 
+impl<'a> DescribeLogDirsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "DescribeLogDirsResponse")?;
+        if version >= 3 {
+            r.skip(2, "DescribeLogDirsResponse.ErrorCode")?;
+        }
+
+        c::ArrayView::<DescribeLogDirsResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeLogDirsResponse.Results",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeLogDirsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeLogDirsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -321,6 +350,44 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     }
 }
 
+impl<'a> DescribeLogDirsResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "DescribeLogDirsResponse.Results")?;
+        r.skip_sized(flexible, true, "DescribeLogDirsResponse.Results.LogDir")?;
+        c::ArrayView::<DescribeLogDirsTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeLogDirsResponse.Results.Topics",
+        )?;
+        if version >= 4 {
+            r.skip(8, "DescribeLogDirsResponse.Results.TotalBytes")?;
+        }
+
+        if version >= 4 {
+            r.skip(8, "DescribeLogDirsResponse.Results.UsableBytes")?;
+        }
+
+        if version >= 5 {
+            r.skip(1, "DescribeLogDirsResponse.Results.IsCordoned")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("DescribeLogDirsResponse.Results.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeLogDirsResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -469,6 +536,35 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeLogDirsTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "DescribeLogDirsResponse.Results.Topics.Name",
+        )?;
+        c::ArrayView::<DescribeLogDirsPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "DescribeLogDirsResponse.Results.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("DescribeLogDirsResponse.Results.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -625,6 +721,27 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeLogDirsPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(21, "DescribeLogDirsResponse.Results.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section(
+                "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

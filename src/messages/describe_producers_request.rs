@@ -84,6 +84,27 @@ impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
     }
 }
 
+impl<'a> DescribeProducersRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicRequest<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeProducersRequest.Topics",
+        )?;
+        r.skip_tagged_section("DescribeProducersRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeProducersRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -195,6 +216,28 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DescribeProducersRequest.Topics.Name")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeProducersRequest.Topics.PartitionIndexes",
+        )?;
+        r.skip_tagged_section("DescribeProducersRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
     }
 }
 
+impl<'a> DescribeProducersResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeProducersResponse")?;
+        c::ArrayView::<TopicResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeProducersResponse.Topics",
+        )?;
+        r.skip_tagged_section("DescribeProducersResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeProducersResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -212,6 +234,28 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DescribeProducersResponse.Topics.Name")?;
+        c::ArrayView::<PartitionResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeProducersResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DescribeProducersResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -361,6 +405,33 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "DescribeProducersResponse.Topics.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeProducersResponse.Topics.Partitions.ErrorMessage",
+        )?;
+        c::ArrayView::<ProducerState<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
+        )?;
+        r.skip_tagged_section("DescribeProducersResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -545,6 +616,28 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ProducerState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            36,
+            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
+        )?;
+        r.skip_tagged_section(
+            "DescribeProducersResponse.Topics.Partitions.ActiveProducers.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -83,6 +83,22 @@ impl<'a> c::Decode<'a> for DescribeQuorumRequest<'a> {
     }
 }
 
+impl<'a> DescribeQuorumRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumRequest.Topics")?;
+        r.skip_tagged_section("DescribeQuorumRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeQuorumRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -197,6 +213,28 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     }
 }
 
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DescribeQuorumRequest.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeQuorumRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DescribeQuorumRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -294,6 +332,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "DescribeQuorumRequest.Topics.Partitions")?;
+        r.skip_tagged_section("DescribeQuorumRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -134,6 +134,31 @@ impl<'a> c::Decode<'a> for DescribeQuorumResponse<'a> {
     }
 }
 
+impl<'a> DescribeQuorumResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "DescribeQuorumResponse")?;
+        if version >= 2 {
+            r.skip_sized(true, true, "DescribeQuorumResponse.ErrorMessage")?;
+        }
+
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumResponse.Topics")?;
+        if version >= 2 {
+            c::ArrayView::<Node<'a>>::skip(r, version, true, "DescribeQuorumResponse.Nodes")?;
+        }
+
+        r.skip_tagged_section("DescribeQuorumResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeQuorumResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -274,6 +299,28 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "DescribeQuorumResponse.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeQuorumResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DescribeQuorumResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -491,6 +538,43 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "DescribeQuorumResponse.Topics.Partitions")?;
+        if version >= 2 {
+            r.skip_sized(
+                true,
+                true,
+                "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
+            )?;
+        }
+
+        r.skip(16, "DescribeQuorumResponse.Topics.Partitions")?;
+        c::ArrayView::<ReplicaState<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeQuorumResponse.Topics.Partitions.CurrentVoters",
+        )?;
+        c::ArrayView::<ReplicaState<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeQuorumResponse.Topics.Partitions.Observers",
+        )?;
+        r.skip_tagged_section("DescribeQuorumResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -626,6 +710,28 @@ impl<'a> c::Decode<'a> for Node<'a> {
     }
 }
 
+impl<'a> Node<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeQuorumResponse.Nodes")?;
+        c::ArrayView::<Listener<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeQuorumResponse.Nodes.Listeners",
+        )?;
+        r.skip_tagged_section("DescribeQuorumResponse.Nodes.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Node<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -747,6 +853,25 @@ impl<'a> c::Decode<'a> for Listener<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "DescribeQuorumResponse.Nodes.Listeners.Name")?;
+        r.skip_sized(true, true, "DescribeQuorumResponse.Nodes.Listeners.Host")?;
+        r.skip(2, "DescribeQuorumResponse.Nodes.Listeners")?;
+        r.skip_tagged_section("DescribeQuorumResponse.Nodes.Listeners.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -916,6 +1041,38 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ReplicaState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeQuorumResponse.ReplicaState")?;
+        if version >= 2 {
+            r.skip(16, "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?;
+        }
+
+        r.skip(8, "DescribeQuorumResponse.ReplicaState")?;
+        if version >= 1 {
+            r.skip(8, "DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?;
+        }
+
+        if version >= 1 {
+            r.skip(
+                8,
+                "DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp",
+            )?;
+        }
+
+        r.skip_tagged_section("DescribeQuorumResponse.ReplicaState.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -87,6 +87,27 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
     }
 }
 
+impl<'a> DescribeShareGroupOffsetsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsRequest.Groups",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -204,6 +225,32 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsRequest.Groups.GroupId",
+        )?;
+        c::ArrayView::<DescribeShareGroupOffsetsRequestTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsRequest.Groups.Topics",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.Groups.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -326,6 +373,32 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsRequest.Groups.Topics.TopicName",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsRequest.Groups.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -101,6 +101,28 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
     }
 }
 
+impl<'a> DescribeShareGroupOffsetsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeShareGroupOffsetsResponse")?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -255,6 +277,38 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
     }
 }
 
+impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.GroupId",
+        )?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponseTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics",
+        )?;
+        r.skip(2, "DescribeShareGroupOffsetsResponse.Groups")?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.Groups.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -400,6 +454,33 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.TopicName",
+        )?;
+        r.skip(16, "DescribeShareGroupOffsetsResponse.Groups.Topics")?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -583,6 +664,43 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(
+            16,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+        )?;
+        if version >= 1 {
+            r.skip(
+                8,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag",
+            )?;
+        }
+
+        r.skip(
+            2,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
+        )?;
+        r.skip_tagged_section(
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -117,6 +117,31 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
     }
 }
 
+impl<'a> DescribeTopicPartitionsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicRequest<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsRequest.Topics",
+        )?;
+        r.skip(4, "DescribeTopicPartitionsRequest")?;
+        if r.struct_marker("DescribeTopicPartitionsRequest.Cursor")? {
+            Cursor::skip_wire(r, version)?;
+        }
+        r.skip_tagged_section("DescribeTopicPartitionsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeTopicPartitionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -233,6 +258,23 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
     }
 }
 
+impl<'a> TopicRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "DescribeTopicPartitionsRequest.Topics.Name")?;
+        r.skip_tagged_section("DescribeTopicPartitionsRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -339,6 +381,28 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Cursor<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeTopicPartitionsRequest.Cursor.TopicName",
+        )?;
+        r.skip(4, "DescribeTopicPartitionsRequest.Cursor")?;
+        r.skip_tagged_section("DescribeTopicPartitionsRequest.Cursor.tagged_fields")?;
+        Ok(())
     }
 }
 

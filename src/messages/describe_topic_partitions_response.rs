@@ -119,6 +119,31 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     }
 }
 
+impl<'a> DescribeTopicPartitionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeTopicPartitionsResponse")?;
+        c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics",
+        )?;
+        if r.struct_marker("DescribeTopicPartitionsResponse.NextCursor")? {
+            Cursor::skip_wire(r, version)?;
+        }
+        r.skip_tagged_section("DescribeTopicPartitionsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeTopicPartitionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -309,6 +334,31 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "DescribeTopicPartitionsResponse.Topics")?;
+        r.skip_sized(true, true, "DescribeTopicPartitionsResponse.Topics.Name")?;
+        r.skip(17, "DescribeTopicPartitionsResponse.Topics")?;
+        c::ArrayView::<DescribeTopicPartitionsResponsePartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions",
+        )?;
+        r.skip(4, "DescribeTopicPartitionsResponse.Topics")?;
+        r.skip_tagged_section("DescribeTopicPartitionsResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -559,6 +609,52 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
     }
 }
 
+impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(14, "DescribeTopicPartitionsResponse.Topics.Partitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.ReplicaNodes",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.IsrNodes",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.EligibleLeaderReplicas",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.LastKnownElr",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.OfflineReplicas",
+        )?;
+        r.skip_tagged_section("DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -703,6 +799,28 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Cursor<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeTopicPartitionsResponse.NextCursor.TopicName",
+        )?;
+        r.skip(4, "DescribeTopicPartitionsResponse.NextCursor")?;
+        r.skip_tagged_section("DescribeTopicPartitionsResponse.NextCursor.tagged_fields")?;
+        Ok(())
     }
 }
 

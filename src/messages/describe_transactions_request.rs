@@ -89,6 +89,27 @@ impl<'a> c::Decode<'a> for DescribeTransactionsRequest<'a> {
     }
 }
 
+impl<'a> DescribeTransactionsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "DescribeTransactionsRequest.TransactionalIds",
+        )?;
+        r.skip_tagged_section("DescribeTransactionsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeTransactionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

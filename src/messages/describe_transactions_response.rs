@@ -103,6 +103,28 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
     }
 }
 
+impl<'a> DescribeTransactionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "DescribeTransactionsResponse")?;
+        c::ArrayView::<TransactionState<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeTransactionsResponse.TransactionStates",
+        )?;
+        r.skip_tagged_section("DescribeTransactionsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeTransactionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -316,6 +338,39 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
     }
 }
 
+impl<'a> TransactionState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "DescribeTransactionsResponse.TransactionStates")?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeTransactionsResponse.TransactionStates.TransactionalId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeTransactionsResponse.TransactionStates.TransactionState",
+        )?;
+        r.skip(22, "DescribeTransactionsResponse.TransactionStates")?;
+        c::ArrayView::<TopicData<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeTransactionsResponse.TransactionStates.Topics",
+        )?;
+        r.skip_tagged_section("DescribeTransactionsResponse.TransactionStates.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TransactionState<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -456,6 +511,34 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeTransactionsResponse.TransactionStates.Topics.Topic",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "DescribeTransactionsResponse.TransactionStates.Topics.Partitions",
+        )?;
+        r.skip_tagged_section(
+            "DescribeTransactionsResponse.TransactionStates.Topics.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -89,6 +89,27 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
     }
 }
 
+impl<'a> DescribeUserScramCredentialsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<UserName<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeUserScramCredentialsRequest.Users",
+        )?;
+        r.skip_tagged_section("DescribeUserScramCredentialsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -186,6 +207,23 @@ impl<'a> c::Decode<'a> for UserName<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> UserName<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "DescribeUserScramCredentialsRequest.Users.Name")?;
+        r.skip_tagged_section("DescribeUserScramCredentialsRequest.Users.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -138,6 +138,33 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
     }
 }
 
+impl<'a> DescribeUserScramCredentialsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "DescribeUserScramCredentialsResponse")?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeUserScramCredentialsResponse.ErrorMessage",
+        )?;
+        c::ArrayView::<DescribeUserScramCredentialsResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeUserScramCredentialsResponse.Results",
+        )?;
+        r.skip_tagged_section("DescribeUserScramCredentialsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -299,6 +326,38 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
     }
 }
 
+impl<'a> DescribeUserScramCredentialsResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "DescribeUserScramCredentialsResponse.Results.User",
+        )?;
+        r.skip(2, "DescribeUserScramCredentialsResponse.Results")?;
+        r.skip_sized(
+            true,
+            true,
+            "DescribeUserScramCredentialsResponse.Results.ErrorMessage",
+        )?;
+        c::ArrayView::<CredentialInfo<'a>>::skip(
+            r,
+            version,
+            true,
+            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
+        )?;
+        r.skip_tagged_section("DescribeUserScramCredentialsResponse.Results.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribeUserScramCredentialsResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -422,6 +481,28 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CredentialInfo<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            5,
+            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
+        )?;
+        r.skip_tagged_section(
+            "DescribeUserScramCredentialsResponse.Results.CredentialInfos.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -124,6 +124,35 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
     }
 }
 
+impl<'a> ElectLeadersRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        if version >= 1 {
+            r.skip(1, "ElectLeadersRequest.ElectionType")?;
+        }
+
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ElectLeadersRequest.TopicPartitions",
+        )?;
+        r.skip(4, "ElectLeadersRequest")?;
+        if flexible {
+            r.skip_tagged_section("ElectLeadersRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ElectLeadersRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -263,6 +292,31 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "ElectLeadersRequest.TopicPartitions.Topic")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "ElectLeadersRequest.TopicPartitions.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ElectLeadersRequest.TopicPartitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -124,6 +124,35 @@ impl<'a> c::Decode<'a> for ElectLeadersResponse<'a> {
     }
 }
 
+impl<'a> ElectLeadersResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "ElectLeadersResponse")?;
+        if version >= 1 {
+            r.skip(2, "ElectLeadersResponse.ErrorCode")?;
+        }
+
+        c::ArrayView::<ReplicaElectionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ElectLeadersResponse.ReplicaElectionResults",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ElectLeadersResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ElectLeadersResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -271,6 +300,35 @@ impl<'a> c::Decode<'a> for ReplicaElectionResult<'a> {
     }
 }
 
+impl<'a> ReplicaElectionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "ElectLeadersResponse.ReplicaElectionResults.Topic",
+        )?;
+        c::ArrayView::<PartitionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ElectLeadersResponse.ReplicaElectionResults.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ReplicaElectionResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
@@ -412,6 +470,35 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(
+            6,
+            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorMessage",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

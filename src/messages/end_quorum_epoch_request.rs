@@ -121,6 +121,35 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
     }
 }
 
+impl<'a> EndQuorumEpochRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "EndQuorumEpochRequest.ClusterId")?;
+        c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochRequest.Topics")?;
+        if version >= 1 {
+            c::ArrayView::<LeaderEndpoint<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "EndQuorumEpochRequest.LeaderEndpoints",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EndQuorumEpochRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -261,6 +290,31 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "EndQuorumEpochRequest.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "EndQuorumEpochRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -449,6 +503,43 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(12, "EndQuorumEpochRequest.Topics.Partitions")?;
+        if version <= 0 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                flexible,
+                "EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors",
+            )?;
+        }
+
+        if version >= 1 {
+            c::ArrayView::<ReplicaInfo<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -592,6 +683,28 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
     }
 }
 
+impl<'a> ReplicaInfo<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            20,
+            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+        )?;
+        r.skip_tagged_section(
+            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReplicaInfo<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -713,6 +826,25 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?;
+        r.skip_sized(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?;
+        r.skip(2, "EndQuorumEpochRequest.LeaderEndpoints")?;
+        r.skip_tagged_section("EndQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -123,6 +123,27 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
     }
 }
 
+impl<'a> EndQuorumEpochResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(2, "EndQuorumEpochResponse")?;
+        c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochResponse.Topics")?;
+
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl EndQuorumEpochResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -282,6 +303,31 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     }
 }
 
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "EndQuorumEpochResponse.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "EndQuorumEpochResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -435,6 +481,25 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(14, "EndQuorumEpochResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("EndQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -569,6 +634,25 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "EndQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "EndQuorumEpochResponse.NodeEndpoints.Host")?;
+        r.skip(2, "EndQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_tagged_section("EndQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

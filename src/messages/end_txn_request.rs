@@ -126,6 +126,26 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
     }
 }
 
+impl<'a> EndTxnRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(flexible, true, "EndTxnRequest.TransactionalId")?;
+        r.skip(11, "EndTxnRequest")?;
+        if flexible {
+            r.skip_tagged_section("EndTxnRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EndTxnRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -134,6 +134,33 @@ impl<'a> c::Decode<'a> for EndTxnResponse<'a> {
     }
 }
 
+impl<'a> EndTxnResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(6, "EndTxnResponse")?;
+        if version >= 5 {
+            r.skip(8, "EndTxnResponse.ProducerId")?;
+        }
+
+        if version >= 5 {
+            r.skip(2, "EndTxnResponse.ProducerEpoch")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("EndTxnResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for EndTxnResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -115,6 +115,25 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
     }
 }
 
+impl<'a> EnvelopeRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, false, "EnvelopeRequest.RequestData")?;
+        r.skip_sized(true, false, "EnvelopeRequest.RequestPrincipal")?;
+        r.skip_sized(true, false, "EnvelopeRequest.ClientHostAddress")?;
+        r.skip_tagged_section("EnvelopeRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for EnvelopeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

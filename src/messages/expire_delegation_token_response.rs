@@ -114,6 +114,25 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenResponse<'a> {
     }
 }
 
+impl<'a> ExpireDelegationTokenResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(14, "ExpireDelegationTokenResponse")?;
+        if flexible {
+            r.skip_tagged_section("ExpireDelegationTokenResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ExpireDelegationTokenResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -288,6 +288,60 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
     }
 }
 
+impl<'a> FetchRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+
+        if version <= 14 {
+            r.skip(4, "FetchRequest.ReplicaId")?;
+        }
+
+        r.skip(8, "FetchRequest")?;
+        if version >= 3 {
+            r.skip(4, "FetchRequest.MaxBytes")?;
+        }
+
+        if version >= 4 {
+            r.skip(1, "FetchRequest.IsolationLevel")?;
+        }
+
+        if version >= 7 {
+            r.skip(4, "FetchRequest.SessionId")?;
+        }
+
+        if version >= 7 {
+            r.skip(4, "FetchRequest.SessionEpoch")?;
+        }
+
+        c::ArrayView::<FetchTopic<'a>>::skip(r, version, flexible, "FetchRequest.Topics")?;
+        if version >= 7 {
+            c::ArrayView::<ForgottenTopic<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "FetchRequest.ForgottenTopicsData",
+            )?;
+        }
+
+        if version >= 11 {
+            r.skip_sized(flexible, true, "FetchRequest.RackId")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("FetchRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl FetchRequest<'_> {
     fn tagged_len_cluster_id(&self, _version: i16) -> Result<usize, EncodeError> {
         c::nullable_string_len(self.cluster_id, true, "FetchRequest.ClusterId")
@@ -521,6 +575,23 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     }
 }
 
+impl<'a> ReplicaState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "FetchRequest.ReplicaState")?;
+        r.skip_tagged_section("FetchRequest.ReplicaState.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReplicaState<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -644,6 +715,38 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> FetchTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        if version <= 12 {
+            r.skip_sized(flexible, true, "FetchRequest.Topics.Topic")?;
+        }
+
+        if version >= 13 {
+            r.skip(16, "FetchRequest.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<FetchPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "FetchRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("FetchRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -900,6 +1003,40 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     }
 }
 
+impl<'a> FetchPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        r.skip(4, "FetchRequest.Topics.Partitions")?;
+        if version >= 9 {
+            r.skip(4, "FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+        }
+
+        r.skip(8, "FetchRequest.Topics.Partitions")?;
+        if version >= 12 {
+            r.skip(4, "FetchRequest.Topics.Partitions.LastFetchedEpoch")?;
+        }
+
+        if version >= 5 {
+            r.skip(8, "FetchRequest.Topics.Partitions.LogStartOffset")?;
+        }
+
+        r.skip(4, "FetchRequest.Topics.Partitions")?;
+
+        if flexible {
+            r.skip_tagged_section("FetchRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl FetchPartition<'_> {
     fn tagged_len_replica_directory_id(&self, _version: i16) -> Result<usize, EncodeError> {
         Ok(16)
@@ -1108,6 +1245,38 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ForgottenTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        if version <= 12 {
+            r.skip_sized(flexible, true, "FetchRequest.ForgottenTopicsData.Topic")?;
+        }
+
+        if version >= 13 {
+            r.skip(16, "FetchRequest.ForgottenTopicsData.TopicId")?;
+        }
+
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "FetchRequest.ForgottenTopicsData.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("FetchRequest.ForgottenTopicsData.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

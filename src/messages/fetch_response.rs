@@ -163,6 +163,43 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
     }
 }
 
+impl<'a> FetchResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        if version >= 1 {
+            r.skip(4, "FetchResponse.ThrottleTimeMs")?;
+        }
+
+        if version >= 7 {
+            r.skip(2, "FetchResponse.ErrorCode")?;
+        }
+
+        if version >= 7 {
+            r.skip(4, "FetchResponse.SessionId")?;
+        }
+
+        c::ArrayView::<FetchableTopicResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "FetchResponse.Responses",
+        )?;
+
+        if flexible {
+            r.skip_tagged_section("FetchResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl FetchResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -356,6 +393,38 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> FetchableTopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        if version <= 12 {
+            r.skip_sized(flexible, true, "FetchResponse.Responses.Topic")?;
+        }
+
+        if version >= 13 {
+            r.skip(16, "FetchResponse.Responses.TopicId")?;
+        }
+
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "FetchResponse.Responses.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("FetchResponse.Responses.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -681,6 +750,51 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        r.skip(14, "FetchResponse.Responses.Partitions")?;
+        if version >= 4 {
+            r.skip(8, "FetchResponse.Responses.Partitions.LastStableOffset")?;
+        }
+
+        if version >= 5 {
+            r.skip(8, "FetchResponse.Responses.Partitions.LogStartOffset")?;
+        }
+
+        if version >= 4 {
+            c::ArrayView::<AbortedTransaction<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "FetchResponse.Responses.Partitions.AbortedTransactions",
+            )?;
+        }
+
+        if version >= 11 {
+            r.skip(4, "FetchResponse.Responses.Partitions.PreferredReadReplica")?;
+        }
+
+        r.skip_sized(
+            flexible,
+            false,
+            "FetchResponse.Responses.Partitions.Records",
+        )?;
+        if flexible {
+            r.skip_tagged_section("FetchResponse.Responses.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl PartitionData<'_> {
     fn tagged_len_diverging_epoch(&self, version: i16) -> Result<usize, EncodeError> {
         c::Encode::encoded_len(&self.diverging_epoch, version)
@@ -924,6 +1038,23 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     }
 }
 
+impl<'a> EpochEndOffset<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "FetchResponse.Responses.Partitions.DivergingEpoch")?;
+        r.skip_tagged_section("FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for EpochEndOffset<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -1029,6 +1160,23 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "FetchResponse.Responses.Partitions.CurrentLeader")?;
+        r.skip_tagged_section("FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1140,6 +1288,23 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     }
 }
 
+impl<'a> SnapshotId<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "FetchResponse.Responses.Partitions.SnapshotId")?;
+        r.skip_tagged_section("FetchResponse.Responses.Partitions.SnapshotId.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for SnapshotId<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -1247,6 +1412,27 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AbortedTransaction<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 12;
+        r.skip(16, "FetchResponse.Responses.Partitions.AbortedTransactions")?;
+        if flexible {
+            r.skip_tagged_section(
+                "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -1389,6 +1575,26 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "FetchResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "FetchResponse.NodeEndpoints.Host")?;
+        r.skip(4, "FetchResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "FetchResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section("FetchResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -132,6 +132,23 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
     }
 }
 
+impl<'a> FetchSnapshotRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(8, "FetchSnapshotRequest")?;
+        c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotRequest.Topics")?;
+        r.skip_tagged_section("FetchSnapshotRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl FetchSnapshotRequest<'_> {
     fn tagged_len_cluster_id(&self, _version: i16) -> Result<usize, EncodeError> {
         c::nullable_string_len(self.cluster_id, true, "FetchSnapshotRequest.ClusterId")
@@ -265,6 +282,28 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicSnapshot<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "FetchSnapshotRequest.Topics.Name")?;
+        c::ArrayView::<PartitionSnapshot<'a>>::skip(
+            r,
+            version,
+            true,
+            "FetchSnapshotRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("FetchSnapshotRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -436,6 +475,25 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     }
 }
 
+impl<'a> PartitionSnapshot<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(8, "FetchSnapshotRequest.Topics.Partitions")?;
+        SnapshotId::skip_wire(r, version)?;
+        r.skip(8, "FetchSnapshotRequest.Topics.Partitions")?;
+
+        r.skip_tagged_section("FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl PartitionSnapshot<'_> {
     fn tagged_len_replica_directory_id(&self, _version: i16) -> Result<usize, EncodeError> {
         Ok(16)
@@ -568,6 +626,23 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> SnapshotId<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?;
+        r.skip_tagged_section("FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields")?;
+        Ok(())
     }
 }
 

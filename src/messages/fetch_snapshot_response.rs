@@ -135,6 +135,24 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
     }
 }
 
+impl<'a> FetchSnapshotResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "FetchSnapshotResponse")?;
+        c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotResponse.Topics")?;
+
+        r.skip_tagged_section("FetchSnapshotResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl FetchSnapshotResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -281,6 +299,28 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicSnapshot<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "FetchSnapshotResponse.Topics.Name")?;
+        c::ArrayView::<PartitionSnapshot<'a>>::skip(
+            r,
+            version,
+            true,
+            "FetchSnapshotResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("FetchSnapshotResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -479,6 +519,30 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     }
 }
 
+impl<'a> PartitionSnapshot<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "FetchSnapshotResponse.Topics.Partitions")?;
+        SnapshotId::skip_wire(r, version)?;
+
+        r.skip(16, "FetchSnapshotResponse.Topics.Partitions")?;
+        r.skip_sized(
+            true,
+            false,
+            "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
+        )?;
+        r.skip_tagged_section("FetchSnapshotResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl PartitionSnapshot<'_> {
     fn tagged_len_current_leader(&self, version: i16) -> Result<usize, EncodeError> {
         c::Encode::encoded_len(&self.current_leader, version)
@@ -624,6 +688,23 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     }
 }
 
+impl<'a> SnapshotId<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(12, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?;
+        r.skip_tagged_section("FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for SnapshotId<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -730,6 +811,25 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?;
+        r.skip_tagged_section(
+            "FetchSnapshotResponse.Topics.Partitions.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -849,6 +949,25 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "FetchSnapshotResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "FetchSnapshotResponse.NodeEndpoints.Host")?;
+        r.skip(2, "FetchSnapshotResponse.NodeEndpoints")?;
+        r.skip_tagged_section("FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

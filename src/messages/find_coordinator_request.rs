@@ -130,6 +130,41 @@ impl<'a> c::Decode<'a> for FindCoordinatorRequest<'a> {
     }
 }
 
+impl<'a> FindCoordinatorRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version <= 3 {
+            r.skip_sized(flexible, true, "FindCoordinatorRequest.Key")?;
+        }
+
+        if version >= 1 {
+            r.skip(1, "FindCoordinatorRequest.KeyType")?;
+        }
+
+        if version >= 4 {
+            c::ArrayView::<&'a str>::skip(
+                r,
+                version,
+                flexible,
+                "FindCoordinatorRequest.CoordinatorKeys",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("FindCoordinatorRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for FindCoordinatorRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

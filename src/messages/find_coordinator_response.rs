@@ -197,6 +197,57 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
     }
 }
 
+impl<'a> FindCoordinatorResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version >= 1 {
+            r.skip(4, "FindCoordinatorResponse.ThrottleTimeMs")?;
+        }
+
+        if version <= 3 {
+            r.skip(2, "FindCoordinatorResponse.ErrorCode")?;
+        }
+
+        if (1..=3).contains(&version) {
+            r.skip_sized(flexible, true, "FindCoordinatorResponse.ErrorMessage")?;
+        }
+
+        if version <= 3 {
+            r.skip(4, "FindCoordinatorResponse.NodeId")?;
+        }
+
+        if version <= 3 {
+            r.skip_sized(flexible, true, "FindCoordinatorResponse.Host")?;
+        }
+
+        if version <= 3 {
+            r.skip(4, "FindCoordinatorResponse.Port")?;
+        }
+
+        if version >= 4 {
+            c::ArrayView::<Coordinator<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "FindCoordinatorResponse.Coordinators",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("FindCoordinatorResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for FindCoordinatorResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -452,6 +503,31 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Coordinator<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "FindCoordinatorResponse.Coordinators.Key")?;
+        r.skip(4, "FindCoordinatorResponse.Coordinators")?;
+        r.skip_sized(true, true, "FindCoordinatorResponse.Coordinators.Host")?;
+        r.skip(6, "FindCoordinatorResponse.Coordinators")?;
+        r.skip_sized(
+            true,
+            true,
+            "FindCoordinatorResponse.Coordinators.ErrorMessage",
+        )?;
+        r.skip_tagged_section("FindCoordinatorResponse.Coordinators.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -206,6 +206,35 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
     }
 }
 
+impl<'a> GetTelemetrySubscriptionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(26, "GetTelemetrySubscriptionsResponse")?;
+        c::ArrayView::<i8>::skip(
+            r,
+            version,
+            true,
+            "GetTelemetrySubscriptionsResponse.AcceptedCompressionTypes",
+        )?;
+        r.skip(9, "GetTelemetrySubscriptionsResponse")?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "GetTelemetrySubscriptionsResponse.RequestedMetrics",
+        )?;
+        r.skip_tagged_section("GetTelemetrySubscriptionsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

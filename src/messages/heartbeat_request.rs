@@ -130,6 +130,31 @@ impl<'a> c::Decode<'a> for HeartbeatRequest<'a> {
     }
 }
 
+impl<'a> HeartbeatRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "HeartbeatRequest.GroupId")?;
+        r.skip(4, "HeartbeatRequest")?;
+        r.skip_sized(flexible, true, "HeartbeatRequest.MemberId")?;
+        if version >= 3 {
+            r.skip_sized(flexible, true, "HeartbeatRequest.GroupInstanceId")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("HeartbeatRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for HeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

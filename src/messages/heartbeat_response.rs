@@ -102,6 +102,29 @@ impl<'a> c::Decode<'a> for HeartbeatResponse<'a> {
     }
 }
 
+impl<'a> HeartbeatResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 1 {
+            r.skip(4, "HeartbeatResponse.ThrottleTimeMs")?;
+        }
+
+        r.skip(2, "HeartbeatResponse")?;
+        if flexible {
+            r.skip_tagged_section("HeartbeatResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for HeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

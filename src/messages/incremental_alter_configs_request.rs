@@ -104,6 +104,31 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
     }
 }
 
+impl<'a> IncrementalAlterConfigsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<AlterConfigsResource<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "IncrementalAlterConfigsRequest.Resources",
+        )?;
+        r.skip(1, "IncrementalAlterConfigsRequest")?;
+        if flexible {
+            r.skip_tagged_section("IncrementalAlterConfigsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for IncrementalAlterConfigsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -253,6 +278,36 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     }
 }
 
+impl<'a> AlterConfigsResource<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(1, "IncrementalAlterConfigsRequest.Resources")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "IncrementalAlterConfigsRequest.Resources.ResourceName",
+        )?;
+        c::ArrayView::<AlterableConfig<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "IncrementalAlterConfigsRequest.Resources.Configs",
+        )?;
+        if flexible {
+            r.skip_tagged_section("IncrementalAlterConfigsRequest.Resources.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for AlterConfigsResource<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -399,6 +454,37 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterableConfig<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "IncrementalAlterConfigsRequest.Resources.Configs.Name",
+        )?;
+        r.skip(1, "IncrementalAlterConfigsRequest.Resources.Configs")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "IncrementalAlterConfigsRequest.Resources.Configs.Value",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -104,6 +104,31 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
     }
 }
 
+impl<'a> IncrementalAlterConfigsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(4, "IncrementalAlterConfigsResponse")?;
+        c::ArrayView::<AlterConfigsResourceResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "IncrementalAlterConfigsResponse.Responses",
+        )?;
+        if flexible {
+            r.skip_tagged_section("IncrementalAlterConfigsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for IncrementalAlterConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -262,6 +287,36 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AlterConfigsResourceResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(2, "IncrementalAlterConfigsResponse.Responses")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "IncrementalAlterConfigsResponse.Responses.ErrorMessage",
+        )?;
+        r.skip(1, "IncrementalAlterConfigsResponse.Responses")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "IncrementalAlterConfigsResponse.Responses.ResourceName",
+        )?;
+        if flexible {
+            r.skip_tagged_section("IncrementalAlterConfigsResponse.Responses.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

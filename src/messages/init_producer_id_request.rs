@@ -171,6 +171,42 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
     }
 }
 
+impl<'a> InitProducerIdRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "InitProducerIdRequest.TransactionalId")?;
+        r.skip(4, "InitProducerIdRequest")?;
+        if version >= 3 {
+            r.skip(8, "InitProducerIdRequest.ProducerId")?;
+        }
+
+        if version >= 3 {
+            r.skip(2, "InitProducerIdRequest.ProducerEpoch")?;
+        }
+
+        if version >= 6 {
+            r.skip(1, "InitProducerIdRequest.Enable2Pc")?;
+        }
+
+        if version >= 6 {
+            r.skip(1, "InitProducerIdRequest.KeepPreparedTxn")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("InitProducerIdRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for InitProducerIdRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

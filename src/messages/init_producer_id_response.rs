@@ -163,6 +163,33 @@ impl<'a> c::Decode<'a> for InitProducerIdResponse<'a> {
     }
 }
 
+impl<'a> InitProducerIdResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(16, "InitProducerIdResponse")?;
+        if version >= 6 {
+            r.skip(8, "InitProducerIdResponse.OngoingTxnProducerId")?;
+        }
+
+        if version >= 6 {
+            r.skip(2, "InitProducerIdResponse.OngoingTxnProducerEpoch")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("InitProducerIdResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for InitProducerIdResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

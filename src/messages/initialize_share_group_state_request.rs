@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateRequest<'a> {
     }
 }
 
+impl<'a> InitializeShareGroupStateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "InitializeShareGroupStateRequest.GroupId")?;
+        c::ArrayView::<InitializeStateData<'a>>::skip(
+            r,
+            version,
+            true,
+            "InitializeShareGroupStateRequest.Topics",
+        )?;
+        r.skip_tagged_section("InitializeShareGroupStateRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for InitializeShareGroupStateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -219,6 +241,28 @@ impl<'a> c::Decode<'a> for InitializeStateData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> InitializeStateData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "InitializeShareGroupStateRequest.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "InitializeShareGroupStateRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("InitializeShareGroupStateRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -344,6 +388,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(16, "InitializeShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section("InitializeShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

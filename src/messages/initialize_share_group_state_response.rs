@@ -89,6 +89,27 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
     }
 }
 
+impl<'a> InitializeShareGroupStateResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<InitializeStateResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "InitializeShareGroupStateResponse.Results",
+        )?;
+        r.skip_tagged_section("InitializeShareGroupStateResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for InitializeShareGroupStateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -203,6 +224,28 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> InitializeStateResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "InitializeShareGroupStateResponse.Results")?;
+        c::ArrayView::<PartitionResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "InitializeShareGroupStateResponse.Results.Partitions",
+        )?;
+        r.skip_tagged_section("InitializeShareGroupStateResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -330,6 +373,30 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(6, "InitializeShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
+        )?;
+        r.skip_tagged_section(
+            "InitializeShareGroupStateResponse.Results.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -194,6 +194,46 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
     }
 }
 
+impl<'a> JoinGroupRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "JoinGroupRequest.GroupId")?;
+        r.skip(4, "JoinGroupRequest")?;
+        if version >= 1 {
+            r.skip(4, "JoinGroupRequest.RebalanceTimeoutMs")?;
+        }
+
+        r.skip_sized(flexible, true, "JoinGroupRequest.MemberId")?;
+        if version >= 5 {
+            r.skip_sized(flexible, true, "JoinGroupRequest.GroupInstanceId")?;
+        }
+
+        r.skip_sized(flexible, true, "JoinGroupRequest.ProtocolType")?;
+        c::ArrayView::<JoinGroupRequestProtocol<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "JoinGroupRequest.Protocols",
+        )?;
+        if version >= 8 {
+            r.skip_sized(flexible, true, "JoinGroupRequest.Reason")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("JoinGroupRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for JoinGroupRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -368,6 +408,26 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> JoinGroupRequestProtocol<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "JoinGroupRequest.Protocols.Name")?;
+        r.skip_sized(flexible, false, "JoinGroupRequest.Protocols.Metadata")?;
+        if flexible {
+            r.skip_tagged_section("JoinGroupRequest.Protocols.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -212,6 +212,46 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
     }
 }
 
+impl<'a> JoinGroupResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        if version >= 2 {
+            r.skip(4, "JoinGroupResponse.ThrottleTimeMs")?;
+        }
+
+        r.skip(6, "JoinGroupResponse")?;
+        if version >= 7 {
+            r.skip_sized(flexible, true, "JoinGroupResponse.ProtocolType")?;
+        }
+
+        r.skip_sized(flexible, true, "JoinGroupResponse.ProtocolName")?;
+        r.skip_sized(flexible, true, "JoinGroupResponse.Leader")?;
+        if version >= 9 {
+            r.skip(1, "JoinGroupResponse.SkipAssignment")?;
+        }
+
+        r.skip_sized(flexible, true, "JoinGroupResponse.MemberId")?;
+        c::ArrayView::<JoinGroupResponseMember<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "JoinGroupResponse.Members",
+        )?;
+        if flexible {
+            r.skip_tagged_section("JoinGroupResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for JoinGroupResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -419,6 +459,30 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> JoinGroupResponseMember<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "JoinGroupResponse.Members.MemberId")?;
+        if version >= 5 {
+            r.skip_sized(flexible, true, "JoinGroupResponse.Members.GroupInstanceId")?;
+        }
+
+        r.skip_sized(flexible, false, "JoinGroupResponse.Members.Metadata")?;
+        if flexible {
+            r.skip_tagged_section("JoinGroupResponse.Members.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

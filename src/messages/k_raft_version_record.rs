@@ -97,6 +97,23 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
     }
 }
 
+impl<'a> KRaftVersionRecord<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "KRaftVersionRecord")?;
+        r.skip_tagged_section("KRaftVersionRecord.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for KRaftVersionRecord<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

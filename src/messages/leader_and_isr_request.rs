@@ -211,6 +211,62 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
     }
 }
 
+impl<'a> LeaderAndIsrRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(4, "LeaderAndIsrRequest")?;
+        if version >= 7 {
+            r.skip(1, "LeaderAndIsrRequest.isKRaftController")?;
+        }
+
+        r.skip(4, "LeaderAndIsrRequest")?;
+        if version >= 2 {
+            r.skip(8, "LeaderAndIsrRequest.BrokerEpoch")?;
+        }
+
+        if version >= 5 {
+            r.skip(1, "LeaderAndIsrRequest.Type")?;
+        }
+
+        if version <= 1 {
+            c::ArrayView::<LeaderAndIsrPartitionState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrRequest.UngroupedPartitionStates",
+            )?;
+        }
+
+        if version >= 2 {
+            c::ArrayView::<LeaderAndIsrTopicState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrRequest.TopicStates",
+            )?;
+        }
+
+        c::ArrayView::<LeaderAndIsrLiveLeader<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "LeaderAndIsrRequest.LiveLeaders",
+        )?;
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderAndIsrRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -426,6 +482,35 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     }
 }
 
+impl<'a> LeaderAndIsrTopicState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "LeaderAndIsrRequest.TopicStates.TopicName")?;
+        if version >= 5 {
+            r.skip(16, "LeaderAndIsrRequest.TopicStates.TopicId")?;
+        }
+
+        c::ArrayView::<LeaderAndIsrPartitionState<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "LeaderAndIsrRequest.TopicStates.PartitionStates",
+        )?;
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderAndIsrTopicState<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
@@ -565,6 +650,27 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderAndIsrLiveLeader<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(4, "LeaderAndIsrRequest.LiveLeaders")?;
+        r.skip_sized(flexible, true, "LeaderAndIsrRequest.LiveLeaders.HostName")?;
+        r.skip(4, "LeaderAndIsrRequest.LiveLeaders")?;
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -875,6 +981,75 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderAndIsrPartitionState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version <= 1 {
+            r.skip_sized(
+                flexible,
+                true,
+                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
+            )?;
+        }
+
+        r.skip(16, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Isr",
+        )?;
+        r.skip(4, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Replicas",
+        )?;
+        if version >= 3 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.AddingReplicas",
+            )?;
+        }
+
+        if version >= 3 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.RemovingReplicas",
+            )?;
+        }
+
+        if version >= 1 {
+            r.skip(1, "LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?;
+        }
+
+        if version >= 6 {
+            r.skip(
+                1,
+                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

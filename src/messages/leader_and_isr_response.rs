@@ -124,6 +124,43 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
     }
 }
 
+impl<'a> LeaderAndIsrResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(2, "LeaderAndIsrResponse")?;
+        if version <= 4 {
+            c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrResponse.PartitionErrors",
+            )?;
+        }
+
+        if version >= 5 {
+            c::ArrayView::<LeaderAndIsrTopicError<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaderAndIsrResponse.Topics",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderAndIsrResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -280,6 +317,28 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     }
 }
 
+impl<'a> LeaderAndIsrTopicError<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "LeaderAndIsrResponse.Topics")?;
+        c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
+            r,
+            version,
+            true,
+            "LeaderAndIsrResponse.Topics.PartitionErrors",
+        )?;
+        r.skip_tagged_section("LeaderAndIsrResponse.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderAndIsrTopicError<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -409,6 +468,33 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderAndIsrPartitionError<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version <= 4 {
+            r.skip_sized(
+                flexible,
+                true,
+                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
+            )?;
+        }
+
+        r.skip(6, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?;
+        if flexible {
+            r.skip_tagged_section("LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -130,6 +130,24 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
     }
 }
 
+impl<'a> LeaderChangeMessage<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "LeaderChangeMessage")?;
+        c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.Voters")?;
+        c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.GrantingVoters")?;
+        r.skip_tagged_section("LeaderChangeMessage.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderChangeMessage<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -253,6 +271,26 @@ impl<'a> c::Decode<'a> for Voter<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Voter<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "LeaderChangeMessage.Voter")?;
+        if version >= 1 {
+            r.skip(16, "LeaderChangeMessage.Voter.VoterDirectoryId")?;
+        }
+
+        r.skip_tagged_section("LeaderChangeMessage.Voter.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -120,6 +120,38 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
     }
 }
 
+impl<'a> LeaveGroupRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "LeaveGroupRequest.GroupId")?;
+        if version <= 2 {
+            r.skip_sized(flexible, true, "LeaveGroupRequest.MemberId")?;
+        }
+
+        if version >= 3 {
+            c::ArrayView::<MemberIdentity<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaveGroupRequest.Members",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("LeaveGroupRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaveGroupRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -289,6 +321,30 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MemberIdentity<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "LeaveGroupRequest.Members.MemberId")?;
+        r.skip_sized(flexible, true, "LeaveGroupRequest.Members.GroupInstanceId")?;
+        if version >= 5 {
+            r.skip_sized(flexible, true, "LeaveGroupRequest.Members.Reason")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("LeaveGroupRequest.Members.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -120,6 +120,38 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
     }
 }
 
+impl<'a> LeaveGroupResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 1 {
+            r.skip(4, "LeaveGroupResponse.ThrottleTimeMs")?;
+        }
+
+        r.skip(2, "LeaveGroupResponse")?;
+        if version >= 3 {
+            c::ArrayView::<MemberResponse<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "LeaveGroupResponse.Members",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("LeaveGroupResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaveGroupResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -275,6 +307,27 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MemberResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "LeaveGroupResponse.Members.MemberId")?;
+        r.skip_sized(flexible, true, "LeaveGroupResponse.Members.GroupInstanceId")?;
+        r.skip(2, "LeaveGroupResponse.Members")?;
+        if flexible {
+            r.skip_tagged_section("LeaveGroupResponse.Members.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -88,6 +88,25 @@ impl<'a> c::Decode<'a> for ListConfigResourcesRequest<'a> {
     }
 }
 
+impl<'a> ListConfigResourcesRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if version >= 1 {
+            c::ArrayView::<i8>::skip(r, version, true, "ListConfigResourcesRequest.ResourceTypes")?;
+        }
+
+        r.skip_tagged_section("ListConfigResourcesRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListConfigResourcesRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -117,6 +117,28 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
     }
 }
 
+impl<'a> ListConfigResourcesResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ListConfigResourcesResponse")?;
+        c::ArrayView::<ConfigResource<'a>>::skip(
+            r,
+            version,
+            true,
+            "ListConfigResourcesResponse.ConfigResources",
+        )?;
+        r.skip_tagged_section("ListConfigResourcesResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListConfigResourcesResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -239,6 +261,33 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ConfigResource<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "ListConfigResourcesResponse.ConfigResources.ResourceName",
+        )?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "ListConfigResourcesResponse.ConfigResources.ResourceType",
+            )?;
+        }
+
+        r.skip_tagged_section("ListConfigResourcesResponse.ConfigResources.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -106,6 +106,32 @@ impl<'a> c::Decode<'a> for ListGroupsRequest<'a> {
     }
 }
 
+impl<'a> ListGroupsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version >= 4 {
+            c::ArrayView::<&'a str>::skip(r, version, flexible, "ListGroupsRequest.StatesFilter")?;
+        }
+
+        if version >= 5 {
+            c::ArrayView::<&'a str>::skip(r, version, flexible, "ListGroupsRequest.TypesFilter")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ListGroupsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ListGroupsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

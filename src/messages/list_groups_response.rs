@@ -116,6 +116,30 @@ impl<'a> c::Decode<'a> for ListGroupsResponse<'a> {
     }
 }
 
+impl<'a> ListGroupsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version >= 1 {
+            r.skip(4, "ListGroupsResponse.ThrottleTimeMs")?;
+        }
+
+        r.skip(2, "ListGroupsResponse")?;
+        c::ArrayView::<ListedGroup<'a>>::skip(r, version, flexible, "ListGroupsResponse.Groups")?;
+        if flexible {
+            r.skip_tagged_section("ListGroupsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ListGroupsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -279,6 +303,34 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListedGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupId")?;
+        r.skip_sized(flexible, true, "ListGroupsResponse.Groups.ProtocolType")?;
+        if version >= 4 {
+            r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupState")?;
+        }
+
+        if version >= 5 {
+            r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupType")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ListGroupsResponse.Groups.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -135,6 +135,39 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
     }
 }
 
+impl<'a> ListOffsetsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(4, "ListOffsetsRequest")?;
+        if version >= 2 {
+            r.skip(1, "ListOffsetsRequest.IsolationLevel")?;
+        }
+
+        c::ArrayView::<ListOffsetsTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ListOffsetsRequest.Topics",
+        )?;
+        if version >= 10 {
+            r.skip(4, "ListOffsetsRequest.TimeoutMs")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ListOffsetsRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ListOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -279,6 +312,31 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListOffsetsTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "ListOffsetsRequest.Topics.Name")?;
+        c::ArrayView::<ListOffsetsPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ListOffsetsRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ListOffsetsRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -440,6 +498,34 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListOffsetsPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(4, "ListOffsetsRequest.Topics.Partitions")?;
+        if version >= 4 {
+            r.skip(4, "ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+        }
+
+        r.skip(8, "ListOffsetsRequest.Topics.Partitions")?;
+        if version <= 0 {
+            r.skip(4, "ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ListOffsetsRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -103,6 +103,34 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
     }
 }
 
+impl<'a> ListOffsetsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        if version >= 2 {
+            r.skip(4, "ListOffsetsResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<ListOffsetsTopicResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ListOffsetsResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ListOffsetsResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ListOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -235,6 +263,31 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListOffsetsTopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "ListOffsetsResponse.Topics.Name")?;
+        c::ArrayView::<ListOffsetsPartitionResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ListOffsetsResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ListOffsetsResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -437,6 +490,46 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListOffsetsPartitionResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(6, "ListOffsetsResponse.Topics.Partitions")?;
+        if version <= 0 {
+            c::ArrayView::<i64>::skip(
+                r,
+                version,
+                flexible,
+                "ListOffsetsResponse.Topics.Partitions.OldStyleOffsets",
+            )?;
+        }
+
+        if version >= 1 {
+            r.skip(8, "ListOffsetsResponse.Topics.Partitions.Timestamp")?;
+        }
+
+        if version >= 1 {
+            r.skip(8, "ListOffsetsResponse.Topics.Partitions.Offset")?;
+        }
+
+        if version >= 4 {
+            r.skip(4, "ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ListOffsetsResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -106,6 +106,28 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
     }
 }
 
+impl<'a> ListPartitionReassignmentsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ListPartitionReassignmentsRequest")?;
+        c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsRequest.Topics",
+        )?;
+        r.skip_tagged_section("ListPartitionReassignmentsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -224,6 +246,28 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ListPartitionReassignmentsTopics<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ListPartitionReassignmentsRequest.Topics.Name")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsRequest.Topics.PartitionIndexes",
+        )?;
+        r.skip_tagged_section("ListPartitionReassignmentsRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -132,6 +132,33 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
     }
 }
 
+impl<'a> ListPartitionReassignmentsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ListPartitionReassignmentsResponse")?;
+        r.skip_sized(
+            true,
+            true,
+            "ListPartitionReassignmentsResponse.ErrorMessage",
+        )?;
+        c::ArrayView::<OngoingTopicReassignment<'a>>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsResponse.Topics",
+        )?;
+        r.skip_tagged_section("ListPartitionReassignmentsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListPartitionReassignmentsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -262,6 +289,28 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OngoingTopicReassignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ListPartitionReassignmentsResponse.Topics.Name")?;
+        c::ArrayView::<OngoingPartitionReassignment<'a>>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("ListPartitionReassignmentsResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -419,6 +468,42 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OngoingPartitionReassignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ListPartitionReassignmentsResponse.Topics.Partitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsResponse.Topics.Partitions.Replicas",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsResponse.Topics.Partitions.AddingReplicas",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ListPartitionReassignmentsResponse.Topics.Partitions.RemovingReplicas",
+        )?;
+        r.skip_tagged_section(
+            "ListPartitionReassignmentsResponse.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -144,6 +144,36 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
     }
 }
 
+impl<'a> ListTransactionsRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<&'a str>::skip(r, version, true, "ListTransactionsRequest.StateFilters")?;
+        c::ArrayView::<i64>::skip(
+            r,
+            version,
+            true,
+            "ListTransactionsRequest.ProducerIdFilters",
+        )?;
+        if version >= 1 {
+            r.skip(8, "ListTransactionsRequest.DurationFilter")?;
+        }
+
+        if version >= 2 {
+            r.skip_sized(true, true, "ListTransactionsRequest.TransactionalIdPattern")?;
+        }
+
+        r.skip_tagged_section("ListTransactionsRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListTransactionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

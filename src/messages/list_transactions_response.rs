@@ -136,6 +136,34 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
     }
 }
 
+impl<'a> ListTransactionsResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ListTransactionsResponse")?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "ListTransactionsResponse.UnknownStateFilters",
+        )?;
+        c::ArrayView::<TransactionState<'a>>::skip(
+            r,
+            version,
+            true,
+            "ListTransactionsResponse.TransactionStates",
+        )?;
+        r.skip_tagged_section("ListTransactionsResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ListTransactionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -279,6 +307,33 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TransactionState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "ListTransactionsResponse.TransactionStates.TransactionalId",
+        )?;
+        r.skip(8, "ListTransactionsResponse.TransactionStates")?;
+        r.skip_sized(
+            true,
+            true,
+            "ListTransactionsResponse.TransactionStates.TransactionState",
+        )?;
+        r.skip_tagged_section("ListTransactionsResponse.TransactionStates.tagged_fields")?;
+        Ok(())
     }
 }
 

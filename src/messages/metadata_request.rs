@@ -147,6 +147,42 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
     }
 }
 
+impl<'a> MetadataRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        c::ArrayView::<MetadataRequestTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataRequest.Topics",
+        )?;
+        if version >= 4 {
+            r.skip(1, "MetadataRequest.AllowAutoTopicCreation")?;
+        }
+
+        if (8..=10).contains(&version) {
+            r.skip(1, "MetadataRequest.IncludeClusterAuthorizedOperations")?;
+        }
+
+        if version >= 8 {
+            r.skip(1, "MetadataRequest.IncludeTopicAuthorizedOperations")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("MetadataRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for MetadataRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -326,6 +362,29 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MetadataRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        if version >= 10 {
+            r.skip(16, "MetadataRequest.Topics.TopicId")?;
+        }
+
+        r.skip_sized(flexible, true, "MetadataRequest.Topics.Name")?;
+        if flexible {
+            r.skip_tagged_section("MetadataRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

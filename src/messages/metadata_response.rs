@@ -188,6 +188,56 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
     }
 }
 
+impl<'a> MetadataResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        if version >= 3 {
+            r.skip(4, "MetadataResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<MetadataResponseBroker<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataResponse.Brokers",
+        )?;
+        if version >= 2 {
+            r.skip_sized(flexible, true, "MetadataResponse.ClusterId")?;
+        }
+
+        if version >= 1 {
+            r.skip(4, "MetadataResponse.ControllerId")?;
+        }
+
+        c::ArrayView::<MetadataResponseTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataResponse.Topics",
+        )?;
+        if (8..=10).contains(&version) {
+            r.skip(4, "MetadataResponse.ClusterAuthorizedOperations")?;
+        }
+
+        if version >= 13 {
+            r.skip(2, "MetadataResponse.ErrorCode")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("MetadataResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for MetadataResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -385,6 +435,31 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MetadataResponseBroker<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(4, "MetadataResponse.Brokers")?;
+        r.skip_sized(flexible, true, "MetadataResponse.Brokers.Host")?;
+        r.skip(4, "MetadataResponse.Brokers")?;
+        if version >= 1 {
+            r.skip_sized(flexible, true, "MetadataResponse.Brokers.Rack")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("MetadataResponse.Brokers.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -588,6 +663,44 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MetadataResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(2, "MetadataResponse.Topics")?;
+        r.skip_sized(flexible, true, "MetadataResponse.Topics.Name")?;
+        if version >= 10 {
+            r.skip(16, "MetadataResponse.Topics.TopicId")?;
+        }
+
+        if version >= 1 {
+            r.skip(1, "MetadataResponse.Topics.IsInternal")?;
+        }
+
+        c::ArrayView::<MetadataResponsePartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataResponse.Topics.Partitions",
+        )?;
+        if version >= 8 {
+            r.skip(4, "MetadataResponse.Topics.TopicAuthorizedOperations")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("MetadataResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -842,6 +955,50 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> MetadataResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(10, "MetadataResponse.Topics.Partitions")?;
+        if version >= 7 {
+            r.skip(4, "MetadataResponse.Topics.Partitions.LeaderEpoch")?;
+        }
+
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataResponse.Topics.Partitions.ReplicaNodes",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "MetadataResponse.Topics.Partitions.IsrNodes",
+        )?;
+        if version >= 5 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                flexible,
+                "MetadataResponse.Topics.Partitions.OfflineReplicas",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("MetadataResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -171,6 +171,47 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
     }
 }
 
+impl<'a> OffsetCommitRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        r.skip_sized(flexible, true, "OffsetCommitRequest.GroupId")?;
+        if version >= 1 {
+            r.skip(4, "OffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+        }
+
+        if version >= 1 {
+            r.skip_sized(flexible, true, "OffsetCommitRequest.MemberId")?;
+        }
+
+        if version >= 7 {
+            r.skip_sized(flexible, true, "OffsetCommitRequest.GroupInstanceId")?;
+        }
+
+        if (2..=4).contains(&version) {
+            r.skip(8, "OffsetCommitRequest.RetentionTimeMs")?;
+        }
+
+        c::ArrayView::<OffsetCommitRequestTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetCommitRequest.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetCommitRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -367,6 +408,38 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
     }
 }
 
+impl<'a> OffsetCommitRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        if version <= 9 {
+            r.skip_sized(flexible, true, "OffsetCommitRequest.Topics.Name")?;
+        }
+
+        if version >= 10 {
+            r.skip(16, "OffsetCommitRequest.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<OffsetCommitRequestPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetCommitRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetCommitRequestTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 8;
@@ -555,6 +628,41 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetCommitRequestPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        r.skip(12, "OffsetCommitRequest.Topics.Partitions")?;
+        if version >= 6 {
+            r.skip(
+                4,
+                "OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
+            )?;
+        }
+
+        if version == 1 {
+            r.skip(8, "OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?;
+        }
+
+        r.skip_sized(
+            flexible,
+            true,
+            "OffsetCommitRequest.Topics.Partitions.CommittedMetadata",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

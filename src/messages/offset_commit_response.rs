@@ -103,6 +103,34 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
     }
 }
 
+impl<'a> OffsetCommitResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        if version >= 3 {
+            r.skip(4, "OffsetCommitResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<OffsetCommitResponseTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetCommitResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetCommitResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -260,6 +288,38 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     }
 }
 
+impl<'a> OffsetCommitResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        if version <= 9 {
+            r.skip_sized(flexible, true, "OffsetCommitResponse.Topics.Name")?;
+        }
+
+        if version >= 10 {
+            r.skip(16, "OffsetCommitResponse.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<OffsetCommitResponsePartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetCommitResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetCommitResponseTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 8;
@@ -391,6 +451,25 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetCommitResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 8;
+        r.skip(6, "OffsetCommitResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("OffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

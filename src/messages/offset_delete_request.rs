@@ -92,6 +92,27 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
     }
 }
 
+impl<'a> OffsetDeleteRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(false, true, "OffsetDeleteRequest.GroupId")?;
+        c::ArrayView::<OffsetDeleteRequestTopic<'a>>::skip(
+            r,
+            version,
+            false,
+            "OffsetDeleteRequest.Topics",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetDeleteRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -204,6 +225,27 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     }
 }
 
+impl<'a> OffsetDeleteRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(false, true, "OffsetDeleteRequest.Topics.Name")?;
+        c::ArrayView::<OffsetDeleteRequestPartition<'a>>::skip(
+            r,
+            version,
+            false,
+            "OffsetDeleteRequest.Topics.Partitions",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetDeleteRequestTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -291,6 +333,22 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
+    }
+}
+
+impl<'a> OffsetDeleteRequestPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "OffsetDeleteRequest.Topics.Partitions")?;
+        Ok(())
     }
 }
 

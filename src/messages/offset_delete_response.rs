@@ -106,6 +106,27 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
     }
 }
 
+impl<'a> OffsetDeleteResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "OffsetDeleteResponse")?;
+        c::ArrayView::<OffsetDeleteResponseTopic<'a>>::skip(
+            r,
+            version,
+            false,
+            "OffsetDeleteResponse.Topics",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetDeleteResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -221,6 +242,27 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
     }
 }
 
+impl<'a> OffsetDeleteResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(false, true, "OffsetDeleteResponse.Topics.Name")?;
+        c::ArrayView::<OffsetDeleteResponsePartition<'a>>::skip(
+            r,
+            version,
+            false,
+            "OffsetDeleteResponse.Topics.Partitions",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetDeleteResponseTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -322,6 +364,22 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
+    }
+}
+
+impl<'a> OffsetDeleteResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(6, "OffsetDeleteResponse.Topics.Partitions")?;
+        Ok(())
     }
 }
 

@@ -152,6 +152,50 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
     }
 }
 
+impl<'a> OffsetFetchRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        if version <= 7 {
+            r.skip_sized(flexible, true, "OffsetFetchRequest.GroupId")?;
+        }
+
+        if version <= 7 {
+            c::ArrayView::<OffsetFetchRequestTopic<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "OffsetFetchRequest.Topics",
+            )?;
+        }
+
+        if version >= 8 {
+            c::ArrayView::<OffsetFetchRequestGroup<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "OffsetFetchRequest.Groups",
+            )?;
+        }
+
+        if version >= 7 {
+            r.skip(1, "OffsetFetchRequest.RequireStable")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("OffsetFetchRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -348,6 +392,31 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     }
 }
 
+impl<'a> OffsetFetchRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "OffsetFetchRequest.Topics.Name")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetFetchRequest.Topics.PartitionIndexes",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetFetchRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchRequestTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
@@ -508,6 +577,36 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     }
 }
 
+impl<'a> OffsetFetchRequestGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "OffsetFetchRequest.Groups.GroupId")?;
+        if version >= 9 {
+            r.skip_sized(true, true, "OffsetFetchRequest.Groups.MemberId")?;
+        }
+
+        if version >= 9 {
+            r.skip(4, "OffsetFetchRequest.Groups.MemberEpoch")?;
+        }
+
+        c::ArrayView::<OffsetFetchRequestTopics<'a>>::skip(
+            r,
+            version,
+            true,
+            "OffsetFetchRequest.Groups.Topics",
+        )?;
+        r.skip_tagged_section("OffsetFetchRequest.Groups.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchRequestGroup<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -659,6 +758,35 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetFetchRequestTopics<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if version <= 9 {
+            r.skip_sized(true, true, "OffsetFetchRequest.Groups.Topics.Name")?;
+        }
+
+        if version >= 10 {
+            r.skip(16, "OffsetFetchRequest.Groups.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "OffsetFetchRequest.Groups.Topics.PartitionIndexes",
+        )?;
+        r.skip_tagged_section("OffsetFetchRequest.Groups.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -143,6 +143,50 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
     }
 }
 
+impl<'a> OffsetFetchResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        if version >= 3 {
+            r.skip(4, "OffsetFetchResponse.ThrottleTimeMs")?;
+        }
+
+        if version <= 7 {
+            c::ArrayView::<OffsetFetchResponseTopic<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "OffsetFetchResponse.Topics",
+            )?;
+        }
+
+        if (2..=7).contains(&version) {
+            r.skip(2, "OffsetFetchResponse.ErrorCode")?;
+        }
+
+        if version >= 8 {
+            c::ArrayView::<OffsetFetchResponseGroup<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "OffsetFetchResponse.Groups",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("OffsetFetchResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -306,6 +350,31 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetFetchResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(flexible, true, "OffsetFetchResponse.Topics.Name")?;
+        c::ArrayView::<OffsetFetchResponsePartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetFetchResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetFetchResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -481,6 +550,38 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     }
 }
 
+impl<'a> OffsetFetchResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(12, "OffsetFetchResponse.Topics.Partitions")?;
+        if version >= 5 {
+            r.skip(
+                4,
+                "OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch",
+            )?;
+        }
+
+        r.skip_sized(
+            flexible,
+            true,
+            "OffsetFetchResponse.Topics.Partitions.Metadata",
+        )?;
+        r.skip(2, "OffsetFetchResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("OffsetFetchResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchResponsePartition<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
@@ -624,6 +725,29 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
     }
 }
 
+impl<'a> OffsetFetchResponseGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "OffsetFetchResponse.Groups.GroupId")?;
+        c::ArrayView::<OffsetFetchResponseTopics<'a>>::skip(
+            r,
+            version,
+            true,
+            "OffsetFetchResponse.Groups.Topics",
+        )?;
+        r.skip(2, "OffsetFetchResponse.Groups")?;
+        r.skip_tagged_section("OffsetFetchResponse.Groups.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetFetchResponseGroup<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -764,6 +888,35 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetFetchResponseTopics<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        if version <= 9 {
+            r.skip_sized(true, true, "OffsetFetchResponse.Groups.Topics.Name")?;
+        }
+
+        if version >= 10 {
+            r.skip(16, "OffsetFetchResponse.Groups.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<OffsetFetchResponsePartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "OffsetFetchResponse.Groups.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("OffsetFetchResponse.Groups.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -935,6 +1088,29 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetFetchResponsePartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(16, "OffsetFetchResponse.Groups.Topics.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "OffsetFetchResponse.Groups.Topics.Partitions.Metadata",
+        )?;
+        r.skip(2, "OffsetFetchResponse.Groups.Topics.Partitions")?;
+        r.skip_tagged_section("OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -104,6 +104,34 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
     }
 }
 
+impl<'a> OffsetForLeaderEpochRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 3 {
+            r.skip(4, "OffsetForLeaderEpochRequest.ReplicaId")?;
+        }
+
+        c::ArrayView::<OffsetForLeaderTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetForLeaderEpochRequest.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -233,6 +261,31 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetForLeaderTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "OffsetForLeaderEpochRequest.Topics.Topic")?;
+        c::ArrayView::<OffsetForLeaderPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetForLeaderEpochRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -376,6 +429,33 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetForLeaderPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        if version >= 2 {
+            r.skip(
+                4,
+                "OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch",
+            )?;
+        }
+
+        r.skip(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

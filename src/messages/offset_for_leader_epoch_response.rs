@@ -104,6 +104,34 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
     }
 }
 
+impl<'a> OffsetForLeaderEpochResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 2 {
+            r.skip(4, "OffsetForLeaderEpochResponse.ThrottleTimeMs")?;
+        }
+
+        c::ArrayView::<OffsetForLeaderTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetForLeaderEpochResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -233,6 +261,31 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> OffsetForLeaderTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "OffsetForLeaderEpochResponse.Topics.Topic")?;
+        c::ArrayView::<EpochEndOffset<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "OffsetForLeaderEpochResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -390,6 +443,33 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> EpochEndOffset<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip(6, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        if version >= 1 {
+            r.skip(
+                4,
+                "OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch",
+            )?;
+        }
+
+        r.skip(8, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("OffsetForLeaderEpochResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

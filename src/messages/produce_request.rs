@@ -131,6 +131,35 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
     }
 }
 
+impl<'a> ProduceRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        if version >= 3 {
+            r.skip_sized(flexible, true, "ProduceRequest.TransactionalId")?;
+        }
+
+        r.skip(6, "ProduceRequest")?;
+        c::ArrayView::<TopicProduceData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ProduceRequest.TopicData",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ProduceRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for ProduceRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -301,6 +330,38 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
     }
 }
 
+impl<'a> TopicProduceData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        if version <= 12 {
+            r.skip_sized(flexible, true, "ProduceRequest.TopicData.Name")?;
+        }
+
+        if version >= 13 {
+            r.skip(16, "ProduceRequest.TopicData.TopicId")?;
+        }
+
+        c::ArrayView::<PartitionProduceData<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ProduceRequest.TopicData.PartitionData",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ProduceRequest.TopicData.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicProduceData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 9;
@@ -433,6 +494,30 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionProduceData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(4, "ProduceRequest.TopicData.PartitionData")?;
+        r.skip_sized(
+            flexible,
+            false,
+            "ProduceRequest.TopicData.PartitionData.Records",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ProduceRequest.TopicData.PartitionData.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -127,6 +127,34 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
     }
 }
 
+impl<'a> ProduceResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        c::ArrayView::<TopicProduceResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ProduceResponse.Responses",
+        )?;
+        if version >= 1 {
+            r.skip(4, "ProduceResponse.ThrottleTimeMs")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ProduceResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl ProduceResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -311,6 +339,38 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicProduceResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        if version <= 12 {
+            r.skip_sized(flexible, true, "ProduceResponse.Responses.Name")?;
+        }
+
+        if version >= 13 {
+            r.skip(16, "ProduceResponse.Responses.TopicId")?;
+        }
+
+        c::ArrayView::<PartitionProduceResponse<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "ProduceResponse.Responses.PartitionResponses",
+        )?;
+        if flexible {
+            r.skip_tagged_section("ProduceResponse.Responses.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -571,6 +631,56 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     }
 }
 
+impl<'a> PartitionProduceResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(14, "ProduceResponse.Responses.PartitionResponses")?;
+        if version >= 2 {
+            r.skip(
+                8,
+                "ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs",
+            )?;
+        }
+
+        if version >= 5 {
+            r.skip(
+                8,
+                "ProduceResponse.Responses.PartitionResponses.LogStartOffset",
+            )?;
+        }
+
+        if version >= 8 {
+            c::ArrayView::<BatchIndexAndErrorMessage<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+            )?;
+        }
+
+        if version >= 8 {
+            r.skip_sized(
+                flexible,
+                true,
+                "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("ProduceResponse.Responses.PartitionResponses.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl PartitionProduceResponse<'_> {
     fn tagged_len_current_leader(&self, version: i16) -> Result<usize, EncodeError> {
         c::Encode::encoded_len(&self.current_leader, version)
@@ -756,6 +866,35 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     }
 }
 
+impl<'a> BatchIndexAndErrorMessage<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 9;
+        r.skip(
+            4,
+            "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+        )?;
+        r.skip_sized(
+            flexible,
+            true,
+            "ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndexErrorMessage",
+        )?;
+        if flexible {
+            r.skip_tagged_section(
+                "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
+            )?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for BatchIndexAndErrorMessage<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 9;
@@ -878,6 +1017,28 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            8,
+            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+        )?;
+        r.skip_tagged_section(
+            "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1013,6 +1174,26 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "ProduceResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ProduceResponse.NodeEndpoints.Host")?;
+        r.skip(4, "ProduceResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ProduceResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section("ProduceResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
     }
 }
 
+impl<'a> ReadShareGroupStateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ReadShareGroupStateRequest.GroupId")?;
+        c::ArrayView::<ReadStateData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateRequest.Topics",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadShareGroupStateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -219,6 +241,28 @@ impl<'a> c::Decode<'a> for ReadStateData<'a> {
     }
 }
 
+impl<'a> ReadStateData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ReadShareGroupStateRequest.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadStateData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -326,6 +370,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "ReadShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section("ReadShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -84,6 +84,27 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
     }
 }
 
+impl<'a> ReadShareGroupStateResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<ReadStateResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateResponse.Results",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadShareGroupStateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -195,6 +216,28 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ReadStateResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ReadShareGroupStateResponse.Results")?;
+        c::ArrayView::<PartitionResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateResponse.Results.Partitions",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -371,6 +414,34 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     }
 }
 
+impl<'a> PartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ReadShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ReadShareGroupStateResponse.Results.Partitions.ErrorMessage",
+        )?;
+        r.skip(12, "ReadShareGroupStateResponse.Results.Partitions")?;
+        c::ArrayView::<StateBatch<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateResponse.Results.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -526,6 +597,28 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> StateBatch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            19,
+            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
+        )?;
+        r.skip_tagged_section(
+            "ReadShareGroupStateResponse.Results.Partitions.StateBatches.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
     }
 }
 
+impl<'a> ReadShareGroupStateSummaryRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ReadShareGroupStateSummaryRequest.GroupId")?;
+        c::ArrayView::<ReadStateSummaryData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateSummaryRequest.Topics",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -222,6 +244,28 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
     }
 }
 
+impl<'a> ReadStateSummaryData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ReadShareGroupStateSummaryRequest.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateSummaryRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadStateSummaryData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -330,6 +374,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "ReadShareGroupStateSummaryRequest.Topics.Partitions")?;
+        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

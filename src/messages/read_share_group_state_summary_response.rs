@@ -89,6 +89,27 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
     }
 }
 
+impl<'a> ReadShareGroupStateSummaryResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<ReadStateSummaryResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateSummaryResponse.Results",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateSummaryResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -203,6 +224,28 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ReadStateSummaryResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ReadShareGroupStateSummaryResponse.Results")?;
+        c::ArrayView::<PartitionResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "ReadShareGroupStateSummaryResponse.Results.Partitions",
+        )?;
+        r.skip_tagged_section("ReadShareGroupStateSummaryResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -394,6 +437,37 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorMessage",
+        )?;
+        r.skip(16, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
+        if version >= 1 {
+            r.skip(
+                4,
+                "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
+            )?;
+        }
+
+        r.skip_tagged_section(
+            "ReadShareGroupStateSummaryResponse.Results.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

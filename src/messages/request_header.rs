@@ -131,6 +131,29 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
     }
 }
 
+impl<'a> RequestHeader<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(8, "RequestHeader")?;
+        if version >= 1 {
+            r.skip_sized(false, true, "RequestHeader.ClientId")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("RequestHeader.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for RequestHeader<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

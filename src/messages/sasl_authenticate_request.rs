@@ -85,6 +85,25 @@ impl<'a> c::Decode<'a> for SaslAuthenticateRequest<'a> {
     }
 }
 
+impl<'a> SaslAuthenticateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, false, "SaslAuthenticateRequest.AuthBytes")?;
+        if flexible {
+            r.skip_tagged_section("SaslAuthenticateRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for SaslAuthenticateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -131,6 +131,31 @@ impl<'a> c::Decode<'a> for SaslAuthenticateResponse<'a> {
     }
 }
 
+impl<'a> SaslAuthenticateResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "SaslAuthenticateResponse")?;
+        r.skip_sized(flexible, true, "SaslAuthenticateResponse.ErrorMessage")?;
+        r.skip_sized(flexible, false, "SaslAuthenticateResponse.AuthBytes")?;
+        if version >= 1 {
+            r.skip(8, "SaslAuthenticateResponse.SessionLifetimeMs")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("SaslAuthenticateResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for SaslAuthenticateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

@@ -92,6 +92,22 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
     }
 }
 
+impl<'a> SaslHandshakeResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "SaslHandshakeResponse")?;
+        c::ArrayView::<&'a str>::skip(r, version, false, "SaslHandshakeResponse.Mechanisms")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for SaslHandshakeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

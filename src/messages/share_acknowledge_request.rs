@@ -144,6 +144,34 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
     }
 }
 
+impl<'a> ShareAcknowledgeRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ShareAcknowledgeRequest.GroupId")?;
+        r.skip_sized(true, true, "ShareAcknowledgeRequest.MemberId")?;
+        r.skip(4, "ShareAcknowledgeRequest")?;
+        if version >= 2 {
+            r.skip(1, "ShareAcknowledgeRequest.IsRenewAck")?;
+        }
+
+        c::ArrayView::<AcknowledgeTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeRequest.Topics",
+        )?;
+        r.skip_tagged_section("ShareAcknowledgeRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareAcknowledgeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -287,6 +315,28 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
     }
 }
 
+impl<'a> AcknowledgeTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareAcknowledgeRequest.Topics")?;
+        c::ArrayView::<AcknowledgePartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("ShareAcknowledgeRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AcknowledgeTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -401,6 +451,28 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AcknowledgePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ShareAcknowledgeRequest.Topics.Partitions")?;
+        c::ArrayView::<AcknowledgementBatch<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
+        )?;
+        r.skip_tagged_section("ShareAcknowledgeRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -533,6 +605,33 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AcknowledgementBatch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(
+            16,
+            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
+        )?;
+        c::ArrayView::<i8>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
+        )?;
+        r.skip_tagged_section(
+            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

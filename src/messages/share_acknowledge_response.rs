@@ -166,6 +166,39 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeResponse<'a> {
     }
 }
 
+impl<'a> ShareAcknowledgeResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ShareAcknowledgeResponse")?;
+        r.skip_sized(true, true, "ShareAcknowledgeResponse.ErrorMessage")?;
+        if version >= 2 {
+            r.skip(4, "ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?;
+        }
+
+        c::ArrayView::<ShareAcknowledgeTopicResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeResponse.Responses",
+        )?;
+        c::ArrayView::<NodeEndpoint<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeResponse.NodeEndpoints",
+        )?;
+        r.skip_tagged_section("ShareAcknowledgeResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareAcknowledgeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -303,6 +336,28 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ShareAcknowledgeTopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareAcknowledgeResponse.Responses")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareAcknowledgeResponse.Responses.Partitions",
+        )?;
+        r.skip_tagged_section("ShareAcknowledgeResponse.Responses.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -447,6 +502,28 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ShareAcknowledgeResponse.Responses.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareAcknowledgeResponse.Responses.Partitions.ErrorMessage",
+        )?;
+        LeaderIdAndEpoch::skip_wire(r, version)?;
+        r.skip_tagged_section("ShareAcknowledgeResponse.Responses.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -562,6 +639,28 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            8,
+            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
+        )?;
+        r.skip_tagged_section(
+            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -700,6 +799,26 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?;
+        r.skip(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section("ShareAcknowledgeResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

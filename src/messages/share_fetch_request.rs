@@ -250,6 +250,39 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
     }
 }
 
+impl<'a> ShareFetchRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ShareFetchRequest.GroupId")?;
+        r.skip_sized(true, true, "ShareFetchRequest.MemberId")?;
+        r.skip(24, "ShareFetchRequest")?;
+        if version >= 2 {
+            r.skip(1, "ShareFetchRequest.ShareAcquireMode")?;
+        }
+
+        if version >= 2 {
+            r.skip(1, "ShareFetchRequest.IsRenewAck")?;
+        }
+
+        c::ArrayView::<FetchTopic<'a>>::skip(r, version, true, "ShareFetchRequest.Topics")?;
+        c::ArrayView::<ForgottenTopic<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchRequest.ForgottenTopicsData",
+        )?;
+        r.skip_tagged_section("ShareFetchRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareFetchRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -415,6 +448,28 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     }
 }
 
+impl<'a> FetchTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareFetchRequest.Topics")?;
+        c::ArrayView::<FetchPartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("ShareFetchRequest.Topics.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for FetchTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -540,6 +595,29 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> FetchPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ShareFetchRequest.Topics.Partitions")?;
+
+        c::ArrayView::<AcknowledgementBatch<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
+        )?;
+        r.skip_tagged_section("ShareFetchRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -679,6 +757,33 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     }
 }
 
+impl<'a> AcknowledgementBatch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(
+            16,
+            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
+        )?;
+        c::ArrayView::<i8>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
+        )?;
+        r.skip_tagged_section(
+            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for AcknowledgementBatch<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -795,6 +900,28 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ForgottenTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareFetchRequest.ForgottenTopicsData")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchRequest.ForgottenTopicsData.Partitions",
+        )?;
+        r.skip_tagged_section("ShareFetchRequest.ForgottenTopicsData.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -153,6 +153,36 @@ impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
     }
 }
 
+impl<'a> ShareFetchResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ShareFetchResponse")?;
+        r.skip_sized(true, true, "ShareFetchResponse.ErrorMessage")?;
+        r.skip(4, "ShareFetchResponse")?;
+        c::ArrayView::<ShareFetchableTopicResponse<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchResponse.Responses",
+        )?;
+        c::ArrayView::<NodeEndpoint<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchResponse.NodeEndpoints",
+        )?;
+        r.skip_tagged_section("ShareFetchResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareFetchResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -287,6 +317,28 @@ impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> ShareFetchableTopicResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareFetchResponse.Responses")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchResponse.Responses.Partitions",
+        )?;
+        r.skip_tagged_section("ShareFetchResponse.Responses.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -493,6 +545,45 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ShareFetchResponse.Responses.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareFetchResponse.Responses.Partitions.ErrorMessage",
+        )?;
+        r.skip(2, "ShareFetchResponse.Responses.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
+        )?;
+        LeaderIdAndEpoch::skip_wire(r, version)?;
+        r.skip_sized(
+            true,
+            false,
+            "ShareFetchResponse.Responses.Partitions.Records",
+        )?;
+        c::ArrayView::<AcquiredRecords<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
+        )?;
+        r.skip_tagged_section("ShareFetchResponse.Responses.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -634,6 +725,25 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     }
 }
 
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?;
+        r.skip_tagged_section(
+            "ShareFetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for LeaderIdAndEpoch<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -756,6 +866,28 @@ impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> AcquiredRecords<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            18,
+            "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
+        )?;
+        r.skip_tagged_section(
+            "ShareFetchResponse.Responses.Partitions.AcquiredRecords.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -892,6 +1024,26 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "ShareFetchResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ShareFetchResponse.NodeEndpoints.Host")?;
+        r.skip(4, "ShareFetchResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "ShareFetchResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section("ShareFetchResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
     }
 }
 
+impl<'a> ShareGroupDescribeResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "ShareGroupDescribeResponse")?;
+        c::ArrayView::<DescribedGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupDescribeResponse.Groups",
+        )?;
+        r.skip_tagged_section("ShareGroupDescribeResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -312,6 +334,34 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?;
+        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.GroupState")?;
+        r.skip(8, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.AssignorName")?;
+        c::ArrayView::<Member<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members",
+        )?;
+        r.skip(4, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_tagged_section("ShareGroupDescribeResponse.Groups.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -536,6 +586,49 @@ impl<'a> c::Decode<'a> for Member<'a> {
     }
 }
 
+impl<'a> Member<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members.MemberId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members.RackId",
+        )?;
+        r.skip(4, "ShareGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members.ClientId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members.ClientHost",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
+        )?;
+        Assignment::skip_wire(r, version)?;
+        r.skip_tagged_section("ShareGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Member<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -695,6 +788,33 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     }
 }
 
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareGroupDescribeResponse.TopicPartitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "ShareGroupDescribeResponse.TopicPartitions.TopicName",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupDescribeResponse.TopicPartitions.Partitions",
+        )?;
+        r.skip_tagged_section("ShareGroupDescribeResponse.TopicPartitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicPartitions<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -799,6 +919,27 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Assignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupDescribeResponse.Assignment.TopicPartitions",
+        )?;
+        r.skip_tagged_section("ShareGroupDescribeResponse.Assignment.tagged_fields")?;
+        Ok(())
     }
 }
 

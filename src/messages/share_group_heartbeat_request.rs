@@ -145,6 +145,31 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
     }
 }
 
+impl<'a> ShareGroupHeartbeatRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.MemberId")?;
+        r.skip(4, "ShareGroupHeartbeatRequest")?;
+        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.RackId")?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupHeartbeatRequest.SubscribedTopicNames",
+        )?;
+        r.skip_tagged_section("ShareGroupHeartbeatRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareGroupHeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

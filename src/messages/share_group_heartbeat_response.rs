@@ -172,6 +172,28 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
     }
 }
 
+impl<'a> ShareGroupHeartbeatResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "ShareGroupHeartbeatResponse")?;
+        r.skip_sized(true, true, "ShareGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized(true, true, "ShareGroupHeartbeatResponse.MemberId")?;
+        r.skip(8, "ShareGroupHeartbeatResponse")?;
+        if r.struct_marker("ShareGroupHeartbeatResponse.Assignment")? {
+            Assignment::skip_wire(r, version)?;
+        }
+        r.skip_tagged_section("ShareGroupHeartbeatResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for ShareGroupHeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -308,6 +330,27 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     }
 }
 
+impl<'a> Assignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopicPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupHeartbeatResponse.Assignment.TopicPartitions",
+        )?;
+        r.skip_tagged_section("ShareGroupHeartbeatResponse.Assignment.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Assignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -416,6 +459,28 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "ShareGroupHeartbeatResponse.TopicPartitions")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "ShareGroupHeartbeatResponse.TopicPartitions.Partitions",
+        )?;
+        r.skip_tagged_section("ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -215,6 +215,65 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
     }
 }
 
+impl<'a> StopReplicaRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(4, "StopReplicaRequest")?;
+        if version >= 4 {
+            r.skip(1, "StopReplicaRequest.isKRaftController")?;
+        }
+
+        r.skip(4, "StopReplicaRequest")?;
+        if version >= 1 {
+            r.skip(8, "StopReplicaRequest.BrokerEpoch")?;
+        }
+
+        if version <= 2 {
+            r.skip(1, "StopReplicaRequest.DeletePartitions")?;
+        }
+
+        if version <= 0 {
+            c::ArrayView::<StopReplicaPartitionV0<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "StopReplicaRequest.UngroupedPartitions",
+            )?;
+        }
+
+        if (1..=2).contains(&version) {
+            c::ArrayView::<StopReplicaTopicV1<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "StopReplicaRequest.Topics",
+            )?;
+        }
+
+        if version >= 3 {
+            c::ArrayView::<StopReplicaTopicState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "StopReplicaRequest.TopicStates",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("StopReplicaRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for StopReplicaRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -407,6 +466,27 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
     }
 }
 
+impl<'a> StopReplicaPartitionV0<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            false,
+            true,
+            "StopReplicaRequest.UngroupedPartitions.TopicName",
+        )?;
+        r.skip(4, "StopReplicaRequest.UngroupedPartitions")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StopReplicaPartitionV0<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -516,6 +596,31 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> StopReplicaTopicV1<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(flexible, true, "StopReplicaRequest.Topics.Name")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "StopReplicaRequest.Topics.PartitionIndexes",
+        )?;
+        if flexible {
+            r.skip_tagged_section("StopReplicaRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -648,6 +753,28 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
     }
 }
 
+impl<'a> StopReplicaTopicState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "StopReplicaRequest.TopicStates.TopicName")?;
+        c::ArrayView::<StopReplicaPartitionState<'a>>::skip(
+            r,
+            version,
+            true,
+            "StopReplicaRequest.TopicStates.PartitionStates",
+        )?;
+        r.skip_tagged_section("StopReplicaRequest.TopicStates.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StopReplicaTopicState<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -775,6 +902,23 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> StopReplicaPartitionState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(9, "StopReplicaRequest.TopicStates.PartitionStates")?;
+        r.skip_tagged_section("StopReplicaRequest.TopicStates.PartitionStates.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -107,6 +107,31 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
     }
 }
 
+impl<'a> StopReplicaResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip(2, "StopReplicaResponse")?;
+        c::ArrayView::<StopReplicaPartitionError<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "StopReplicaResponse.PartitionErrors",
+        )?;
+        if flexible {
+            r.skip_tagged_section("StopReplicaResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for StopReplicaResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -242,6 +267,30 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> StopReplicaPartitionError<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 2;
+        r.skip_sized(
+            flexible,
+            true,
+            "StopReplicaResponse.PartitionErrors.TopicName",
+        )?;
+        r.skip(6, "StopReplicaResponse.PartitionErrors")?;
+        if flexible {
+            r.skip_tagged_section("StopReplicaResponse.PartitionErrors.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

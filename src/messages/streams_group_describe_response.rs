@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     }
 }
 
+impl<'a> StreamsGroupDescribeResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "StreamsGroupDescribeResponse")?;
+        c::ArrayView::<DescribedGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StreamsGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -379,6 +401,60 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     }
 }
 
+impl<'a> DescribedGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "StreamsGroupDescribeResponse.Groups")?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.ErrorMessage",
+        )?;
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Groups.GroupState")?;
+        r.skip(8, "StreamsGroupDescribeResponse.Groups")?;
+        if r.struct_marker("StreamsGroupDescribeResponse.Groups.Topology")? {
+            Topology::skip_wire(r, version)?;
+        }
+        c::ArrayView::<Member<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members",
+        )?;
+        r.skip(4, "StreamsGroupDescribeResponse.Groups")?;
+        if version >= 1
+            && r.struct_marker("StreamsGroupDescribeResponse.Groups.TopologyDescription")?
+        {
+            TopologyDescription::skip_wire(r, version)?;
+        }
+        if version >= 1 {
+            r.skip(
+                1,
+                "StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus",
+            )?;
+        }
+
+        if version >= 1 {
+            r.skip_sized(
+                true,
+                true,
+                "StreamsGroupDescribeResponse.Groups.AssignorName",
+            )?;
+        }
+
+        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for DescribedGroup<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -582,6 +658,28 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     }
 }
 
+impl<'a> Topology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "StreamsGroupDescribeResponse.Groups.Topology")?;
+        c::ArrayView::<Subtopology<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.Topology.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Topology<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -754,6 +852,52 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Subtopology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SubtopologyId",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SourceTopics",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSinkTopics",
+        )?;
+        c::ArrayView::<TopicInfo<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.StateChangelogTopics",
+        )?;
+        c::ArrayView::<TopicInfo<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSourceTopics",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1106,6 +1250,77 @@ impl<'a> c::Decode<'a> for Member<'a> {
     }
 }
 
+impl<'a> Member<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.MemberId",
+        )?;
+        r.skip(4, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.InstanceId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.RackId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.ClientId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
+        )?;
+        r.skip(4, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.ProcessId",
+        )?;
+        if r.struct_marker("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")? {
+            Endpoint::skip_wire(r, version)?;
+        }
+        c::ArrayView::<KeyValue<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.ClientTags",
+        )?;
+        c::ArrayView::<TaskOffset<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.TaskOffsets",
+        )?;
+        c::ArrayView::<TaskOffset<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Groups.Members.TaskEndOffsets",
+        )?;
+        Assignment::skip_wire(r, version)?;
+        Assignment::skip_wire(r, version)?;
+        r.skip(1, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Member<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1298,6 +1513,24 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     }
 }
 
+impl<'a> Endpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Endpoint.Host")?;
+        r.skip(2, "StreamsGroupDescribeResponse.Endpoint")?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.Endpoint.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Endpoint<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -1424,6 +1657,28 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TaskOffset<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.TaskOffset.SubtopologyId",
+        )?;
+        r.skip(12, "StreamsGroupDescribeResponse.TaskOffset")?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.TaskOffset.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1570,6 +1825,39 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     }
 }
 
+impl<'a> Assignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Assignment.ActiveTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Assignment.StandbyTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.Assignment.WarmupTasks",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.Assignment.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Assignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1695,6 +1983,32 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     }
 }
 
+impl<'a> TaskIds<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.TaskIds.SubtopologyId",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TaskIds.Partitions",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.TaskIds.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TaskIds<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1806,6 +2120,24 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> KeyValue<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.KeyValue.Key")?;
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.KeyValue.Value")?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.KeyValue.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1958,6 +2290,29 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     }
 }
 
+impl<'a> TopicInfo<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "StreamsGroupDescribeResponse.TopicInfo.Name")?;
+        r.skip(6, "StreamsGroupDescribeResponse.TopicInfo")?;
+        c::ArrayView::<KeyValue<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopicInfo.TopicConfigs",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.TopicInfo.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicInfo<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -2093,6 +2448,33 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     }
 }
 
+impl<'a> TopologyDescription<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescription.Subtopologies",
+        )?;
+        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescription.GlobalStores",
+        )?;
+        r.skip_tagged_section("StreamsGroupDescribeResponse.TopologyDescription.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopologyDescription<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -2211,6 +2593,34 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.SubtopologyId",
+        )?;
+        c::ArrayView::<TopologyDescriptionNode<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.Nodes",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -2406,6 +2816,52 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     }
 }
 
+impl<'a> TopologyDescriptionNode<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Name",
+        )?;
+        r.skip(1, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.SourceTopics",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.SinkTopic",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Stores",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Successors",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupDescribeResponse.TopologyDescriptionNode.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopologyDescriptionNode<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -2540,6 +2996,25 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        TopologyDescriptionNode::skip_wire(r, version)?;
+        TopologyDescriptionNode::skip_wire(r, version)?;
+        r.skip_tagged_section(
+            "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

@@ -347,6 +347,71 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
     }
 }
 
+impl<'a> StreamsGroupHeartbeatRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.MemberId")?;
+        r.skip(8, "StreamsGroupHeartbeatRequest")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.InstanceId")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.RackId")?;
+        r.skip(4, "StreamsGroupHeartbeatRequest")?;
+        if r.struct_marker("StreamsGroupHeartbeatRequest.Topology")? {
+            Topology::skip_wire(r, version)?;
+        }
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.ActiveTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.StandbyTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.WarmupTasks",
+        )?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.ProcessId")?;
+        if r.struct_marker("StreamsGroupHeartbeatRequest.UserEndpoint")? {
+            Endpoint::skip_wire(r, version)?;
+        }
+        c::ArrayView::<KeyValue<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.ClientTags",
+        )?;
+        c::ArrayView::<TaskOffset<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.TaskOffsets",
+        )?;
+        c::ArrayView::<TaskOffset<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.TaskEndOffsets",
+        )?;
+        r.skip(1, "StreamsGroupHeartbeatRequest")?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -580,6 +645,28 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     }
 }
 
+impl<'a> Topology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "StreamsGroupHeartbeatRequest.Topology")?;
+        c::ArrayView::<Subtopology<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Topology.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Topology<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -792,6 +879,62 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
     }
 }
 
+impl<'a> Subtopology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SubtopologyId",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SourceTopics",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SourceTopicRegex",
+        )?;
+        c::ArrayView::<TopicInfo<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.StateChangelogTopics",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.RepartitionSinkTopics",
+        )?;
+        c::ArrayView::<TopicInfo<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.RepartitionSourceTopics",
+        )?;
+        c::ArrayView::<CopartitionGroup<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Subtopology<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -970,6 +1113,41 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
     }
 }
 
+impl<'a> CopartitionGroup<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<i16>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.SourceTopics",
+        )?;
+        c::ArrayView::<i16>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.SourceTopicRegex",
+        )?;
+        c::ArrayView::<i16>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.RepartitionSourceTopics",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for CopartitionGroup<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1082,6 +1260,24 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> KeyValue<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.KeyValue.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1234,6 +1430,29 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     }
 }
 
+impl<'a> TopicInfo<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?;
+        r.skip(6, "StreamsGroupHeartbeatRequest.TopicInfo")?;
+        c::ArrayView::<KeyValue<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.TopicInfo.TopicConfigs",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopicInfo<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1351,6 +1570,24 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Endpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?;
+        r.skip(2, "StreamsGroupHeartbeatRequest.Endpoint")?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Endpoint.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1483,6 +1720,28 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
     }
 }
 
+impl<'a> TaskOffset<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatRequest.TaskOffset.SubtopologyId",
+        )?;
+        r.skip(12, "StreamsGroupHeartbeatRequest.TaskOffset")?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TaskOffset<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -1599,6 +1858,32 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TaskIds<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatRequest.TaskIds.Partitions",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TaskIds.tagged_fields")?;
+        Ok(())
     }
 }
 

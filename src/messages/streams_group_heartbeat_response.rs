@@ -335,6 +335,70 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
     }
 }
 
+impl<'a> StreamsGroupHeartbeatResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "StreamsGroupHeartbeatResponse")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.MemberId")?;
+        r.skip(8, "StreamsGroupHeartbeatResponse")?;
+        if version <= 0 {
+            r.skip(
+                4,
+                "StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy",
+            )?;
+        }
+
+        r.skip(4, "StreamsGroupHeartbeatResponse")?;
+        if version >= 1 {
+            r.skip(8, "StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?;
+        }
+
+        c::ArrayView::<Status<'a>>::skip(r, version, true, "StreamsGroupHeartbeatResponse.Status")?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.ActiveTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.StandbyTasks",
+        )?;
+        c::ArrayView::<TaskIds<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.WarmupTasks",
+        )?;
+        if version >= 1 {
+            r.skip(
+                1,
+                "StreamsGroupHeartbeatResponse.TopologyDescriptionRequired",
+            )?;
+        }
+
+        r.skip(4, "StreamsGroupHeartbeatResponse")?;
+        c::ArrayView::<EndpointToPartitions<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -566,6 +630,36 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
     }
 }
 
+impl<'a> EndpointToPartitions<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        Endpoint::skip_wire(r, version)?;
+        c::ArrayView::<TopicPartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.ActivePartitions",
+        )?;
+        c::ArrayView::<TopicPartition<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.StandbyPartitions",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for EndpointToPartitions<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -683,6 +777,28 @@ impl<'a> c::Decode<'a> for Status<'a> {
     }
 }
 
+impl<'a> Status<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(1, "StreamsGroupHeartbeatResponse.Status")?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatResponse.Status.StatusDetail",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatResponse.Status.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Status<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -796,6 +912,32 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatResponse.TopicPartition.Topic",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.TopicPartition.Partitions",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -918,6 +1060,32 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     }
 }
 
+impl<'a> TaskIds<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId",
+        )?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupHeartbeatResponse.TaskIds.Partitions",
+        )?;
+        r.skip_tagged_section("StreamsGroupHeartbeatResponse.TaskIds.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TaskIds<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -1029,6 +1197,24 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> Endpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?;
+        r.skip(2, "StreamsGroupHeartbeatResponse.Endpoint")?;
+        r.skip_tagged_section("StreamsGroupHeartbeatResponse.Endpoint.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -132,6 +132,33 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     }
 }
 
+impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.GroupId",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.MemberId",
+        )?;
+        r.skip(4, "StreamsGroupTopologyDescriptionUpdateRequest")?;
+        TopologyDescription::skip_wire(r, version)?;
+        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -273,6 +300,35 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     }
 }
 
+impl<'a> TopologyDescription<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.Subtopologies",
+        )?;
+        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.GlobalStores",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopologyDescription<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -386,6 +442,28 @@ unknown_tagged_fields: c::TaggedFields::EMPTY,
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?;
+        c::ArrayView::<TopologyDescriptionNode<'a>>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes",
+        )?;
+        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -580,6 +658,55 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     }
 }
 
+impl<'a> TopologyDescriptionNode<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Name",
+        )?;
+        r.skip(
+            1,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SourceTopics",
+        )?;
+        r.skip_sized(
+            true,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SinkTopic",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Stores",
+        )?;
+        c::ArrayView::<&'a str>::skip(
+            r,
+            version,
+            true,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Successors",
+        )?;
+        r.skip_tagged_section(
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
+        )?;
+        Ok(())
+    }
+}
+
 impl c::Encode for TopologyDescriptionNode<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -717,6 +844,23 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        TopologyDescriptionNode::skip_wire(r, version)?;
+        TopologyDescriptionNode::skip_wire(r, version)?;
+        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -180,6 +180,45 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
     }
 }
 
+impl<'a> SyncGroupRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "SyncGroupRequest.GroupId")?;
+        r.skip(4, "SyncGroupRequest")?;
+        r.skip_sized(flexible, true, "SyncGroupRequest.MemberId")?;
+        if version >= 3 {
+            r.skip_sized(flexible, true, "SyncGroupRequest.GroupInstanceId")?;
+        }
+
+        if version >= 5 {
+            r.skip_sized(flexible, true, "SyncGroupRequest.ProtocolType")?;
+        }
+
+        if version >= 5 {
+            r.skip_sized(flexible, true, "SyncGroupRequest.ProtocolName")?;
+        }
+
+        c::ArrayView::<SyncGroupRequestAssignment<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "SyncGroupRequest.Assignments",
+        )?;
+        if flexible {
+            r.skip_tagged_section("SyncGroupRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for SyncGroupRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -351,6 +390,26 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> SyncGroupRequestAssignment<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        r.skip_sized(flexible, true, "SyncGroupRequest.Assignments.MemberId")?;
+        r.skip_sized(flexible, false, "SyncGroupRequest.Assignments.Assignment")?;
+        if flexible {
+            r.skip_tagged_section("SyncGroupRequest.Assignments.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

@@ -152,6 +152,38 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
     }
 }
 
+impl<'a> SyncGroupResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 4;
+        if version >= 1 {
+            r.skip(4, "SyncGroupResponse.ThrottleTimeMs")?;
+        }
+
+        r.skip(2, "SyncGroupResponse")?;
+        if version >= 5 {
+            r.skip_sized(flexible, true, "SyncGroupResponse.ProtocolType")?;
+        }
+
+        if version >= 5 {
+            r.skip_sized(flexible, true, "SyncGroupResponse.ProtocolName")?;
+        }
+
+        r.skip_sized(flexible, false, "SyncGroupResponse.Assignment")?;
+        if flexible {
+            r.skip_tagged_section("SyncGroupResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for SyncGroupResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {

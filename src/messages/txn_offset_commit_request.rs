@@ -195,6 +195,45 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
     }
 }
 
+impl<'a> TxnOffsetCommitRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip_sized(flexible, true, "TxnOffsetCommitRequest.TransactionalId")?;
+        r.skip_sized(flexible, true, "TxnOffsetCommitRequest.GroupId")?;
+        r.skip(10, "TxnOffsetCommitRequest")?;
+        if version >= 3 {
+            r.skip(4, "TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.MemberId")?;
+        }
+
+        if version >= 3 {
+            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.GroupInstanceId")?;
+        }
+
+        c::ArrayView::<TxnOffsetCommitRequestTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "TxnOffsetCommitRequest.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TxnOffsetCommitRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -410,6 +449,38 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     }
 }
 
+impl<'a> TxnOffsetCommitRequestTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version <= 5 {
+            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.Topics.Name")?;
+        }
+
+        if version >= 6 {
+            r.skip(16, "TxnOffsetCommitRequest.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<TxnOffsetCommitRequestPartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "TxnOffsetCommitRequest.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitRequest.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
@@ -580,6 +651,37 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TxnOffsetCommitRequestPartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(12, "TxnOffsetCommitRequest.Topics.Partitions")?;
+        if version >= 2 {
+            r.skip(
+                4,
+                "TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
+            )?;
+        }
+
+        r.skip_sized(
+            flexible,
+            true,
+            "TxnOffsetCommitRequest.Topics.Partitions.CommittedMetadata",
+        )?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

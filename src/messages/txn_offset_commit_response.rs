@@ -99,6 +99,31 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
     }
 }
 
+impl<'a> TxnOffsetCommitResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(4, "TxnOffsetCommitResponse")?;
+        c::ArrayView::<TxnOffsetCommitResponseTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "TxnOffsetCommitResponse.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TxnOffsetCommitResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -253,6 +278,38 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     }
 }
 
+impl<'a> TxnOffsetCommitResponseTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        if version <= 5 {
+            r.skip_sized(flexible, true, "TxnOffsetCommitResponse.Topics.Name")?;
+        }
+
+        if version >= 6 {
+            r.skip(16, "TxnOffsetCommitResponse.Topics.TopicId")?;
+        }
+
+        c::ArrayView::<TxnOffsetCommitResponsePartition<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "TxnOffsetCommitResponse.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitResponse.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
@@ -384,6 +441,25 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TxnOffsetCommitResponsePartition<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 3;
+        r.skip(6, "TxnOffsetCommitResponse.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section("TxnOffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

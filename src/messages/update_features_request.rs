@@ -120,6 +120,32 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
     }
 }
 
+impl<'a> UpdateFeaturesRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(4, "UpdateFeaturesRequest")?;
+        c::ArrayView::<FeatureUpdateKey<'a>>::skip(
+            r,
+            version,
+            true,
+            "UpdateFeaturesRequest.FeatureUpdates",
+        )?;
+        if version >= 1 {
+            r.skip(1, "UpdateFeaturesRequest.ValidateOnly")?;
+        }
+
+        r.skip_tagged_section("UpdateFeaturesRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for UpdateFeaturesRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -280,6 +306,31 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> FeatureUpdateKey<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?;
+        r.skip(2, "UpdateFeaturesRequest.FeatureUpdates")?;
+        if version <= 0 {
+            r.skip(1, "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?;
+        }
+
+        if version >= 1 {
+            r.skip(1, "UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?;
+        }
+
+        r.skip_tagged_section("UpdateFeaturesRequest.FeatureUpdates.tagged_fields")?;
+        Ok(())
     }
 }
 

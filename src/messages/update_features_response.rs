@@ -130,6 +130,32 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
     }
 }
 
+impl<'a> UpdateFeaturesResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(6, "UpdateFeaturesResponse")?;
+        r.skip_sized(true, true, "UpdateFeaturesResponse.ErrorMessage")?;
+        if version <= 1 {
+            c::ArrayView::<UpdatableFeatureResult<'a>>::skip(
+                r,
+                version,
+                true,
+                "UpdateFeaturesResponse.Results",
+            )?;
+        }
+
+        r.skip_tagged_section("UpdateFeaturesResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for UpdateFeaturesResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -268,6 +294,25 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> UpdatableFeatureResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "UpdateFeaturesResponse.Results.Feature")?;
+        r.skip(2, "UpdateFeaturesResponse.Results")?;
+        r.skip_sized(true, true, "UpdateFeaturesResponse.Results.ErrorMessage")?;
+        r.skip_tagged_section("UpdateFeaturesResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -221,6 +221,58 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
     }
 }
 
+impl<'a> UpdateMetadataRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(4, "UpdateMetadataRequest")?;
+        if version >= 8 {
+            r.skip(1, "UpdateMetadataRequest.isKRaftController")?;
+        }
+
+        r.skip(4, "UpdateMetadataRequest")?;
+        if version >= 5 {
+            r.skip(8, "UpdateMetadataRequest.BrokerEpoch")?;
+        }
+
+        if version <= 4 {
+            c::ArrayView::<UpdateMetadataPartitionState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "UpdateMetadataRequest.UngroupedPartitionStates",
+            )?;
+        }
+
+        if version >= 5 {
+            c::ArrayView::<UpdateMetadataTopicState<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "UpdateMetadataRequest.TopicStates",
+            )?;
+        }
+
+        c::ArrayView::<UpdateMetadataBroker<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "UpdateMetadataRequest.LiveBrokers",
+        )?;
+        if flexible {
+            r.skip_tagged_section("UpdateMetadataRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl UpdateMetadataRequest<'_> {
     fn tagged_len_type(&self, _version: i16) -> Result<usize, EncodeError> {
         Ok(1)
@@ -450,6 +502,39 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     }
 }
 
+impl<'a> UpdateMetadataTopicState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip_sized(
+            flexible,
+            true,
+            "UpdateMetadataRequest.TopicStates.TopicName",
+        )?;
+        if version >= 7 {
+            r.skip(16, "UpdateMetadataRequest.TopicStates.TopicId")?;
+        }
+
+        c::ArrayView::<UpdateMetadataPartitionState<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "UpdateMetadataRequest.TopicStates.PartitionStates",
+        )?;
+        if flexible {
+            r.skip_tagged_section("UpdateMetadataRequest.TopicStates.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for UpdateMetadataTopicState<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
@@ -641,6 +726,46 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     }
 }
 
+impl<'a> UpdateMetadataBroker<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(4, "UpdateMetadataRequest.LiveBrokers")?;
+        if version <= 0 {
+            r.skip_sized(flexible, true, "UpdateMetadataRequest.LiveBrokers.V0Host")?;
+        }
+
+        if version <= 0 {
+            r.skip(4, "UpdateMetadataRequest.LiveBrokers.V0Port")?;
+        }
+
+        if version >= 1 {
+            c::ArrayView::<UpdateMetadataEndpoint<'a>>::skip(
+                r,
+                version,
+                flexible,
+                "UpdateMetadataRequest.LiveBrokers.Endpoints",
+            )?;
+        }
+
+        if version >= 2 {
+            r.skip_sized(flexible, true, "UpdateMetadataRequest.LiveBrokers.Rack")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for UpdateMetadataBroker<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
@@ -824,6 +949,39 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> UpdateMetadataEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        r.skip(4, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
+        r.skip_sized(
+            flexible,
+            true,
+            "UpdateMetadataRequest.LiveBrokers.Endpoints.Host",
+        )?;
+        if version >= 3 {
+            r.skip_sized(
+                flexible,
+                true,
+                "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
+            )?;
+        }
+
+        r.skip(2, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
+        if flexible {
+            r.skip_tagged_section("UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -1085,6 +1243,57 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> UpdateMetadataPartitionState<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 6;
+        if version <= 4 {
+            r.skip_sized(
+                flexible,
+                true,
+                "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
+            )?;
+        }
+
+        r.skip(16, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "UpdateMetadataRequest.UpdateMetadataPartitionState.Isr",
+        )?;
+        r.skip(4, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "UpdateMetadataRequest.UpdateMetadataPartitionState.Replicas",
+        )?;
+        if version >= 4 {
+            c::ArrayView::<i32>::skip(
+                r,
+                version,
+                flexible,
+                "UpdateMetadataRequest.UpdateMetadataPartitionState.OfflineReplicas",
+            )?;
+        }
+
+        if flexible {
+            r.skip_tagged_section(
+                "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -154,6 +154,25 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
     }
 }
 
+impl<'a> UpdateRaftVoterRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "UpdateRaftVoterRequest.ClusterId")?;
+        r.skip(24, "UpdateRaftVoterRequest")?;
+        c::ArrayView::<Listener<'a>>::skip(r, version, true, "UpdateRaftVoterRequest.Listeners")?;
+        KRaftVersionFeature::skip_wire(r, version)?;
+        r.skip_tagged_section("UpdateRaftVoterRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for UpdateRaftVoterRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -300,6 +319,25 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     }
 }
 
+impl<'a> Listener<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "UpdateRaftVoterRequest.Listeners.Name")?;
+        r.skip_sized(true, true, "UpdateRaftVoterRequest.Listeners.Host")?;
+        r.skip(2, "UpdateRaftVoterRequest.Listeners")?;
+        r.skip_tagged_section("UpdateRaftVoterRequest.Listeners.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Listener<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -418,6 +456,23 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> KRaftVersionFeature<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "UpdateRaftVoterRequest.KRaftVersionFeature")?;
+        r.skip_tagged_section("UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -119,6 +119,24 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
     }
 }
 
+impl<'a> UpdateRaftVoterResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(6, "UpdateRaftVoterResponse")?;
+
+        r.skip_tagged_section("UpdateRaftVoterResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl UpdateRaftVoterResponse<'_> {
     fn tagged_len_current_leader(&self, version: i16) -> Result<usize, EncodeError> {
         c::Encode::encoded_len(&self.current_leader, version)
@@ -279,6 +297,25 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> CurrentLeader<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(8, "UpdateRaftVoterResponse.CurrentLeader")?;
+        r.skip_sized(true, true, "UpdateRaftVoterResponse.CurrentLeader.Host")?;
+        r.skip(4, "UpdateRaftVoterResponse.CurrentLeader")?;
+        r.skip_tagged_section("UpdateRaftVoterResponse.CurrentLeader.tagged_fields")?;
+        Ok(())
     }
 }
 

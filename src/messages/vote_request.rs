@@ -115,6 +115,27 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
     }
 }
 
+impl<'a> VoteRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "VoteRequest.ClusterId")?;
+        if version >= 1 {
+            r.skip(4, "VoteRequest.VoterId")?;
+        }
+
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "VoteRequest.Topics")?;
+        r.skip_tagged_section("VoteRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for VoteRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -231,6 +252,23 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "VoteRequest.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(r, version, true, "VoteRequest.Topics.Partitions")?;
+        r.skip_tagged_section("VoteRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -437,6 +475,35 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(12, "VoteRequest.Topics.Partitions")?;
+        if version >= 1 {
+            r.skip(16, "VoteRequest.Topics.Partitions.ReplicaDirectoryId")?;
+        }
+
+        if version >= 1 {
+            r.skip(16, "VoteRequest.Topics.Partitions.VoterDirectoryId")?;
+        }
+
+        r.skip(12, "VoteRequest.Topics.Partitions")?;
+        if version >= 2 {
+            r.skip(1, "VoteRequest.Topics.Partitions.PreVote")?;
+        }
+
+        r.skip_tagged_section("VoteRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

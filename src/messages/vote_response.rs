@@ -121,6 +121,24 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
     }
 }
 
+impl<'a> VoteResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "VoteResponse")?;
+        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "VoteResponse.Topics")?;
+
+        r.skip_tagged_section("VoteResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl VoteResponse<'_> {
     fn tagged_len_node_endpoints(&self, version: i16) -> Result<usize, EncodeError> {
         self.node_endpoints
@@ -257,6 +275,28 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "VoteResponse.Topics.TopicName")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "VoteResponse.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("VoteResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -413,6 +453,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(15, "VoteResponse.Topics.Partitions")?;
+        r.skip_tagged_section("VoteResponse.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -538,6 +595,25 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "VoteResponse.NodeEndpoints")?;
+        r.skip_sized(true, true, "VoteResponse.NodeEndpoints.Host")?;
+        r.skip(2, "VoteResponse.NodeEndpoints")?;
+        r.skip_tagged_section("VoteResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 

@@ -97,6 +97,23 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
     }
 }
 
+impl<'a> VotersRecord<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(2, "VotersRecord")?;
+        c::ArrayView::<Voter<'a>>::skip(r, version, true, "VotersRecord.Voters")?;
+        r.skip_tagged_section("VotersRecord.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for VotersRecord<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -234,6 +251,24 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     }
 }
 
+impl<'a> Voter<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(20, "VotersRecord.Voters")?;
+        c::ArrayView::<Endpoint<'a>>::skip(r, version, true, "VotersRecord.Voters.Endpoints")?;
+        KRaftVersionFeature::skip_wire(r, version)?;
+        r.skip_tagged_section("VotersRecord.Voters.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Voter<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -364,6 +399,25 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     }
 }
 
+impl<'a> Endpoint<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip_sized(true, true, "VotersRecord.Voters.Endpoints.Name")?;
+        r.skip_sized(true, true, "VotersRecord.Voters.Endpoints.Host")?;
+        r.skip(2, "VotersRecord.Voters.Endpoints")?;
+        r.skip_tagged_section("VotersRecord.Voters.Endpoints.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for Endpoint<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
@@ -482,6 +536,23 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> KRaftVersionFeature<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(4, "VotersRecord.Voters.KRaftVersionFeature")?;
+        r.skip_tagged_section("VotersRecord.Voters.KRaftVersionFeature.tagged_fields")?;
+        Ok(())
     }
 }
 

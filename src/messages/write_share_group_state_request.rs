@@ -98,6 +98,28 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
     }
 }
 
+impl<'a> WriteShareGroupStateRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip_sized(true, true, "WriteShareGroupStateRequest.GroupId")?;
+        c::ArrayView::<WriteStateData<'a>>::skip(
+            r,
+            version,
+            true,
+            "WriteShareGroupStateRequest.Topics",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateRequest.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for WriteShareGroupStateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -216,6 +238,28 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> WriteStateData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "WriteShareGroupStateRequest.Topics")?;
+        c::ArrayView::<PartitionData<'a>>::skip(
+            r,
+            version,
+            true,
+            "WriteShareGroupStateRequest.Topics.Partitions",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -393,6 +437,35 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     }
 }
 
+impl<'a> PartitionData<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(20, "WriteShareGroupStateRequest.Topics.Partitions")?;
+        if version >= 1 {
+            r.skip(
+                4,
+                "WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount",
+            )?;
+        }
+
+        c::ArrayView::<StateBatch<'a>>::skip(
+            r,
+            version,
+            true,
+            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for PartitionData<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
@@ -547,6 +620,28 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> StateBatch<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(
+            19,
+            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
+        )?;
+        r.skip_tagged_section(
+            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 

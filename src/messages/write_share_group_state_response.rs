@@ -84,6 +84,27 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateResponse<'a> {
     }
 }
 
+impl<'a> WriteShareGroupStateResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        c::ArrayView::<WriteStateResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "WriteShareGroupStateResponse.Results",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateResponse.tagged_fields")?;
+        Ok(())
+    }
+}
+
 impl c::Encode for WriteShareGroupStateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -198,6 +219,28 @@ impl<'a> c::Decode<'a> for WriteStateResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> WriteStateResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        r.skip(16, "WriteShareGroupStateResponse.Results")?;
+        c::ArrayView::<PartitionResult<'a>>::skip(
+            r,
+            version,
+            true,
+            "WriteShareGroupStateResponse.Results.Partitions",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -325,6 +368,28 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> PartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let _ = version;
+        r.skip(6, "WriteShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized(
+            true,
+            true,
+            "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
+        )?;
+        r.skip_tagged_section("WriteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
+        Ok(())
     }
 }
 

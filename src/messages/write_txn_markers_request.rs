@@ -86,6 +86,30 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
     }
 }
 
+impl<'a> WriteTxnMarkersRequest<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<WritableTxnMarker<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersRequest.Markers",
+        )?;
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersRequest.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for WriteTxnMarkersRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -272,6 +296,36 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     }
 }
 
+impl<'a> WritableTxnMarker<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(11, "WriteTxnMarkersRequest.Markers")?;
+        c::ArrayView::<WritableTxnMarkerTopic<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersRequest.Markers.Topics",
+        )?;
+        r.skip(4, "WriteTxnMarkersRequest.Markers")?;
+        if version >= 2 {
+            r.skip(1, "WriteTxnMarkersRequest.Markers.TransactionVersion")?;
+        }
+
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersRequest.Markers.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for WritableTxnMarker<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -410,6 +464,31 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> WritableTxnMarkerTopic<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(flexible, true, "WriteTxnMarkersRequest.Markers.Topics.Name")?;
+        c::ArrayView::<i32>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersRequest.Markers.Topics.PartitionIndexes",
+        )?;
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersRequest.Markers.Topics.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 

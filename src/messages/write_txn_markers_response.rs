@@ -86,6 +86,30 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     }
 }
 
+impl<'a> WriteTxnMarkersResponse<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        c::ArrayView::<WritableTxnMarkerResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersResponse.Markers",
+        )?;
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersResponse.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for WriteTxnMarkersResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
@@ -209,6 +233,31 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> WritableTxnMarkerResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(8, "WriteTxnMarkersResponse.Markers")?;
+        c::ArrayView::<WritableTxnMarkerTopicResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersResponse.Markers.Topics",
+        )?;
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersResponse.Markers.tagged_fields")?;
+        }
+        Ok(())
     }
 }
 
@@ -341,6 +390,35 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     }
 }
 
+impl<'a> WritableTxnMarkerTopicResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip_sized(
+            flexible,
+            true,
+            "WriteTxnMarkersResponse.Markers.Topics.Name",
+        )?;
+        c::ArrayView::<WritableTxnMarkerPartitionResult<'a>>::skip(
+            r,
+            version,
+            flexible,
+            "WriteTxnMarkersResponse.Markers.Topics.Partitions",
+        )?;
+        if flexible {
+            r.skip_tagged_section("WriteTxnMarkersResponse.Markers.Topics.tagged_fields")?;
+        }
+        Ok(())
+    }
+}
+
 impl c::Encode for WritableTxnMarkerTopicResult<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
@@ -464,6 +542,27 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
+    }
+}
+
+impl<'a> WritableTxnMarkerPartitionResult<'a> {
+    /// Advances over one encoded value at `version` in bytes that a decode has already
+    /// validated, without building it (how decoded arrays find their nested arrays' ends).
+    ///
+    /// # Errors
+    ///
+    /// Truncation and length errors (never, on validated bytes).
+    #[doc(hidden)]
+    #[inline]
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+        let flexible = version >= 1;
+        r.skip(6, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?;
+        if flexible {
+            r.skip_tagged_section(
+                "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
+            )?;
+        }
+        Ok(())
     }
 }
 
