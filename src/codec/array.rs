@@ -326,7 +326,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     /// # Errors
     ///
     /// `LengthOverflow` and element errors.
-    #[inline]
+    #[inline(always)]
     pub fn encoded_len(
         &self,
         version: i16,
@@ -336,9 +336,20 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         let prefix = len_prefix(self.len(), flexible, false, path)?;
         let body = match self {
             Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
-            _ => {
+            _ if T::WIRE_SIZE.is_some() => {
+                self.len().saturating_mul(T::WIRE_SIZE.unwrap_or_default())
+            }
+            // By reference: elements can be large structs.
+            Self::Slice(s) => {
                 let mut total = 0usize;
-                for e in self.iter() {
+                for e in *s {
+                    total = total.saturating_add(e.element_len(version, flexible, path)?);
+                }
+                total
+            }
+            Self::Wire(v) => {
+                let mut total = 0usize;
+                for e in v.iter() {
                     total = total.saturating_add(e.element_len(version, flexible, path)?);
                 }
                 total
@@ -348,13 +359,18 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     }
 
     /// Writes the length prefix and the elements.
-    #[inline]
+    #[inline(always)]
     pub fn write(&self, w: &mut Writer<'_>, version: i16, flexible: bool) {
         w.len(self.len(), flexible, false);
         match self {
             Self::Wire(v) if v.version == version && v.flexible == flexible => w.put(v.bytes),
-            _ => {
-                for e in self.iter() {
+            Self::Slice(s) => {
+                for e in *s {
+                    e.write_element(w, version, flexible);
+                }
+            }
+            Self::Wire(v) => {
+                for e in v.iter() {
                     e.write_element(w, version, flexible);
                 }
             }

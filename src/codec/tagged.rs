@@ -55,6 +55,7 @@ impl<'a> TaggedFields<'a> {
 
     /// The number of fields.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             Self::Wire { count, .. } => usize::try_from(*count).unwrap_or(usize::MAX),
@@ -64,6 +65,7 @@ impl<'a> TaggedFields<'a> {
 
     /// True when there are none.
     #[must_use]
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -86,6 +88,7 @@ impl<'a> TaggedFields<'a> {
     /// # Errors
     ///
     /// `InvalidUnknownTag`, `LengthOverflow`.
+    #[inline]
     pub fn encoded_len(
         &self,
         first_unknown: u32,
@@ -117,6 +120,7 @@ impl<'a> TaggedFields<'a> {
     }
 
     /// Writes the entries (not the count).
+    #[inline]
     pub fn write(&self, w: &mut Writer<'_>) {
         match self {
             Self::Wire { bytes, .. } => w.put(bytes),
@@ -132,6 +136,7 @@ impl<'a> TaggedFields<'a> {
 
     /// The count as written in the section header.
     #[must_use]
+    #[inline]
     pub fn count(&self) -> u32 {
         u32::try_from(self.len()).unwrap_or(u32::MAX)
     }

@@ -60,22 +60,29 @@ impl<'b> Writer<'b> {
     /// Writes `bytes`.
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
-        let end = self.pos.saturating_add(bytes.len());
-        match self.buf.get_mut(self.pos..end) {
+        let n = bytes.len();
+        match self
+            .buf
+            .get_mut(self.pos..)
+            .and_then(|rest| rest.get_mut(..n))
+        {
             Some(dst) => dst.copy_from_slice(bytes),
             None => self.overflowed = true,
         }
-        self.pos = end;
+        self.pos = self.pos.saturating_add(n);
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_array<const N: usize>(&mut self, bytes: [u8; N]) {
-        let end = self.pos.saturating_add(N);
-        match self.buf.get_mut(self.pos..end) {
-            Some(dst) => dst.copy_from_slice(&bytes),
+        match self
+            .buf
+            .get_mut(self.pos..)
+            .and_then(|rest| rest.first_chunk_mut::<N>())
+        {
+            Some(dst) => *dst = bytes,
             None => self.overflowed = true,
         }
-        self.pos = end;
+        self.pos = self.pos.saturating_add(N);
     }
 
     /// Writes a `bool` as `0x00` or `0x01`.
@@ -139,13 +146,19 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes an unsigned varint in its minimal form.
-    #[inline]
+    #[inline(always)]
     pub fn uvarint(&mut self, v: u32) {
         if v < 0x80 {
             // Lossless: v < 0x80.
             self.put_array([v.to_le_bytes()[0]]);
-            return;
+        } else {
+            self.uvarint_long(v);
         }
+    }
+
+    /// The multi-byte path of [`Writer::uvarint`], out of line so that the one-byte case inlines.
+    #[inline(never)]
+    fn uvarint_long(&mut self, v: u32) {
         let mut buf = [0u8; 5];
         let mut v = v;
         let mut n: usize = 0;
@@ -190,7 +203,7 @@ impl<'b> Writer<'b> {
     /// Writes a length prefix for a non-null value of `len` bytes or elements: compact N+1,
     /// `int16` (classic strings) or `int32`. Lengths were checked by the size pass; a length that
     /// does not fit its prefix is clamped (and would have been refused there).
-    #[inline]
+    #[inline(always)]
     pub fn len(&mut self, len: usize, flexible: bool, short: bool) {
         if flexible {
             self.uvarint(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1));
