@@ -82,6 +82,9 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
     clippy::alloc_instead_of_core,
     clippy::std_instead_of_core
 )]
@@ -92,6 +95,7 @@
         clippy::unwrap_used,
         clippy::arithmetic_side_effects,
         clippy::as_conversions,
+        clippy::unreachable,
         reason = "unit tests may panic; the library may not"
     )
 )]

@@ -46,7 +46,10 @@ fn measure<'a>(
 }
 
 /// Emits a leaf covering the bytes from `start` to the reader's position.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn leaf(
     v: &mut dyn Visit,
     r: &Reader<'_>,
@@ -445,7 +448,10 @@ fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut dyn Visit, dep
 }
 
 /// One field's value as a node (and its children).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn field(
     f: &FieldSchema,
     name: Name<'_>,
@@ -533,7 +539,10 @@ fn marker(r: &mut Reader<'_>, tagged: bool, path: &'static str) -> Result<bool, 
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn nullable_struct(
     s: &StructSchema,
     path: &'static str,
@@ -586,7 +595,10 @@ fn count(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn array(
     f: &FieldSchema,
     path: &'static str,
@@ -665,7 +677,10 @@ fn array(
 }
 
 /// A primitive value as a leaf.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn primitive(
     p: Primitive,
     name: Name<'_>,
@@ -956,7 +971,10 @@ fn tagged_entry(
 // Records
 // ---------------------------------------------------------------------------------------------
 
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
+)]
 fn records_field(
     name: Name<'_>,
     path: &'static str,
