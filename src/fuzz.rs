@@ -5,7 +5,8 @@
 //! same checks.
 //!
 //! Every oracle takes arbitrary input and a scratch buffer lent by the caller (nothing is
-//! allocated; [`scratch_len`] says how much to lend), and returns
+//! allocated; [`scratch_len`] says how much to lend, [`structured_scratch_len`] for
+//! [`structured`]), and returns
 //!
 //! * `Ok(`[`Outcome`]`)` when every invariant held — including when the input was rejected with
 //!   a typed error, which is what most random input should get;
@@ -29,19 +30,26 @@
 //! whether it did (`canonical`), so that known-canonical inputs can be held to it.
 //!
 //! Every decode error must name an offset inside the input it was given.
+//!
+//! Two oracles are differential as well: [`structured`] holds the schema walker
+//! ([`crate::schema::walker`]), a second implementation of the wire format, and the typed
+//! decoders to the same verdict on walker instances and their mutations, and `dissector`
+//! (feature `describe`) does the same for the dissector and the typed frame decoders.
 
 use core::fmt;
 
-use crate::api::{ApiKey, Request, Response};
+use crate::api::{API_TABLE, ApiKey, Request, Response};
 use crate::codec::{
     Encode, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer, bytes_len, len_prefix,
     null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len, uvarint_len,
     varint_len, varlong_len,
 };
+#[cfg(feature = "describe")]
+use crate::describe::{self, DescribeError, Node, Value, Visit};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::frame::{self, SIZE_LEN};
-use crate::header::request_header_version;
-use crate::messages::RequestHeader;
+use crate::header::{request_header_version, response_header_version};
+use crate::messages::{RequestHeader, ResponseHeader};
 use crate::records::crc::{crc32, crc32c};
 use crate::records::{
     Batch, BatchBuilder, CRC_START, Compression, ControlPayload, ControlRecord, ControlRecordType,
@@ -49,6 +57,7 @@ use crate::records::{
     MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord,
     Record, RecordBatch, Records, TimestampType,
 };
+use crate::schema::{self, MessageSchema, walker};
 
 /// What an oracle did with an input on which every invariant held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +126,15 @@ pub enum OracleFailure {
         /// The first differing byte.
         offset: usize,
     },
+    /// Two independent readings of the same bytes disagreed.
+    Disagree {
+        /// Which check.
+        stage: &'static str,
+        /// The first reading: the bytes it consumed, or its error.
+        first: Result<usize, DecodeError>,
+        /// The second reading.
+        second: Result<usize, DecodeError>,
+    },
     /// Another invariant did not hold.
     Invariant {
         /// Which one.
@@ -148,6 +166,11 @@ impl fmt::Display for OracleFailure {
             Self::Bytes { stage, offset } => {
                 write!(f, "{stage}: the encodings differ at byte {offset}")
             }
+            Self::Disagree {
+                stage,
+                first,
+                second,
+            } => write!(f, "{stage}: {first:?} against {second:?}"),
             Self::Invariant { stage } => write!(f, "{stage}: invariant violated"),
         }
     }
@@ -196,6 +219,22 @@ pub fn response_body(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleF
 /// The first invariant that did not hold.
 pub fn request_frame(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
     round_trip(&RequestFrame, data, scratch)
+}
+
+/// A whole response frame: API key (`int16`) and version (`int16`) in the first four bytes, as in
+/// [`response_body`], then the frame (size prefix, response header, body), decoded with
+/// [`frame::decode_response`] and encoded with [`frame::encode_response`]. The expected encoded
+/// length is computed independently of the frame encoder: the prefix, the header at the response
+/// header version of the key and version, and the body.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn response_frame(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    let Some((key, version, frame)) = key_and_version(data) else {
+        return Ok(Outcome::Rejected);
+    };
+    round_trip(&ResponseFrame { key, version }, frame, scratch)
 }
 
 /// The stream splitter [`frame::split`]: the first two bytes are the size limit (`uint16`), the
@@ -410,6 +449,32 @@ impl<'d> Codec<'d> for RequestFrame {
 
     fn encode(&self, (header, body): &Self::Value, out: &mut [u8]) -> Result<usize, EncodeError> {
         frame::encode_request(header, body, out)
+    }
+}
+
+struct ResponseFrame {
+    key: ApiKey,
+    version: i16,
+}
+
+impl<'d> Codec<'d> for ResponseFrame {
+    type Value = (ResponseHeader<'d>, Response<'d>);
+
+    fn decode(&self, bytes: &'d [u8]) -> Result<(Self::Value, usize), DecodeError> {
+        frame::decode_response(bytes, self.key, self.version).map(|value| (value, bytes.len()))
+    }
+
+    /// Computed independently of [`frame::encode_response`] (which takes the header version from
+    /// the body's key): prefix, header at the version of the oracle's key, body.
+    fn encoded_len(&self, (header, body): &Self::Value) -> Result<usize, EncodeError> {
+        let header_version = response_header_version(self.key, self.version);
+        Ok(SIZE_LEN
+            .saturating_add(header.encoded_len(header_version)?)
+            .saturating_add(body.encoded_len(self.version)?))
+    }
+
+    fn encode(&self, (header, body): &Self::Value, out: &mut [u8]) -> Result<usize, EncodeError> {
+        frame::encode_response(header, body, self.version, out)
     }
 }
 
@@ -1991,6 +2056,582 @@ fn legacy_parse_agrees(data: &[u8]) -> Result<(), OracleFailure> {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Structure-aware: walker instances of any request or response, then mutated.
+
+/// Bytes at the start of the scratch buffer of [`structured`] that hold the walker's instance
+/// (mutated in place); the rest holds the round trips.
+const STRUCTURED_INSTANCE: usize = 16 * 1024;
+
+/// Bytes of the input of [`structured`] that pick the schema, the version and the seed.
+const PICK_LEN: usize = 10;
+
+/// Bytes of one mutation of [`structured`].
+const MUTATION_LEN: usize = 3;
+
+/// The scratch buffer [`structured`] needs, whatever the length of its input: 16 KiB for the
+/// walker's instance and room for the round trips of anything that fits there.
+#[must_use]
+pub const fn structured_scratch_len() -> usize {
+    64 * 1024
+}
+
+/// Structure-aware: a valid random instance of any request or response schema, written by the
+/// schema walker from the input, held to the typed code, then mutated by the rest of the input
+/// and held to the walker again.
+///
+/// Input:
+///
+/// * byte 0: bit 0 picks the request (0) or the response (1) schema, bits 1-7 the API key, as an
+///   index into [`API_TABLE`] modulo its length;
+/// * byte 1: the version, as an index into the schema's valid versions modulo their number;
+/// * bytes 2-9: the seed of [`walker::write_random`] (`uint64`, big-endian; a short input is
+///   padded with zeros);
+/// * then mutations of three bytes each (a trailing partial one is ignored): a big-endian
+///   `uint16` whose top two bits pick the operation and whose low 14 bits are a position, and an
+///   operand byte. The operations: XOR the byte at the position (modulo the length) with the
+///   operand; insert the operand at the position (modulo the length plus one; nothing when the
+///   instance fills its 16 KiB); remove the byte at the position; truncate at the position.
+///
+/// The instance is written into the first 16 KiB of `scratch` and mutated there; the outcome is
+/// [`Outcome::Skipped`] when it does not fit, or when `scratch` is shorter than
+/// [`structured_scratch_len`]. Checked:
+///
+/// 1. the untouched instance: [`walker::validate`] accepts all of it; the typed decoder
+///    ([`Request::decode`] or [`Response::decode`]) consumes all of it; and it round-trips as in
+///    [`request_body`], to exactly its own bytes (a walker instance is canonical);
+/// 2. the mutated instance: the walker and the typed decoder agree, with the rule of the test
+///    `walker_and_typed_decoder_agree_on_corrupted_input` (no exceptions): both accept it and
+///    consume the same number of bytes, or both reject it with errors at the same offset and of
+///    the same kind; then it goes through the body round trip of [`request_body`] or
+///    [`response_body`].
+///
+/// The outcome is that of the last round trip: `RoundTrip { canonical: true }` for an input
+/// without mutations.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+pub fn structured(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    let Some(pick) = Pick::read(data) else {
+        return Ok(Outcome::Rejected);
+    };
+    let Some((region, work)) = scratch.split_at_mut_checked(STRUCTURED_INSTANCE) else {
+        return Ok(Outcome::Skipped);
+    };
+    let len = match walker::write_random(pick.schema, pick.version, pick.seed, region) {
+        Ok(len) => len,
+        Err(EncodeError::BufferTooSmall { .. }) => return Ok(Outcome::Skipped),
+        Err(error) => {
+            return Err(OracleFailure::Encode {
+                stage: "structured: walker write_random",
+                error,
+            });
+        }
+    };
+
+    // The untouched instance.
+    let instance = region.get(..len).ok_or(OracleFailure::Length {
+        stage: "structured: the walker wrote past its buffer",
+        expected: STRUCTURED_INSTANCE,
+        actual: len,
+    })?;
+    match walker::validate(pick.schema, pick.version, instance) {
+        Ok(consumed) => expect_len("structured: the walker reads its instance", len, consumed)?,
+        Err(error) => {
+            return Err(OracleFailure::Redecode {
+                stage: "structured: the walker rejects its own instance",
+                error,
+            });
+        }
+    }
+    match pick.typed_verdict(instance) {
+        Ok(consumed) => expect_len(
+            "structured: the typed decoder reads the instance",
+            len,
+            consumed,
+        )?,
+        Err(error) => {
+            return Err(OracleFailure::Redecode {
+                stage: "structured: the typed decoder rejects a walker instance",
+                error,
+            });
+        }
+    }
+    let outcome = pick.round_trip(instance, work)?;
+    ensure(
+        matches!(
+            outcome,
+            Outcome::RoundTrip { canonical: true } | Outcome::Skipped
+        ),
+        "structured: a walker instance does not re-encode to its own bytes",
+    )?;
+
+    // The mutated instance.
+    let mutations = data
+        .get(PICK_LEN..)
+        .unwrap_or_default()
+        .chunks_exact(MUTATION_LEN);
+    if mutations.len() == 0 {
+        return Ok(outcome);
+    }
+    let mut len = len;
+    for m in mutations {
+        if let [op0, op1, operand] = *m {
+            len = mutate(region, len, u16::from_be_bytes([op0, op1]), operand);
+        }
+    }
+    let mutated = region.get(..len).unwrap_or_default();
+    let ours = walker::validate(pick.schema, pick.version, mutated);
+    let theirs = pick.typed_verdict(mutated);
+    if let Err(error) = &ours {
+        check_offset("structured: walker error", error, len)?;
+    }
+    if let Err(error) = &theirs {
+        check_offset("structured: typed decoder error", error, len)?;
+    }
+    let agree = match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => a.offset == b.offset && a.kind == b.kind,
+        _ => false,
+    };
+    if !agree {
+        return Err(OracleFailure::Disagree {
+            stage: "structured: the walker and the typed decoder disagree",
+            first: ours,
+            second: theirs,
+        });
+    }
+    pick.round_trip(mutated, work)
+}
+
+/// The schema, version and seed the input of [`structured`] picks.
+struct Pick {
+    schema: &'static MessageSchema,
+    response: bool,
+    key: ApiKey,
+    version: i16,
+    seed: u64,
+}
+
+impl Pick {
+    /// `None` for an empty input (every other input picks something).
+    fn read(data: &[u8]) -> Option<Self> {
+        let (&side_and_key, rest) = data.split_first()?;
+        let response = side_and_key & 1 != 0;
+        let index = usize::from(side_and_key >> 1).checked_rem(API_TABLE.len())?;
+        let key = API_TABLE.get(index)?.key;
+        let schema = if response {
+            schema::response(key)
+        } else {
+            schema::request(key)
+        }?;
+        let valid = schema.valid_versions;
+        let span = i32::from(valid.max)
+            .checked_sub(i32::from(valid.min))?
+            .checked_add(1)
+            .filter(|span| *span > 0)?;
+        let index = i32::from(rest.first().copied().unwrap_or(0)).checked_rem(span)?;
+        let version = i16::try_from(i32::from(valid.min).checked_add(index)?).ok()?;
+        let mut seed = [0u8; 8];
+        for (dst, src) in seed.iter_mut().zip(rest.get(1..).unwrap_or_default()) {
+            *dst = *src;
+        }
+        Some(Self {
+            schema,
+            response,
+            key,
+            version,
+            seed: u64::from_be_bytes(seed),
+        })
+    }
+
+    /// The typed decoder's verdict: the bytes consumed, or its error.
+    fn typed_verdict(&self, bytes: &[u8]) -> Result<usize, DecodeError> {
+        let mut r = Reader::new(bytes);
+        if self.response {
+            Response::decode(self.key, self.version, &mut r)?;
+        } else {
+            Request::decode(self.key, self.version, &mut r)?;
+        }
+        Ok(r.offset())
+    }
+
+    /// The body round trip of [`request_body`] or [`response_body`].
+    fn round_trip<'d>(
+        &self,
+        body: &'d [u8],
+        scratch: &'d mut [u8],
+    ) -> Result<Outcome, OracleFailure> {
+        let (key, version) = (self.key, self.version);
+        if self.response {
+            round_trip(&ResponseBody { key, version }, body, scratch)
+        } else {
+            round_trip(&RequestBody { key, version }, body, scratch)
+        }
+    }
+}
+
+/// Applies one mutation of [`structured`] to `buf[..len]` and returns the new length, which is
+/// never more than `buf.len()`.
+fn mutate(buf: &mut [u8], len: usize, op: u16, operand: u8) -> usize {
+    let len = len.min(buf.len());
+    let at = usize::from(op & 0x3fff);
+    match op >> 14 {
+        0 => {
+            if let Some(b) = at.checked_rem(len).and_then(|i| buf.get_mut(i)) {
+                *b ^= operand;
+            }
+            len
+        }
+        1 => {
+            let at = at.checked_rem(len.saturating_add(1)).unwrap_or(0);
+            // `at..=len` is there only while the instance has room to grow.
+            match buf.get_mut(at..=len) {
+                Some(moved) => {
+                    moved.rotate_right(1);
+                    if let Some(first) = moved.first_mut() {
+                        *first = operand;
+                    }
+                    len.saturating_add(1)
+                }
+                None => len,
+            }
+        }
+        2 => match at.checked_rem(len).and_then(|i| buf.get_mut(i..len)) {
+            Some(moved) => {
+                moved.rotate_left(1);
+                len.saturating_sub(1)
+            }
+            None => len,
+        },
+        _ => at.checked_rem(len).unwrap_or(0),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dissector against the typed frame decoder.
+
+/// The deepest tree whose shape [`dissector`] checks (far deeper than any schema nests).
+#[cfg(feature = "describe")]
+const MAX_TREE_DEPTH: usize = 64;
+
+/// The dissector ([`crate::describe`]) against the typed frame decoder.
+///
+/// Input: a selector byte whose bit 0 picks a request frame (0) or a response frame (1); for a
+/// response, the API key (`int16`) and version (`int16`) as in [`response_body`]; then the frame
+/// (size prefix, header, body).
+///
+/// The frame is walked with [`describe::visit_request_frame`] or
+/// [`describe::visit_response_frame`] and decoded with [`frame::decode_request`] or
+/// [`frame::decode_response`]. Checked:
+///
+/// * every node lies inside the frame, and when the walk succeeds the nodes form the tree the
+///   test `random_instances_dissect_like_the_typed_decoder` checks: one root covering the whole
+///   frame, every node with children exactly as large as its children, which follow each other
+///   from its start, `last` on exactly the last child of each node, and a size on every node;
+/// * the walk and the typed decoder agree, with the rule of that test: both succeed, or the walk
+///   fails with [`DescribeError::Decode`] and the typed decoder fails, at the same offset and
+///   with the same kind. Every departure from it is one the test never meets:
+///   * [`DescribeError::UnknownApi`] (no schema for the key: nothing is read) must meet a typed
+///     failure, `UnknownApiKey` for a request frame whose size prefix is right;
+///   * an error inside a records field (the test's records are always whole batches) is the
+///     walk's alone: the walk reads the entries (batches, records, legacy messages) while the
+///     typed decoder keeps the field as bytes for [`Records::batches`], so the typed decoder must
+///     succeed, or fail at or after the end of that field;
+///   * a frame whose size prefix does not match its length (the test always sets it right) must
+///     fail both ways, but not alike: the walk reports the first error in the bytes that are
+///     there, the typed decoder rejects the frame before its header. Such a frame is checked
+///     again with its size prefix corrected (a copy in `scratch`), under the exact rule;
+///   * `Fmt` and `ScratchTooSmall` never happen here.
+///
+/// The outcome is [`Outcome::Rejected`] when the typed decoder rejected the frame as given, else
+/// [`Outcome::Checked`] with the number of nodes visited.
+///
+/// # Errors
+///
+/// The first invariant that did not hold.
+#[cfg(feature = "describe")]
+pub fn dissector(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
+    let Some((&selector, rest)) = data.split_first() else {
+        return Ok(Outcome::Rejected);
+    };
+    let (side, frame) = if selector & 1 == 0 {
+        (Side::Request, rest)
+    } else {
+        let Some((key, version, frame)) = key_and_version(rest) else {
+            return Ok(Outcome::Rejected);
+        };
+        (Side::Response(key, version), frame)
+    };
+    let outcome = dissect(side, frame)?;
+    if let Some(size) = frame
+        .len()
+        .checked_sub(SIZE_LEN)
+        .and_then(|n| i32::try_from(n).ok())
+        && announced_size(frame) != Some(size)
+        && let Some(copy) = scratch.get_mut(..frame.len())
+    {
+        copy.copy_from_slice(frame);
+        if let Some(prefix) = copy.get_mut(..SIZE_LEN) {
+            prefix.copy_from_slice(&size.to_be_bytes());
+        }
+        dissect(side, copy)?;
+    }
+    Ok(outcome)
+}
+
+/// Which frame [`dissector`] reads.
+#[cfg(feature = "describe")]
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Request,
+    Response(ApiKey, i16),
+}
+
+/// One frame through the dissector and the typed decoder.
+#[cfg(feature = "describe")]
+fn dissect(side: Side, frame: &[u8]) -> Result<Outcome, OracleFailure> {
+    let mut tree = Tree::new(frame.len());
+    let walked = match side {
+        Side::Request => describe::visit_request_frame(frame, &mut tree),
+        Side::Response(key, version) => {
+            describe::visit_response_frame(frame, key, version, &mut tree)
+        }
+    };
+    let typed = match side {
+        Side::Request => frame::decode_request(frame).map(|_| frame.len()),
+        Side::Response(key, version) => {
+            frame::decode_response(frame, key, version).map(|_| frame.len())
+        }
+    };
+    if let Some(stage) = tree.outside {
+        return Err(OracleFailure::Invariant { stage });
+    }
+    if let Err(error) = &typed {
+        check_offset("dissector: typed decoder error", error, frame.len())?;
+    }
+    let exact = announced_size(frame)
+        .and_then(|size| usize::try_from(size).ok())
+        .and_then(|size| size.checked_add(SIZE_LEN))
+        == Some(frame.len());
+    let outcome = if typed.is_ok() {
+        Outcome::Checked { items: tree.nodes }
+    } else {
+        Outcome::Rejected
+    };
+    match (walked, typed) {
+        (Ok(()), Ok(_)) => {
+            tree.finish()?;
+            Ok(outcome)
+        }
+        (Err(DescribeError::Decode(error)), typed) => {
+            check_offset("dissector: walk error", &error, frame.len())?;
+            let same = typed
+                .as_ref()
+                .is_err_and(|t| t.offset == error.offset && t.kind == error.kind);
+            // An error inside a records field is the walk's alone, and the typed decoder read
+            // the field as bytes: it succeeds, or fails after the field.
+            let in_records = tree
+                .records_end(error.offset)
+                .is_some_and(|end| typed.as_ref().map_or_else(|t| t.offset >= end, |_| true));
+            if same || in_records || (!exact && typed.is_err()) {
+                Ok(outcome)
+            } else {
+                Err(OracleFailure::Disagree {
+                    stage: "dissector: the walk and the typed decoder disagree",
+                    first: Err(error),
+                    second: typed,
+                })
+            }
+        }
+        (Ok(()), Err(typed)) => Err(OracleFailure::Disagree {
+            stage: "dissector: the walk accepts a frame the typed decoder rejects",
+            first: Ok(frame.len()),
+            second: Err(typed),
+        }),
+        (Err(DescribeError::UnknownApi), Err(typed)) => {
+            ensure(
+                !exact
+                    || matches!(side, Side::Response(..))
+                    || matches!(typed.kind, DecodeErrorKind::UnknownApiKey(_)),
+                "dissector: no schema for a request the typed decoder knows",
+            )?;
+            Ok(outcome)
+        }
+        (Err(DescribeError::UnknownApi), Ok(_)) => Err(OracleFailure::Invariant {
+            stage: "dissector: no schema for a frame the typed decoder accepts",
+        }),
+        (Err(DescribeError::Fmt | DescribeError::ScratchTooSmall { .. }), _) => {
+            Err(OracleFailure::Invariant {
+                stage: "dissector: the walk failed without a decoding error",
+            })
+        }
+    }
+}
+
+/// A node of [`Tree`] whose children may still come.
+#[cfg(feature = "describe")]
+#[derive(Debug, Clone, Copy, Default)]
+struct Open {
+    depth: usize,
+    offset: usize,
+    size: Option<usize>,
+    /// Where the next child must start.
+    end: usize,
+    children: usize,
+    /// The `last` flag of the latest child.
+    last: bool,
+}
+
+/// A visitor that records nothing but checks the nodes as they come: each inside the frame
+/// (`outside`, always a failure) and together a tree that tiles the frame (`shape`, a failure
+/// when the walk succeeded).
+#[cfg(feature = "describe")]
+#[derive(Debug)]
+struct Tree {
+    len: usize,
+    nodes: usize,
+    open: [Open; MAX_TREE_DEPTH],
+    depth: usize,
+    roots: usize,
+    root_size: Option<usize>,
+    /// The tree went deeper than [`MAX_TREE_DEPTH`]: its shape is not checked.
+    deep: bool,
+    /// Start and end of the latest records field whose entries the walk went into.
+    records: Option<(usize, usize)>,
+    outside: Option<&'static str>,
+    shape: Option<&'static str>,
+}
+
+#[cfg(feature = "describe")]
+impl Tree {
+    fn new(len: usize) -> Self {
+        Self {
+            len,
+            nodes: 0,
+            open: [Open::default(); MAX_TREE_DEPTH],
+            depth: 0,
+            roots: 0,
+            root_size: None,
+            deep: false,
+            records: None,
+            outside: None,
+            shape: None,
+        }
+    }
+
+    fn shape(&mut self, ok: bool, stage: &'static str) {
+        if !ok && self.shape.is_none() {
+            self.shape = Some(stage);
+        }
+    }
+
+    /// The end of the latest records field the walk went into, when `offset` lies in it.
+    fn records_end(&self, offset: usize) -> Option<usize> {
+        self.records
+            .filter(|&(start, end)| start <= offset && offset <= end)
+            .map(|(_, end)| end)
+    }
+
+    /// The innermost open node, if any.
+    fn top(&self) -> Option<Open> {
+        self.depth
+            .checked_sub(1)
+            .and_then(|i| self.open.get(i))
+            .copied()
+    }
+
+    /// Closes the innermost open node: no more children will come.
+    fn close(&mut self) {
+        let Some(top) = self.top() else {
+            return;
+        };
+        self.depth = self.depth.saturating_sub(1);
+        if top.children == 0 {
+            self.shape(top.size.is_some(), "dissector: a leaf without a size");
+        } else {
+            self.shape(
+                top.size == top.end.checked_sub(top.offset),
+                "dissector: a node is not the sum of its children",
+            );
+            self.shape(top.last, "dissector: the last child is not marked last");
+        }
+    }
+
+    /// Closes every node and checks the shape of a tree whose walk succeeded.
+    fn finish(&mut self) -> Result<(), OracleFailure> {
+        while self.depth > 0 {
+            self.close();
+        }
+        self.shape(
+            self.roots == 1 && self.root_size == Some(self.len),
+            "dissector: the root does not cover the frame",
+        );
+        match self.shape {
+            Some(stage) if !self.deep => Err(OracleFailure::Invariant { stage }),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(feature = "describe")]
+impl Visit for Tree {
+    fn node(&mut self, node: &Node<'_>) -> fmt::Result {
+        self.nodes = self.nodes.saturating_add(1);
+        let end = node
+            .size
+            .map_or(Some(node.offset), |size| node.offset.checked_add(size));
+        if end.is_none_or(|end| end > self.len) && self.outside.is_none() {
+            self.outside = Some("dissector: a node outside the frame");
+        }
+        if let (Value::Records { .. }, Some(end)) = (node.value, end) {
+            self.records = Some((node.offset, end));
+        }
+        while self.top().is_some_and(|top| top.depth >= node.depth) {
+            self.close();
+        }
+        let at = self.depth.checked_sub(1);
+        match at.and_then(|i| self.open.get_mut(i)) {
+            None => {
+                let ok = node.depth == 0 && node.offset == 0 && self.roots == 0;
+                self.roots = self.roots.saturating_add(1);
+                self.root_size = node.size;
+                self.shape(ok, "dissector: not a single root at offset 0");
+            }
+            Some(parent) => {
+                let depth_ok = parent.depth.checked_add(1) == Some(node.depth);
+                let previous_ok = parent.children == 0 || !parent.last;
+                let start_ok = node.offset == parent.end;
+                parent.end = parent.end.saturating_add(node.size.unwrap_or(0));
+                parent.children = parent.children.saturating_add(1);
+                parent.last = node.last;
+                self.shape(
+                    depth_ok,
+                    "dissector: a node deeper than a child of its parent",
+                );
+                self.shape(previous_ok, "dissector: a child after one marked last");
+                self.shape(start_ok, "dissector: a child not where its sibling ended");
+            }
+        }
+        match self.open.get_mut(self.depth) {
+            Some(slot) => {
+                *slot = Open {
+                    depth: node.depth,
+                    offset: node.offset,
+                    size: node.size,
+                    end: node.offset,
+                    children: 0,
+                    last: false,
+                };
+                self.depth = self.depth.saturating_add(1);
+            }
+            None => self.deep = true,
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2050,6 +2691,73 @@ mod tests {
             primitives(&input, &mut scratch),
             Ok(Outcome::Checked { items: 3 })
         );
+    }
+
+    #[test]
+    fn mutations_edit_in_place() {
+        let mut buf = [1u8, 2, 3, 0];
+        // XOR at 1, insert 9 at 0, remove at 3, truncate at 2.
+        assert_eq!(mutate(&mut buf, 3, 0x0001, 0xff), 3);
+        assert_eq!(buf, [1, 0xfd, 3, 0]);
+        assert_eq!(mutate(&mut buf, 3, 0x4000, 9), 4);
+        assert_eq!(buf, [9, 1, 0xfd, 3]);
+        assert_eq!(mutate(&mut buf, 4, 0x8003, 0), 3);
+        assert_eq!(buf[..3], [9, 1, 0xfd]);
+        assert_eq!(mutate(&mut buf, 3, 0xc002, 0), 2);
+        // No room to insert; nothing to edit in an empty instance.
+        assert_eq!(mutate(&mut buf, 4, 0x4000, 7), 4);
+        assert_eq!(mutate(&mut [], 0, 0x0000, 1), 0);
+        assert_eq!(mutate(&mut [], 0, 0x8000, 1), 0);
+    }
+
+    #[test]
+    fn structured_walker_instances_round_trip() {
+        let mut scratch = [0u8; structured_scratch_len()];
+        // Produce v9 request, seed 1; Fetch v16 response, seed 2.
+        for pick in [
+            [0, 9, 0, 0, 0, 0, 0, 0, 0, 1],
+            [3, 16, 0, 0, 0, 0, 0, 0, 0, 2],
+        ] {
+            assert_eq!(
+                structured(&pick, &mut scratch),
+                Ok(Outcome::RoundTrip { canonical: true })
+            );
+        }
+        // Truncated to nothing: both readings reject it.
+        let cut = [0, 9, 0, 0, 0, 0, 0, 0, 0, 1, 0xc0, 0, 0];
+        assert_eq!(structured(&cut, &mut scratch), Ok(Outcome::Rejected));
+        assert_eq!(structured(&[], &mut scratch), Ok(Outcome::Rejected));
+        assert_eq!(structured(&[0], &mut [0u8; 16]), Ok(Outcome::Skipped));
+    }
+
+    #[cfg(feature = "describe")]
+    #[test]
+    fn dissector_agrees_with_the_frame_decoder() {
+        let mut scratch = [0u8; 256];
+        // A RenewDelegationToken v2 request frame.
+        let mut input = [
+            0, 0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert!(matches!(
+            dissector(&input, &mut scratch),
+            Ok(Outcome::Checked { items }) if items > 10
+        ));
+        // Its size prefix announcing more bytes than there are, though the body is whole.
+        input[4] = 99;
+        assert_eq!(dissector(&input, &mut scratch), Ok(Outcome::Rejected));
+        // A frame that ends inside its API key.
+        assert_eq!(
+            dissector(&[0, 0, 0, 0, 1, 0], &mut scratch),
+            Ok(Outcome::Rejected)
+        );
+        // The body's empty tagged section as a two-byte varint.
+        let long = [
+            0, 0, 0, 0, 22, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0,
+        ];
+        assert!(matches!(
+            dissector(&long, &mut scratch),
+            Ok(Outcome::Checked { .. })
+        ));
     }
 
     #[test]

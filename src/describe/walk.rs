@@ -156,7 +156,7 @@ fn frame_nodes(
 
 /// The bytes of the frame after its size prefix (all of them when the frame is cut short), and
 /// the error to report at the end when the frame is shorter or longer than its prefix says.
-fn frame_rest(frame: &[u8], total: Option<usize>) -> (&[u8], Option<DecodeError>) {
+fn frame_rest(frame: &[u8], size: i32, total: Option<usize>) -> (&[u8], Option<DecodeError>) {
     match total {
         Some(t) => {
             let rest = frame.get(4..t).unwrap_or_default();
@@ -166,7 +166,15 @@ fn frame_rest(frame: &[u8], total: Option<usize>) -> (&[u8], Option<DecodeError>
             });
             (rest, err)
         }
-        None => (frame.get(4..).unwrap_or_default(), None),
+        None => {
+            // What the frame decoder reports: the bytes missing after the size prefix.
+            let needed = usize::try_from(size)
+                .unwrap_or(0)
+                .saturating_add(4)
+                .saturating_sub(frame.len());
+            let err = DecodeError::new(4, DecodeErrorKind::Truncated { needed }, "Frame");
+            (frame.get(4..).unwrap_or_default(), Some(err))
+        }
     }
 }
 
@@ -178,23 +186,22 @@ fn frame_rest(frame: &[u8], total: Option<usize>) -> (&[u8], Option<DecodeError>
 /// The first decoding error (after the nodes before it were visited); `UnknownApi` when the
 /// header names an API key or version without a schema; `Fmt` when the visitor fails.
 pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
-    let mut peek = Reader::new(frame.get(4..).unwrap_or_default());
-    let key = peek.i16("RequestHeader.RequestApiKey");
-    let version = peek.i16("RequestHeader.RequestApiVersion");
-    let (Ok(key), Ok(version)) = (key, version) else {
-        frame_size(frame).map_err(DescribeError::Decode)?;
-        return Err(DescribeError::Decode(DecodeError::new(
-            frame.len(),
-            DecodeErrorKind::Truncated {
-                needed: 8usize.saturating_sub(frame.len()),
-            },
-            "RequestHeader",
-        )));
+    let mut peek = Reader::with_offset(frame.get(4..).unwrap_or_default(), 4);
+    let peeked = peek
+        .i16("RequestHeader.RequestApiKey")
+        .and_then(|key| Ok((key, peek.i16("RequestHeader.RequestApiVersion")?)));
+    let (key, version) = match peeked {
+        Ok(found) => found,
+        // The frame decoder's error: the size prefix, else the field the frame ends in.
+        Err(e) => {
+            frame_size(frame).map_err(DescribeError::Decode)?;
+            return Err(DescribeError::Decode(e));
+        }
     };
     let api = ApiKey(key);
     let schema = schema::request(api).ok_or(DescribeError::UnknownApi)?;
-    let (_, total) = frame_nodes(frame, v, schema, version)?;
-    let (rest, trailing) = frame_rest(frame, total);
+    let (size, total) = frame_nodes(frame, v, schema, version)?;
+    let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
     let hv = request_header_version(api, version);
     let header_size = measure(&r, |r, v| request_header(r, v, hv));
@@ -221,8 +228,8 @@ pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
 /// As [`visit_request_frame`].
 pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut dyn Visit) -> R {
     let schema = schema::response(api_key).ok_or(DescribeError::UnknownApi)?;
-    let (_, total) = frame_nodes(frame, v, schema, version)?;
-    let (rest, trailing) = frame_rest(frame, total);
+    let (size, total) = frame_nodes(frame, v, schema, version)?;
+    let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
     let hv = response_header_version(api_key, version);
     let header_size = measure(&r, |r, v| response_header(r, v, hv));
@@ -773,8 +780,9 @@ fn tagged_section(
         category: Category::Tagged,
     };
     if n == 0 {
+        // One byte when minimal; the decoders accept a longer varint too.
         r.uvarint(path)?;
-        v.node(&node(Some(1)))?;
+        v.node(&node(Some(r.offset().saturating_sub(at))))?;
         return Ok(());
     }
     let child = depth.saturating_add(1);
@@ -865,12 +873,12 @@ fn tagged_entry(
 ) -> R {
     let path = s.map_or("tagged fields", |s| s.path);
     let cat = Category::Tagged;
-    let at = r.offset();
+    let entry = r.offset();
     r.uvarint(path)?;
     leaf(
         v,
         r,
-        at,
+        entry,
         depth,
         false,
         Name::Plain("tag"),
@@ -911,8 +919,9 @@ fn tagged_entry(
         );
     };
     if !f.is_tagged(ctx.version) {
+        // At the tag, as the decoders report it.
         return Err(DescribeError::Decode(DecodeError::new(
-            at,
+            entry,
             DecodeErrorKind::TagNotInVersion {
                 tag,
                 version: ctx.version,
