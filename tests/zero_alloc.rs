@@ -1,5 +1,7 @@
 //! kafka-wire allocates nothing: decoding, visiting, re-encoding and building each benchmark
-//! workload is counted by a global allocator and must make zero allocations.
+//! workload is counted by a global allocator and must make zero allocations, and so must every
+//! fuzz oracle on every file of the committed fuzz corpus (the oracles decode, encode, re-decode,
+//! walk and dissect their input into a scratch buffer lent by the caller).
 //!
 //! The allocator counts per thread, and only while a thread has armed it, so the test harness's
 //! own threads and the input construction are not counted.
@@ -159,4 +161,47 @@ fn records_read_build_and_checksum_without_allocating() {
         kafka_wire::records::RecordBatch::parse(&out).map(|b| b.records_count())
     })
     .expect("valid");
+}
+
+type Oracle =
+    fn(&[u8], &mut [u8]) -> Result<kafka_wire::__fuzz::Outcome, kafka_wire::__fuzz::OracleFailure>;
+
+/// The scratch buffer a target lends its oracle, by the input length.
+type ScratchLen = dyn Fn(usize) -> usize;
+
+#[test]
+fn fuzz_oracles_run_without_allocating() {
+    use kafka_wire::__fuzz as f;
+    let structured = |_: usize| f::structured_scratch_len();
+    let targets: Vec<(&str, Oracle, &ScratchLen)> = vec![
+        ("request_body", f::request_body, &f::scratch_len),
+        ("response_body", f::response_body, &f::scratch_len),
+        ("request_frame", f::request_frame, &f::scratch_len),
+        ("response_frame", f::response_frame, &f::scratch_len),
+        ("primitives", f::primitives, &f::scratch_len),
+        ("split", f::split, &f::scratch_len),
+        ("record_batch", f::record_batch, &f::scratch_len),
+        ("legacy_message_set", f::legacy_message_set, &f::scratch_len),
+        ("structured", f::structured, &structured),
+        #[cfg(feature = "describe")]
+        ("dissector", f::dissector, &f::scratch_len),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let mut runs = 0usize;
+    for (target, oracle, scratch_len) in targets {
+        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(root.join(target))
+            .expect("a committed corpus")
+            .map(|e| std::fs::read(e.expect("entry").path()).expect("readable"))
+            .collect();
+        inputs.sort();
+        assert!(!inputs.is_empty(), "{target}: empty corpus");
+        let longest = inputs.iter().map(Vec::len).max().unwrap_or(0);
+        let mut scratch = vec![0u8; scratch_len(longest)];
+        for input in &inputs {
+            let outcome = assert_none(target, || oracle(input, &mut scratch));
+            assert!(outcome.is_ok(), "{target}: {outcome:?}");
+            runs += 1;
+        }
+    }
+    assert!(runs > 0);
 }
