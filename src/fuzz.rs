@@ -507,7 +507,9 @@ fn round_trip<'d, C: Codec<'d>>(
     if len.saturating_mul(2) > scratch.len() {
         return Ok(Outcome::Skipped);
     }
-    let (encoding, rest) = scratch.split_at_mut(len);
+    let Some((encoding, rest)) = scratch.split_at_mut_checked(len) else {
+        return Ok(Outcome::Skipped);
+    };
 
     let written = codec
         .encode(&first, encoding)
@@ -1557,7 +1559,9 @@ fn rebuild(b: &RecordBatch<'_>, scratch: &mut [u8]) -> Result<Option<bool>, Orac
     if len.saturating_mul(2) > scratch.len() {
         return Ok(None);
     }
-    let (out, rest) = scratch.split_at_mut(len);
+    let Some((out, rest)) = scratch.split_at_mut_checked(len) else {
+        return Ok(None);
+    };
     let written = builder
         .write(new_records, out)
         .map_err(|error| OracleFailure::Encode {
