@@ -282,10 +282,14 @@ fn tagged_payload_whose_size_differs_from_its_field() {
 
 #[test]
 fn unknown_api_key() {
-    let e = Request::decode(ApiKey(999), 0, &mut Reader::new(&[])).unwrap_err();
-    assert_eq!((e.offset, e.kind), (0, K::UnknownApiKey(ApiKey(999))));
-    let e = Response::decode(ApiKey(-1), 0, &mut Reader::new(&[])).unwrap_err();
-    assert_eq!((e.offset, e.kind), (0, K::UnknownApiKey(ApiKey(-1))));
+    assert_eq!(
+        Request::decode(ApiKey(999), 0, &mut Reader::new(&[])).unwrap_err(),
+        err(0, K::UnknownApiKey(ApiKey(999)), "Request")
+    );
+    assert_eq!(
+        Response::decode(ApiKey(-1), 0, &mut Reader::new(&[])).unwrap_err(),
+        err(0, K::UnknownApiKey(ApiKey(-1)), "Response")
+    );
 }
 
 #[test]
