@@ -185,6 +185,52 @@ pub const fn scratch_len(input_len: usize) -> usize {
     input_len.saturating_mul(2).saturating_add(64)
 }
 
+/// An oracle: arbitrary input and a lent scratch buffer, the verdict.
+pub type Oracle = fn(&[u8], &mut [u8]) -> Result<Outcome, OracleFailure>;
+
+/// One fuzz target: what `fuzz/fuzz_targets/<name>.rs` runs, and how the tests replay its corpus.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    /// The target's name (its file in `fuzz/fuzz_targets/` and its corpus directory).
+    pub name: &'static str,
+    /// The oracle it wraps.
+    pub oracle: Oracle,
+    /// The scratch buffer to lend for an input of a given length.
+    pub scratch_len: fn(usize) -> usize,
+    /// Whether hand-made `seed-` files must round-trip to exactly their own bytes.
+    pub canonical_seeds: bool,
+}
+
+const fn target(name: &'static str, oracle: Oracle, canonical_seeds: bool) -> Target {
+    Target {
+        name,
+        oracle,
+        scratch_len,
+        canonical_seeds,
+    }
+}
+
+/// Every fuzz target this build has an oracle for (`dissector` needs the `describe` feature).
+pub const TARGETS: &[Target] = &[
+    target("request_body", request_body, true),
+    target("response_body", response_body, true),
+    target("request_frame", request_frame, true),
+    target("response_frame", response_frame, true),
+    target("primitives", primitives, false),
+    target("split", split, false),
+    target("record_batch", record_batch, true),
+    target("legacy_message_set", legacy_message_set, false),
+    Target {
+        scratch_len: |_| structured_scratch_len(),
+        ..target("structured", structured, true)
+    },
+    #[cfg(feature = "describe")]
+    target("dissector", dissector, false),
+];
+
+/// Targets whose oracle needs a feature this build may lack, with that feature.
+pub const FEATURE_GATED: [(&str, &str); 1] = [("dissector", "describe")];
+
 /// A request body: API key (`int16`) and version (`int16`) in the first four bytes, then the
 /// body, decoded with [`Request::decode`].
 ///

@@ -9,39 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kafka_wire::__fuzz::{self, OracleFailure, Outcome, scratch_len};
-
-type Oracle = fn(&[u8], &mut [u8]) -> Result<Outcome, OracleFailure>;
-
-/// The scratch buffer a target lends its oracle, by input length.
-type Scratch = fn(usize) -> usize;
-
-fn structured_scratch(_: usize) -> usize {
-    __fuzz::structured_scratch_len()
-}
-
-/// Name, oracle, whether `seed-` files must round-trip to their own bytes, scratch size.
-const TARGETS: &[(&str, Oracle, bool, Scratch)] = &[
-    ("request_body", __fuzz::request_body, true, scratch_len),
-    ("response_body", __fuzz::response_body, true, scratch_len),
-    ("request_frame", __fuzz::request_frame, true, scratch_len),
-    ("primitives", __fuzz::primitives, false, scratch_len),
-    ("split", __fuzz::split, false, scratch_len),
-    ("record_batch", __fuzz::record_batch, true, scratch_len),
-    (
-        "legacy_message_set",
-        __fuzz::legacy_message_set,
-        false,
-        scratch_len,
-    ),
-    ("response_frame", __fuzz::response_frame, true, scratch_len),
-    ("structured", __fuzz::structured, true, structured_scratch),
-    #[cfg(feature = "describe")]
-    ("dissector", __fuzz::dissector, false, scratch_len),
-];
-
-/// Targets whose oracle needs a feature this build may lack.
-const FEATURE_GATED: [(&str, &str); 1] = [("dissector", "describe")];
+use kafka_wire::__fuzz::{FEATURE_GATED, Outcome, TARGETS, Target};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
@@ -72,7 +40,13 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn every_corpus_file_passes_its_oracle() {
     let mut failures = Vec::new();
     let mut total = 0usize;
-    for &(target, oracle, round_trip, scratch) in TARGETS {
+    for &Target {
+        name: target,
+        oracle,
+        scratch_len,
+        canonical_seeds,
+    } in TARGETS
+    {
         let dir = corpus_dir(target);
         let paths = files(&dir);
         assert!(
@@ -82,7 +56,7 @@ fn every_corpus_file_passes_its_oracle() {
         );
         for path in paths {
             let data = fs::read(&path).expect("readable corpus file");
-            let mut scratch = vec![0u8; scratch(data.len())];
+            let mut scratch = vec![0u8; scratch_len(data.len())];
             total += 1;
             let is_seed = path
                 .file_name()
@@ -92,7 +66,7 @@ fn every_corpus_file_passes_its_oracle() {
                 Err(failure) => failures.push(format!("{}: {failure}", path.display())),
                 Ok(outcome)
                     if is_seed
-                        && round_trip
+                        && canonical_seeds
                         && outcome != (Outcome::RoundTrip { canonical: true }) =>
                 {
                     failures.push(format!(
@@ -122,13 +96,13 @@ fn every_fuzz_target_has_an_oracle_here() {
             .and_then(|n| n.to_str())
             .expect("target name");
         if let Some((_, feature)) = FEATURE_GATED.iter().find(|(t, _)| *t == name)
-            && !TARGETS.iter().any(|(t, ..)| *t == name)
+            && !TARGETS.iter().any(|t| t.name == name)
         {
             println!("fuzz target {name} is replayed only with the {feature} feature");
             continue;
         }
         assert!(
-            TARGETS.iter().any(|(t, ..)| *t == name),
+            TARGETS.iter().any(|t| t.name == name),
             "fuzz target {name} is not replayed by tests/corpus_replay.rs"
         );
     }

@@ -350,8 +350,14 @@ fn oversized_and_negative_frame_sizes() {
     // A response frame whose header is cut: truncated inside the correlation id.
     let e =
         frame::decode_response(&[0x00, 0x00, 0x00, 0x02, 0x00, 0x00], ApiKey(18), 0).unwrap_err();
-    assert_eq!(e.kind, K::Truncated { needed: 2 });
-    assert_eq!(e.offset, 4);
+    assert_eq!(
+        e,
+        err(
+            4,
+            K::Truncated { needed: 2 },
+            "ResponseHeader.CorrelationId"
+        )
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -120,12 +120,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         version: i16,
         flexible: bool,
     ) -> Result<&'a [u8], DecodeError> {
-        let start = r.rest();
-        for _ in 0..count {
-            T::skip(r, version, flexible)?;
-        }
-        let used = start.len().saturating_sub(r.remaining());
-        Ok(start.get(..used).unwrap_or_default())
+        span(r, count, |r| T::skip(r, version, flexible))
     }
 
     /// Skips a whole array (length prefix and elements) in already validated bytes.
@@ -158,12 +153,9 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<&'a [u8], DecodeError> {
-        let start = r.rest();
-        for _ in 0..count {
-            T::read_element(r, version, flexible, path)?;
-        }
-        let used = start.len().saturating_sub(r.remaining());
-        Ok(start.get(..used).unwrap_or_default())
+        span(r, count, |r| {
+            T::read_element(r, version, flexible, path).map(|_| ())
+        })
     }
 
     /// The number of elements.
@@ -206,6 +198,21 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
             flexible: self.flexible,
         })
     }
+}
+
+/// Runs `step` `count` times and returns the bytes it advanced over.
+#[inline(always)]
+fn span<'a>(
+    r: &mut Reader<'a>,
+    count: usize,
+    mut step: impl FnMut(&mut Reader<'a>) -> Result<(), DecodeError>,
+) -> Result<&'a [u8], DecodeError> {
+    let start = r.rest();
+    for _ in 0..count {
+        step(r)?;
+    }
+    let used = start.len().saturating_sub(r.remaining());
+    Ok(start.get(..used).unwrap_or_default())
 }
 
 /// An array field: a validated wire view (what decoding returns) or a caller's slice (what an
@@ -334,20 +341,18 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         path: &'static str,
     ) -> Result<usize, EncodeError> {
         let prefix = len_prefix(self.len(), flexible, false, path)?;
-        let body = match self {
-            Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
-            _ if T::WIRE_SIZE.is_some() => {
-                self.len().saturating_mul(T::WIRE_SIZE.unwrap_or_default())
-            }
+        let body = match (self, T::WIRE_SIZE) {
+            (Self::Wire(v), _) if v.version == version && v.flexible == flexible => v.bytes.len(),
+            (_, Some(size)) => self.len().saturating_mul(size),
             // By reference: elements can be large structs.
-            Self::Slice(s) => {
+            (Self::Slice(s), None) => {
                 let mut total = 0usize;
                 for e in *s {
                     total = total.saturating_add(e.element_len(version, flexible, path)?);
                 }
                 total
             }
-            Self::Wire(v) => {
+            (Self::Wire(v), None) => {
                 let mut total = 0usize;
                 for e in v.iter() {
                     total = total.saturating_add(e.element_len(version, flexible, path)?);
