@@ -1,0 +1,834 @@
+//! The broker: connections, request dispatch and the handlers of every API it serves.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use kafka_wire::codec::{Array, Uuid, VersionRange};
+use kafka_wire::frame::{self, Body};
+use kafka_wire::messages::api_versions_response::ApiVersion;
+use kafka_wire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
+use kafka_wire::messages::delete_topics_response::DeletableTopicResult;
+use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+use kafka_wire::messages::find_coordinator_response::Coordinator;
+use kafka_wire::messages::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+};
+use kafka_wire::messages::metadata_response::{
+    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
+};
+use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_wire::messages::{
+    ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest,
+    DeleteTopicsResponse, FetchRequest, FetchResponse, FindCoordinatorRequest,
+    FindCoordinatorResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
+    ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
+    RequestHeader, ResponseHeader,
+};
+use kafka_wire::{ApiKey, EncodeError, Request, Status};
+
+use crate::fallback;
+use crate::groups::Groups;
+use crate::log::{Topics, code};
+
+/// The largest frame accepted (Kafka's `socket.request.max.bytes` default).
+const MAX_FRAME: usize = 100 * 1024 * 1024;
+
+/// How the broker runs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The host clients are told to connect to.
+    pub host: String,
+    /// The port clients are told to connect to.
+    pub port: i32,
+    /// This broker's node id.
+    pub node_id: i32,
+    /// Partitions of an auto-created topic.
+    pub partitions: i32,
+    /// Print one line per request.
+    pub verbose: bool,
+}
+
+/// The APIs served, each at every version of the current Kafka release.
+pub const SERVED: &[ApiKey] = &[
+    ApiKey::PRODUCE,
+    ApiKey::FETCH,
+    ApiKey::LIST_OFFSETS,
+    ApiKey::METADATA,
+    ApiKey::OFFSET_COMMIT,
+    ApiKey::OFFSET_FETCH,
+    ApiKey::FIND_COORDINATOR,
+    ApiKey::JOIN_GROUP,
+    ApiKey::HEARTBEAT,
+    ApiKey::LEAVE_GROUP,
+    ApiKey::SYNC_GROUP,
+    ApiKey::API_VERSIONS,
+    ApiKey::CREATE_TOPICS,
+    ApiKey::DELETE_TOPICS,
+    ApiKey::INIT_PRODUCER_ID,
+];
+
+/// The versions of `key` this broker answers.
+pub fn served_versions(key: ApiKey) -> VersionRange {
+    if !SERVED.contains(&key) {
+        return VersionRange::NONE;
+    }
+    key.info()
+        .map_or(VersionRange::NONE, |i| i.current_request_versions)
+}
+
+/// The shared state: topics and groups behind one lock, and a condition variable that wakes
+/// fetches waiting for data.
+#[derive(Debug)]
+pub struct Broker {
+    pub config: Config,
+    state: Mutex<State>,
+    appended: Condvar,
+    pub groups: Groups,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    topics: Topics,
+    next_producer_id: i64,
+}
+
+impl Broker {
+    pub fn new(config: Config) -> Arc<Self> {
+        Arc::new(Self {
+            config,
+            state: Mutex::new(State {
+                topics: Topics::default(),
+                next_producer_id: 1000,
+            }),
+            appended: Condvar::new(),
+            groups: Groups::default(),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Accepts connections forever, one thread each.
+    pub fn serve(self: &Arc<Self>, listener: TcpListener) -> io::Result<()> {
+        for stream in listener.incoming() {
+            let stream = stream?;
+            let broker = Arc::clone(self);
+            std::thread::spawn(move || {
+                let peer = stream.peer_addr().ok();
+                if let Err(e) = broker.connection(stream)
+                    && broker.config.verbose
+                {
+                    eprintln!("connection {peer:?}: {e}");
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads frames off one connection and answers each in order, as Kafka does.
+    fn connection(&self, mut stream: TcpStream) -> io::Result<()> {
+        stream.set_nodelay(true)?;
+        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match frame::split(&buf, MAX_FRAME) {
+                Ok(Status::Complete(f)) => {
+                    let n = f.len();
+                    match self.handle(f) {
+                        Ok(Some(reply)) => stream.write_all(&reply)?,
+                        Ok(None) => {}
+                        Err(why) => {
+                            eprintln!("closing the connection: {why}");
+                            return Ok(());
+                        }
+                    }
+                    buf.drain(..n);
+                }
+                Ok(Status::Incomplete { .. }) => {
+                    let n = stream.read(&mut chunk)?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                Err(e) => {
+                    eprintln!("closing the connection: {e}");
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Answers one request frame. `Ok(None)`: no response is due (a Produce with acks=0).
+    /// `Err`: the connection must close, as Kafka closes it on a request it cannot parse.
+    pub fn handle(&self, f: &[u8]) -> Result<Option<Vec<u8>>, String> {
+        // Every request header starts with key, version and correlation id.
+        let field = |at: usize| f.get(at..at + 2).map(|b| i16::from_be_bytes([b[0], b[1]]));
+        let (Some(key), Some(version)) = (field(4), field(6)) else {
+            return Err("a frame too short for a request header".into());
+        };
+        let key = ApiKey(key);
+        let correlation_id = f
+            .get(8..12)
+            .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let served = served_versions(key);
+
+        if key == ApiKey::API_VERSIONS && !served.contains(version) {
+            // A client newer than this broker: answer with a v0 body naming what is served, so
+            // it can retry with a version it finds there.
+            if self.config.verbose {
+                eprintln!("ApiVersions v{version}: unsupported, answering with v0");
+            }
+            let body = self.api_versions(code::UNSUPPORTED_VERSION);
+            let rows = api_version_rows();
+            let body = body.with_api_keys(Array::from(&rows[..]));
+            return encode(correlation_id, &body, 0).map(Some);
+        }
+        if !served.contains(version) {
+            if self.config.verbose {
+                eprintln!(
+                    "{key} v{version}: not served, answering {}",
+                    code::UNSUPPORTED_VERSION
+                );
+            }
+            return fallback::error_response(
+                key,
+                version,
+                correlation_id,
+                code::UNSUPPORTED_VERSION,
+            )
+            .map(Some);
+        }
+
+        let (header, request) =
+            frame::decode_request(f).map_err(|e| format!("{key} v{version}: {e}"))?;
+        if self.config.verbose {
+            eprintln!(
+                "{key} v{version} correlation {} from {:?}",
+                header.correlation_id,
+                header.client_id.unwrap_or("")
+            );
+        }
+        self.dispatch(&header, &request, version)
+    }
+
+    fn dispatch(
+        &self,
+        header: &RequestHeader<'_>,
+        request: &Request<'_>,
+        v: i16,
+    ) -> Result<Option<Vec<u8>>, String> {
+        let id = header.correlation_id;
+        match request {
+            Request::ApiVersions(_) => {
+                let rows = api_version_rows();
+                let body = self
+                    .api_versions(code::NONE)
+                    .with_api_keys(Array::from(&rows[..]));
+                encode(id, &body, v).map(Some)
+            }
+            Request::Metadata(r) => self.metadata(id, r, v).map(Some),
+            Request::Produce(r) => self.produce(id, r, v),
+            Request::ListOffsets(r) => self.list_offsets(id, r, v).map(Some),
+            Request::Fetch(r) => self.fetch(id, r, v).map(Some),
+            Request::FindCoordinator(r) => self.find_coordinator(id, r, v).map(Some),
+            Request::InitProducerId(r) => self.init_producer_id(id, r, v).map(Some),
+            Request::CreateTopics(r) => self.create_topics(id, r, v).map(Some),
+            Request::DeleteTopics(r) => self.delete_topics(id, r, v).map(Some),
+            Request::JoinGroup(r) => self.groups.join(id, r, v).map(Some),
+            Request::SyncGroup(r) => self.groups.sync(id, r, v).map(Some),
+            Request::Heartbeat(r) => self.groups.heartbeat(id, r, v).map(Some),
+            Request::LeaveGroup(r) => self.groups.leave(id, r, v).map(Some),
+            Request::OffsetCommit(r) => {
+                let name_of = |tid| self.state().topics.name_of(tid).map(str::to_owned);
+                self.groups.commit(id, r, v, &name_of).map(Some)
+            }
+            Request::OffsetFetch(r) => {
+                let name_of = |tid| self.state().topics.name_of(tid).map(str::to_owned);
+                let id_of = |name: &str| self.state().topics.get(name).map_or(Uuid::ZERO, |t| t.id);
+                self.groups
+                    .fetch_offsets(id, r, v, &name_of, &id_of)
+                    .map(Some)
+            }
+            other => fallback::error_response(other.api_key(), v, id, code::UNSUPPORTED_VERSION)
+                .map(Some),
+        }
+    }
+
+    fn api_versions(&self, error: i16) -> ApiVersionsResponse<'static> {
+        ApiVersionsResponse::default().with_error_code(error)
+    }
+
+    fn broker_row(&self) -> MetadataResponseBroker<'_> {
+        MetadataResponseBroker::default()
+            .with_node_id(self.config.node_id)
+            .with_host(&self.config.host)
+            .with_port(self.config.port)
+    }
+
+    fn metadata(&self, id: i32, r: &MetadataRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let node = self.config.node_id;
+        // Versions 0-3 always create missing topics; later versions ask.
+        let auto_create = v < 4 || r.allow_auto_topic_creation;
+        let mut st = self.state();
+        // Which topics: null (or, in v0, empty) means all of them.
+        let wanted: Option<Vec<(Option<String>, Uuid)>> = match &r.topics {
+            Some(t) if !(v == 0 && t.is_empty()) => Some(
+                t.iter()
+                    .map(|t| (t.name.map(str::to_owned), t.topic_id))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        struct Row {
+            name: Option<String>,
+            id: Uuid,
+            error: i16,
+            partitions: i32,
+        }
+        let mut rows = Vec::new();
+        match wanted {
+            None => {
+                for (name, t) in st.topics.iter() {
+                    rows.push(Row {
+                        name: Some(name.to_owned()),
+                        id: t.id,
+                        error: code::NONE,
+                        partitions: len_i32(t.partitions.len()),
+                    });
+                }
+            }
+            Some(wanted) => {
+                for (name, tid) in wanted {
+                    let name = name.or_else(|| st.topics.name_of(tid).map(str::to_owned));
+                    let Some(name) = name else {
+                        rows.push(Row {
+                            name: None,
+                            id: tid,
+                            error: code::UNKNOWN_TOPIC_ID,
+                            partitions: 0,
+                        });
+                        continue;
+                    };
+                    let found = st.topics.get(&name).map(|t| (t.id, t.partitions.len()));
+                    let row = match found {
+                        Some((tid, n)) => Row {
+                            name: Some(name),
+                            id: tid,
+                            error: code::NONE,
+                            partitions: len_i32(n),
+                        },
+                        None if auto_create => {
+                            match st.topics.create(&name, self.config.partitions) {
+                                Ok(t) => Row {
+                                    id: t.id,
+                                    partitions: len_i32(t.partitions.len()),
+                                    name: Some(name),
+                                    error: code::NONE,
+                                },
+                                Err(e) => Row {
+                                    name: Some(name),
+                                    id: Uuid::ZERO,
+                                    error: e,
+                                    partitions: 0,
+                                },
+                            }
+                        }
+                        None => Row {
+                            name: Some(name),
+                            id: Uuid::ZERO,
+                            error: code::UNKNOWN_TOPIC_OR_PARTITION,
+                            partitions: 0,
+                        },
+                    };
+                    rows.push(row);
+                }
+            }
+        }
+        drop(st);
+
+        let replicas = [node];
+        let partitions: Vec<Vec<MetadataResponsePartition<'_>>> = rows
+            .iter()
+            .map(|row| {
+                (0..row.partitions)
+                    .map(|p| {
+                        let mut part = MetadataResponsePartition::default()
+                            .with_partition_index(p)
+                            .with_leader_id(node)
+                            .with_replica_nodes(Array::from(&replicas))
+                            .with_isr_nodes(Array::from(&replicas));
+                        if v >= 7 {
+                            part = part.with_leader_epoch(0);
+                        }
+                        part
+                    })
+                    .collect()
+            })
+            .collect();
+        let topics: Vec<MetadataResponseTopic<'_>> = rows
+            .iter()
+            .zip(&partitions)
+            .map(|(row, parts)| {
+                let mut t = MetadataResponseTopic::default()
+                    .with_error_code(row.error)
+                    .with_name(row.name.as_deref())
+                    .with_partitions(Array::from(&parts[..]));
+                if v >= 10 {
+                    t = t.with_topic_id(row.id);
+                }
+                t
+            })
+            .collect();
+        let brokers = [self.broker_row()];
+        let mut body = MetadataResponse::default()
+            .with_brokers(Array::from(&brokers))
+            .with_topics(Array::from(&topics[..]));
+        if v >= 1 {
+            body = body.with_controller_id(node);
+        }
+        if v >= 2 {
+            body = body.with_cluster_id(Some(CLUSTER_ID));
+        }
+        encode(id, &body, v)
+    }
+
+    fn produce(&self, id: i32, r: &ProduceRequest<'_>, v: i16) -> Result<Option<Vec<u8>>, String> {
+        let mut results: Vec<(Option<String>, Uuid, Vec<Appended>)> = Vec::new();
+        {
+            let mut st = self.state();
+            for t in &r.topic_data {
+                let name = if v >= 13 {
+                    st.topics.name_of(t.topic_id).map(str::to_owned)
+                } else {
+                    Some(t.name.to_owned())
+                };
+                let mut parts = Vec::new();
+                for p in &t.partition_data {
+                    let outcome = match name.as_deref().and_then(|n| st.topics.get_mut(n)) {
+                        None if v >= 13 => Err(code::UNKNOWN_TOPIC_ID),
+                        None => Err(code::UNKNOWN_TOPIC_OR_PARTITION),
+                        Some(topic) => usize::try_from(p.index)
+                            .ok()
+                            .and_then(|i| topic.partitions.get_mut(i))
+                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                            .and_then(|log| {
+                                let bytes = p.records.map_or(&[][..], |rec| rec.as_bytes());
+                                let batch = crate::log::Log::validate(bytes)?;
+                                Ok(log.append(&batch, 0))
+                            }),
+                    };
+                    parts.push(match outcome {
+                        Ok(base) => (p.index, code::NONE, base),
+                        Err(e) => (p.index, e, -1),
+                    });
+                }
+                results.push((name, t.topic_id, parts));
+            }
+        }
+        self.appended.notify_all();
+        if r.acks == 0 {
+            return Ok(None);
+        }
+        let parts: Vec<Vec<PartitionProduceResponse<'_>>> = results
+            .iter()
+            .map(|(_, _, parts)| {
+                parts
+                    .iter()
+                    .map(|&(index, error, base)| {
+                        let mut p = PartitionProduceResponse::default()
+                            .with_index(index)
+                            .with_error_code(error)
+                            .with_base_offset(base);
+                        if v >= 5 {
+                            p = p.with_log_start_offset(if error == code::NONE { 0 } else { -1 });
+                        }
+                        p
+                    })
+                    .collect()
+            })
+            .collect();
+        let topics: Vec<TopicProduceResponse<'_>> = results
+            .iter()
+            .zip(&parts)
+            .map(|((name, tid, _), parts)| {
+                let t = TopicProduceResponse::default()
+                    .with_partition_responses(Array::from(&parts[..]));
+                if v >= 13 {
+                    t.with_topic_id(*tid)
+                } else {
+                    t.with_name(name.as_deref().unwrap_or(""))
+                }
+            })
+            .collect();
+        let body = ProduceResponse::default().with_responses(Array::from(&topics[..]));
+        encode(id, &body, v).map(Some)
+    }
+
+    fn list_offsets(&self, id: i32, r: &ListOffsetsRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let st = self.state();
+        let mut results: Vec<(&str, Vec<Found>)> = Vec::new();
+        for t in &r.topics {
+            let topic = st.topics.get(t.name);
+            let parts = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let log = topic.and_then(|t| {
+                        usize::try_from(p.partition_index)
+                            .ok()
+                            .and_then(|i| t.partitions.get(i))
+                    });
+                    match log {
+                        None => (p.partition_index, code::UNKNOWN_TOPIC_OR_PARTITION, -1, -1),
+                        Some(log) => {
+                            let (offset, ts) = log.lookup(p.timestamp);
+                            (p.partition_index, code::NONE, offset, ts)
+                        }
+                    }
+                })
+                .collect();
+            results.push((t.name, parts));
+        }
+        drop(st);
+        let old_style: Vec<[i64; 1]> = results
+            .iter()
+            .flat_map(|(_, parts)| parts.iter().map(|p| [p.2]))
+            .collect();
+        let mut old = old_style.iter();
+        let parts: Vec<Vec<ListOffsetsPartitionResponse<'_>>> =
+            results
+                .iter()
+                .map(|(_, parts)| {
+                    parts
+                        .iter()
+                        .map(|&(index, error, offset, ts)| {
+                            let p = ListOffsetsPartitionResponse::default()
+                                .with_partition_index(index)
+                                .with_error_code(error);
+                            let one = old.next().map_or(&[][..], |o| &o[..]);
+                            if v == 0 {
+                                return p.with_old_style_offsets(Array::from(
+                                    if error == code::NONE { one } else { &[][..] },
+                                ));
+                            }
+                            let p = p.with_offset(offset).with_timestamp(ts);
+                            if v >= 4 && error == code::NONE {
+                                p.with_leader_epoch(0)
+                            } else {
+                                p
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+        let topics: Vec<ListOffsetsTopicResponse<'_>> = results
+            .iter()
+            .zip(&parts)
+            .map(|((name, _), parts)| {
+                ListOffsetsTopicResponse::default()
+                    .with_name(name)
+                    .with_partitions(Array::from(&parts[..]))
+            })
+            .collect();
+        let body = ListOffsetsResponse::default().with_topics(Array::from(&topics[..]));
+        encode(id, &body, v)
+    }
+
+    fn fetch(&self, id: i32, r: &FetchRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let deadline =
+            Instant::now() + Duration::from_millis(u64::try_from(r.max_wait_ms).unwrap_or(0));
+        let min_bytes = usize::try_from(r.min_bytes).unwrap_or(0);
+        // Versions before 3 have no response-wide limit.
+        let max_bytes = if v >= 3 {
+            usize::try_from(r.max_bytes).unwrap_or(0)
+        } else {
+            usize::MAX
+        };
+        // One result per partition asked for: (topic index, partition, error, high watermark,
+        // range of `data`).
+        let mut data: Vec<u8> = Vec::new();
+        let mut results: Vec<(usize, i32, i16, i64, std::ops::Range<usize>)> = Vec::new();
+        let mut topics: Vec<(Option<String>, Uuid)> = Vec::new();
+        let mut st = self.state();
+        loop {
+            data.clear();
+            results.clear();
+            topics.clear();
+            let mut errors = false;
+            for (ti, t) in r.topics.iter().enumerate() {
+                let name = if v >= 13 {
+                    st.topics.name_of(t.topic_id).map(str::to_owned)
+                } else {
+                    Some(t.topic.to_owned())
+                };
+                let topic = name.as_deref().and_then(|n| st.topics.get(n));
+                for p in &t.partitions {
+                    let log = topic.and_then(|t| {
+                        usize::try_from(p.partition)
+                            .ok()
+                            .and_then(|i| t.partitions.get(i))
+                    });
+                    let Some(log) = log else {
+                        let e = if v >= 13 && topic.is_none() {
+                            code::UNKNOWN_TOPIC_ID
+                        } else {
+                            code::UNKNOWN_TOPIC_OR_PARTITION
+                        };
+                        errors = true;
+                        results.push((ti, p.partition, e, -1, 0..0));
+                        continue;
+                    };
+                    let room = max_bytes.saturating_sub(data.len());
+                    let limit = usize::try_from(p.partition_max_bytes)
+                        .unwrap_or(0)
+                        .min(room);
+                    let slice = log.read(p.fetch_offset, limit, data.is_empty());
+                    errors |= slice.error != code::NONE;
+                    let start = data.len();
+                    data.extend_from_slice(slice.bytes);
+                    results.push((
+                        ti,
+                        p.partition,
+                        slice.error,
+                        slice.high_watermark,
+                        start..data.len(),
+                    ));
+                }
+                topics.push((name, t.topic_id));
+            }
+            let now = Instant::now();
+            if errors || data.len() >= min_bytes || now >= deadline {
+                break;
+            }
+            st = self
+                .appended
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(st);
+
+        let mut per_topic: Vec<Vec<PartitionData<'_>>> =
+            topics.iter().map(|_| Vec::new()).collect();
+        for (ti, partition, error, hw, range) in &results {
+            let mut p = PartitionData::default()
+                .with_partition_index(*partition)
+                .with_error_code(*error)
+                .with_high_watermark(*hw)
+                .with_records(Some(data[range.clone()].into()));
+            if v >= 4 {
+                p = p
+                    .with_last_stable_offset(*hw)
+                    .with_aborted_transactions(None);
+            }
+            if v >= 5 {
+                p = p.with_log_start_offset(if *error == code::NONE { 0 } else { -1 });
+            }
+            per_topic[*ti].push(p);
+        }
+        let responses: Vec<FetchableTopicResponse<'_>> = topics
+            .iter()
+            .zip(&per_topic)
+            .map(|((name, tid), parts)| {
+                let t = FetchableTopicResponse::default().with_partitions(Array::from(&parts[..]));
+                if v >= 13 {
+                    t.with_topic_id(*tid)
+                } else {
+                    t.with_topic(name.as_deref().unwrap_or(""))
+                }
+            })
+            .collect();
+        // No incremental fetch sessions: session id 0 tells the client to send full requests.
+        let body = FetchResponse::default().with_responses(Array::from(&responses[..]));
+        encode(id, &body, v)
+    }
+
+    fn find_coordinator(
+        &self,
+        id: i32,
+        r: &FindCoordinatorRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let c = &self.config;
+        if v >= 4 {
+            let rows: Vec<Coordinator<'_>> = r
+                .coordinator_keys
+                .iter()
+                .map(|key| {
+                    Coordinator::default()
+                        .with_key(key)
+                        .with_node_id(c.node_id)
+                        .with_host(&c.host)
+                        .with_port(c.port)
+                })
+                .collect();
+            let body = FindCoordinatorResponse::default().with_coordinators(Array::from(&rows[..]));
+            return encode(id, &body, v);
+        }
+        let body = FindCoordinatorResponse::default()
+            .with_node_id(c.node_id)
+            .with_host(&c.host)
+            .with_port(c.port);
+        encode(id, &body, v)
+    }
+
+    fn init_producer_id(
+        &self,
+        id: i32,
+        r: &InitProducerIdRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let (pid, epoch) = if r.producer_id >= 0 && r.producer_epoch >= 0 {
+            // Bumping the epoch of a producer that already has an id (KIP-360).
+            (r.producer_id, r.producer_epoch.saturating_add(1))
+        } else {
+            let mut st = self.state();
+            st.next_producer_id += 1;
+            (st.next_producer_id, 0)
+        };
+        let body = InitProducerIdResponse::default()
+            .with_producer_id(pid)
+            .with_producer_epoch(epoch);
+        encode(id, &body, v)
+    }
+
+    fn create_topics(
+        &self,
+        id: i32,
+        r: &CreateTopicsRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let mut st = self.state();
+        let mut rows = Vec::new();
+        for t in &r.topics {
+            let n = if t.num_partitions == -1 {
+                self.config.partitions
+            } else {
+                t.num_partitions
+            };
+            let outcome = if r.validate_only {
+                if st.topics.get(t.name).is_some() {
+                    Err(code::TOPIC_ALREADY_EXISTS)
+                } else {
+                    Ok((Uuid::ZERO, n))
+                }
+            } else {
+                st.topics.create(t.name, n).map(|t| (t.id, n))
+            };
+            rows.push((t.name, outcome));
+        }
+        drop(st);
+        let no_configs: [CreatableTopicConfigs<'_>; 0] = [];
+        let results: Vec<CreatableTopicResult<'_>> = rows
+            .iter()
+            .map(|(name, outcome)| {
+                let mut t = CreatableTopicResult::default().with_name(name);
+                match outcome {
+                    Ok((tid, n)) => {
+                        if v >= 5 {
+                            t = t
+                                .with_num_partitions(*n)
+                                .with_replication_factor(1)
+                                .with_configs(Some(Array::from(&no_configs)));
+                        }
+                        if v >= 7 {
+                            t = t.with_topic_id(*tid);
+                        }
+                    }
+                    Err(e) => t = t.with_error_code(*e),
+                }
+                t
+            })
+            .collect();
+        let body = CreateTopicsResponse::default().with_topics(Array::from(&results[..]));
+        encode(id, &body, v)
+    }
+
+    fn delete_topics(
+        &self,
+        id: i32,
+        r: &DeleteTopicsRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let mut st = self.state();
+        let mut rows: Vec<(Option<String>, Uuid, i16)> = Vec::new();
+        let mut delete = |st: &mut State, name: Option<String>, tid: Uuid| {
+            let name = name.or_else(|| st.topics.name_of(tid).map(str::to_owned));
+            let removed = name.as_deref().and_then(|n| st.topics.remove(n));
+            let error = match (&removed, name.is_some()) {
+                (Some(_), _) => code::NONE,
+                (None, false) => code::UNKNOWN_TOPIC_ID,
+                (None, true) => code::UNKNOWN_TOPIC_OR_PARTITION,
+            };
+            rows.push((name, removed.map_or(tid, |t| t.id), error));
+        };
+        if v >= 6 {
+            for t in &r.topics {
+                delete(&mut st, t.name.map(str::to_owned), t.topic_id);
+            }
+        } else {
+            for name in &r.topic_names {
+                delete(&mut st, Some(name.to_owned()), Uuid::ZERO);
+            }
+        }
+        drop(st);
+        let results: Vec<DeletableTopicResult<'_>> = rows
+            .iter()
+            .map(|(name, tid, error)| {
+                let mut t = DeletableTopicResult::default()
+                    .with_name(name.as_deref())
+                    .with_error_code(*error);
+                if v >= 6 {
+                    t = t.with_topic_id(*tid);
+                }
+                t
+            })
+            .collect();
+        let body = DeleteTopicsResponse::default().with_responses(Array::from(&results[..]));
+        encode(id, &body, v)
+    }
+}
+
+/// A partition's Produce outcome: index, error code, base offset.
+type Appended = (i32, i16, i64);
+/// A partition's ListOffsets outcome: index, error code, offset, timestamp.
+type Found = (i32, i16, i64, i64);
+
+/// The cluster id reported in Metadata.
+pub const CLUSTER_ID: &str = "kafka-wire-mini-broker";
+
+/// One ApiVersions row per served API.
+fn api_version_rows() -> Vec<ApiVersion<'static>> {
+    SERVED
+        .iter()
+        .map(|&k| {
+            let r = served_versions(k);
+            ApiVersion::default()
+                .with_api_key(k.0)
+                .with_min_version(r.min)
+                .with_max_version(r.max)
+        })
+        .collect()
+}
+
+fn len_i32(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Encodes a response frame into a buffer of exactly its size.
+pub fn encode<B: Body>(correlation_id: i32, body: &B, version: i16) -> Result<Vec<u8>, String> {
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    let required = match frame::encode_response(&header, body, version, &mut []) {
+        Err(EncodeError::BufferTooSmall { required, .. }) => required,
+        Err(e) => return Err(format!("{} v{version}: {e}", body.body_api_key())),
+        Ok(n) => n,
+    };
+    let mut out = vec![0u8; required];
+    frame::encode_response(&header, body, version, &mut out)
+        .map_err(|e| format!("{} v{version}: {e}", body.body_api_key()))?;
+    Ok(out)
+}

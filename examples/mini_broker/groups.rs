@@ -1,0 +1,671 @@
+//! A classic-protocol group coordinator (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) and the
+//! committed offsets (OffsetCommit, OffsetFetch), in memory.
+//!
+//! A rebalance starts when a member joins or leaves; it completes once every member has sent
+//! its JoinGroup, or when the rebalance timeout drops the ones that did not. The first member to
+//! join becomes the leader, which assigns the partitions in SyncGroup.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use kafka_wire::codec::{Array, Uuid};
+use kafka_wire::messages::join_group_response::JoinGroupResponseMember;
+use kafka_wire::messages::leave_group_response::MemberResponse;
+use kafka_wire::messages::offset_commit_response::{
+    OffsetCommitResponsePartition, OffsetCommitResponseTopic,
+};
+use kafka_wire::messages::offset_fetch_response::{
+    OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions,
+    OffsetFetchResponseTopic, OffsetFetchResponseTopics,
+};
+use kafka_wire::messages::{
+    HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
+    LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
+    OffsetFetchResponse, SyncGroupRequest, SyncGroupResponse,
+};
+
+use crate::broker::encode;
+use crate::log::code;
+
+/// A partition's OffsetCommit outcome: index, error code.
+type Committed = (i32, i16);
+
+/// Every group, behind one lock; the condition variable wakes members waiting in JoinGroup and
+/// SyncGroup.
+#[derive(Debug, Default)]
+pub struct Groups {
+    groups: Mutex<HashMap<String, Group>>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Group {
+    generation: i32,
+    /// A rebalance is under way: JoinGroups are being collected until this deadline.
+    rebalance_deadline: Option<Instant>,
+    protocol_type: Option<String>,
+    protocol: Option<String>,
+    leader: Option<String>,
+    members: BTreeMap<String, Member>,
+    /// Member ids handed out with MEMBER_ID_REQUIRED that have not joined yet.
+    pending: Vec<String>,
+    /// The leader's assignments for the current generation, once it has synced.
+    assignments: Option<HashMap<String, Vec<u8>>>,
+    /// Members and their metadata in the protocol chosen, for the leader's JoinGroup answer.
+    roster: Vec<(String, Option<String>, Vec<u8>)>,
+    offsets: BTreeMap<(String, i32), (i64, i32, Option<String>)>,
+    next_member: u64,
+}
+
+#[derive(Debug)]
+struct Member {
+    instance: Option<String>,
+    protocols: Vec<(String, Vec<u8>)>,
+    session_timeout: Duration,
+    rebalance_timeout: Duration,
+    last_seen: Instant,
+    /// Joined in the rebalance under way.
+    joined: bool,
+}
+
+impl Group {
+    /// Drops members whose session expired, starting a rebalance if any were dropped.
+    fn expire(&mut self, now: Instant) {
+        let before = self.members.len();
+        self.members
+            .retain(|_, m| m.joined || now.duration_since(m.last_seen) <= m.session_timeout);
+        if self.members.len() != before {
+            self.start_rebalance(now);
+        }
+    }
+
+    fn start_rebalance(&mut self, now: Instant) {
+        if self.members.is_empty() {
+            self.rebalance_deadline = None;
+            self.leader = None;
+            self.assignments = None;
+            return;
+        }
+        if self.rebalance_deadline.is_none() {
+            let wait = self
+                .members
+                .values()
+                .map(|m| m.rebalance_timeout)
+                .max()
+                .unwrap_or_default();
+            self.rebalance_deadline = Some(now + wait);
+            self.assignments = None;
+            for m in self.members.values_mut() {
+                m.joined = false;
+            }
+        }
+    }
+
+    /// Completes the rebalance if every member has joined or the deadline has passed.
+    fn try_complete(&mut self, now: Instant) -> bool {
+        let Some(deadline) = self.rebalance_deadline else {
+            return false;
+        };
+        let all = self.members.values().all(|m| m.joined);
+        if !all && now < deadline {
+            return false;
+        }
+        self.members.retain(|_, m| m.joined);
+        self.rebalance_deadline = None;
+        self.generation += 1;
+        // The first protocol of the leader's list that every member supports.
+        if self
+            .leader
+            .as_ref()
+            .is_none_or(|l| !self.members.contains_key(l))
+        {
+            self.leader = self.members.keys().next().cloned();
+        }
+        let leader = self.leader.as_ref().and_then(|l| self.members.get(l));
+        self.protocol = leader.and_then(|l| {
+            l.protocols
+                .iter()
+                .map(|(name, _)| name)
+                .find(|name| {
+                    self.members
+                        .values()
+                        .all(|m| m.protocols.iter().any(|(n, _)| n == *name))
+                })
+                .cloned()
+        });
+        let protocol = self.protocol.clone().unwrap_or_default();
+        self.roster = self
+            .members
+            .iter()
+            .map(|(id, m)| {
+                let meta = m
+                    .protocols
+                    .iter()
+                    .find(|(n, _)| *n == protocol)
+                    .map(|(_, meta)| meta.clone())
+                    .unwrap_or_default();
+                (id.clone(), m.instance.clone(), meta)
+            })
+            .collect();
+        for m in self.members.values_mut() {
+            m.joined = false;
+            m.last_seen = now;
+        }
+        true
+    }
+
+    /// The error for a member's Heartbeat, SyncGroup or OffsetCommit at `generation`.
+    fn check(&self, member: &str, generation: i32) -> i16 {
+        if !self.members.contains_key(member) {
+            code::UNKNOWN_MEMBER_ID
+        } else if generation != self.generation {
+            code::ILLEGAL_GENERATION
+        } else if self.rebalance_deadline.is_some() {
+            code::REBALANCE_IN_PROGRESS
+        } else {
+            code::NONE
+        }
+    }
+}
+
+impl Groups {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Group>> {
+        self.groups.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn join(&self, id: i32, r: &JoinGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let now = Instant::now();
+        let mut all = self.lock();
+        let g = all.entry(r.group_id.to_owned()).or_default();
+        g.expire(now);
+        let fail = |error: i16, member: &str| {
+            let body = JoinGroupResponse::default()
+                .with_error_code(error)
+                .with_member_id(member);
+            encode(id, &body, v)
+        };
+        if g.protocol_type
+            .as_deref()
+            .is_some_and(|t| t != r.protocol_type)
+            && !g.members.is_empty()
+        {
+            return fail(code::INCONSISTENT_GROUP_PROTOCOL, r.member_id);
+        }
+        let member_id = if r.member_id.is_empty() {
+            g.next_member += 1;
+            let fresh = format!("member-{}-{}", g.next_member, std::process::id());
+            if v >= 4 {
+                // Kafka hands out the id first and expects the member to join again with it.
+                g.pending.push(fresh.clone());
+                return fail(code::MEMBER_ID_REQUIRED, &fresh);
+            }
+            fresh
+        } else if g.members.contains_key(r.member_id) || g.pending.iter().any(|p| p == r.member_id)
+        {
+            r.member_id.to_owned()
+        } else {
+            return fail(code::UNKNOWN_MEMBER_ID, r.member_id);
+        };
+        g.pending.retain(|p| *p != member_id);
+        g.protocol_type = Some(r.protocol_type.to_owned());
+        let session = Duration::from_millis(u64::try_from(r.session_timeout_ms).unwrap_or(0));
+        let rebalance = if v >= 1 {
+            Duration::from_millis(u64::try_from(r.rebalance_timeout_ms).unwrap_or(0))
+        } else {
+            session
+        };
+        let member = Member {
+            instance: r.group_instance_id.map(str::to_owned),
+            protocols: r
+                .protocols
+                .iter()
+                .map(|p| (p.name.to_owned(), p.metadata.to_vec()))
+                .collect(),
+            session_timeout: session,
+            rebalance_timeout: rebalance,
+            last_seen: now,
+            joined: false,
+        };
+        g.members.insert(member_id.clone(), member);
+        g.start_rebalance(now);
+        if let Some(m) = g.members.get_mut(&member_id) {
+            m.joined = true;
+        }
+        let generation = g.generation;
+        if g.try_complete(now) {
+            self.changed.notify_all();
+        }
+        // Wait for the rebalance this join belongs to to complete.
+        loop {
+            let g = all.get_mut(r.group_id).ok_or("group vanished")?;
+            if g.generation != generation {
+                break;
+            }
+            let Some(deadline) = g.rebalance_deadline else {
+                break;
+            };
+            let now = Instant::now();
+            if g.try_complete(now) {
+                self.changed.notify_all();
+                break;
+            }
+            all = self
+                .changed
+                .wait_timeout(
+                    all,
+                    deadline.saturating_duration_since(now) + Duration::from_millis(1),
+                )
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let g = all.get(r.group_id).ok_or("group vanished")?;
+        if !g.members.contains_key(&member_id) {
+            return fail(code::UNKNOWN_MEMBER_ID, &member_id);
+        }
+        let leader = g.leader.clone().unwrap_or_default();
+        let members: Vec<JoinGroupResponseMember<'_>> = if leader == member_id {
+            g.roster
+                .iter()
+                .map(|(mid, instance, meta)| {
+                    let m = JoinGroupResponseMember::default()
+                        .with_member_id(mid)
+                        .with_metadata(meta);
+                    if v >= 5 {
+                        m.with_group_instance_id(instance.as_deref())
+                    } else {
+                        m
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut body = JoinGroupResponse::default()
+            .with_generation_id(g.generation)
+            .with_protocol_name(g.protocol.as_deref())
+            .with_leader(&leader)
+            .with_member_id(&member_id)
+            .with_members(Array::from(&members[..]));
+        if v >= 7 {
+            body = body.with_protocol_type(g.protocol_type.as_deref());
+        }
+        encode(id, &body, v)
+    }
+
+    pub fn sync(&self, id: i32, r: &SyncGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let mut all = self.lock();
+        let fail = |error: i16| encode(id, &SyncGroupResponse::default().with_error_code(error), v);
+        let Some(g) = all.get_mut(r.group_id) else {
+            return fail(code::UNKNOWN_MEMBER_ID);
+        };
+        let error = g.check(r.member_id, r.generation_id);
+        if error != code::NONE {
+            return fail(error);
+        }
+        if g.leader.as_deref() == Some(r.member_id) {
+            g.assignments = Some(
+                r.assignments
+                    .iter()
+                    .map(|a| (a.member_id.to_owned(), a.assignment.to_vec()))
+                    .collect(),
+            );
+            self.changed.notify_all();
+        }
+        let generation = r.generation_id;
+        let timeout = g
+            .members
+            .get(r.member_id)
+            .map_or(Duration::ZERO, |m| m.rebalance_timeout);
+        let deadline = Instant::now() + timeout;
+        loop {
+            let Some(g) = all.get_mut(r.group_id) else {
+                return fail(code::UNKNOWN_MEMBER_ID);
+            };
+            let error = g.check(r.member_id, generation);
+            if error != code::NONE {
+                return fail(error);
+            }
+            if let Some(a) = &g.assignments {
+                let assignment = a.get(r.member_id).cloned().unwrap_or_default();
+                let mut body = SyncGroupResponse::default().with_assignment(&assignment);
+                if v >= 5 {
+                    body = body
+                        .with_protocol_type(g.protocol_type.as_deref())
+                        .with_protocol_name(g.protocol.as_deref());
+                }
+                if let Some(m) = g.members.get_mut(r.member_id) {
+                    m.last_seen = Instant::now();
+                }
+                return encode(id, &body, v);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                // The leader never synced: start over.
+                g.start_rebalance(now);
+                return fail(code::REBALANCE_IN_PROGRESS);
+            }
+            all = self
+                .changed
+                .wait_timeout(all, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    pub fn heartbeat(&self, id: i32, r: &HeartbeatRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let now = Instant::now();
+        let mut all = self.lock();
+        let error = match all.get_mut(r.group_id) {
+            None => code::UNKNOWN_MEMBER_ID,
+            Some(g) => {
+                g.expire(now);
+                if let Some(m) = g.members.get_mut(r.member_id) {
+                    m.last_seen = now;
+                }
+                if g.try_complete(now) {
+                    self.changed.notify_all();
+                }
+                g.check(r.member_id, r.generation_id)
+            }
+        };
+        encode(id, &HeartbeatResponse::default().with_error_code(error), v)
+    }
+
+    pub fn leave(&self, id: i32, r: &LeaveGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let now = Instant::now();
+        let mut all = self.lock();
+        let leaving: Vec<(String, Option<String>)> = if v >= 3 {
+            r.members
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.to_owned(),
+                        m.group_instance_id.map(str::to_owned),
+                    )
+                })
+                .collect()
+        } else {
+            vec![(r.member_id.to_owned(), None)]
+        };
+        let mut results = Vec::new();
+        let g = all.get_mut(r.group_id);
+        let mut top = code::NONE;
+        match g {
+            None => top = code::UNKNOWN_MEMBER_ID,
+            Some(g) => {
+                for (member, instance) in &leaving {
+                    let gone = g.members.remove(member).is_some();
+                    results.push((
+                        member.clone(),
+                        instance.clone(),
+                        if gone {
+                            code::NONE
+                        } else {
+                            code::UNKNOWN_MEMBER_ID
+                        },
+                    ));
+                    if !gone && v < 3 {
+                        top = code::UNKNOWN_MEMBER_ID;
+                    }
+                }
+                g.rebalance_deadline = None;
+                g.start_rebalance(now);
+                if g.try_complete(now) {
+                    self.changed.notify_all();
+                }
+                self.changed.notify_all();
+            }
+        }
+        let rows: Vec<MemberResponse<'_>> = results
+            .iter()
+            .map(|(m, i, e)| {
+                MemberResponse::default()
+                    .with_member_id(m)
+                    .with_group_instance_id(i.as_deref())
+                    .with_error_code(*e)
+            })
+            .collect();
+        let mut body = LeaveGroupResponse::default().with_error_code(top);
+        if v >= 3 {
+            body = body.with_members(Array::from(&rows[..]));
+        }
+        encode(id, &body, v)
+    }
+
+    /// OffsetCommit. `name_of` resolves topic ids (version 10 on).
+    pub fn commit(
+        &self,
+        id: i32,
+        r: &OffsetCommitRequest<'_>,
+        v: i16,
+        name_of: &dyn Fn(Uuid) -> Option<String>,
+    ) -> Result<Vec<u8>, String> {
+        let mut all = self.lock();
+        let g = all.entry(r.group_id.to_owned()).or_default();
+        // A commit from outside the group (generation -1) is allowed while the group is empty.
+        let error = if r.generation_id_or_member_epoch < 0 && g.members.is_empty() {
+            code::NONE
+        } else {
+            g.check(r.member_id, r.generation_id_or_member_epoch)
+        };
+        let mut rows: Vec<(String, Uuid, Vec<Committed>)> = Vec::new();
+        for t in &r.topics {
+            let name = if v >= 10 {
+                name_of(t.topic_id)
+            } else {
+                Some(t.name.to_owned())
+            };
+            let mut parts = Vec::new();
+            for p in &t.partitions {
+                let e = match &name {
+                    None => code::UNKNOWN_TOPIC_ID,
+                    Some(_) if error != code::NONE => error,
+                    Some(n) => {
+                        g.offsets.insert(
+                            (n.clone(), p.partition_index),
+                            (
+                                p.committed_offset,
+                                p.committed_leader_epoch,
+                                p.committed_metadata.map(str::to_owned),
+                            ),
+                        );
+                        code::NONE
+                    }
+                };
+                parts.push((p.partition_index, e));
+            }
+            rows.push((name.unwrap_or_default(), t.topic_id, parts));
+        }
+        drop(all);
+        let parts: Vec<Vec<OffsetCommitResponsePartition<'_>>> = rows
+            .iter()
+            .map(|(_, _, parts)| {
+                parts
+                    .iter()
+                    .map(|&(i, e)| {
+                        OffsetCommitResponsePartition::default()
+                            .with_partition_index(i)
+                            .with_error_code(e)
+                    })
+                    .collect()
+            })
+            .collect();
+        let topics: Vec<OffsetCommitResponseTopic<'_>> = rows
+            .iter()
+            .zip(&parts)
+            .map(|((name, tid, _), parts)| {
+                let t =
+                    OffsetCommitResponseTopic::default().with_partitions(Array::from(&parts[..]));
+                if v >= 10 {
+                    t.with_topic_id(*tid)
+                } else {
+                    t.with_name(name)
+                }
+            })
+            .collect();
+        encode(
+            id,
+            &OffsetCommitResponse::default().with_topics(Array::from(&topics[..])),
+            v,
+        )
+    }
+
+    /// OffsetFetch, one group (versions 0-7) or several (8 on). `name_of` resolves topic ids
+    /// (version 10 on); `id_of` finds them for the answer.
+    pub fn fetch_offsets(
+        &self,
+        id: i32,
+        r: &OffsetFetchRequest<'_>,
+        v: i16,
+        name_of: &dyn Fn(Uuid) -> Option<String>,
+        id_of: &dyn Fn(&str) -> Uuid,
+    ) -> Result<Vec<u8>, String> {
+        let all = self.lock();
+        // (topic name, topic id, [(partition, offset, leader epoch, metadata)]) per group.
+        type Rows = Vec<(String, Uuid, Vec<(i32, i64, i32, Option<String>)>)>;
+        let lookup = |group: &str, wanted: Option<Vec<(String, Uuid, Vec<i32>)>>| -> Rows {
+            let offsets = all.get(group).map(|g| &g.offsets);
+            let empty = BTreeMap::new();
+            let offsets = offsets.unwrap_or(&empty);
+            let wanted = wanted.unwrap_or_else(|| {
+                // All topics with committed offsets.
+                let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+                for (t, p) in offsets.keys() {
+                    topics.entry(t.as_str()).or_default().push(*p);
+                }
+                topics
+                    .into_iter()
+                    .map(|(t, ps)| (t.to_owned(), id_of(t), ps))
+                    .collect()
+            });
+            wanted
+                .into_iter()
+                .map(|(name, tid, parts)| {
+                    let rows = parts
+                        .into_iter()
+                        .map(|p| match offsets.get(&(name.clone(), p)) {
+                            Some((o, e, m)) => (p, *o, *e, m.clone()),
+                            None => (p, -1, -1, Some(String::new())),
+                        })
+                        .collect();
+                    (name, tid, rows)
+                })
+                .collect()
+        };
+        if v < 8 {
+            let wanted = r.topics.as_ref().map(|ts| {
+                ts.iter()
+                    .map(|t| {
+                        (
+                            t.name.to_owned(),
+                            Uuid::ZERO,
+                            t.partition_indexes.iter().collect(),
+                        )
+                    })
+                    .collect()
+            });
+            let rows = lookup(r.group_id, wanted);
+            drop(all);
+            let parts: Vec<Vec<OffsetFetchResponsePartition<'_>>> = rows
+                .iter()
+                .map(|(_, _, ps)| {
+                    ps.iter()
+                        .map(|(p, o, e, m)| {
+                            let row = OffsetFetchResponsePartition::default()
+                                .with_partition_index(*p)
+                                .with_committed_offset(*o)
+                                .with_metadata(m.as_deref());
+                            if v >= 5 {
+                                row.with_committed_leader_epoch(*e)
+                            } else {
+                                row
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let topics: Vec<OffsetFetchResponseTopic<'_>> = rows
+                .iter()
+                .zip(&parts)
+                .map(|((n, _, _), ps)| {
+                    OffsetFetchResponseTopic::default()
+                        .with_name(n)
+                        .with_partitions(Array::from(&ps[..]))
+                })
+                .collect();
+            let body = OffsetFetchResponse::default().with_topics(Array::from(&topics[..]));
+            return encode(id, &body, v);
+        }
+        let groups: Vec<(&str, Rows)> = r
+            .groups
+            .iter()
+            .map(|g| {
+                let wanted = g.topics.as_ref().map(|ts| {
+                    ts.iter()
+                        .map(|t| {
+                            let name = if v >= 10 {
+                                name_of(t.topic_id).unwrap_or_default()
+                            } else {
+                                t.name.to_owned()
+                            };
+                            (name, t.topic_id, t.partition_indexes.iter().collect())
+                        })
+                        .collect()
+                });
+                (g.group_id, lookup(g.group_id, wanted))
+            })
+            .collect();
+        drop(all);
+        let parts: Vec<Vec<Vec<OffsetFetchResponsePartitions<'_>>>> = groups
+            .iter()
+            .map(|(_, rows)| {
+                rows.iter()
+                    .map(|(_, _, ps)| {
+                        ps.iter()
+                            .map(|(p, o, e, m)| {
+                                OffsetFetchResponsePartitions::default()
+                                    .with_partition_index(*p)
+                                    .with_committed_offset(*o)
+                                    .with_committed_leader_epoch(*e)
+                                    .with_metadata(m.as_deref())
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let topics: Vec<Vec<OffsetFetchResponseTopics<'_>>> = groups
+            .iter()
+            .zip(&parts)
+            .map(|((_, rows), parts)| {
+                rows.iter()
+                    .zip(parts)
+                    .map(|((n, tid, _), ps)| {
+                        let t = OffsetFetchResponseTopics::default()
+                            .with_partitions(Array::from(&ps[..]));
+                        if v >= 10 {
+                            t.with_topic_id(*tid)
+                        } else {
+                            t.with_name(n)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<OffsetFetchResponseGroup<'_>> = groups
+            .iter()
+            .zip(&topics)
+            .map(|((g, _), ts)| {
+                OffsetFetchResponseGroup::default()
+                    .with_group_id(g)
+                    .with_topics(Array::from(&ts[..]))
+            })
+            .collect();
+        encode(
+            id,
+            &OffsetFetchResponse::default().with_groups(Array::from(&rows[..])),
+            v,
+        )
+    }
+}

@@ -1,0 +1,270 @@
+//! The storage of the mini broker: topics, partitions and their logs, kept in memory.
+//!
+//! A partition log is the concatenation of the record batches producers sent, byte for byte,
+//! except for the two fields a broker owns: the base offset (assigned on append, as Kafka does)
+//! and the partition leader epoch. Neither is covered by the batch CRC, so the stored batches stay
+//! valid.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kafka_wire::DecodeError;
+use kafka_wire::codec::Uuid;
+use kafka_wire::records::{Compression, RecordBatch, RecordBatchHeader};
+
+/// Kafka error codes the broker answers with.
+pub mod code {
+    pub const NONE: i16 = 0;
+    pub const OFFSET_OUT_OF_RANGE: i16 = 1;
+    pub const CORRUPT_MESSAGE: i16 = 2;
+    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
+    pub const ILLEGAL_GENERATION: i16 = 22;
+    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
+    pub const UNKNOWN_MEMBER_ID: i16 = 25;
+    pub const REBALANCE_IN_PROGRESS: i16 = 27;
+    pub const UNSUPPORTED_VERSION: i16 = 35;
+    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
+    pub const INVALID_PARTITIONS: i16 = 37;
+    pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 = 43;
+    pub const MEMBER_ID_REQUIRED: i16 = 79;
+    pub const INVALID_RECORD: i16 = 87;
+    pub const UNKNOWN_TOPIC_ID: i16 = 100;
+}
+
+/// Where one stored batch lies, and what a fetch or a timestamp lookup needs to know of it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    next_offset: i64,
+    position: usize,
+    len: usize,
+    max_timestamp: i64,
+}
+
+/// One partition's log.
+#[derive(Debug, Default)]
+pub struct Log {
+    bytes: Vec<u8>,
+    entries: Vec<Entry>,
+    next_offset: i64,
+}
+
+/// What a fetch of one partition found.
+#[derive(Debug)]
+pub struct Slice<'a> {
+    pub error: i16,
+    pub high_watermark: i64,
+    pub bytes: &'a [u8],
+}
+
+impl Log {
+    /// The first offset still in the log. Nothing is ever deleted here.
+    pub fn start_offset(&self) -> i64 {
+        0
+    }
+
+    /// Checks that `records` holds exactly one valid v2 batch, as Kafka requires of a Produce
+    /// request from version 3 on, and returns it.
+    pub fn validate(records: &[u8]) -> Result<RecordBatch<'_>, i16> {
+        let batch = match RecordBatch::parse(records) {
+            Ok(b) => b,
+            Err(e) if is_magic_error(&e) => return Err(code::UNSUPPORTED_FOR_MESSAGE_FORMAT),
+            Err(_) => return Err(code::CORRUPT_MESSAGE),
+        };
+        if batch.as_bytes().len() != records.len() {
+            return Err(code::INVALID_RECORD);
+        }
+        if batch.verify_crc().is_err() {
+            return Err(code::CORRUPT_MESSAGE);
+        }
+        if batch.records_count() < 0 || batch.last_offset_delta() < 0 {
+            return Err(code::INVALID_RECORD);
+        }
+        Ok(batch)
+    }
+
+    /// Appends a batch `validate` accepted, assigning its offsets. Returns the base offset.
+    pub fn append(&mut self, batch: &RecordBatch<'_>, leader_epoch: i32) -> i64 {
+        let base = self.next_offset;
+        let position = self.bytes.len();
+        self.bytes.extend_from_slice(batch.as_bytes());
+        let stored = &mut self.bytes[position..];
+        if let Ok(header) = RecordBatchHeader::from_batch_mut(stored) {
+            header.base_offset.set(base);
+            header.partition_leader_epoch.set(leader_epoch);
+        }
+        let next = base + i64::from(batch.last_offset_delta()) + 1;
+        self.entries.push(Entry {
+            next_offset: next,
+            position,
+            len: batch.as_bytes().len(),
+            max_timestamp: batch.max_timestamp(),
+        });
+        self.next_offset = next;
+        base
+    }
+
+    /// The bytes a fetch from `offset` returns: whole batches from the one holding `offset`, at
+    /// most `max_bytes` of them, except that the first batch is always whole when `first` is set
+    /// (Kafka's "at least one batch" rule). The last batch may be cut short, as Kafka's are.
+    pub fn read(&self, offset: i64, max_bytes: usize, first: bool) -> Slice<'_> {
+        let high_watermark = self.next_offset;
+        if offset < self.start_offset() || offset > high_watermark {
+            return Slice {
+                error: code::OFFSET_OUT_OF_RANGE,
+                high_watermark,
+                bytes: &[],
+            };
+        }
+        let i = self.entries.partition_point(|e| e.next_offset <= offset);
+        let Some(entry) = self.entries.get(i) else {
+            return Slice {
+                error: code::NONE,
+                high_watermark,
+                bytes: &[],
+            };
+        };
+        let available = self.bytes.len() - entry.position;
+        let mut len = available.min(max_bytes);
+        if first && len < entry.len {
+            len = entry.len;
+        }
+        Slice {
+            error: code::NONE,
+            high_watermark,
+            bytes: &self.bytes[entry.position..entry.position + len],
+        }
+    }
+
+    /// The offset and timestamp ListOffsets answers for `timestamp`: -2 earliest, -1 latest, -3
+    /// the record with the largest timestamp, otherwise the first record at or after it.
+    pub fn lookup(&self, timestamp: i64) -> (i64, i64) {
+        match timestamp {
+            -2 | -4 => (self.start_offset(), -1),
+            -1 | -5 => (self.next_offset, -1),
+            -3 => {
+                let mut best: Option<(i64, i64)> = None;
+                for e in &self.entries {
+                    for (offset, ts) in self.record_times(e) {
+                        if best.is_none_or(|(_, b)| ts > b) {
+                            best = Some((offset, ts));
+                        }
+                    }
+                }
+                best.unwrap_or((-1, -1))
+            }
+            t => {
+                for e in self.entries.iter().filter(|e| e.max_timestamp >= t) {
+                    if let Some(found) = self.record_times(e).find(|&(_, ts)| ts >= t) {
+                        return found;
+                    }
+                }
+                (-1, -1)
+            }
+        }
+    }
+
+    /// Offset and timestamp of each record of a stored batch; for a compressed batch, one pair
+    /// standing for the batch (its last offset and its largest timestamp).
+    fn record_times(&self, e: &Entry) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let bytes = &self.bytes[e.position..e.position + e.len];
+        let batch = RecordBatch::parse(bytes).ok();
+        let whole = batch
+            .filter(|b| b.compression() != Compression::NONE)
+            .map(|b| (b.last_offset(), b.max_timestamp()));
+        let records = batch
+            .filter(|b| b.compression() == Compression::NONE)
+            .and_then(|b| b.records().ok());
+        let per_record = records.into_iter().flat_map(|it| {
+            it.filter_map(Result::ok)
+                .map(|r| (r.offset(), r.timestamp()))
+        });
+        whole.into_iter().chain(per_record)
+    }
+}
+
+fn is_magic_error(e: &DecodeError) -> bool {
+    matches!(e.kind, kafka_wire::DecodeErrorKind::UnknownMagic(_))
+}
+
+/// A topic: its id and partitions.
+#[derive(Debug)]
+pub struct Topic {
+    pub id: Uuid,
+    pub partitions: Vec<Log>,
+}
+
+/// Every topic, by name and by id.
+#[derive(Debug, Default)]
+pub struct Topics {
+    by_name: BTreeMap<String, Topic>,
+    names: HashMap<Uuid, String>,
+    created: u64,
+}
+
+impl Topics {
+    /// Creates a topic; `Err` with an error code if the name is taken or invalid.
+    pub fn create(&mut self, name: &str, partitions: i32) -> Result<&Topic, i16> {
+        if !valid_name(name) {
+            return Err(code::INVALID_TOPIC_EXCEPTION);
+        }
+        if partitions < 1 {
+            return Err(code::INVALID_PARTITIONS);
+        }
+        if self.by_name.contains_key(name) {
+            return Err(code::TOPIC_ALREADY_EXISTS);
+        }
+        self.created += 1;
+        let id = topic_id(self.created, name);
+        self.names.insert(id, name.to_owned());
+        let topic = Topic {
+            id,
+            partitions: (0..partitions).map(|_| Log::default()).collect(),
+        };
+        Ok(self.by_name.entry(name.to_owned()).or_insert(topic))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Topic> {
+        self.by_name.get(name)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Topic> {
+        self.by_name.get_mut(name)
+    }
+
+    /// The name of the topic with id `id`.
+    pub fn name_of(&self, id: Uuid) -> Option<&str> {
+        self.names.get(&id).map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Topic)> {
+        self.by_name.iter().map(|(n, t)| (n.as_str(), t))
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Topic> {
+        let t = self.by_name.remove(name)?;
+        self.names.remove(&t.id);
+        Some(t)
+    }
+}
+
+/// Kafka's rule for topic names: 1 to 249 characters of `[a-zA-Z0-9._-]`, not `.` or `..`.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// A topic id that is unique in this broker's life and never the zero UUID (version 4 bits set).
+fn topic_id(counter: u64, name: &str) -> Uuid {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let most = (h & 0xffff_ffff_ffff_0fff) | 0x4000;
+    let least = (counter & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+    Uuid::from_u64_pair(most, least)
+}

@@ -1,0 +1,85 @@
+//! A single-node, in-memory Kafka broker built on kafka-wire, for real clients to produce to
+//! and consume from:
+//!
+//! ```text
+//! cargo run --release --example mini_broker -- 127.0.0.1:19092 [--partitions N] [--verbose]
+//! ```
+//!
+//! It serves ApiVersions (with the v0 answer to a version it does not know), Metadata (creating
+//! missing topics with N partitions, 1 by default), Produce (any acks; acks=0 gets no answer),
+//! ListOffsets, Fetch (max wait, min bytes, size limits that cut the last batch short, as Kafka
+//! does), CreateTopics, DeleteTopics, InitProducerId, FindCoordinator, the classic consumer
+//! group protocol and committed offsets, each at every version of the current Kafka release.
+//! Any other request gets a response of its own API and version carrying UNSUPPORTED_VERSION.
+//!
+//! Batches are kept byte for byte as producers sent them; the broker only assigns their base
+//! offset and partition leader epoch, as Kafka does. Nothing is written to disk.
+
+mod broker;
+mod fallback;
+mod groups;
+mod log;
+
+use std::net::TcpListener;
+use std::process::ExitCode;
+
+use broker::{Broker, Config};
+
+fn main() -> ExitCode {
+    let mut addr = String::from("127.0.0.1:19092");
+    let mut partitions = 1;
+    let mut verbose = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--partitions" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) if n >= 1 => partitions = n,
+                _ => return usage("--partitions needs a positive number"),
+            },
+            "--verbose" | "-v" => verbose = true,
+            "--help" | "-h" => return usage(""),
+            a if !a.starts_with('-') => addr = a.to_owned(),
+            a => return usage(&format!("unknown option {a}")),
+        }
+    }
+    let listener = match TcpListener::bind(&addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("mini_broker: cannot listen on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let local = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mini_broker: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = Config {
+        host: local.ip().to_string(),
+        port: i32::from(local.port()),
+        node_id: 1,
+        partitions,
+        verbose,
+    };
+    println!("mini_broker listening on {local} (node 1, {partitions} partition(s) per new topic)");
+    let broker = Broker::new(config);
+    if let Err(e) = broker.serve(listener) {
+        eprintln!("mini_broker: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage(problem: &str) -> ExitCode {
+    if !problem.is_empty() {
+        eprintln!("mini_broker: {problem}");
+    }
+    eprintln!("usage: mini_broker [HOST:PORT] [--partitions N] [--verbose]");
+    if problem.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
