@@ -1,0 +1,596 @@
+//! A Kafka client built on kafka-wire: blocking TCP, one broker connection at a time.
+//!
+//! ```text
+//! cargo run --example client --features gzip,snappy,lz4,zstd -- 127.0.0.1:9092 \
+//!     [--topic NAME] [--partitions N] [--records N] [--compression none|gzip|snappy|lz4|zstd]
+//! ```
+//!
+//! It negotiates versions from the broker's ApiVersions answer (retrying at a version the broker
+//! names when it does not know ours), creates a topic, finds each partition's leader, produces
+//! one batch of records with keys, values and headers to every partition, fetches them back and
+//! checks every record: offset, key, value, headers and timestamp. Each step prints what it sent
+//! and what came back. The exit code is 0 only if everything came back as sent.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use kafka_wire::api::{
+    NegotiateError, VersionTable, api_versions_request_version, decode_api_versions,
+};
+use kafka_wire::codec::{Array, Uuid};
+use kafka_wire::frame::{self, Body};
+use kafka_wire::messages::create_topics_request::CreatableTopic;
+use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kafka_wire::messages::metadata_request::MetadataRequestTopic;
+use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kafka_wire::messages::{
+    ApiVersionsRequest, CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest,
+    RequestHeader,
+};
+use kafka_wire::records::compression::BuiltinCodecs;
+use kafka_wire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
+use kafka_wire::{ApiKey, EncodeError, Response, Status};
+
+type Error = Box<dyn std::error::Error>;
+
+/// Kafka error codes the client acts on.
+const NONE: i16 = 0;
+const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+const LEADER_NOT_AVAILABLE: i16 = 5;
+const TOPIC_ALREADY_EXISTS: i16 = 36;
+
+const CLIENT_ID: &str = "kafka-wire-example";
+
+struct Options {
+    broker: String,
+    topic: String,
+    partitions: i32,
+    records: usize,
+    compression: Compression,
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("client: {e}");
+            eprintln!(
+                "usage: client HOST:PORT [--topic NAME] [--partitions N] [--records N] \
+                 [--compression none|gzip|snappy|lz4|zstd]"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(()) => {
+            println!("ok: every record came back as it was sent");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("client: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_args() -> Result<Options, Error> {
+    let mut args = std::env::args().skip(1);
+    let mut options = Options {
+        broker: String::new(),
+        topic: format!("kafka-wire-client-{}", now_ms()),
+        partitions: 3,
+        records: 5,
+        compression: Compression::NONE,
+    };
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--topic" => options.topic = value()?,
+            "--partitions" => options.partitions = value()?.parse()?,
+            "--records" => options.records = value()?.parse()?,
+            "--compression" => {
+                let name = value()?;
+                options.compression = (0..5)
+                    .map(Compression)
+                    .find(|c| c.name() == Some(name.as_str()))
+                    .ok_or(format!("unknown compression {name}"))?;
+                if !BuiltinCodecs::is_enabled(options.compression) {
+                    return Err(format!("{name} needs the crate feature of that name").into());
+                }
+            }
+            a if !a.starts_with('-') && options.broker.is_empty() => options.broker = a.to_owned(),
+            a => return Err(format!("unexpected argument {a}").into()),
+        }
+    }
+    if options.broker.is_empty() {
+        return Err("no broker address".into());
+    }
+    if options.partitions < 1 || options.records < 1 {
+        return Err("--partitions and --records must be at least 1".into());
+    }
+    Ok(options)
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// One broker connection and the versions negotiated on it.
+struct Connection {
+    addr: String,
+    stream: TcpStream,
+    buf: Vec<u8>,
+    next_correlation_id: i32,
+    versions: VersionTable,
+}
+
+impl Connection {
+    /// Connects and negotiates versions.
+    fn open(addr: &str) -> Result<Self, Error> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        stream.set_nodelay(true)?;
+        let mut c = Self {
+            addr: addr.to_owned(),
+            stream,
+            buf: Vec::new(),
+            next_correlation_id: 1,
+            versions: VersionTable::default(),
+        };
+        c.negotiate()?;
+        Ok(c)
+    }
+
+    /// Sends ApiVersions at the highest version this crate knows and builds the version table
+    /// from the answer, retrying once at the version the broker names if it does not know ours.
+    fn negotiate(&mut self) -> Result<(), Error> {
+        let mut version = api_versions_request_version();
+        for _ in 0..2 {
+            let body = ApiVersionsRequest::default()
+                .with_client_software_name("kafka-wire-example")
+                .with_client_software_version(env!("CARGO_PKG_VERSION"));
+            let body = if version >= 3 {
+                body
+            } else {
+                ApiVersionsRequest::default()
+            };
+            let id = self.send(&body, version)?;
+            let frame = self.receive()?;
+            let reply = decode_api_versions(&frame, version)?;
+            check_correlation(id, reply.header.correlation_id)?;
+            match VersionTable::try_from_response(&reply.body) {
+                Ok(table) => {
+                    println!(
+                        "[{}] ApiVersions v{version}: the broker serves {} API keys",
+                        self.addr,
+                        table.len()
+                    );
+                    self.versions = table;
+                    return Ok(());
+                }
+                Err(e @ NegotiateError::UnsupportedVersion { .. }) => {
+                    match e.retry_version(version) {
+                        Some(v) if v != version => {
+                            println!(
+                                "[{}] ApiVersions v{version}: not known to the broker, retrying at v{v}",
+                                self.addr
+                            );
+                            version = v;
+                        }
+                        _ => return Err(e.into()),
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err("the broker rejected every ApiVersions version".into())
+    }
+
+    /// The version to send `key` at.
+    fn version(&self, key: ApiKey) -> Result<i16, Error> {
+        Ok(self.versions.negotiate(key)?)
+    }
+
+    /// Encodes and sends a request; returns its correlation id.
+    fn send<B: Body>(&mut self, body: &B, version: i16) -> Result<i32, Error> {
+        let id = self.next_correlation_id;
+        self.next_correlation_id += 1;
+        let header = RequestHeader::default()
+            .with_request_api_key(body.body_api_key().0)
+            .with_request_api_version(version)
+            .with_correlation_id(id)
+            .with_client_id(Some(CLIENT_ID));
+        let required = match frame::encode_request(&header, body, &mut []) {
+            Err(EncodeError::BufferTooSmall { required, .. }) => required,
+            Err(e) => return Err(e.into()),
+            Ok(n) => n,
+        };
+        let mut out = vec![0u8; required];
+        frame::encode_request(&header, body, &mut out)?;
+        self.stream.write_all(&out)?;
+        Ok(id)
+    }
+
+    /// Reads the next whole response frame.
+    fn receive(&mut self) -> Result<Vec<u8>, Error> {
+        let mut chunk = [0u8; 64 * 1024];
+        loop {
+            if let Status::Complete(f) = frame::split(&self.buf, 256 * 1024 * 1024)? {
+                let f = f.to_vec();
+                self.buf.drain(..f.len());
+                return Ok(f);
+            }
+            let n = self.stream.read(&mut chunk)?;
+            if n == 0 {
+                return Err(format!("{} closed the connection", self.addr).into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Sends a request at the negotiated version and returns the response frame and version.
+    fn call<B: Body>(&mut self, body: &B) -> Result<(Vec<u8>, i16), Error> {
+        let version = self.version(body.body_api_key())?;
+        let id = self.send(body, version)?;
+        let frame = self.receive()?;
+        let (header, _) = frame::decode_response(&frame, body.body_api_key(), version)?;
+        check_correlation(id, header.correlation_id)?;
+        Ok((frame, version))
+    }
+}
+
+fn check_correlation(sent: i32, got: i32) -> Result<(), Error> {
+    if sent == got {
+        Ok(())
+    } else {
+        Err(format!("correlation id {got} answers request {sent}").into())
+    }
+}
+
+/// Where a topic's partitions live.
+struct TopicLayout {
+    id: Uuid,
+    /// Partition -> leader broker address.
+    leaders: BTreeMap<i32, String>,
+}
+
+fn run(o: &Options) -> Result<(), Error> {
+    let mut bootstrap = Connection::open(&o.broker)?;
+    for key in [
+        ApiKey::METADATA,
+        ApiKey::CREATE_TOPICS,
+        ApiKey::PRODUCE,
+        ApiKey::FETCH,
+    ] {
+        let common = bootstrap.versions.common(key)?;
+        println!(
+            "[{}] {key}: broker v{}-v{}, sending v{}",
+            bootstrap.addr,
+            bootstrap.versions.advertised(key).map_or(-1, |r| r.min),
+            bootstrap.versions.advertised(key).map_or(-1, |r| r.max),
+            common.max
+        );
+    }
+
+    create_topic(&mut bootstrap, o)?;
+    let layout = wait_for_leaders(&mut bootstrap, o)?;
+
+    // The records: keys, values and headers that differ per partition and record.
+    let ts = now_ms();
+    let texts: Vec<(String, String, String)> = (0..o.partitions)
+        .flat_map(|p| {
+            (0..o.records).map(move |i| {
+                (
+                    format!("key-{p}-{i}"),
+                    format!("value {i} of partition {p}, written by kafka-wire"),
+                    format!("{i}"),
+                )
+            })
+        })
+        .collect();
+    let headers: Vec<[NewHeader<'_>; 2]> = texts
+        .iter()
+        .map(|(_, _, i)| {
+            [
+                NewHeader::new(b"source", b"kafka-wire"),
+                NewHeader::new(b"index", i.as_bytes()),
+            ]
+        })
+        .collect();
+    let records: Vec<NewRecord<'_>> = texts
+        .iter()
+        .zip(&headers)
+        .enumerate()
+        .map(|(n, ((k, v, _), h))| NewRecord {
+            key: Some(k.as_bytes()),
+            value: Some(v.as_bytes()),
+            headers: h,
+            timestamp: ts + i64::try_from(n).unwrap_or(0),
+        })
+        .collect();
+    let per_partition: Vec<&[NewRecord<'_>]> = records.chunks(o.records).collect();
+
+    let mut connections: BTreeMap<String, Connection> = BTreeMap::new();
+    connections.insert(o.broker.clone(), bootstrap);
+    let mut base_offsets = BTreeMap::new();
+    for (p, leader) in &layout.leaders {
+        let batch_records = per_partition[usize::try_from(*p)?];
+        let conn = connection(&mut connections, leader)?;
+        let base = produce(conn, o, &layout, *p, batch_records)?;
+        base_offsets.insert(*p, base);
+    }
+    for (p, leader) in &layout.leaders {
+        let batch_records = per_partition[usize::try_from(*p)?];
+        let conn = connection(&mut connections, leader)?;
+        fetch_and_check(conn, o, &layout, *p, base_offsets[p], batch_records)?;
+    }
+    Ok(())
+}
+
+fn connection<'c>(
+    connections: &'c mut BTreeMap<String, Connection>,
+    addr: &str,
+) -> Result<&'c mut Connection, Error> {
+    if !connections.contains_key(addr) {
+        connections.insert(addr.to_owned(), Connection::open(addr)?);
+    }
+    Ok(connections.get_mut(addr).ok_or("no connection")?)
+}
+
+fn create_topic(c: &mut Connection, o: &Options) -> Result<(), Error> {
+    let topics = [CreatableTopic::default()
+        .with_name(&o.topic)
+        .with_num_partitions(o.partitions)
+        .with_replication_factor(1)];
+    let request = CreateTopicsRequest::default()
+        .with_topics(Array::from(&topics))
+        .with_timeout_ms(10_000);
+    let (frame, version) = c.call(&request)?;
+    let (_, Response::CreateTopics(r)) =
+        frame::decode_response(&frame, ApiKey::CREATE_TOPICS, version)?
+    else {
+        return Err("not a CreateTopics response".into());
+    };
+    for t in &r.topics {
+        match t.error_code {
+            NONE => println!(
+                "[{}] CreateTopics v{version}: created {} with {} partitions",
+                c.addr, t.name, o.partitions
+            ),
+            TOPIC_ALREADY_EXISTS => {
+                println!(
+                    "[{}] CreateTopics v{version}: {} exists already",
+                    c.addr, t.name
+                );
+            }
+            e => {
+                return Err(format!(
+                    "CreateTopics {}: error {e} {}",
+                    t.name,
+                    t.error_message.unwrap_or("")
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Asks for the topic's metadata until every partition has a leader.
+fn wait_for_leaders(c: &mut Connection, o: &Options) -> Result<TopicLayout, Error> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let topics = [MetadataRequestTopic::default().with_name(Some(&o.topic))];
+        let request = MetadataRequest::default().with_topics(Some(Array::from(&topics)));
+        let (frame, version) = c.call(&request)?;
+        let (_, Response::Metadata(m)) = frame::decode_response(&frame, ApiKey::METADATA, version)?
+        else {
+            return Err("not a Metadata response".into());
+        };
+        let brokers: BTreeMap<i32, String> = m
+            .brokers
+            .iter()
+            .map(|b| (b.node_id, format!("{}:{}", b.host, b.port)))
+            .collect();
+        let mut layout = TopicLayout {
+            id: Uuid::ZERO,
+            leaders: BTreeMap::new(),
+        };
+        let mut retry = false;
+        for t in &m.topics {
+            layout.id = t.topic_id;
+            match t.error_code {
+                NONE => {}
+                LEADER_NOT_AVAILABLE | UNKNOWN_TOPIC_OR_PARTITION => retry = true,
+                e => return Err(format!("Metadata {}: error {e}", o.topic).into()),
+            }
+            for p in &t.partitions {
+                match brokers.get(&p.leader_id) {
+                    Some(addr) if p.error_code == NONE => {
+                        layout.leaders.insert(p.partition_index, addr.clone());
+                    }
+                    _ => retry = true,
+                }
+            }
+        }
+        let complete = usize::try_from(o.partitions).ok() == Some(layout.leaders.len());
+        if !retry && complete {
+            println!(
+                "[{}] Metadata v{version}: {} has {} partitions, leaders {:?}",
+                c.addr,
+                o.topic,
+                layout.leaders.len(),
+                layout.leaders.values().collect::<Vec<_>>()
+            );
+            return Ok(layout);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{}: no leader for every partition after 20 s", o.topic).into());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Produces one batch to partition `p` (acks=all) and returns the base offset the broker
+/// assigned.
+fn produce(
+    c: &mut Connection,
+    o: &Options,
+    layout: &TopicLayout,
+    p: i32,
+    records: &[NewRecord<'_>],
+) -> Result<i64, Error> {
+    let builder = BatchBuilder::new();
+    let raw_len = builder.records_len(records)?;
+    let mut scratch = vec![0u8; raw_len];
+    // A compressed batch is at most a little larger than its raw records.
+    let mut batch = vec![0u8; 61 + raw_len + raw_len / 2 + 1024];
+    let n = builder.write_compressed(
+        records,
+        o.compression,
+        &mut BuiltinCodecs::new(),
+        &mut scratch,
+        &mut batch,
+    )?;
+    let batch = &batch[..n];
+    let version = c.version(ApiKey::PRODUCE)?;
+    let partitions = [PartitionProduceData::default()
+        .with_index(p)
+        .with_records(Some(Records::new(batch)))];
+    let topic = TopicProduceData::default().with_partition_data(Array::from(&partitions));
+    // Version 13 names topics by id.
+    let topic = if version >= 13 {
+        topic.with_topic_id(layout.id)
+    } else {
+        topic.with_name(&o.topic)
+    };
+    let topics = [topic];
+    let request = ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(10_000)
+        .with_topic_data(Array::from(&topics));
+    let (frame, version) = c.call(&request)?;
+    let (_, Response::Produce(r)) = frame::decode_response(&frame, ApiKey::PRODUCE, version)?
+    else {
+        return Err("not a Produce response".into());
+    };
+    let part = r
+        .responses
+        .iter()
+        .flat_map(|t| t.partition_responses.iter())
+        .find(|r| r.index == p)
+        .ok_or("the Produce response lacks the partition")?;
+    if part.error_code != NONE {
+        return Err(format!(
+            "Produce {}-{p}: error {} {}",
+            o.topic,
+            part.error_code,
+            part.error_message.unwrap_or("")
+        )
+        .into());
+    }
+    println!(
+        "[{}] Produce v{version}: {} records ({} bytes, {}) to {}-{p}: base offset {}",
+        c.addr,
+        records.len(),
+        batch.len(),
+        o.compression.name().unwrap_or("?"),
+        o.topic,
+        part.base_offset
+    );
+    Ok(part.base_offset)
+}
+
+/// Fetches partition `p` from `base` and checks the records against what was sent.
+fn fetch_and_check(
+    c: &mut Connection,
+    o: &Options,
+    layout: &TopicLayout,
+    p: i32,
+    base: i64,
+    sent: &[NewRecord<'_>],
+) -> Result<(), Error> {
+    let version = c.version(ApiKey::FETCH)?;
+    let partitions = [FetchPartition::default()
+        .with_partition(p)
+        .with_fetch_offset(base)
+        .with_partition_max_bytes(1024 * 1024)];
+    let topic = FetchTopic::default().with_partitions(Array::from(&partitions));
+    let topic = if version >= 13 {
+        topic.with_topic_id(layout.id)
+    } else {
+        topic.with_topic(&o.topic)
+    };
+    let topics = [topic];
+    let request = FetchRequest::default()
+        .with_max_wait_ms(5_000)
+        .with_min_bytes(1)
+        .with_max_bytes(16 * 1024 * 1024)
+        .with_topics(Array::from(&topics));
+    let (frame, version) = c.call(&request)?;
+    let (_, Response::Fetch(r)) = frame::decode_response(&frame, ApiKey::FETCH, version)? else {
+        return Err("not a Fetch response".into());
+    };
+    if r.error_code != NONE {
+        return Err(format!("Fetch: error {}", r.error_code).into());
+    }
+    let data = r
+        .responses
+        .iter()
+        .flat_map(|t| t.partitions.iter())
+        .find(|d| d.partition_index == p)
+        .ok_or("the Fetch response lacks the partition")?;
+    if data.error_code != NONE {
+        return Err(format!("Fetch {}-{p}: error {}", o.topic, data.error_code).into());
+    }
+    let mut got = 0usize;
+    let mut scratch = vec![0u8; 1024 * 1024];
+    let records = data.records.unwrap_or_default();
+    for batch in records.batches() {
+        let batch = batch?;
+        let Some(batch) = batch.as_v2() else {
+            return Err("a legacy message set in the response".into());
+        };
+        batch.verify_crc()?;
+        for record in batch.decompress_into(&mut BuiltinCodecs::new(), &mut scratch)? {
+            let record = record?;
+            if record.offset() < base {
+                continue;
+            }
+            let i = usize::try_from(record.offset() - base)?;
+            let Some(want) = sent.get(i) else {
+                return Err(format!("offset {} was not produced here", record.offset()).into());
+            };
+            let headers: Vec<(&[u8], Option<&[u8]>)> =
+                record.headers().iter().map(|h| (h.key, h.value)).collect();
+            let want_headers: Vec<(&[u8], Option<&[u8]>)> =
+                want.headers.iter().map(|h| (h.key, h.value)).collect();
+            if record.key() != want.key
+                || record.value() != want.value
+                || headers != want_headers
+                || record.timestamp() != want.timestamp
+            {
+                return Err(format!(
+                    "record at offset {} differs from what was sent",
+                    record.offset()
+                )
+                .into());
+            }
+            got += 1;
+        }
+    }
+    println!(
+        "[{}] Fetch v{version}: {}-{p} from offset {base}: {got} records back, high watermark {}, \
+         every key, value, header and timestamp as sent",
+        c.addr, o.topic, data.high_watermark
+    );
+    if got != sent.len() {
+        return Err(format!("{got} of {} records came back", sent.len()).into());
+    }
+    Ok(())
+}
