@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use kafka_wire::DecodeError;
 use kafka_wire::codec::Uuid;
+use kafka_wire::records::compression::BuiltinCodecs;
 use kafka_wire::records::{Compression, RecordBatch, RecordBatchHeader};
 
 /// Kafka error codes the broker answers with.
@@ -105,7 +106,9 @@ impl Log {
 
     /// The bytes a fetch from `offset` returns: whole batches from the one holding `offset`, at
     /// most `max_bytes` of them, except that the first batch is always whole when `first` is set
-    /// (Kafka's "at least one batch" rule). The last batch may be cut short, as Kafka's are.
+    /// (Kafka's "at least one batch" rule, for the first partition of a response that has data).
+    /// The last batch may be cut short, as Kafka's are; but when not even the first batch fits,
+    /// nothing is returned (Kafka's `firstEntryIncomplete`), never a lone partial batch.
     pub fn read(&self, offset: i64, max_bytes: usize, first: bool) -> Slice<'_> {
         let high_watermark = self.next_offset;
         if offset < self.start_offset() || offset > high_watermark {
@@ -125,8 +128,8 @@ impl Log {
         };
         let available = self.bytes.len() - entry.position;
         let mut len = available.min(max_bytes);
-        if first && len < entry.len {
-            len = entry.len;
+        if len < entry.len {
+            len = if first { entry.len } else { 0 };
         }
         Slice {
             error: code::NONE,
@@ -154,7 +157,7 @@ impl Log {
             }
             t => {
                 for e in self.entries.iter().filter(|e| e.max_timestamp >= t) {
-                    if let Some(found) = self.record_times(e).find(|&(_, ts)| ts >= t) {
+                    if let Some(found) = self.record_times(e).into_iter().find(|&(_, ts)| ts >= t) {
                         return found;
                     }
                 }
@@ -163,24 +166,45 @@ impl Log {
         }
     }
 
-    /// Offset and timestamp of each record of a stored batch; for a compressed batch, one pair
-    /// standing for the batch (its last offset and its largest timestamp).
-    fn record_times(&self, e: &Entry) -> impl Iterator<Item = (i64, i64)> + '_ {
+    /// Offset and timestamp of each record of a stored batch, decompressing it if need be, as
+    /// Kafka reads records to answer a timestamp lookup. A batch whose codec is not compiled in
+    /// stands for itself: its first offset and its largest timestamp.
+    fn record_times(&self, e: &Entry) -> Vec<(i64, i64)> {
         let bytes = &self.bytes[e.position..e.position + e.len];
-        let batch = RecordBatch::parse(bytes).ok();
-        let whole = batch
-            .filter(|b| b.compression() != Compression::NONE)
-            .map(|b| (b.last_offset(), b.max_timestamp()));
-        let records = batch
-            .filter(|b| b.compression() == Compression::NONE)
-            .and_then(|b| b.records().ok());
-        let per_record = records.into_iter().flat_map(|it| {
-            it.filter_map(Result::ok)
-                .map(|r| (r.offset(), r.timestamp()))
-        });
-        whole.into_iter().chain(per_record)
+        let Ok(batch) = RecordBatch::parse(bytes) else {
+            return Vec::new();
+        };
+        let whole = vec![(batch.base_offset(), batch.max_timestamp())];
+        if batch.compression() == Compression::NONE {
+            return batch.records().map_or(whole, |it| {
+                it.filter_map(Result::ok)
+                    .map(|r| (r.offset(), r.timestamp()))
+                    .collect()
+            });
+        }
+        if !BuiltinCodecs::is_enabled(batch.compression()) {
+            return whole;
+        }
+        let mut buf = vec![0u8; batch.payload().len().saturating_mul(4).max(1024)];
+        loop {
+            match batch.decompress_into(&mut BuiltinCodecs::new(), &mut buf) {
+                Ok(it) => {
+                    return it
+                        .filter_map(Result::ok)
+                        .map(|r| (r.offset(), r.timestamp()))
+                        .collect();
+                }
+                Err(err) => match err.retry_len() {
+                    Some(n) if n > buf.len() && n <= MAX_DECOMPRESSED => buf.resize(n, 0),
+                    _ => return whole,
+                },
+            }
+        }
     }
 }
+
+/// The largest decompressed batch a timestamp lookup reads.
+const MAX_DECOMPRESSED: usize = 256 * 1024 * 1024;
 
 fn is_magic_error(e: &DecodeError) -> bool {
     matches!(e.kind, kafka_wire::DecodeErrorKind::UnknownMagic(_))
