@@ -1,0 +1,357 @@
+//! A Kafka proxy built on kafka-wire: it sits between clients and one upstream broker, decodes
+//! every request and response by API key and version, logs one line per frame, rewrites the
+//! client id of requests, and re-encodes each frame.
+//!
+//! ```text
+//! cargo run --release --example proxy -- --listen 127.0.0.1:19093 --upstream 127.0.0.1:9092 \
+//!     [--client-id NAME] [--quiet]
+//! ```
+//!
+//! Re-encoding takes the verbatim fast path: a decoded array that is not touched is copied to
+//! the output as the bytes it was read from, so the work per frame is a validating decode and a
+//! copy. What the proxy does touch:
+//!
+//! * every request header's client id, when `--client-id` is given;
+//! * the broker addresses in Metadata, FindCoordinator and DescribeCluster responses, which
+//!   all point at the proxy, so that clients keep talking through it (one upstream broker).
+//!
+//! Re-encoding also writes every response in its canonical form: minimal varints, and tagged
+//! fields that hold their default value left out, as Apache Kafka writes them. Some clients
+//! (librdkafka before 2.1) misread a broker that sends defaulted tagged fields; behind this
+//! proxy they read it correctly.
+//!
+//! A frame that does not decode (a version this crate does not know, a damaged frame) is
+//! forwarded unchanged and logged as such.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use kafka_wire::codec::Array;
+use kafka_wire::frame::{self, Body};
+use kafka_wire::messages::describe_cluster_response::DescribeClusterBroker;
+use kafka_wire::messages::find_coordinator_response::Coordinator;
+use kafka_wire::messages::metadata_response::MetadataResponseBroker;
+use kafka_wire::messages::{RequestHeader, ResponseHeader};
+use kafka_wire::{ApiKey, EncodeError, Request, Response, Status};
+
+/// The largest frame forwarded.
+const MAX_FRAME: usize = 256 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+struct Config {
+    listen: String,
+    upstream: String,
+    client_id: Option<String>,
+    quiet: bool,
+    /// The address clients are told to connect to.
+    host: String,
+    port: i32,
+}
+
+/// Requests sent upstream and not yet answered: correlation id -> (API key, version).
+type InFlight = Arc<Mutex<HashMap<i32, (ApiKey, i16)>>>;
+
+fn main() -> ExitCode {
+    let config = match parse_args() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("proxy: {e}");
+            eprintln!(
+                "usage: proxy --listen HOST:PORT --upstream HOST:PORT [--client-id NAME] [--quiet]"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match TcpListener::bind(&config.listen) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("proxy: cannot listen on {}: {e}", config.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    let config = match listener.local_addr() {
+        Ok(a) => Config {
+            host: a.ip().to_string(),
+            port: i32::from(a.port()),
+            ..config
+        },
+        Err(e) => {
+            eprintln!("proxy: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!(
+        "proxy listening on {}:{} for {}",
+        config.host, config.port, config.upstream
+    );
+    let config = Arc::new(config);
+    for (n, client) in listener.incoming().enumerate() {
+        let client = match client {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("proxy: accept: {e}");
+                continue;
+            }
+        };
+        let config = Arc::clone(&config);
+        std::thread::spawn(move || {
+            if let Err(e) = connection(n, client, &config) {
+                eprintln!("[{n}] {e}");
+            }
+        });
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_args() -> Result<Config, String> {
+    let mut listen = None;
+    let mut upstream = None;
+    let mut client_id = None;
+    let mut quiet = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--listen" => listen = Some(value()?),
+            "--upstream" => upstream = Some(value()?),
+            "--client-id" => client_id = Some(value()?),
+            "--quiet" | "-q" => quiet = true,
+            a => return Err(format!("unexpected argument {a}")),
+        }
+    }
+    Ok(Config {
+        listen: listen.ok_or("--listen is required")?,
+        upstream: upstream.ok_or("--upstream is required")?,
+        client_id,
+        quiet,
+        host: String::new(),
+        port: 0,
+    })
+}
+
+/// Relays one client connection: requests on this thread, responses on a second one.
+fn connection(n: usize, client: TcpStream, config: &Arc<Config>) -> io::Result<()> {
+    let upstream = TcpStream::connect(&config.upstream)?;
+    client.set_nodelay(true)?;
+    upstream.set_nodelay(true)?;
+    let in_flight: InFlight = Arc::default();
+    let responses = {
+        let (from, to) = (upstream.try_clone()?, client.try_clone()?);
+        let (config, in_flight) = (Arc::clone(config), Arc::clone(&in_flight));
+        std::thread::spawn(move || {
+            let result = relay(from, &to, |f, out| response(n, f, out, &config, &in_flight));
+            let _ = to.shutdown(Shutdown::Both);
+            result
+        })
+    };
+    let result = relay(client.try_clone()?, &upstream, |f, out| {
+        request(n, f, out, config, &in_flight)
+    });
+    let _ = upstream.shutdown(Shutdown::Both);
+    let _ = responses.join();
+    result
+}
+
+/// Reads frames from `from`, passes each through `transform` and writes the result to `to`.
+fn relay(
+    mut from: TcpStream,
+    mut to: &TcpStream,
+    mut transform: impl FnMut(&[u8], &mut Vec<u8>),
+) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut out = Vec::new();
+    loop {
+        match frame::split(&buf, MAX_FRAME) {
+            Ok(Status::Complete(f)) => {
+                let len = f.len();
+                out.clear();
+                transform(f, &mut out);
+                to.write_all(&out)?;
+                buf.drain(..len);
+            }
+            Ok(Status::Incomplete { .. }) => {
+                let n = from.read(&mut chunk)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+        }
+    }
+}
+
+/// One request: decode, log, rewrite the client id, re-encode.
+fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
+    let (header, body) = match frame::decode_request(f) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("[{n}] -> {} bytes, forwarded as is: {e}", f.len());
+            out.extend_from_slice(f);
+            return;
+        }
+    };
+    let key = ApiKey(header.request_api_key);
+    let version = header.request_api_version;
+    // A Produce with acks=0 gets no response.
+    let answered = !matches!(&body, Request::Produce(p) if p.acks == 0);
+    if answered {
+        in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(header.correlation_id, (key, version));
+    }
+    let mut header: RequestHeader<'_> = header;
+    if let Some(id) = &config.client_id {
+        header.client_id = Some(id);
+    }
+    match encode_with(out, |buf| frame::encode_request(&header, &body, buf)) {
+        Ok(()) => {
+            if !config.quiet {
+                println!(
+                    "[{n}] -> {key} v{version} correlation {} client {:?}: {} bytes in, {} out",
+                    header.correlation_id,
+                    header.client_id.unwrap_or(""),
+                    f.len(),
+                    out.len()
+                );
+            }
+        }
+        Err(e) => {
+            println!("[{n}] -> {key} v{version}: re-encoding failed ({e}), forwarded as is");
+            out.clear();
+            out.extend_from_slice(f);
+        }
+    }
+}
+
+/// One response: match it to its request, decode, log, point broker addresses at the proxy,
+/// re-encode.
+fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
+    let correlation_id = f
+        .get(4..8)
+        .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let sent = in_flight
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&correlation_id);
+    let Some((key, version)) = sent else {
+        println!(
+            "[{n}] <- {} bytes for unknown correlation id {correlation_id}, forwarded as is",
+            f.len()
+        );
+        out.extend_from_slice(f);
+        return;
+    };
+    // ApiVersions bodies may come back in the v0 layout (the broker's fallback).
+    let decoded = if key == ApiKey::API_VERSIONS {
+        kafka_wire::api::decode_api_versions(f, version)
+            .map(|r| (r.header, Response::ApiVersions(r.body), r.version))
+    } else {
+        frame::decode_response(f, key, version).map(|(h, b)| (h, b, version))
+    };
+    let (header, body, version) = match decoded {
+        Ok(d) => d,
+        Err(e) => {
+            println!(
+                "[{n}] <- {key} v{version}: {} bytes, forwarded as is: {e}",
+                f.len()
+            );
+            out.extend_from_slice(f);
+            return;
+        }
+    };
+    let result = readdress(&header, &body, version, config, out);
+    match result {
+        Ok(()) => {
+            if !config.quiet {
+                println!(
+                    "[{n}] <- {key} v{version} correlation {correlation_id}: {} bytes in, {} out",
+                    f.len(),
+                    out.len()
+                );
+            }
+        }
+        Err(e) => {
+            println!("[{n}] <- {key} v{version}: re-encoding failed ({e}), forwarded as is");
+            out.clear();
+            out.extend_from_slice(f);
+        }
+    }
+}
+
+/// Re-encodes a response, with broker addresses replaced by the proxy's own.
+fn readdress(
+    header: &ResponseHeader<'_>,
+    body: &Response<'_>,
+    version: i16,
+    config: &Config,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let host = config.host.as_str();
+    let port = config.port;
+    match body {
+        Response::Metadata(m) => {
+            let brokers: Vec<MetadataResponseBroker<'_>> = m
+                .brokers
+                .iter()
+                .map(|b| b.with_host(host).with_port(port))
+                .collect();
+            let m = m.with_brokers(Array::from(&brokers[..]));
+            encode_response(out, header, &m, version)
+        }
+        Response::FindCoordinator(c) => {
+            let rows: Vec<Coordinator<'_>> = c
+                .coordinators
+                .iter()
+                .map(|k| k.with_host(host).with_port(port))
+                .collect();
+            let mut c = c.with_coordinators(Array::from(&rows[..]));
+            if version < 4 {
+                c = c.with_host(host).with_port(port);
+            }
+            encode_response(out, header, &c, version)
+        }
+        Response::DescribeCluster(d) => {
+            let brokers: Vec<DescribeClusterBroker<'_>> = d
+                .brokers
+                .iter()
+                .map(|b| b.with_host(host).with_port(port))
+                .collect();
+            let d = d.with_brokers(Array::from(&brokers[..]));
+            encode_response(out, header, &d, version)
+        }
+        other => encode_response(out, header, other, version),
+    }
+}
+
+fn encode_response<B: Body>(
+    out: &mut Vec<u8>,
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+) -> Result<(), EncodeError> {
+    encode_with(out, |buf| {
+        frame::encode_response(header, body, version, buf)
+    })
+}
+
+/// Runs an encoder into `out`, sized from its `BufferTooSmall` answer.
+fn encode_with(
+    out: &mut Vec<u8>,
+    mut encode: impl FnMut(&mut [u8]) -> Result<usize, EncodeError>,
+) -> Result<(), EncodeError> {
+    let required = match encode(&mut []) {
+        Err(EncodeError::BufferTooSmall { required, .. }) => required,
+        Err(e) => return Err(e),
+        Ok(n) => n,
+    };
+    out.resize(required, 0);
+    let n = encode(out)?;
+    out.truncate(n);
+    Ok(())
+}
