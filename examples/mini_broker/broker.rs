@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use kafka_wire::codec::{Array, Uuid, VersionRange};
 use kafka_wire::frame::{self, Body};
 use kafka_wire::messages::api_versions_response::ApiVersion;
+use kafka_wire::messages::create_topics_request::CreatableTopic;
 use kafka_wire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
 use kafka_wire::messages::delete_topics_response::DeletableTopicResult;
 use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
@@ -244,7 +245,12 @@ impl Broker {
             Request::LeaveGroup(r) => self.groups.leave(id, r, v).map(Some),
             Request::OffsetCommit(r) => {
                 let name_of = |tid| self.state().topics.name_of(tid).map(str::to_owned);
-                self.groups.commit(id, r, v, &name_of).map(Some)
+                let exists = |name: &str, partition: i32| {
+                    let st = self.state();
+                    let count = st.topics.get(name).map_or(0, |t| t.partitions.len());
+                    usize::try_from(partition).is_ok_and(|p| p < count)
+                };
+                self.groups.commit(id, r, v, &name_of, &exists).map(Some)
             }
             Request::OffsetFetch(r) => {
                 let name_of = |tid| self.state().topics.name_of(tid).map(str::to_owned);
@@ -398,7 +404,17 @@ impl Broker {
 
     fn produce(&self, id: i32, r: &ProduceRequest<'_>, v: i16) -> Result<Option<Vec<u8>>, String> {
         let mut results: Vec<(Option<String>, Uuid, Vec<Appended>)> = Vec::new();
-        {
+        if !matches!(r.acks, -1..=1) {
+            // Kafka appends nothing and answers every partition with INVALID_REQUIRED_ACKS.
+            for t in &r.topic_data {
+                let parts = t
+                    .partition_data
+                    .iter()
+                    .map(|p| (p.index, code::INVALID_REQUIRED_ACKS, -1))
+                    .collect();
+                results.push((Some(t.name.to_owned()), t.topic_id, parts));
+            }
+        } else {
             let mut st = self.state();
             for t in &r.topic_data {
                 let name = if v >= 13 {
@@ -417,7 +433,7 @@ impl Broker {
                             .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
                             .and_then(|log| {
                                 let bytes = p.records.map_or(&[][..], |rec| rec.as_bytes());
-                                let batch = crate::log::Log::validate(bytes)?;
+                                let batch = crate::log::Log::validate(bytes, v)?;
                                 Ok(log.append(&batch, 0))
                             }),
                     };
@@ -516,7 +532,8 @@ impl Broker {
                                 ));
                             }
                             let p = p.with_offset(offset).with_timestamp(ts);
-                            if v >= 4 && error == code::NONE {
+                            // The epoch of the batch found; none when nothing was found.
+                            if v >= 4 && error == code::NONE && offset >= 0 {
                                 p.with_leader_epoch(0)
                             } else {
                                 p
@@ -539,6 +556,12 @@ impl Broker {
     }
 
     fn fetch(&self, id: i32, r: &FetchRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        if r.session_id != 0 {
+            // No incremental fetch sessions are ever handed out (session id 0 in every answer),
+            // so a request naming one names a session this broker does not know.
+            let body = FetchResponse::default().with_error_code(code::FETCH_SESSION_ID_NOT_FOUND);
+            return encode(id, &body, v);
+        }
         let deadline =
             Instant::now() + Duration::from_millis(u64::try_from(r.max_wait_ms).unwrap_or(0));
         let min_bytes = usize::try_from(r.min_bytes).unwrap_or(0);
@@ -703,22 +726,18 @@ impl Broker {
         v: i16,
     ) -> Result<Vec<u8>, String> {
         let mut st = self.state();
-        let mut rows = Vec::new();
+        let mut rows: Vec<Created<'_>> = Vec::new();
         for t in &r.topics {
-            let n = if t.num_partitions == -1 {
-                self.config.partitions
-            } else {
-                t.num_partitions
-            };
-            let outcome = if r.validate_only {
-                if st.topics.get(t.name).is_some() {
-                    Err(code::TOPIC_ALREADY_EXISTS)
-                } else {
+            let outcome = self.check_new_topic(&st, &t).and_then(|n| {
+                if r.validate_only {
                     Ok((Uuid::ZERO, n))
+                } else {
+                    st.topics
+                        .create(t.name, n)
+                        .map(|t| (t.id, n))
+                        .map_err(|e| (e, format!("Topic '{}' cannot be created.", t.name)))
                 }
-            } else {
-                st.topics.create(t.name, n).map(|t| (t.id, n))
-            };
+            });
             rows.push((t.name, outcome));
         }
         drop(st);
@@ -739,13 +758,82 @@ impl Broker {
                             t = t.with_topic_id(*tid);
                         }
                     }
-                    Err(e) => t = t.with_error_code(*e),
+                    Err((e, message)) => {
+                        t = t.with_error_code(*e);
+                        if v >= 1 {
+                            t = t.with_error_message(Some(message.as_str()));
+                        }
+                    }
                 }
                 t
             })
             .collect();
         let body = CreateTopicsResponse::default().with_topics(Array::from(&results[..]));
         encode(id, &body, v)
+    }
+
+    /// Kafka's checks of a topic to create, in its order; the partition count on success.
+    fn check_new_topic(&self, st: &State, t: &CreatableTopic<'_>) -> Result<i32, Refusal> {
+        if !crate::log::valid_name(t.name) {
+            return Err((
+                code::INVALID_TOPIC_EXCEPTION,
+                format!("Topic name \"{}\" is illegal", t.name),
+            ));
+        }
+        if st.topics.get(t.name).is_some() {
+            return Err((
+                code::TOPIC_ALREADY_EXISTS,
+                format!("Topic '{}' already exists.", t.name),
+            ));
+        }
+        if !t.assignments.is_empty() {
+            if t.num_partitions != -1 || t.replication_factor != -1 {
+                return Err((
+                    code::INVALID_REQUEST,
+                    "Both numPartitions or replicationFactor and replicasAssignments were set. \
+                     Both cannot be used at the same time."
+                        .into(),
+                ));
+            }
+            for a in &t.assignments {
+                if a.broker_ids.len() != 1 || a.broker_ids.iter().any(|b| b != self.config.node_id)
+                {
+                    return Err((
+                        code::INVALID_REPLICA_ASSIGNMENT,
+                        format!(
+                            "Partition {} may only be placed on broker {}.",
+                            a.partition_index, self.config.node_id
+                        ),
+                    ));
+                }
+            }
+            return Ok(len_i32(t.assignments.len()));
+        }
+        let n = if t.num_partitions == -1 {
+            self.config.partitions
+        } else {
+            t.num_partitions
+        };
+        if n < 1 {
+            return Err((
+                code::INVALID_PARTITIONS,
+                "Number of partitions was set to an invalid non-positive value.".into(),
+            ));
+        }
+        match t.replication_factor {
+            -1 | 1 => Ok(n),
+            rf if rf < 1 => Err((
+                code::INVALID_REPLICATION_FACTOR,
+                "Replication factor must be larger than 0, or -1 to use the default value.".into(),
+            )),
+            rf => Err((
+                code::INVALID_REPLICATION_FACTOR,
+                format!(
+                    "Unable to replicate the partition {rf} time(s): The target replication \
+                     factor of {rf} cannot be reached because only 1 broker(s) are registered."
+                ),
+            )),
+        }
     }
 
     fn delete_topics(
@@ -793,6 +881,10 @@ impl Broker {
     }
 }
 
+/// Why a topic cannot be created: error code and message.
+type Refusal = (i16, String);
+/// A topic's CreateTopics outcome: name, and its id and partition count or the refusal.
+type Created<'a> = (&'a str, Result<(Uuid, i32), Refusal>);
 /// A partition's Produce outcome: index, error code, base offset.
 type Appended = (i32, i16, i64);
 /// A partition's ListOffsets outcome: index, error code, offset, timestamp.

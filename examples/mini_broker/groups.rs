@@ -433,13 +433,16 @@ impl Groups {
         encode(id, &body, v)
     }
 
-    /// OffsetCommit. `name_of` resolves topic ids (version 10 on).
+    /// OffsetCommit. `name_of` resolves topic ids (version 10 on); `exists` says whether a
+    /// partition exists (Kafka answers UNKNOWN_TOPIC_OR_PARTITION for one that does not, before
+    /// the group is consulted).
     pub fn commit(
         &self,
         id: i32,
         r: &OffsetCommitRequest<'_>,
         v: i16,
         name_of: &dyn Fn(Uuid) -> Option<String>,
+        exists: &dyn Fn(&str, i32) -> bool,
     ) -> Result<Vec<u8>, String> {
         let mut all = self.lock();
         let g = all.entry(r.group_id.to_owned()).or_default();
@@ -460,6 +463,7 @@ impl Groups {
             for p in &t.partitions {
                 let e = match &name {
                     None => code::UNKNOWN_TOPIC_ID,
+                    Some(n) if !exists(n, p.partition_index) => code::UNKNOWN_TOPIC_OR_PARTITION,
                     Some(_) if error != code::NONE => error,
                     Some(n) => {
                         g.offsets.insert(

@@ -19,6 +19,7 @@ pub mod code {
     pub const CORRUPT_MESSAGE: i16 = 2;
     pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
     pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
+    pub const INVALID_REQUIRED_ACKS: i16 = 21;
     pub const ILLEGAL_GENERATION: i16 = 22;
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
     pub const UNKNOWN_MEMBER_ID: i16 = 25;
@@ -26,7 +27,11 @@ pub mod code {
     pub const UNSUPPORTED_VERSION: i16 = 35;
     pub const TOPIC_ALREADY_EXISTS: i16 = 36;
     pub const INVALID_PARTITIONS: i16 = 37;
-    pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 = 43;
+    pub const INVALID_REPLICATION_FACTOR: i16 = 38;
+    pub const INVALID_REPLICA_ASSIGNMENT: i16 = 39;
+    pub const INVALID_REQUEST: i16 = 42;
+    pub const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
+    pub const UNSUPPORTED_COMPRESSION_TYPE: i16 = 76;
     pub const MEMBER_ID_REQUIRED: i16 = 79;
     pub const INVALID_RECORD: i16 = 87;
     pub const UNKNOWN_TOPIC_ID: i16 = 100;
@@ -64,11 +69,25 @@ impl Log {
     }
 
     /// Checks that `records` holds exactly one valid v2 batch, as Kafka requires of a Produce
-    /// request from version 3 on, and returns it.
-    pub fn validate(records: &[u8]) -> Result<RecordBatch<'_>, i16> {
+    /// request from version 3 on, and returns it. `version` is the Produce version: zstd needs 7.
+    ///
+    /// The errors are Kafka's: no batch, more than one, or one of another magic is
+    /// INVALID_RECORD; a batch that does not parse or fails its CRC is CORRUPT_MESSAGE; zstd
+    /// before version 7 is UNSUPPORTED_COMPRESSION_TYPE.
+    pub fn validate(records: &[u8], version: i16) -> Result<RecordBatch<'_>, i16> {
+        // A batch header is 61 bytes; fewer, or a length past the end, is no batch at all.
+        let announced = records
+            .get(8..12)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let whole = announced
+            .and_then(|n| usize::try_from(n).ok())
+            .is_some_and(|n| records.len() >= 12 + n);
+        if records.len() < 61 || !whole {
+            return Err(code::INVALID_RECORD);
+        }
         let batch = match RecordBatch::parse(records) {
             Ok(b) => b,
-            Err(e) if is_magic_error(&e) => return Err(code::UNSUPPORTED_FOR_MESSAGE_FORMAT),
+            Err(e) if is_magic_error(&e) => return Err(code::INVALID_RECORD),
             Err(_) => return Err(code::CORRUPT_MESSAGE),
         };
         if batch.as_bytes().len() != records.len() {
@@ -77,10 +96,58 @@ impl Log {
         if batch.verify_crc().is_err() {
             return Err(code::CORRUPT_MESSAGE);
         }
-        if batch.records_count() < 0 || batch.last_offset_delta() < 0 {
+        if batch.compression() == Compression::ZSTD && version < 7 {
+            return Err(code::UNSUPPORTED_COMPRESSION_TYPE);
+        }
+        // Kafka's batch checks: a positive count that matches the offset range.
+        let count = batch.records_count();
+        if count <= 0
+            || batch.last_offset_delta() < 0
+            || i64::from(count) != i64::from(batch.last_offset_delta()) + 1
+        {
             return Err(code::INVALID_RECORD);
         }
+        Self::validate_records(&batch)?;
         Ok(batch)
+    }
+
+    /// Reads every record, as Kafka does on append: a record that does not parse is
+    /// CORRUPT_MESSAGE; fewer or more records than the count, or (compressed) inner offsets that
+    /// are not 0, 1, 2, … are INVALID_RECORD. A codec not compiled in is taken on trust.
+    fn validate_records(batch: &RecordBatch<'_>) -> Result<(), i16> {
+        let compressed = batch.compression() != Compression::NONE;
+        let check = |it: kafka_wire::records::RecordIter<'_>| {
+            let mut n: i64 = 0;
+            for record in it {
+                let record = record.map_err(|_| code::CORRUPT_MESSAGE)?;
+                if compressed && record.offset() != batch.base_offset() + n {
+                    return Err(code::INVALID_RECORD);
+                }
+                n += 1;
+            }
+            if n == i64::from(batch.records_count()) {
+                Ok(())
+            } else {
+                Err(code::INVALID_RECORD)
+            }
+        };
+        if !compressed {
+            return check(batch.records().map_err(|_| code::CORRUPT_MESSAGE)?);
+        }
+        if !BuiltinCodecs::is_enabled(batch.compression()) {
+            return Ok(());
+        }
+        let mut buf = vec![0u8; batch.payload().len().saturating_mul(4).max(1024)];
+        loop {
+            match batch.decompress_into(&mut BuiltinCodecs::new(), &mut buf) {
+                Ok(it) => return check(it),
+                Err(err) => match err.retry_len() {
+                    Some(n) if n > buf.len() && n <= MAX_DECOMPRESSED => buf.resize(n, 0),
+                    Some(_) => return Err(code::INVALID_RECORD),
+                    None => return Err(code::CORRUPT_MESSAGE),
+                },
+            }
+        }
     }
 
     /// Appends a batch `validate` accepted, assigning its offsets. Returns the base offset.
