@@ -260,7 +260,7 @@ class Kcat(Client):
         return make_messages(n, null_value=False, avoid=self.DELIM + self.KEY_DELIM, **kw)
 
     def run(self, args: list[str], stdin: bytes | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-        cmd = ["kcat", "-b", self.broker, "-m", "10"] + args
+        cmd = ["kcat", "-b", self.broker, "-m", "10", "-X", "client.id=kcat"] + args
         try:
             r = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired as e:
@@ -507,7 +507,7 @@ class Confluent(Client):
 
     def common(self):
         return {"bootstrap.servers": self.broker, "socket.timeout.ms": int(TIMEOUT * 1000),
-                "reconnect.backoff.max.ms": 500}
+                "reconnect.backoff.max.ms": 500, "client.id": "confluent-kafka"}
 
     def create_topic(self, topic, partitions=PARTITIONS):
         from confluent_kafka.admin import AdminClient, NewTopic
