@@ -171,6 +171,50 @@ pub fn decode_response(
     Ok((header, body))
 }
 
+/// Decodes a whole response frame (size prefix included) whose body is known to be a `T`, at
+/// `version`: the typed counterpart of [`decode_response`].
+///
+/// Only `T`'s decoder is linked in, where [`decode_response`] reaches the decoder of every
+/// response through [`Response`]: on a device that speaks a few APIs, this keeps the code small.
+///
+/// ```
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::{HeartbeatResponse, ResponseHeader};
+///
+/// let body = HeartbeatResponse::default().with_error_code(27);
+/// let header = ResponseHeader::default().with_correlation_id(9);
+/// let mut buf = [0u8; 32];
+/// let n = frame::encode_response(&header, &body, 4, &mut buf)?;
+///
+/// let (header, body) = frame::decode_response_as::<HeartbeatResponse<'_>>(&buf[..n], 4)?;
+/// assert_eq!((header.correlation_id, body.error_code), (9, 27));
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`decode_response`]; `UnsupportedVersion` when `T` has no such version.
+pub fn decode_response_as<'a, T: Message + Decode<'a>>(
+    frame: &'a [u8],
+    version: i16,
+) -> Result<(ResponseHeader<'a>, T), DecodeError> {
+    let mut r = payload(frame)?;
+    if !T::VALID_VERSIONS.contains(version) {
+        return Err(DecodeError::new(
+            r.offset(),
+            DecodeErrorKind::UnsupportedVersion {
+                api_key: T::API_KEY,
+                version,
+            },
+            T::PATH,
+        ));
+    }
+    let header = ResponseHeader::decode(&mut r, response_header_version(T::API_KEY, version))?;
+    let body = T::decode(&mut r, version)?;
+    r.finish("Response")?;
+    Ok((header, body))
+}
+
 /// Finds the first complete frame at the start of a stream buffer.
 ///
 /// Returns `Complete(frame)` with the whole frame (size prefix included; `frame.len()` bytes are

@@ -1,0 +1,64 @@
+//! A `#![no_std]` Kafka producer on kafka-wire, as it would run on a microcontroller: no
+//! allocator, no panics, every buffer on the stack.
+//!
+//! ```text
+//! cargo build --release -p embedded-producer --target thumbv7em-none-eabihf
+//! ```
+//!
+//! On a `thumbv7em-none-eabihf` target (a Cortex-M4F or M7 with 128 KiB of RAM; see `memory.x`)
+//! the binary negotiates versions, looks the topic up, produces a batch and fetches it back
+//! against responses recorded from a broker, then waits in a loop: the board's TCP stack would
+//! take the place of [`producer::Canned`].
+//!
+//! On a host the same code runs with `std` around it:
+//!
+//! ```text
+//! cargo run -p embedded-producer                          # the recorded responses
+//! cargo run -p embedded-producer -- --broker 127.0.0.1:19092 [--save DIR]   # a live broker
+//! ```
+#![cfg_attr(target_os = "none", no_std, no_main)]
+
+mod producer;
+
+#[cfg(target_os = "none")]
+mod device {
+    use core::sync::atomic::{AtomicI32, Ordering};
+
+    use cortex_m_rt::entry;
+
+    use crate::producer::{Canned, RECORDED, run};
+
+    /// Records read back, or -1 on failure: kept where a debugger can read it.
+    static RECORDS_READ: AtomicI32 = AtomicI32::new(i32::MIN);
+
+    #[entry]
+    fn main() -> ! {
+        let mut transport = Canned::new(&RECORDED);
+        let read = match run(&mut transport) {
+            Ok(summary) => i32::try_from(summary.records_read).unwrap_or(i32::MAX),
+            Err(_) => -1,
+        };
+        RECORDS_READ.store(read, Ordering::Relaxed);
+        loop {
+            core::hint::spin_loop();
+        }
+    }
+
+    /// kafka-wire never panics (its lint wall forbids indexing, unchecked arithmetic, unwraps and
+    /// panics, and fuzzing backs that up), and nor does this code; a panic handler is still
+    /// required to link, and this one stops the core.
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+        loop {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(not(target_os = "none"))]
+mod host;
+
+#[cfg(not(target_os = "none"))]
+fn main() -> std::process::ExitCode {
+    host::main()
+}

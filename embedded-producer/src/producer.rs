@@ -1,0 +1,424 @@
+//! The producer's whole path, `no_std` and without an allocator: every buffer is a fixed array
+//! on the stack, every array to encode is a `heapless::Vec`, and every failure is a value.
+//!
+//! 1. ApiVersions: negotiate the versions of Metadata, Produce and Fetch.
+//! 2. Metadata for the topic: its id and the partition's leader.
+//! 3. Produce one record batch (keys, values, headers) with acks=all.
+//! 4. Fetch from the offset the broker assigned and walk the records back, CRC checked.
+//!
+//! The network is a [`Transport`]: on a device, the TCP stack of the board; in this example,
+//! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
+
+use core::fmt::Write as _;
+
+use heapless::{String, Vec};
+use kafka_wire::api::{NegotiateError, Unsupported, VersionTable, decode_api_versions};
+use kafka_wire::codec::{Array, Uuid};
+use kafka_wire::frame::{self, Body};
+use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kafka_wire::messages::metadata_request::MetadataRequestTopic;
+use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kafka_wire::messages::{
+    ApiVersionsRequest, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse,
+    ProduceRequest, ProduceResponse, RequestHeader,
+};
+use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, Records};
+use kafka_wire::{ApiKey, DecodeError, EncodeError};
+
+/// The topic written to.
+pub const TOPIC: &str = "sensors";
+/// The partition written to.
+pub const PARTITION: i32 = 0;
+/// Records per batch.
+pub const RECORDS: usize = 3;
+/// Bytes of the largest response frame this producer accepts.
+pub const MAX_RESPONSE: usize = 2048;
+
+const CLIENT_ID: &str = "embedded-producer";
+/// The ApiVersions version sent (the one every broker since Kafka 2.4 knows).
+const API_VERSIONS_VERSION: i16 = 3;
+
+/// Sends one request frame and receives the whole response frame into `response`.
+pub trait Transport {
+    /// The transport's own failure.
+    type Error;
+
+    /// Sends `request` (a whole frame) and writes the whole response frame into `response`,
+    /// returning its length.
+    ///
+    /// # Errors
+    ///
+    /// The transport's own.
+    fn exchange(&mut self, request: &[u8], response: &mut [u8]) -> Result<usize, Self::Error>;
+}
+
+/// Why the producer stopped.
+#[derive(Debug)]
+pub enum Error<T> {
+    /// The transport failed.
+    Transport(T),
+    /// A request did not encode.
+    Encode(EncodeError),
+    /// A response did not decode.
+    Decode(DecodeError),
+    /// Version negotiation failed.
+    Negotiate(NegotiateError),
+    /// The broker speaks no version of an API this producer uses.
+    Unsupported(ApiKey, Unsupported),
+    /// A response answered another request.
+    Correlation {
+        /// The id sent.
+        sent: i32,
+        /// The id received.
+        received: i32,
+    },
+    /// The broker answered with a Kafka error code.
+    Kafka(ApiKey, i16),
+    /// A response lacked what was asked for, or records came back different.
+    Unexpected(&'static str),
+}
+
+impl<T: core::fmt::Debug> core::fmt::Display for Error<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Transport(e) => write!(f, "transport: {e:?}"),
+            Self::Encode(e) => write!(f, "encoding a request: {e}"),
+            Self::Decode(e) => write!(f, "decoding a response: {e}"),
+            Self::Negotiate(e) => write!(f, "negotiating versions: {e}"),
+            Self::Unsupported(key, e) => write!(f, "{key}: {e}"),
+            Self::Correlation { sent, received } => {
+                write!(f, "response {received} to request {sent}")
+            }
+            Self::Kafka(key, code) => write!(f, "{key}: Kafka error {code}"),
+            Self::Unexpected(what) => f.write_str(what),
+        }
+    }
+}
+
+impl<T> From<EncodeError> for Error<T> {
+    fn from(e: EncodeError) -> Self {
+        Self::Encode(e)
+    }
+}
+
+impl<T> From<DecodeError> for Error<T> {
+    fn from(e: DecodeError) -> Self {
+        Self::Decode(e)
+    }
+}
+
+/// What the run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// The versions sent: Metadata, Produce, Fetch.
+    pub versions: [i16; 3],
+    /// The topic's id.
+    pub topic_id: Uuid,
+    /// The partition's leader.
+    pub leader: i32,
+    /// The base offset the broker assigned to the batch.
+    pub base_offset: i64,
+    /// Bytes of the batch produced.
+    pub batch_len: usize,
+    /// Records read back, each equal to the one sent.
+    pub records_read: usize,
+    /// The high watermark the Fetch reported.
+    pub high_watermark: i64,
+}
+
+/// One connection's state: the next correlation id and the negotiated versions.
+struct Session<'t, T> {
+    transport: &'t mut T,
+    correlation_id: i32,
+    request: [u8; 1024],
+    response: [u8; MAX_RESPONSE],
+}
+
+impl<T: Transport> Session<'_, T> {
+    /// Encodes `body` at `version` into the request buffer, exchanges it, checks the
+    /// correlation id and returns the response frame's length.
+    fn call<B: Body>(&mut self, body: &B, version: i16) -> Result<usize, Error<T::Error>> {
+        self.correlation_id = self.correlation_id.wrapping_add(1);
+        let header = RequestHeader::default()
+            .with_request_api_key(body.body_api_key().0)
+            .with_request_api_version(version)
+            .with_correlation_id(self.correlation_id)
+            .with_client_id(Some(CLIENT_ID));
+        let n = frame::encode_request(&header, body, &mut self.request)?;
+        let request = self
+            .request
+            .get(..n)
+            .ok_or(Error::Unexpected("request length"))?;
+        let m = self
+            .transport
+            .exchange(request, &mut self.response)
+            .map_err(Error::Transport)?;
+        let received = self
+            .response
+            .get(4..8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(-1, i32::from_be_bytes);
+        if received != self.correlation_id {
+            return Err(Error::Correlation {
+                sent: self.correlation_id,
+                received,
+            });
+        }
+        Ok(m)
+    }
+
+    fn frame(&self, n: usize) -> Result<&[u8], Error<T::Error>> {
+        self.response
+            .get(..n)
+            .ok_or(Error::Unexpected("response length"))
+    }
+}
+
+/// The values of the records: a reading per record, formatted without an allocator.
+fn readings() -> Vec<String<24>, RECORDS> {
+    let mut out = Vec::new();
+    for i in 0..RECORDS {
+        let mut s = String::new();
+        // 24 bytes always hold this text.
+        let _ = write!(s, "temperature={}.{}C", 20 + i, i * 3 % 10);
+        let _ = out.push(s);
+    }
+    out
+}
+
+/// Runs the whole path over `transport`.
+///
+/// # Errors
+///
+/// The first failure, as an [`Error`].
+pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> {
+    let mut s = Session {
+        transport,
+        correlation_id: 0,
+        request: [0; 1024],
+        response: [0; MAX_RESPONSE],
+    };
+
+    // 1. ApiVersions.
+    let request = ApiVersionsRequest::default()
+        .with_client_software_name(CLIENT_ID)
+        .with_client_software_version("0.1.0");
+    let n = s.call(&request, API_VERSIONS_VERSION)?;
+    let reply = decode_api_versions(s.frame(n)?, API_VERSIONS_VERSION)?;
+    let table = VersionTable::try_from_response(&reply.body).map_err(Error::Negotiate)?;
+    let negotiate = |key: ApiKey| table.negotiate(key).map_err(|e| Error::Unsupported(key, e));
+    let versions = [
+        negotiate(ApiKey::METADATA)?,
+        negotiate(ApiKey::PRODUCE)?,
+        negotiate(ApiKey::FETCH)?,
+    ];
+    let [metadata_v, produce_v, fetch_v] = versions;
+
+    // 2. Metadata: the topic id (Produce and Fetch name topics by id from v13) and the leader.
+    let topics = [MetadataRequestTopic::default().with_name(Some(TOPIC))];
+    let request = MetadataRequest::default()
+        .with_topics(Some(Array::from(&topics)))
+        .with_allow_auto_topic_creation(true);
+    let n = s.call(&request, metadata_v)?;
+    let (_, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(s.frame(n)?, metadata_v)?;
+    let topic = metadata
+        .topics
+        .iter()
+        .find(|t| t.name == Some(TOPIC))
+        .ok_or(Error::Unexpected(
+            "the topic is not in the Metadata response",
+        ))?;
+    if topic.error_code != 0 {
+        return Err(Error::Kafka(ApiKey::METADATA, topic.error_code));
+    }
+    let topic_id = topic.topic_id;
+    let leader = topic
+        .partitions
+        .iter()
+        .find(|p| p.partition_index == PARTITION)
+        .map(|p| p.leader_id)
+        .ok_or(Error::Unexpected(
+            "the partition is not in the Metadata response",
+        ))?;
+
+    // 3. Produce: one batch built in a stack buffer.
+    let values = readings();
+    let headers = [
+        NewHeader::new(b"unit", b"celsius"),
+        NewHeader::new(b"device", b"board-7"),
+    ];
+    let mut records: Vec<NewRecord<'_>, RECORDS> = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let record = NewRecord {
+            key: Some(b"board-7"),
+            value: Some(v.as_bytes()),
+            headers: &headers,
+            timestamp: 1_700_000_000_000 + i64::from(u8::try_from(i).unwrap_or(0)),
+        };
+        let _ = records.push(record);
+    }
+    let mut batch = [0u8; 512];
+    let batch_len = BatchBuilder::new().write(records.iter(), &mut batch)?;
+    let batch = batch
+        .get(..batch_len)
+        .ok_or(Error::Unexpected("batch length"))?;
+
+    let mut partitions: Vec<PartitionProduceData<'_>, 1> = Vec::new();
+    let _ = partitions.push(
+        PartitionProduceData::default()
+            .with_index(PARTITION)
+            .with_records(Some(Records::new(batch))),
+    );
+    let topic = TopicProduceData::default().with_partition_data(Array::from(&partitions));
+    let topic = if produce_v >= 13 {
+        topic.with_topic_id(topic_id)
+    } else {
+        topic.with_name(TOPIC)
+    };
+    let topics = [topic];
+    let request = ProduceRequest::default()
+        .with_acks(-1)
+        .with_timeout_ms(5_000)
+        .with_topic_data(Array::from(&topics));
+    let n = s.call(&request, produce_v)?;
+    let (_, produced) = frame::decode_response_as::<ProduceResponse<'_>>(s.frame(n)?, produce_v)?;
+    let part = produced
+        .responses
+        .iter()
+        .flat_map(|t| t.partition_responses.iter())
+        .find(|p| p.index == PARTITION)
+        .ok_or(Error::Unexpected(
+            "the partition is not in the Produce response",
+        ))?;
+    if part.error_code != 0 {
+        return Err(Error::Kafka(ApiKey::PRODUCE, part.error_code));
+    }
+    let base_offset = part.base_offset;
+
+    // 4. Fetch the batch back and compare every record.
+    let partitions = [FetchPartition::default()
+        .with_partition(PARTITION)
+        .with_fetch_offset(base_offset)
+        .with_partition_max_bytes(1024)];
+    let topic = FetchTopic::default().with_partitions(Array::from(&partitions));
+    let topic = if fetch_v >= 13 {
+        topic.with_topic_id(topic_id)
+    } else {
+        topic.with_topic(TOPIC)
+    };
+    let topics = [topic];
+    let request = FetchRequest::default()
+        .with_max_wait_ms(500)
+        .with_min_bytes(1)
+        .with_max_bytes(1024)
+        .with_topics(Array::from(&topics));
+    let n = s.call(&request, fetch_v)?;
+    let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(s.frame(n)?, fetch_v)?;
+    let data = fetched
+        .responses
+        .iter()
+        .flat_map(|t| t.partitions.iter())
+        .find(|p| p.partition_index == PARTITION)
+        .ok_or(Error::Unexpected(
+            "the partition is not in the Fetch response",
+        ))?;
+    if data.error_code != 0 {
+        return Err(Error::Kafka(ApiKey::FETCH, data.error_code));
+    }
+    let mut records_read = 0;
+    for entry in data.records.unwrap_or_default().batches() {
+        let entry = entry?;
+        let batch = entry
+            .as_v2()
+            .ok_or(Error::Unexpected("a legacy message in the Fetch response"))?;
+        batch.verify_crc()?;
+        for record in batch.records()? {
+            let record = record?;
+            let Some(i) = record
+                .offset()
+                .checked_sub(base_offset)
+                .and_then(|d| usize::try_from(d).ok())
+            else {
+                continue;
+            };
+            let sent = records
+                .get(i)
+                .ok_or(Error::Unexpected("a record that was not produced"))?;
+            let same_headers = record
+                .headers()
+                .iter()
+                .map(|h| (h.key, h.value))
+                .eq(sent.headers.iter().map(|h| (h.key, h.value)));
+            if record.key() != sent.key
+                || record.value() != sent.value
+                || record.timestamp() != sent.timestamp
+                || !same_headers
+            {
+                return Err(Error::Unexpected("a record came back different"));
+            }
+            records_read += 1;
+        }
+    }
+    if records_read != RECORDS {
+        return Err(Error::Unexpected("not every record came back"));
+    }
+    Ok(Summary {
+        versions,
+        topic_id,
+        leader,
+        base_offset,
+        batch_len,
+        records_read,
+        high_watermark: data.high_watermark,
+    })
+}
+
+/// Responses recorded from a broker, replayed in order.
+#[derive(Debug)]
+pub struct Canned<'a> {
+    responses: &'a [&'a [u8]],
+    next: usize,
+}
+
+impl<'a> Canned<'a> {
+    /// Replays `responses`, one per exchange.
+    #[must_use]
+    pub const fn new(responses: &'a [&'a [u8]]) -> Self {
+        Self { responses, next: 0 }
+    }
+}
+
+/// Why a canned exchange failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CannedError {
+    /// More requests than recorded responses.
+    Exhausted,
+    /// A recorded response is larger than the buffer.
+    TooLarge,
+}
+
+impl Transport for Canned<'_> {
+    type Error = CannedError;
+
+    fn exchange(&mut self, _request: &[u8], response: &mut [u8]) -> Result<usize, CannedError> {
+        let recorded = self
+            .responses
+            .get(self.next)
+            .ok_or(CannedError::Exhausted)?;
+        self.next += 1;
+        response
+            .get_mut(..recorded.len())
+            .ok_or(CannedError::TooLarge)?
+            .copy_from_slice(recorded);
+        Ok(recorded.len())
+    }
+}
+
+/// The responses of a mini broker run, recorded with `embedded-producer --broker ADDR --save
+/// DIR` on a host.
+pub const RECORDED: [&[u8]; 4] = [
+    include_bytes!("../data/api_versions.bin"),
+    include_bytes!("../data/metadata.bin"),
+    include_bytes!("../data/produce.bin"),
+    include_bytes!("../data/fetch.bin"),
+];
