@@ -999,11 +999,17 @@ fn emit_struct(
     }
     if flex != Cond::Never {
         let mut sec = String::new();
-        let mutable = if tagged_fields.is_empty() { "" } else { "mut " };
-        let _ = writeln!(
-            sec,
-            "let {mutable}count: u32 = self.unknown_tagged_fields.count();"
-        );
+        if tagged_fields.is_empty() {
+            let _ = writeln!(
+                sec,
+                "n = n.saturating_add(self.unknown_tagged_fields.section_len({tag_count}, {path_lit})?);"
+            );
+        } else {
+            let _ = writeln!(
+                sec,
+                "let mut count: u32 = self.unknown_tagged_fields.count();"
+            );
+        }
         for x in &tagged_fields {
             let t = x.f.tag.unwrap_or_default();
             let stmt = format!(
@@ -1012,10 +1018,12 @@ fn emit_struct(
             );
             let _ = writeln!(sec, "{}", guarded(&x.tagged, &non_default(x)?, &stmt));
         }
-        let _ = writeln!(
-            sec,
-            "n = n.saturating_add(c::uvarint_len(count)).saturating_add(self.unknown_tagged_fields.encoded_len({tag_count}, {path_lit})?);"
-        );
+        if !tagged_fields.is_empty() {
+            let _ = writeln!(
+                sec,
+                "n = n.saturating_add(c::uvarint_len(count)).saturating_add(self.unknown_tagged_fields.encoded_len({tag_count}, {path_lit})?);"
+            );
+        }
         match &flex {
             Cond::Always => sizes.push_str(&sec),
             _ => {
@@ -1048,7 +1056,55 @@ fn emit_struct(
 
     let mut body = String::new();
     body.push_str(&flex_let);
+    // Consecutive fixed-width fields under the same condition are written through one
+    // reservation of their total width (a sub-writer whose checks the compiler folds).
+    let mut run: Vec<String> = Vec::new();
+    let mut run_width = 0usize;
+    let mut run_cond = Cond::Never;
+    let flush_run = |body: &mut String, run: &mut Vec<String>, width: &mut usize, cond: &Cond| {
+        let stmts = run.join(" ");
+        let grouped = run.len() > 1;
+        match cond {
+            _ if run.is_empty() => {}
+            Cond::Never => {}
+            Cond::Always if grouped => {
+                let _ = writeln!(body, "if let Some(mut w) = w.sub({width}) {{ {stmts} }}");
+            }
+            Cond::Always => {
+                let _ = writeln!(body, "{stmts}");
+            }
+            // Position conditions are single comparisons, so they chain with `&&`.
+            Cond::Expr(e) if grouped => {
+                let _ = writeln!(
+                    body,
+                    "if {e} && let Some(mut w) = w.sub({width}) {{ {stmts} }}"
+                );
+            }
+            Cond::Expr(e) => {
+                let _ = writeln!(body, "if {e} {{ {stmts} }}");
+            }
+        }
+        run.clear();
+        *width = 0;
+    };
     for x in &fields {
+        if x.pos == Cond::Never {
+            continue;
+        }
+        let fixed = match &x.f.ty {
+            Ty::Prim(pr) if !x.option => pr.width(),
+            _ => None,
+        };
+        if let Some(width) = fixed {
+            if x.pos != run_cond {
+                flush_run(&mut body, &mut run, &mut run_width, &run_cond);
+                run_cond = x.pos.clone();
+            }
+            run.push(write_stmt(x, false));
+            run_width += width;
+            continue;
+        }
+        flush_run(&mut body, &mut run, &mut run_width, &run_cond);
         match &x.pos {
             Cond::Never => {}
             Cond::Always => {
@@ -1059,10 +1115,11 @@ fn emit_struct(
             }
         }
     }
+    flush_run(&mut body, &mut run, &mut run_width, &run_cond);
     if flex != Cond::Never {
         let mut sec = String::new();
         if tagged_fields.is_empty() {
-            sec.push_str("w.uvarint(self.unknown_tagged_fields.count());\n");
+            sec.push_str("self.unknown_tagged_fields.write_section(w);\n");
         } else {
             sec.push_str("let mut count: u32 = self.unknown_tagged_fields.count();\n");
             for x in &tagged_fields {
@@ -1086,8 +1143,8 @@ fn emit_struct(
                 );
                 let _ = writeln!(sec, "{}", guarded(&x.tagged, &non_default(x)?, &stmt));
             }
+            sec.push_str("self.unknown_tagged_fields.write(w);\n");
         }
-        sec.push_str("self.unknown_tagged_fields.write(w);\n");
         match &flex {
             Cond::Always => body.push_str(&sec),
             _ => {

@@ -56,6 +56,17 @@ pub trait Element<'a>: Copy {
 
     /// Writes this element (after [`Element::element_len`] succeeded).
     fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
+
+    /// Writes a non-null array of `elements`: the length prefix, then [`Element::write_element`]
+    /// on each. The fixed-width primitives reserve the prefix and the elements at once and fill
+    /// them in one loop.
+    #[inline]
+    fn write_array(elements: &[Self], w: &mut Writer<'_>, version: i16, flexible: bool) {
+        w.len(elements.len(), flexible, false);
+        for e in elements {
+            e.write_element(w, version, flexible);
+        }
+    }
 }
 
 /// A validated view over the elements of an array as they appear on the wire.
@@ -341,18 +352,21 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         path: &'static str,
     ) -> Result<usize, EncodeError> {
         let prefix = len_prefix(self.len(), flexible, false, path)?;
-        let body = match (self, T::WIRE_SIZE) {
-            (Self::Wire(v), _) if v.version == version && v.flexible == flexible => v.bytes.len(),
-            (_, Some(size)) => self.len().saturating_mul(size),
+        // Fixed-width elements have the same bytes at every version.
+        if let Some(size) = T::WIRE_SIZE {
+            return Ok(prefix.saturating_add(self.len().saturating_mul(size)));
+        }
+        let body = match self {
+            Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
             // By reference: elements can be large structs.
-            (Self::Slice(s), None) => {
+            Self::Slice(s) => {
                 let mut total = 0usize;
                 for e in *s {
                     total = total.saturating_add(e.element_len(version, flexible, path)?);
                 }
                 total
             }
-            (Self::Wire(v), None) => {
+            Self::Wire(v) => {
                 let mut total = 0usize;
                 for e in v.iter() {
                     total = total.saturating_add(e.element_len(version, flexible, path)?);
@@ -366,15 +380,17 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     /// Writes the length prefix and the elements.
     #[inline(always)]
     pub fn write(&self, w: &mut Writer<'_>, version: i16, flexible: bool) {
-        w.len(self.len(), flexible, false);
         match self {
-            Self::Wire(v) if v.version == version && v.flexible == flexible => w.put(v.bytes),
-            Self::Slice(s) => {
-                for e in *s {
-                    e.write_element(w, version, flexible);
-                }
+            Self::Slice(s) => T::write_array(s, w, version, flexible),
+            // Fixed-width elements have the same bytes at every version.
+            Self::Wire(v)
+                if T::WIRE_SIZE.is_some() || (v.version == version && v.flexible == flexible) =>
+            {
+                w.len(v.len(), flexible, false);
+                w.put(v.bytes);
             }
             Self::Wire(v) => {
+                w.len(v.len(), flexible, false);
                 for e in v.iter() {
                     e.write_element(w, version, flexible);
                 }
@@ -503,3 +519,69 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
 }
 
 impl<'a, T: Element<'a>> ExactSizeIterator for ArrayIter<'a, T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Uuid;
+
+    /// The array as the element-by-element path writes it.
+    fn reference<T: for<'x> Element<'x>>(elements: &[T], flexible: bool) -> ([u8; 2048], usize) {
+        let mut buf = [0u8; 2048];
+        let mut w = Writer::new(&mut buf);
+        w.len(elements.len(), flexible, false);
+        for e in elements {
+            e.write_element(&mut w, 0, flexible);
+        }
+        assert!(!w.overflowed());
+        let n = w.position();
+        (buf, n)
+    }
+
+    fn check<T: for<'x> Element<'x> + PartialEq + fmt::Debug>(elements: &[T]) {
+        for flexible in [false, true] {
+            let (expected, n) = reference(elements, flexible);
+            let array = Array::Slice(elements);
+            assert_eq!(array.encoded_len(0, flexible, "x").unwrap(), n);
+            let mut buf = [0u8; 2048];
+            let mut w = Writer::new(&mut buf);
+            array.write(&mut w, 0, flexible);
+            assert_eq!(w.position(), n);
+            assert_eq!(buf[..n], expected[..n]);
+            // Too small by one: the overflow is recorded and the position still counts it all.
+            let mut short = [0u8; 2048];
+            let mut w = Writer::new(&mut short[..n - 1]);
+            array.write(&mut w, 0, flexible);
+            assert!(w.overflowed());
+            assert_eq!(w.position(), n);
+            // Decoded at one flexibility, written at the other: same elements.
+            let mut r = Reader::new(&expected[..n]);
+            let decoded = Array::<T>::read(&mut r, 0, flexible, "x").unwrap();
+            let mut again = [0u8; 2048];
+            let mut w = Writer::new(&mut again);
+            decoded.write(&mut w, 3, !flexible);
+            let m = w.position();
+            let (other, m2) = reference(elements, !flexible);
+            assert_eq!(again[..m], other[..m2]);
+        }
+    }
+
+    #[test]
+    fn fixed_width_arrays_match_the_element_path() {
+        let ints: [i32; 300] = core::array::from_fn(|i| i32::try_from(i).unwrap() * -70_001);
+        for n in [0, 1, 3, 8, 9, 126, 127, 128, 300] {
+            check(&ints[..n]);
+        }
+        let longs: [i64; 130] = core::array::from_fn(|i| i64::try_from(i).unwrap() << 40);
+        check(&longs[..]);
+        check(&longs[..5]);
+        let shorts: [i16; 130] = core::array::from_fn(|i| i16::try_from(i).unwrap() - 60);
+        check(&shorts[..]);
+        check(&[true, false, true][..]);
+        check(&[1.5f64, -0.0][..]);
+        check(&[Uuid::from_u64_pair(1, 2), Uuid::ZERO][..]);
+        check(&[u16::MAX, 7][..]);
+        check(&[u32::MAX, 7][..]);
+        check(&[i8::MIN, 7][..]);
+    }
+}

@@ -253,7 +253,7 @@ pub const fn version_error(
 }
 
 macro_rules! primitive_element {
-    ($t:ty, $read:ident, $write:ident, $len:expr) => {
+    ($t:ty, $read:ident, $write:ident, $len:expr, $bytes:expr) => {
         impl<'a> Element<'a> for $t {
             const WIRE_SIZE: Option<usize> = Some($len);
             #[inline]
@@ -273,19 +273,45 @@ macro_rules! primitive_element {
             fn write_element(&self, w: &mut Writer<'_>, _: i16, _: bool) {
                 w.$write(*self);
             }
+            #[inline(always)]
+            fn write_array(elements: &[Self], w: &mut Writer<'_>, _: i16, flexible: bool) {
+                let bytes: fn(Self) -> [u8; $len] = $bytes;
+                let fill = |dst: &mut [u8]| {
+                    for (slot, e) in dst.as_chunks_mut::<$len>().0.iter_mut().zip(elements) {
+                        *slot = bytes(*e);
+                    }
+                };
+                // The usual short compact array: prefix and elements in one reservation.
+                if flexible
+                    && let Ok(n) = u8::try_from(elements.len())
+                    && n < 0x7f
+                {
+                    let total = usize::from(n).wrapping_mul($len).wrapping_add(1);
+                    if let Some((prefix, body)) = w.reserve(total).and_then(<[u8]>::split_first_mut)
+                    {
+                        *prefix = n.wrapping_add(1);
+                        fill(body);
+                    }
+                } else {
+                    w.len(elements.len(), flexible, false);
+                    if let Some(dst) = w.reserve(elements.len().saturating_mul($len)) {
+                        fill(dst);
+                    }
+                }
+            }
         }
     };
 }
 
-primitive_element!(bool, bool, bool, 1);
-primitive_element!(i8, i8, i8, 1);
-primitive_element!(i16, i16, i16, 2);
-primitive_element!(u16, u16, u16, 2);
-primitive_element!(i32, i32, i32, 4);
-primitive_element!(u32, u32, u32, 4);
-primitive_element!(i64, i64, i64, 8);
-primitive_element!(f64, f64, f64, 8);
-primitive_element!(Uuid, uuid, uuid, 16);
+primitive_element!(bool, bool, bool, 1, |v| [u8::from(v)]);
+primitive_element!(i8, i8, i8, 1, i8::to_be_bytes);
+primitive_element!(i16, i16, i16, 2, i16::to_be_bytes);
+primitive_element!(u16, u16, u16, 2, u16::to_be_bytes);
+primitive_element!(i32, i32, i32, 4, i32::to_be_bytes);
+primitive_element!(u32, u32, u32, 4, u32::to_be_bytes);
+primitive_element!(i64, i64, i64, 8, i64::to_be_bytes);
+primitive_element!(f64, f64, f64, 8, f64::to_be_bytes);
+primitive_element!(Uuid, uuid, uuid, 16, |v| v.0);
 
 impl<'a> Element<'a> for &'a str {
     #[inline]

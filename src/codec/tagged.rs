@@ -134,6 +134,52 @@ impl<'a> TaggedFields<'a> {
         }
     }
 
+    /// Encoded size of the whole section (count and entries) of a struct that writes no known
+    /// tagged fields, checking caller-supplied tags as [`TaggedFields::encoded_len`]. The usual
+    /// empty section is one byte.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidUnknownTag`, `LengthOverflow`.
+    #[inline(always)]
+    pub fn section_len(
+        &self,
+        first_unknown: u32,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
+        if self.is_empty() {
+            Ok(1)
+        } else {
+            self.nonempty_section_len(first_unknown, path)
+        }
+    }
+
+    #[inline(never)]
+    fn nonempty_section_len(
+        &self,
+        first_unknown: u32,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
+        Ok(uvarint_len(self.count()).saturating_add(self.encoded_len(first_unknown, path)?))
+    }
+
+    /// Writes the whole section of a struct that writes no known tagged fields: the count, then the
+    /// entries. The usual empty section is one zero byte.
+    #[inline(always)]
+    pub fn write_section(&self, w: &mut Writer<'_>) {
+        if self.is_empty() {
+            w.u8(0);
+        } else {
+            self.write_nonempty_section(w);
+        }
+    }
+
+    #[inline(never)]
+    fn write_nonempty_section(&self, w: &mut Writer<'_>) {
+        w.uvarint(self.count());
+        self.write(w);
+    }
+
     /// The count as written in the section header.
     #[must_use]
     #[inline]

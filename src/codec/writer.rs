@@ -10,21 +10,28 @@ use super::{MAX_STRING_LEN, Uuid};
 /// still advances its position and remembers that it overflowed. That makes a writer over an
 /// empty buffer a byte counter, and lets encoders check capacity once, up front
 /// ([`Writer::check_capacity`]), and then write without a branch on every call.
+///
+/// The writer holds the unwritten rest of the buffer, so a write that fits is one length
+/// comparison, the store, and the slice moving on; the bookkeeping of an overflow is out of line.
 #[derive(Debug)]
 pub struct Writer<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-    overflowed: bool,
+    /// The part of the buffer not written yet (empty once a write overflowed).
+    rest: &'b mut [u8],
+    /// Length of the caller's buffer.
+    capacity: usize,
+    /// Bytes counted but not written because they did not fit; nonzero once overflowed.
+    lost: usize,
 }
 
 impl<'b> Writer<'b> {
     /// A writer at the start of `buf`.
     #[must_use]
     pub const fn new(buf: &'b mut [u8]) -> Self {
+        let capacity = buf.len();
         Self {
-            buf,
-            pos: 0,
-            overflowed: false,
+            rest: buf,
+            capacity,
+            lost: 0,
         }
     }
 
@@ -34,7 +41,7 @@ impl<'b> Writer<'b> {
     ///
     /// `BufferTooSmall { required, available }`.
     pub fn check_capacity(&self, required: usize) -> Result<(), EncodeError> {
-        let available = self.buf.len().saturating_sub(self.pos);
+        let available = self.rest.len();
         if required > available {
             Err(EncodeError::BufferTooSmall {
                 required,
@@ -48,41 +55,69 @@ impl<'b> Writer<'b> {
     /// Bytes written (or, after an overflow, that would have been written).
     #[must_use]
     pub const fn position(&self) -> usize {
-        self.pos
+        self.capacity
+            .wrapping_sub(self.rest.len())
+            .saturating_add(self.lost)
     }
 
     /// True if some write did not fit.
     #[must_use]
     pub const fn overflowed(&self) -> bool {
-        self.overflowed
+        self.lost != 0
+    }
+
+    /// Records a write that did not fit: `missing` bytes more than the buffer had left. The rest
+    /// of the buffer is given up, so nothing is written after the gap.
+    #[cold]
+    #[inline(never)]
+    fn overflow(&mut self, missing: usize) {
+        self.lost = self.lost.saturating_add(missing);
+        self.rest = &mut [];
+    }
+
+    /// The next `n` bytes of the buffer, consumed, or `None` (the overflow recorded) when fewer
+    /// are left.
+    #[inline(always)]
+    pub(crate) fn reserve(&mut self, n: usize) -> Option<&'b mut [u8]> {
+        let left = self.rest.len();
+        if n > left {
+            self.overflow(n.wrapping_sub(left));
+            return None;
+        }
+        // The length was checked first, so that taking the rest is only a move the compiler can
+        // see through: it writes the placeholder only to overwrite it.
+        let (dst, tail) = core::mem::take(&mut self.rest).split_at_mut_checked(n)?;
+        self.rest = tail;
+        Some(dst)
+    }
+
+    /// A writer over the next `n` bytes, consumed, or `None` (the overflow recorded) when fewer
+    /// are left. Generated encoders write runs of fixed-width fields through one, so that the
+    /// run costs one length check.
+    #[inline(always)]
+    pub(crate) fn sub(&mut self, n: usize) -> Option<Self> {
+        self.reserve(n).map(Writer::new)
     }
 
     /// Writes `bytes`.
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
-        let n = bytes.len();
-        match self
-            .buf
-            .get_mut(self.pos..)
-            .and_then(|rest| rest.get_mut(..n))
-        {
-            Some(dst) => dst.copy_from_slice(bytes),
-            None => self.overflowed = true,
+        if let Some(dst) = self.reserve(bytes.len()) {
+            dst.copy_from_slice(bytes);
         }
-        self.pos = self.pos.saturating_add(n);
     }
 
     #[inline(always)]
     fn put_array<const N: usize>(&mut self, bytes: [u8; N]) {
-        match self
-            .buf
-            .get_mut(self.pos..)
-            .and_then(|rest| rest.first_chunk_mut::<N>())
-        {
-            Some(dst) => *dst = bytes,
-            None => self.overflowed = true,
+        let left = self.rest.len();
+        if N > left {
+            self.overflow(N.wrapping_sub(left));
+            return;
         }
-        self.pos = self.pos.saturating_add(N);
+        if let Some((dst, tail)) = core::mem::take(&mut self.rest).split_first_chunk_mut::<N>() {
+            *dst = bytes;
+            self.rest = tail;
+        }
     }
 
     /// Writes a `bool` as `0x00` or `0x01`.
@@ -206,7 +241,11 @@ impl<'b> Writer<'b> {
     #[inline(always)]
     pub fn len(&mut self, len: usize, flexible: bool, short: bool) {
         if flexible {
-            self.uvarint(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1));
+            match u8::try_from(len) {
+                // One byte: N + 1 below 0x80.
+                Ok(b) if b < 0x7f => self.u8(b.wrapping_add(1)),
+                _ => self.uvarint_long(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1)),
+            }
         } else if short {
             self.i16(i16::try_from(len).unwrap_or(i16::MAX));
         } else {
@@ -430,6 +469,60 @@ mod tests {
         assert!(w.overflowed());
         assert_eq!(w.position(), 6);
         assert_eq!(buf, [0, 1, 0xa5]);
+    }
+
+    #[test]
+    fn nothing_lands_after_an_overflow() {
+        let mut buf = [0xa5u8; 6];
+        let mut w = Writer::new(&mut buf);
+        w.i16(0x0102);
+        w.i64(3);
+        // Fits in the four bytes left, but the gap before it was skipped.
+        w.u8(4);
+        assert!(w.overflowed());
+        assert_eq!(w.position(), 11);
+        assert_eq!(
+            w.check_capacity(1).unwrap_err(),
+            EncodeError::BufferTooSmall {
+                required: 1,
+                available: 0
+            }
+        );
+        assert_eq!(buf, [1, 2, 0xa5, 0xa5, 0xa5, 0xa5]);
+    }
+
+    #[test]
+    fn sub_writers_take_their_run_or_nothing() {
+        let mut buf = [0u8; 7];
+        let mut w = Writer::new(&mut buf);
+        if let Some(mut run) = w.sub(6) {
+            run.i16(0x0102);
+            run.i32(0x0304_0506);
+            assert_eq!(run.position(), 6);
+            assert!(!run.overflowed());
+        }
+        assert_eq!(w.position(), 6);
+        assert!(w.sub(2).is_none());
+        assert!(w.overflowed());
+        assert_eq!(w.position(), 8);
+        assert_eq!(buf, [1, 2, 3, 4, 5, 6, 0]);
+    }
+
+    #[test]
+    fn compact_lengths_at_the_one_byte_edge() {
+        for (len, bytes) in [
+            (0usize, &[0x01][..]),
+            (0x7e, &[0x7f]),
+            (0x7f, &[0x80, 0x01]),
+            (0xff, &[0x80, 0x02]),
+        ] {
+            let mut buf = [0u8; 8];
+            let mut w = Writer::new(&mut buf);
+            w.len(len, true, false);
+            let n = w.position();
+            assert_eq!(&buf[..n], bytes, "{len}");
+            assert_eq!(len_prefix(len, true, false, "x").unwrap(), n);
+        }
     }
 
     #[test]

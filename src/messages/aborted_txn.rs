@@ -164,10 +164,12 @@ impl c::Encode for AbortedTxn<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.producer_id);
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
-        w.i64(self.last_stable_offset);
+        if let Some(mut w) = w.sub(32) {
+            w.i64(self.producer_id);
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+            w.i64(self.last_stable_offset);
+        }
     }
 }
 

@@ -175,10 +175,9 @@ impl c::Encode for AddOffsetsToTxnRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AddOffsetsToTxnRequest")?,
+                    .section_len(0, "AddOffsetsToTxnRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -192,12 +191,13 @@ impl c::Encode for AddOffsetsToTxnRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
+        if let Some(mut w) = w.sub(10) {
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+        }
         w.string(self.group_id, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -133,10 +133,9 @@ impl c::Encode for AddOffsetsToTxnResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AddOffsetsToTxnResponse")?,
+                    .section_len(0, "AddOffsetsToTxnResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -149,11 +148,12 @@ impl c::Encode for AddOffsetsToTxnResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -300,10 +300,9 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AddPartitionsToTxnRequest")?,
+                    .section_len(0, "AddPartitionsToTxnRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -322,18 +321,17 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
         if version <= 3 {
             w.string(self.v3_and_below_transactional_id, flexible);
         }
-        if version <= 3 {
+        if version <= 3
+            && let Some(mut w) = w.sub(10)
+        {
             w.i64(self.v3_and_below_producer_id);
-        }
-        if version <= 3 {
             w.i16(self.v3_and_below_producer_epoch);
         }
         if version <= 3 {
             self.v3_and_below_topics.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -518,22 +516,22 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
             "AddPartitionsToTxnRequest.Transactions.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AddPartitionsToTxnRequest.Transactions")?,
+                .section_len(0, "AddPartitionsToTxnRequest.Transactions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.transactional_id, true);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
-        w.bool(self.verify_only);
+        if let Some(mut w) = w.sub(11) {
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+            w.bool(self.verify_only);
+        }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -676,10 +674,9 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic")?,
+                    .section_len(0, "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -695,8 +692,7 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

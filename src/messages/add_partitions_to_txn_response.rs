@@ -238,10 +238,9 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AddPartitionsToTxnResponse")?,
+                    .section_len(0, "AddPartitionsToTxnResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -266,8 +265,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
                 .write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -406,10 +404,9 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
             "AddPartitionsToTxnResponse.ResultsByTransaction.TopicResults",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AddPartitionsToTxnResponse.ResultsByTransaction")?,
+                .section_len(0, "AddPartitionsToTxnResponse.ResultsByTransaction")?,
         );
         Ok(n)
     }
@@ -417,8 +414,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.transactional_id, true);
         self.topic_results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -564,13 +560,10 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-                self.unknown_tagged_fields.encoded_len(
-                    0,
-                    "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
-                )?,
-            );
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
+            )?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
@@ -585,8 +578,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
         w.string(self.name, flexible);
         self.results_by_partition.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -711,13 +703,10 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-                self.unknown_tagged_fields.encoded_len(
-                    0,
-                    "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
-                )?,
-            );
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
+            )?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
@@ -729,11 +718,12 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.partition_index);
-        w.i16(self.partition_error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.partition_error_code);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

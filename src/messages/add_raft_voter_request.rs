@@ -215,25 +215,25 @@ impl c::Encode for AddRaftVoterRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AddRaftVoterRequest")?,
+                .section_len(0, "AddRaftVoterRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.nullable_string(self.cluster_id, true);
-        w.i32(self.timeout_ms);
-        w.i32(self.voter_id);
-        w.uuid(self.voter_directory_id);
+        if let Some(mut w) = w.sub(24) {
+            w.i32(self.timeout_ms);
+            w.i32(self.voter_id);
+            w.uuid(self.voter_directory_id);
+        }
         self.listeners.write(w, version, true);
         if version >= 1 {
             w.bool(self.ack_when_committed);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -368,10 +368,9 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AddRaftVoterRequest.Listeners")?,
+                .section_len(0, "AddRaftVoterRequest.Listeners")?,
         );
         Ok(n)
     }
@@ -381,8 +380,7 @@ impl c::Encode for Listener<'_> {
         w.string(self.name, true);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

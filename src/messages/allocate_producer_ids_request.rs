@@ -128,20 +128,20 @@ impl c::Encode for AllocateProducerIdsRequest<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AllocateProducerIdsRequest")?,
+                .section_len(0, "AllocateProducerIdsRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.broker_id);
-        w.i64(self.broker_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.broker_id);
+            w.i64(self.broker_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -160,22 +160,22 @@ impl c::Encode for AllocateProducerIdsResponse<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AllocateProducerIdsResponse")?,
+                .section_len(0, "AllocateProducerIdsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        w.i64(self.producer_id_start);
-        w.i32(self.producer_id_len);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(18) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+            w.i64(self.producer_id_start);
+            w.i32(self.producer_id_len);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

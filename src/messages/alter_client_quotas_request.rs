@@ -143,10 +143,9 @@ impl c::Encode for AlterClientQuotasRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasRequest")?,
+                    .section_len(0, "AlterClientQuotasRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -162,8 +161,7 @@ impl c::Encode for AlterClientQuotasRequest<'_> {
         self.entries.write(w, version, flexible);
         w.bool(self.validate_only);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -300,10 +298,9 @@ impl c::Encode for EntryData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasRequest.Entries")?,
+                    .section_len(0, "AlterClientQuotasRequest.Entries")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -319,8 +316,7 @@ impl c::Encode for EntryData<'_> {
         self.entity.write(w, version, flexible);
         self.ops.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -459,10 +455,9 @@ impl c::Encode for EntityData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasRequest.Entries.Entity")?,
+                    .section_len(0, "AlterClientQuotasRequest.Entries.Entity")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -478,8 +473,7 @@ impl c::Encode for EntityData<'_> {
         w.string(self.entity_type, flexible);
         w.nullable_string(self.entity_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -616,10 +610,9 @@ impl c::Encode for OpData<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasRequest.Entries.Ops")?,
+                    .section_len(0, "AlterClientQuotasRequest.Entries.Ops")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -633,11 +626,12 @@ impl c::Encode for OpData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
         w.string(self.key, flexible);
-        w.f64(self.value);
-        w.bool(self.remove);
+        if let Some(mut w) = w.sub(9) {
+            w.f64(self.value);
+            w.bool(self.remove);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -143,10 +143,9 @@ impl c::Encode for AlterClientQuotasResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasResponse")?,
+                    .section_len(0, "AlterClientQuotasResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -162,8 +161,7 @@ impl c::Encode for AlterClientQuotasResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.entries.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -317,10 +315,9 @@ impl c::Encode for EntryData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasResponse.Entries")?,
+                    .section_len(0, "AlterClientQuotasResponse.Entries")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -337,8 +334,7 @@ impl c::Encode for EntryData<'_> {
         w.nullable_string(self.error_message, flexible);
         self.entity.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -477,10 +473,9 @@ impl c::Encode for EntityData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterClientQuotasResponse.Entries.Entity")?,
+                    .section_len(0, "AlterClientQuotasResponse.Entries.Entity")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -496,8 +491,7 @@ impl c::Encode for EntityData<'_> {
         w.string(self.entity_type, flexible);
         w.nullable_string(self.entity_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -142,10 +142,9 @@ impl c::Encode for AlterConfigsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterConfigsRequest")?,
+                    .section_len(0, "AlterConfigsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -161,8 +160,7 @@ impl c::Encode for AlterConfigsRequest<'_> {
         self.resources.write(w, version, flexible);
         w.bool(self.validate_only);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -311,10 +309,9 @@ impl c::Encode for AlterConfigsResource<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterConfigsRequest.Resources")?,
+                    .section_len(0, "AlterConfigsRequest.Resources")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -331,8 +328,7 @@ impl c::Encode for AlterConfigsResource<'_> {
         w.string(self.resource_name, flexible);
         self.configs.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -461,10 +457,9 @@ impl c::Encode for AlterableConfig<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterConfigsRequest.Resources.Configs")?,
+                    .section_len(0, "AlterConfigsRequest.Resources.Configs")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -480,8 +475,7 @@ impl c::Encode for AlterableConfig<'_> {
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

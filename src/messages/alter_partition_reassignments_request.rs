@@ -176,10 +176,9 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
             "AlterPartitionReassignmentsRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionReassignmentsRequest")?,
+                .section_len(0, "AlterPartitionReassignmentsRequest")?,
         );
         Ok(n)
     }
@@ -190,8 +189,7 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
             w.bool(self.allow_replication_factor_change);
         }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -319,10 +317,9 @@ impl c::Encode for ReassignableTopic<'_> {
             "AlterPartitionReassignmentsRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionReassignmentsRequest.Topics")?,
+                .section_len(0, "AlterPartitionReassignmentsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -330,8 +327,7 @@ impl c::Encode for ReassignableTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -459,10 +455,9 @@ impl c::Encode for ReassignablePartition<'_> {
             "AlterPartitionReassignmentsRequest.Topics.Partitions.Replicas",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionReassignmentsRequest.Topics.Partitions")?,
+                .section_len(0, "AlterPartitionReassignmentsRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -470,8 +465,7 @@ impl c::Encode for ReassignablePartition<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.partition_index);
         c::Array::write_nullable(self.replicas.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

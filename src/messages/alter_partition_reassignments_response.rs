@@ -213,10 +213,9 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionReassignmentsResponse")?,
+                .section_len(0, "AlterPartitionReassignmentsResponse")?,
         );
         Ok(n)
     }
@@ -229,8 +228,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         self.responses.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -365,10 +363,9 @@ impl c::Encode for ReassignableTopicResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionReassignmentsResponse.Responses")?,
+                .section_len(0, "AlterPartitionReassignmentsResponse.Responses")?,
         );
         Ok(n)
     }
@@ -376,8 +373,7 @@ impl c::Encode for ReassignableTopicResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -524,23 +520,21 @@ impl c::Encode for ReassignablePartitionResponse<'_> {
             "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "AlterPartitionReassignmentsResponse.Responses.Partitions",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "AlterPartitionReassignmentsResponse.Responses.Partitions",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

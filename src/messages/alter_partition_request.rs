@@ -148,20 +148,20 @@ impl c::Encode for AlterPartitionRequest<'_> {
             "AlterPartitionRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionRequest")?,
+                .section_len(0, "AlterPartitionRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.broker_id);
-        w.i64(self.broker_epoch);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.broker_id);
+            w.i64(self.broker_epoch);
+        }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -319,10 +319,9 @@ impl c::Encode for TopicData<'_> {
             "AlterPartitionRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionRequest.Topics")?,
+                .section_len(0, "AlterPartitionRequest.Topics")?,
         );
         Ok(n)
     }
@@ -335,8 +334,7 @@ impl c::Encode for TopicData<'_> {
             w.uuid(self.topic_id);
         }
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -586,17 +584,18 @@ impl c::Encode for PartitionData<'_> {
         }
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionRequest.Topics.Partitions")?,
+                .section_len(0, "AlterPartitionRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.partition_index);
+            w.i32(self.leader_epoch);
+        }
         if version <= 2 {
             self.new_isr.write(w, version, true);
         }
@@ -607,8 +606,7 @@ impl c::Encode for PartitionData<'_> {
             w.i8(self.leader_recovery_state);
         }
         w.i32(self.partition_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -727,22 +725,20 @@ impl c::Encode for BrokerState<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.broker_id);
-        w.i64(self.broker_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.broker_id);
+            w.i64(self.broker_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

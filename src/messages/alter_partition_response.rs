@@ -149,20 +149,20 @@ impl c::Encode for AlterPartitionResponse<'_> {
             "AlterPartitionResponse.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionResponse")?,
+                .section_len(0, "AlterPartitionResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -320,10 +320,9 @@ impl c::Encode for TopicData<'_> {
             "AlterPartitionResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionResponse.Topics")?,
+                .section_len(0, "AlterPartitionResponse.Topics")?,
         );
         Ok(n)
     }
@@ -336,8 +335,7 @@ impl c::Encode for TopicData<'_> {
             w.uuid(self.topic_id);
         }
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -554,26 +552,26 @@ impl c::Encode for PartitionData<'_> {
         }
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterPartitionResponse.Topics.Partitions")?,
+                .section_len(0, "AlterPartitionResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
         self.isr.write(w, version, true);
         if version >= 1 {
             w.i8(self.leader_recovery_state);
         }
         w.i32(self.partition_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -127,10 +127,9 @@ impl c::Encode for AlterReplicaLogDirsRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterReplicaLogDirsRequest")?,
+                    .section_len(0, "AlterReplicaLogDirsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -145,8 +144,7 @@ impl c::Encode for AlterReplicaLogDirsRequest<'_> {
         let flexible = version >= 2;
         self.dirs.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -278,10 +276,9 @@ impl c::Encode for AlterReplicaLogDir<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterReplicaLogDirsRequest.Dirs")?,
+                    .section_len(0, "AlterReplicaLogDirsRequest.Dirs")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -297,8 +294,7 @@ impl c::Encode for AlterReplicaLogDir<'_> {
         w.string(self.path, flexible);
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -437,10 +433,9 @@ impl c::Encode for AlterReplicaLogDirTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "AlterReplicaLogDirsRequest.Dirs.Topics")?,
+                    .section_len(0, "AlterReplicaLogDirsRequest.Dirs.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -456,8 +451,7 @@ impl c::Encode for AlterReplicaLogDirTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -144,10 +144,9 @@ impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
             "AlterShareGroupOffsetsRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsRequest")?,
+                .section_len(0, "AlterShareGroupOffsetsRequest")?,
         );
         Ok(n)
     }
@@ -155,8 +154,7 @@ impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -287,10 +285,9 @@ impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
             "AlterShareGroupOffsetsRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsRequest.Topics")?,
+                .section_len(0, "AlterShareGroupOffsetsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -298,8 +295,7 @@ impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -412,20 +408,20 @@ impl c::Encode for AlterShareGroupOffsetsRequestPartition<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsRequest.Topics.Partitions")?,
+                .section_len(0, "AlterShareGroupOffsetsRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i64(self.start_offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i64(self.start_offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -183,21 +183,21 @@ impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
             "AlterShareGroupOffsetsResponse.Responses",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsResponse")?,
+                .section_len(0, "AlterShareGroupOffsetsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         self.responses.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -349,10 +349,9 @@ impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
             "AlterShareGroupOffsetsResponse.Responses.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsResponse.Responses")?,
+                .section_len(0, "AlterShareGroupOffsetsResponse.Responses")?,
         );
         Ok(n)
     }
@@ -361,8 +360,7 @@ impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
         w.string(self.topic_name, true);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -503,21 +501,21 @@ impl c::Encode for AlterShareGroupOffsetsResponsePartition<'_> {
             "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterShareGroupOffsetsResponse.Responses.Partitions")?,
+                .section_len(0, "AlterShareGroupOffsetsResponse.Responses.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

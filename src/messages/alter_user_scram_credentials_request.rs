@@ -156,10 +156,9 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
             "AlterUserScramCredentialsRequest.Upsertions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterUserScramCredentialsRequest")?,
+                .section_len(0, "AlterUserScramCredentialsRequest")?,
         );
         Ok(n)
     }
@@ -167,8 +166,7 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.deletions.write(w, version, true);
         self.upsertions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -289,10 +287,9 @@ impl c::Encode for ScramCredentialDeletion<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterUserScramCredentialsRequest.Deletions")?,
+                .section_len(0, "AlterUserScramCredentialsRequest.Deletions")?,
         );
         Ok(n)
     }
@@ -301,8 +298,7 @@ impl c::Encode for ScramCredentialDeletion<'_> {
         let _ = version;
         w.string(self.name, true);
         w.i8(self.mechanism);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -492,10 +488,9 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
             "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterUserScramCredentialsRequest.Upsertions")?,
+                .section_len(0, "AlterUserScramCredentialsRequest.Upsertions")?,
         );
         Ok(n)
     }
@@ -503,12 +498,13 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.i8(self.mechanism);
-        w.i32(self.iterations);
+        if let Some(mut w) = w.sub(5) {
+            w.i8(self.mechanism);
+            w.i32(self.iterations);
+        }
         w.bytes(self.salt, true);
         w.bytes(self.salted_password, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -145,10 +145,9 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
             "AlterUserScramCredentialsResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterUserScramCredentialsResponse")?,
+                .section_len(0, "AlterUserScramCredentialsResponse")?,
         );
         Ok(n)
     }
@@ -156,8 +155,7 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -302,10 +300,9 @@ impl c::Encode for AlterUserScramCredentialsResult<'_> {
             "AlterUserScramCredentialsResponse.Results.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AlterUserScramCredentialsResponse.Results")?,
+                .section_len(0, "AlterUserScramCredentialsResponse.Results")?,
         );
         Ok(n)
     }
@@ -315,8 +312,7 @@ impl c::Encode for AlterUserScramCredentialsResult<'_> {
         w.string(self.user, true);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

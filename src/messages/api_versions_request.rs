@@ -211,10 +211,9 @@ impl c::Encode for ApiVersionsRequest<'_> {
             n = n.saturating_add(4);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ApiVersionsRequest")?,
+                    .section_len(0, "ApiVersionsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -240,8 +239,7 @@ impl c::Encode for ApiVersionsRequest<'_> {
             w.i32(self.node_id);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

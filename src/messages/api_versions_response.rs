@@ -517,10 +517,9 @@ impl c::Encode for ApiVersion<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ApiVersionsResponse.ApiKeys")?,
+                    .section_len(0, "ApiVersionsResponse.ApiKeys")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -533,12 +532,13 @@ impl c::Encode for ApiVersion<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i16(self.api_key);
-        w.i16(self.min_version);
-        w.i16(self.max_version);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.api_key);
+            w.i16(self.min_version);
+            w.i16(self.max_version);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -672,10 +672,9 @@ impl c::Encode for SupportedFeatureKey<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ApiVersionsResponse.SupportedFeatures")?,
+                .section_len(0, "ApiVersionsResponse.SupportedFeatures")?,
         );
         Ok(n)
     }
@@ -683,10 +682,11 @@ impl c::Encode for SupportedFeatureKey<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.i16(self.min_version);
-        w.i16(self.max_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.min_version);
+            w.i16(self.max_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -819,10 +819,9 @@ impl c::Encode for FinalizedFeatureKey<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ApiVersionsResponse.FinalizedFeatures")?,
+                .section_len(0, "ApiVersionsResponse.FinalizedFeatures")?,
         );
         Ok(n)
     }
@@ -830,10 +829,11 @@ impl c::Encode for FinalizedFeatureKey<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.i16(self.max_version_level);
-        w.i16(self.min_version_level);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.max_version_level);
+            w.i16(self.min_version_level);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -158,20 +158,20 @@ impl c::Encode for AssignReplicasToDirsRequest<'_> {
             "AssignReplicasToDirsRequest.Directories",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsRequest")?,
+                .section_len(0, "AssignReplicasToDirsRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.broker_id);
-        w.i64(self.broker_epoch);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.broker_id);
+            w.i64(self.broker_epoch);
+        }
         self.directories.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -295,10 +295,9 @@ impl c::Encode for DirectoryData<'_> {
             "AssignReplicasToDirsRequest.Directories.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsRequest.Directories")?,
+                .section_len(0, "AssignReplicasToDirsRequest.Directories")?,
         );
         Ok(n)
     }
@@ -306,8 +305,7 @@ impl c::Encode for DirectoryData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.id);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -431,10 +429,9 @@ impl c::Encode for TopicData<'_> {
             "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsRequest.Directories.Topics")?,
+                .section_len(0, "AssignReplicasToDirsRequest.Directories.Topics")?,
         );
         Ok(n)
     }
@@ -442,8 +439,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -545,21 +541,17 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.partition_index);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

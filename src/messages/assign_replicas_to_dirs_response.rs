@@ -158,20 +158,20 @@ impl c::Encode for AssignReplicasToDirsResponse<'_> {
             "AssignReplicasToDirsResponse.Directories",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsResponse")?,
+                .section_len(0, "AssignReplicasToDirsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         self.directories.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -295,10 +295,9 @@ impl c::Encode for DirectoryData<'_> {
             "AssignReplicasToDirsResponse.Directories.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsResponse.Directories")?,
+                .section_len(0, "AssignReplicasToDirsResponse.Directories")?,
         );
         Ok(n)
     }
@@ -306,8 +305,7 @@ impl c::Encode for DirectoryData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.id);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -431,10 +429,9 @@ impl c::Encode for TopicData<'_> {
             "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "AssignReplicasToDirsResponse.Directories.Topics")?,
+                .section_len(0, "AssignReplicasToDirsResponse.Directories.Topics")?,
         );
         Ok(n)
     }
@@ -442,8 +439,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -562,22 +558,20 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

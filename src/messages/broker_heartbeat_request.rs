@@ -296,11 +296,13 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.broker_id);
-        w.i64(self.broker_epoch);
-        w.i64(self.current_metadata_offset);
-        w.bool(self.want_fence);
-        w.bool(self.want_shut_down);
+        if let Some(mut w) = w.sub(22) {
+            w.i32(self.broker_id);
+            w.i64(self.broker_epoch);
+            w.i64(self.current_metadata_offset);
+            w.bool(self.want_fence);
+            w.bool(self.want_shut_down);
+        }
         let mut count: u32 = self.unknown_tagged_fields.count();
         if version >= 1 && !self.offline_log_dirs.is_empty() {
             count = count.saturating_add(1);

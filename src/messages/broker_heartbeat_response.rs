@@ -176,23 +176,23 @@ impl c::Encode for BrokerHeartbeatResponse<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "BrokerHeartbeatResponse")?,
+                .section_len(0, "BrokerHeartbeatResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        w.bool(self.is_caught_up);
-        w.bool(self.is_fenced);
-        w.bool(self.should_shut_down);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(9) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+            w.bool(self.is_caught_up);
+            w.bool(self.is_fenced);
+            w.bool(self.should_shut_down);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

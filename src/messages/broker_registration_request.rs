@@ -302,10 +302,9 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         if version >= 3 {
             n = n.saturating_add(8);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "BrokerRegistrationRequest")?,
+                .section_len(0, "BrokerRegistrationRequest")?,
         );
         Ok(n)
     }
@@ -326,8 +325,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         if version >= 3 {
             w.i64(self.previous_broker_epoch);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -478,10 +476,9 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "BrokerRegistrationRequest.Listeners")?,
+                .section_len(0, "BrokerRegistrationRequest.Listeners")?,
         );
         Ok(n)
     }
@@ -490,10 +487,11 @@ impl c::Encode for Listener<'_> {
         let _ = version;
         w.string(self.name, true);
         w.string(self.host, true);
-        w.u16(self.port);
-        w.i16(self.security_protocol);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.u16(self.port);
+            w.i16(self.security_protocol);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -625,10 +623,9 @@ impl c::Encode for Feature<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "BrokerRegistrationRequest.Features")?,
+                .section_len(0, "BrokerRegistrationRequest.Features")?,
         );
         Ok(n)
     }
@@ -636,10 +633,11 @@ impl c::Encode for Feature<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.i16(self.min_supported_version);
-        w.i16(self.max_supported_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.min_supported_version);
+            w.i16(self.max_supported_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

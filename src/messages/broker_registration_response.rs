@@ -144,21 +144,21 @@ impl c::Encode for BrokerRegistrationResponse<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "BrokerRegistrationResponse")?,
+                .section_len(0, "BrokerRegistrationResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        w.i64(self.broker_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+            w.i64(self.broker_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

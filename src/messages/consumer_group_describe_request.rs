@@ -133,10 +133,9 @@ impl c::Encode for ConsumerGroupDescribeRequest<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeRequest")?,
+                .section_len(0, "ConsumerGroupDescribeRequest")?,
         );
         Ok(n)
     }
@@ -144,8 +143,7 @@ impl c::Encode for ConsumerGroupDescribeRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.group_ids.write(w, version, true);
         w.bool(self.include_authorized_operations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -137,10 +137,9 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
             "ConsumerGroupDescribeResponse.Groups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeResponse")?,
+                .section_len(0, "ConsumerGroupDescribeResponse")?,
         );
         Ok(n)
     }
@@ -148,8 +147,7 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -421,10 +419,9 @@ impl c::Encode for DescribedGroup<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeResponse.Groups")?,
+                .section_len(0, "ConsumerGroupDescribeResponse.Groups")?,
         );
         Ok(n)
     }
@@ -434,13 +431,14 @@ impl c::Encode for DescribedGroup<'_> {
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
         w.string(self.group_state, true);
-        w.i32(self.group_epoch);
-        w.i32(self.assignment_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.group_epoch);
+            w.i32(self.assignment_epoch);
+        }
         w.string(self.assignor_name, true);
         self.members.write(w, version, true);
         w.i32(self.authorized_operations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -789,10 +787,9 @@ impl c::Encode for Member<'_> {
         if version >= 1 {
             n = n.saturating_add(1);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeResponse.Groups.Members")?,
+                .section_len(0, "ConsumerGroupDescribeResponse.Groups.Members")?,
         );
         Ok(n)
     }
@@ -811,8 +808,7 @@ impl c::Encode for Member<'_> {
         if version >= 1 {
             w.i8(self.member_type);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -964,10 +960,9 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupDescribeResponse.TopicPartitions.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeResponse.TopicPartitions")?,
+                .section_len(0, "ConsumerGroupDescribeResponse.TopicPartitions")?,
         );
         Ok(n)
     }
@@ -976,8 +971,7 @@ impl c::Encode for TopicPartitions<'_> {
         w.uuid(self.topic_id);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1084,18 +1078,16 @@ impl c::Encode for Assignment<'_> {
             "ConsumerGroupDescribeResponse.Assignment.TopicPartitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupDescribeResponse.Assignment")?,
+                .section_len(0, "ConsumerGroupDescribeResponse.Assignment")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.topic_partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -340,10 +340,9 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
             "ConsumerGroupHeartbeatRequest.TopicPartitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupHeartbeatRequest")?,
+                .section_len(0, "ConsumerGroupHeartbeatRequest")?,
         );
         Ok(n)
     }
@@ -361,8 +360,7 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
         }
         w.nullable_string(self.server_assignor, true);
         c::Array::write_nullable(self.topic_partitions.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -486,10 +484,9 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupHeartbeatRequest.TopicPartitions.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupHeartbeatRequest.TopicPartitions")?,
+                .section_len(0, "ConsumerGroupHeartbeatRequest.TopicPartitions")?,
         );
         Ok(n)
     }
@@ -497,8 +494,7 @@ impl c::Encode for TopicPartitions<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -229,21 +229,24 @@ impl c::Encode for ConsumerGroupHeartbeatResponse<'_> {
             None => 1,
         });
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupHeartbeatResponse")?,
+                .section_len(0, "ConsumerGroupHeartbeatResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         w.nullable_string(self.member_id, true);
-        w.i32(self.member_epoch);
-        w.i32(self.heartbeat_interval_ms);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.member_epoch);
+            w.i32(self.heartbeat_interval_ms);
+        }
         match &self.assignment {
             Some(s) => {
                 w.i8(1);
@@ -253,8 +256,7 @@ impl c::Encode for ConsumerGroupHeartbeatResponse<'_> {
                 w.i8(-1);
             }
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -361,18 +363,16 @@ impl c::Encode for Assignment<'_> {
             "ConsumerGroupHeartbeatResponse.Assignment.TopicPartitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupHeartbeatResponse.Assignment")?,
+                .section_len(0, "ConsumerGroupHeartbeatResponse.Assignment")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.topic_partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -496,10 +496,9 @@ impl c::Encode for TopicPartitions<'_> {
             "ConsumerGroupHeartbeatResponse.TopicPartitions.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ConsumerGroupHeartbeatResponse.TopicPartitions")?,
+                .section_len(0, "ConsumerGroupHeartbeatResponse.TopicPartitions")?,
         );
         Ok(n)
     }
@@ -507,8 +506,7 @@ impl c::Encode for TopicPartitions<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -143,10 +143,9 @@ impl c::Encode for ControlledShutdownRequest<'_> {
             n = n.saturating_add(8);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ControlledShutdownRequest")?,
+                    .section_len(0, "ControlledShutdownRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -164,8 +163,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
             w.i64(self.broker_epoch);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

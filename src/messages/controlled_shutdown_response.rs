@@ -152,10 +152,9 @@ impl c::Encode for ControlledShutdownResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ControlledShutdownResponse")?,
+                    .section_len(0, "ControlledShutdownResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -171,8 +170,7 @@ impl c::Encode for ControlledShutdownResponse<'_> {
         w.i16(self.error_code);
         self.remaining_partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -301,10 +299,9 @@ impl c::Encode for RemainingPartition<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ControlledShutdownResponse.RemainingPartitions")?,
+                    .section_len(0, "ControlledShutdownResponse.RemainingPartitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -320,8 +317,7 @@ impl c::Encode for RemainingPartition<'_> {
         w.string(self.topic_name, flexible);
         w.i32(self.partition_index);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -195,22 +195,22 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
             "ControllerRegistrationRequest.Features",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ControllerRegistrationRequest")?,
+                .section_len(0, "ControllerRegistrationRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.controller_id);
-        w.uuid(self.incarnation_id);
-        w.bool(self.zk_migration_ready);
+        if let Some(mut w) = w.sub(21) {
+            w.i32(self.controller_id);
+            w.uuid(self.incarnation_id);
+            w.bool(self.zk_migration_ready);
+        }
         self.listeners.write(w, version, true);
         self.features.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -364,10 +364,9 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ControllerRegistrationRequest.Listeners")?,
+                .section_len(0, "ControllerRegistrationRequest.Listeners")?,
         );
         Ok(n)
     }
@@ -376,10 +375,11 @@ impl c::Encode for Listener<'_> {
         let _ = version;
         w.string(self.name, true);
         w.string(self.host, true);
-        w.u16(self.port);
-        w.i16(self.security_protocol);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.u16(self.port);
+            w.i16(self.security_protocol);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -514,10 +514,9 @@ impl c::Encode for Feature<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ControllerRegistrationRequest.Features")?,
+                .section_len(0, "ControllerRegistrationRequest.Features")?,
         );
         Ok(n)
     }
@@ -525,10 +524,11 @@ impl c::Encode for Feature<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.i16(self.min_supported_version);
-        w.i16(self.max_supported_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.min_supported_version);
+            w.i16(self.max_supported_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

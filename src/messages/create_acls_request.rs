@@ -121,10 +121,9 @@ impl c::Encode for CreateAclsRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateAclsRequest")?,
+                    .section_len(0, "CreateAclsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -139,8 +138,7 @@ impl c::Encode for CreateAclsRequest<'_> {
         let flexible = version >= 2;
         self.creations.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -364,10 +362,9 @@ impl c::Encode for AclCreation<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateAclsRequest.Creations")?,
+                    .section_len(0, "CreateAclsRequest.Creations")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -387,11 +384,12 @@ impl c::Encode for AclCreation<'_> {
         }
         w.string(self.principal, flexible);
         w.string(self.host, flexible);
-        w.i8(self.operation);
-        w.i8(self.permission_type);
+        if let Some(mut w) = w.sub(2) {
+            w.i8(self.operation);
+            w.i8(self.permission_type);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -143,10 +143,9 @@ impl c::Encode for CreateAclsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateAclsResponse")?,
+                    .section_len(0, "CreateAclsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -162,8 +161,7 @@ impl c::Encode for CreateAclsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -282,10 +280,9 @@ impl c::Encode for AclCreationResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateAclsResponse.Results")?,
+                    .section_len(0, "CreateAclsResponse.Results")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -301,8 +298,7 @@ impl c::Encode for AclCreationResult<'_> {
         w.i16(self.error_code);
         w.nullable_string(self.error_message, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

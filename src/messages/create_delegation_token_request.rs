@@ -245,10 +245,9 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateDelegationTokenRequest")?,
+                    .section_len(0, "CreateDelegationTokenRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -270,8 +269,7 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
         self.renewers.write(w, version, flexible);
         w.i64(self.max_lifetime_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -410,10 +408,9 @@ impl c::Encode for CreatableRenewers<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateDelegationTokenRequest.Renewers")?,
+                    .section_len(0, "CreateDelegationTokenRequest.Renewers")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -429,8 +426,7 @@ impl c::Encode for CreatableRenewers<'_> {
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -360,10 +360,9 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateDelegationTokenResponse")?,
+                    .section_len(0, "CreateDelegationTokenResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -385,15 +384,16 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
         if version >= 3 {
             w.string(self.token_requester_principal_name, flexible);
         }
-        w.i64(self.issue_timestamp_ms);
-        w.i64(self.expiry_timestamp_ms);
-        w.i64(self.max_timestamp_ms);
+        if let Some(mut w) = w.sub(24) {
+            w.i64(self.issue_timestamp_ms);
+            w.i64(self.expiry_timestamp_ms);
+            w.i64(self.max_timestamp_ms);
+        }
         w.string(self.token_id, flexible);
         w.bytes(self.hmac, flexible);
         w.i32(self.throttle_time_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -159,10 +159,9 @@ impl c::Encode for CreatePartitionsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreatePartitionsRequest")?,
+                    .section_len(0, "CreatePartitionsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -176,11 +175,12 @@ impl c::Encode for CreatePartitionsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
         self.topics.write(w, version, flexible);
-        w.i32(self.timeout_ms);
-        w.bool(self.validate_only);
+        if let Some(mut w) = w.sub(5) {
+            w.i32(self.timeout_ms);
+            w.bool(self.validate_only);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -333,10 +333,9 @@ impl c::Encode for CreatePartitionsTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreatePartitionsRequest.Topics")?,
+                    .section_len(0, "CreatePartitionsRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -353,8 +352,7 @@ impl c::Encode for CreatePartitionsTopic<'_> {
         w.i32(self.count);
         c::Array::write_nullable(self.assignments.as_ref(), w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -468,10 +466,9 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreatePartitionsRequest.Topics.Assignments")?,
+                    .section_len(0, "CreatePartitionsRequest.Topics.Assignments")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -486,8 +483,7 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
         let flexible = version >= 2;
         self.broker_ids.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -143,10 +143,9 @@ impl c::Encode for CreatePartitionsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreatePartitionsResponse")?,
+                    .section_len(0, "CreatePartitionsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -162,8 +161,7 @@ impl c::Encode for CreatePartitionsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -307,10 +305,9 @@ impl c::Encode for CreatePartitionsTopicResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreatePartitionsResponse.Results")?,
+                    .section_len(0, "CreatePartitionsResponse.Results")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -327,8 +324,7 @@ impl c::Encode for CreatePartitionsTopicResult<'_> {
         w.i16(self.error_code);
         w.nullable_string(self.error_message, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

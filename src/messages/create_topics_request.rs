@@ -174,10 +174,9 @@ impl c::Encode for CreateTopicsRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateTopicsRequest")?,
+                    .section_len(0, "CreateTopicsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -196,8 +195,7 @@ impl c::Encode for CreateTopicsRequest<'_> {
             w.bool(self.validate_only);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -388,10 +386,9 @@ impl c::Encode for CreatableTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateTopicsRequest.Topics")?,
+                    .section_len(0, "CreateTopicsRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -405,13 +402,14 @@ impl c::Encode for CreatableTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.string(self.name, flexible);
-        w.i32(self.num_partitions);
-        w.i16(self.replication_factor);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.num_partitions);
+            w.i16(self.replication_factor);
+        }
         self.assignments.write(w, version, flexible);
         self.configs.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -542,10 +540,9 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateTopicsRequest.Topics.Assignments")?,
+                    .section_len(0, "CreateTopicsRequest.Topics.Assignments")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -561,8 +558,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
         w.i32(self.partition_index);
         self.broker_ids.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -684,10 +680,9 @@ impl c::Encode for CreatableTopicConfig<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateTopicsRequest.Topics.Configs")?,
+                    .section_len(0, "CreateTopicsRequest.Topics.Configs")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -703,8 +698,7 @@ impl c::Encode for CreatableTopicConfig<'_> {
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -151,10 +151,9 @@ impl c::Encode for CreateTopicsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "CreateTopicsResponse")?,
+                    .section_len(0, "CreateTopicsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -172,8 +171,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -498,10 +496,10 @@ impl c::Encode for CreatableTopicResult<'_> {
         if version >= 1 {
             w.nullable_string(self.error_message, flexible);
         }
-        if version >= 5 {
+        if version >= 5
+            && let Some(mut w) = w.sub(6)
+        {
             w.i32(self.num_partitions);
-        }
-        if version >= 5 {
             w.i16(self.replication_factor);
         }
         if version >= 5 {
@@ -688,10 +686,9 @@ impl c::Encode for CreatableTopicConfigs<'_> {
         n = n.saturating_add(1);
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "CreateTopicsResponse.Topics.Configs")?,
+                .section_len(0, "CreateTopicsResponse.Topics.Configs")?,
         );
         Ok(n)
     }
@@ -700,11 +697,12 @@ impl c::Encode for CreatableTopicConfigs<'_> {
         let _ = version;
         w.string(self.name, true);
         w.nullable_string(self.value, true);
-        w.bool(self.read_only);
-        w.i8(self.config_source);
-        w.bool(self.is_sensitive);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(3) {
+            w.bool(self.read_only);
+            w.i8(self.config_source);
+            w.bool(self.is_sensitive);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -149,10 +149,9 @@ impl c::Encode for DefaultPrincipalData<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DefaultPrincipalData")?,
+                .section_len(0, "DefaultPrincipalData")?,
         );
         Ok(n)
     }
@@ -162,8 +161,7 @@ impl c::Encode for DefaultPrincipalData<'_> {
         w.string(self.r#type, true);
         w.string(self.name, true);
         w.bool(self.token_authenticated);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

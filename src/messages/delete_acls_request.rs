@@ -126,10 +126,9 @@ impl c::Encode for DeleteAclsRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteAclsRequest")?,
+                    .section_len(0, "DeleteAclsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -144,8 +143,7 @@ impl c::Encode for DeleteAclsRequest<'_> {
         let flexible = version >= 2;
         self.filters.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -379,10 +377,9 @@ impl c::Encode for DeleteAclsFilter<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteAclsRequest.Filters")?,
+                    .section_len(0, "DeleteAclsRequest.Filters")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -402,11 +399,12 @@ impl c::Encode for DeleteAclsFilter<'_> {
         }
         w.nullable_string(self.principal_filter, flexible);
         w.nullable_string(self.host_filter, flexible);
-        w.i8(self.operation);
-        w.i8(self.permission_type);
+        if let Some(mut w) = w.sub(2) {
+            w.i8(self.operation);
+            w.i8(self.permission_type);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

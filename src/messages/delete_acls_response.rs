@@ -148,10 +148,9 @@ impl c::Encode for DeleteAclsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteAclsResponse")?,
+                    .section_len(0, "DeleteAclsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -167,8 +166,7 @@ impl c::Encode for DeleteAclsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.filter_results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -322,10 +320,9 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteAclsResponse.FilterResults")?,
+                    .section_len(0, "DeleteAclsResponse.FilterResults")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -342,8 +339,7 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
         w.nullable_string(self.error_message, flexible);
         self.matching_acls.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -640,10 +636,9 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteAclsResponse.FilterResults.MatchingAcls")?,
+                    .section_len(0, "DeleteAclsResponse.FilterResults.MatchingAcls")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -665,11 +660,12 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
         }
         w.string(self.principal, flexible);
         w.string(self.host, flexible);
-        w.i8(self.operation);
-        w.i8(self.permission_type);
+        if let Some(mut w) = w.sub(2) {
+            w.i8(self.operation);
+            w.i8(self.permission_type);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -120,10 +120,9 @@ impl c::Encode for DeleteGroupsRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteGroupsRequest")?,
+                    .section_len(0, "DeleteGroupsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -138,8 +137,7 @@ impl c::Encode for DeleteGroupsRequest<'_> {
         let flexible = version >= 2;
         self.groups_names.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

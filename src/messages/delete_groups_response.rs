@@ -142,10 +142,9 @@ impl c::Encode for DeleteGroupsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteGroupsResponse")?,
+                    .section_len(0, "DeleteGroupsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -161,8 +160,7 @@ impl c::Encode for DeleteGroupsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -309,10 +307,9 @@ impl c::Encode for DeletableGroupResult<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteGroupsResponse.Results")?,
+                    .section_len(0, "DeleteGroupsResponse.Results")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -331,8 +328,7 @@ impl c::Encode for DeletableGroupResult<'_> {
             w.nullable_string(self.error_message, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -142,10 +142,9 @@ impl c::Encode for DeleteRecordsRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsRequest")?,
+                    .section_len(0, "DeleteRecordsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -161,8 +160,7 @@ impl c::Encode for DeleteRecordsRequest<'_> {
         self.topics.write(w, version, flexible);
         w.i32(self.timeout_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -294,10 +292,9 @@ impl c::Encode for DeleteRecordsTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsRequest.Topics")?,
+                    .section_len(0, "DeleteRecordsRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -313,8 +310,7 @@ impl c::Encode for DeleteRecordsTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -430,10 +426,9 @@ impl c::Encode for DeleteRecordsPartition<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsRequest.Topics.Partitions")?,
+                    .section_len(0, "DeleteRecordsRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -446,11 +441,12 @@ impl c::Encode for DeleteRecordsPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.partition_index);
-        w.i64(self.offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i64(self.offset);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

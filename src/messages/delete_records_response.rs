@@ -142,10 +142,9 @@ impl c::Encode for DeleteRecordsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsResponse")?,
+                    .section_len(0, "DeleteRecordsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -161,8 +160,7 @@ impl c::Encode for DeleteRecordsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -297,10 +295,9 @@ impl c::Encode for DeleteRecordsTopicResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsResponse.Topics")?,
+                    .section_len(0, "DeleteRecordsResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -316,8 +313,7 @@ impl c::Encode for DeleteRecordsTopicResult<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -449,10 +445,9 @@ impl c::Encode for DeleteRecordsPartitionResult<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteRecordsResponse.Topics.Partitions")?,
+                    .section_len(0, "DeleteRecordsResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -465,12 +460,13 @@ impl c::Encode for DeleteRecordsPartitionResult<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.partition_index);
-        w.i64(self.low_watermark);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.partition_index);
+            w.i64(self.low_watermark);
+            w.i16(self.error_code);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -144,10 +144,9 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
             "DeleteShareGroupOffsetsRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupOffsetsRequest")?,
+                .section_len(0, "DeleteShareGroupOffsetsRequest")?,
         );
         Ok(n)
     }
@@ -155,8 +154,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -260,10 +258,9 @@ impl c::Encode for DeleteShareGroupOffsetsRequestTopic<'_> {
             "DeleteShareGroupOffsetsRequest.Topics.TopicName",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupOffsetsRequest.Topics")?,
+                .section_len(0, "DeleteShareGroupOffsetsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -271,8 +268,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequestTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.topic_name, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

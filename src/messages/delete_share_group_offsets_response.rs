@@ -183,21 +183,21 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
             "DeleteShareGroupOffsetsResponse.Responses",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupOffsetsResponse")?,
+                .section_len(0, "DeleteShareGroupOffsetsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         self.responses.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -362,10 +362,9 @@ impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
             "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupOffsetsResponse.Responses")?,
+                .section_len(0, "DeleteShareGroupOffsetsResponse.Responses")?,
         );
         Ok(n)
     }
@@ -373,11 +372,12 @@ impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.topic_name, true);
-        w.uuid(self.topic_id);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(18) {
+            w.uuid(self.topic_id);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -141,10 +141,9 @@ impl c::Encode for DeleteShareGroupStateRequest<'_> {
             "DeleteShareGroupStateRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupStateRequest")?,
+                .section_len(0, "DeleteShareGroupStateRequest")?,
         );
         Ok(n)
     }
@@ -152,8 +151,7 @@ impl c::Encode for DeleteShareGroupStateRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -274,10 +272,9 @@ impl c::Encode for DeleteStateData<'_> {
             "DeleteShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupStateRequest.Topics")?,
+                .section_len(0, "DeleteShareGroupStateRequest.Topics")?,
         );
         Ok(n)
     }
@@ -285,8 +282,7 @@ impl c::Encode for DeleteStateData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -382,10 +378,9 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteShareGroupStateRequest.Topics.Partitions")?,
+                .section_len(0, "DeleteShareGroupStateRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -393,8 +388,7 @@ impl c::Encode for PartitionData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.partition);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

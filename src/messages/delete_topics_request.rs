@@ -186,10 +186,9 @@ impl c::Encode for DeleteTopicsRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteTopicsRequest")?,
+                    .section_len(0, "DeleteTopicsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -210,8 +209,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
         }
         w.i32(self.timeout_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -326,10 +324,9 @@ impl c::Encode for DeleteTopicState<'_> {
 
         n = n.saturating_add(16);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DeleteTopicsRequest.Topics")?,
+                .section_len(0, "DeleteTopicsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -338,8 +335,7 @@ impl c::Encode for DeleteTopicState<'_> {
         let _ = version;
         w.nullable_string(self.name, true);
         w.uuid(self.topic_id);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

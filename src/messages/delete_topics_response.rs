@@ -151,10 +151,9 @@ impl c::Encode for DeleteTopicsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteTopicsResponse")?,
+                    .section_len(0, "DeleteTopicsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -172,8 +171,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
         }
         self.responses.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -361,10 +359,9 @@ impl c::Encode for DeletableTopicResult<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DeleteTopicsResponse.Responses")?,
+                    .section_len(0, "DeleteTopicsResponse.Responses")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -390,8 +387,7 @@ impl c::Encode for DeletableTopicResult<'_> {
             w.nullable_string(self.error_message, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

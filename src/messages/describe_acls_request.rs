@@ -249,10 +249,9 @@ impl c::Encode for DescribeAclsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeAclsRequest")?,
+                    .section_len(0, "DescribeAclsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -272,11 +271,12 @@ impl c::Encode for DescribeAclsRequest<'_> {
         }
         w.nullable_string(self.principal_filter, flexible);
         w.nullable_string(self.host_filter, flexible);
-        w.i8(self.operation);
-        w.i8(self.permission_type);
+        if let Some(mut w) = w.sub(2) {
+            w.i8(self.operation);
+            w.i8(self.permission_type);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

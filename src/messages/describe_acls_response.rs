@@ -180,10 +180,9 @@ impl c::Encode for DescribeAclsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeAclsResponse")?,
+                    .section_len(0, "DescribeAclsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -196,13 +195,14 @@ impl c::Encode for DescribeAclsResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, flexible);
         self.resources.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -381,10 +381,9 @@ impl c::Encode for DescribeAclsResource<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeAclsResponse.Resources")?,
+                    .section_len(0, "DescribeAclsResponse.Resources")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -404,8 +403,7 @@ impl c::Encode for DescribeAclsResource<'_> {
         }
         self.acls.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -564,10 +562,9 @@ impl c::Encode for AclDescription<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeAclsResponse.Resources.Acls")?,
+                    .section_len(0, "DescribeAclsResponse.Resources.Acls")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -582,11 +579,12 @@ impl c::Encode for AclDescription<'_> {
         let flexible = version >= 2;
         w.string(self.principal, flexible);
         w.string(self.host, flexible);
-        w.i8(self.operation);
-        w.i8(self.permission_type);
+        if let Some(mut w) = w.sub(2) {
+            w.i8(self.operation);
+            w.i8(self.permission_type);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

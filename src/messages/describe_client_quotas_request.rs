@@ -148,10 +148,9 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeClientQuotasRequest")?,
+                    .section_len(0, "DescribeClientQuotasRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -167,8 +166,7 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
         self.components.write(w, version, flexible);
         w.bool(self.strict);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -321,10 +319,9 @@ impl c::Encode for ComponentData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeClientQuotasRequest.Components")?,
+                    .section_len(0, "DescribeClientQuotasRequest.Components")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -341,8 +338,7 @@ impl c::Encode for ComponentData<'_> {
         w.i8(self.match_type);
         w.nullable_string(self.r#match, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

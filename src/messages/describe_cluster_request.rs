@@ -174,10 +174,9 @@ impl c::Encode for DescribeClusterRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeClusterRequest")?,
+                .section_len(0, "DescribeClusterRequest")?,
         );
         Ok(n)
     }
@@ -190,8 +189,7 @@ impl c::Encode for DescribeClusterRequest<'_> {
         if version >= 2 {
             w.bool(self.include_fenced_brokers);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -261,17 +261,18 @@ impl c::Encode for DescribeClusterResponse<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeClusterResponse")?,
+                .section_len(0, "DescribeClusterResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         if version >= 1 {
             w.i8(self.endpoint_type);
@@ -280,8 +281,7 @@ impl c::Encode for DescribeClusterResponse<'_> {
         w.i32(self.controller_id);
         self.brokers.write(w, version, true);
         w.i32(self.cluster_authorized_operations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -461,10 +461,9 @@ impl c::Encode for DescribeClusterBroker<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeClusterResponse.Brokers")?,
+                .section_len(0, "DescribeClusterResponse.Brokers")?,
         );
         Ok(n)
     }
@@ -477,8 +476,7 @@ impl c::Encode for DescribeClusterBroker<'_> {
         if version >= 2 {
             w.bool(self.is_fenced);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

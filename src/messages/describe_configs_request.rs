@@ -189,10 +189,9 @@ impl c::Encode for DescribeConfigsRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsRequest")?,
+                    .section_len(0, "DescribeConfigsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -213,8 +212,7 @@ impl c::Encode for DescribeConfigsRequest<'_> {
             w.bool(self.include_documentation);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -372,10 +370,9 @@ impl c::Encode for DescribeConfigsResource<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsRequest.Resources")?,
+                    .section_len(0, "DescribeConfigsRequest.Resources")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -392,8 +389,7 @@ impl c::Encode for DescribeConfigsResource<'_> {
         w.string(self.resource_name, flexible);
         c::Array::write_nullable(self.configuration_keys.as_ref(), w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -144,10 +144,9 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsResponse")?,
+                    .section_len(0, "DescribeConfigsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -163,8 +162,7 @@ impl c::Encode for DescribeConfigsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -360,10 +358,9 @@ impl c::Encode for DescribeConfigsResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsResponse.Results")?,
+                    .section_len(0, "DescribeConfigsResponse.Results")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -382,8 +379,7 @@ impl c::Encode for DescribeConfigsResult<'_> {
         w.string(self.resource_name, flexible);
         self.configs.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -706,10 +702,9 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsResponse.Results.Configs")?,
+                    .section_len(0, "DescribeConfigsResponse.Results.Configs")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -742,8 +737,7 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
             w.nullable_string(self.documentation, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -901,10 +895,9 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeConfigsResponse.Results.Configs.Synonyms")?,
+                    .section_len(0, "DescribeConfigsResponse.Results.Configs.Synonyms")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -921,8 +914,7 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
         w.nullable_string(self.value, flexible);
         w.i8(self.source);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

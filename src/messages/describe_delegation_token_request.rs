@@ -136,10 +136,9 @@ impl c::Encode for DescribeDelegationTokenRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeDelegationTokenRequest")?,
+                    .section_len(0, "DescribeDelegationTokenRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -154,8 +153,7 @@ impl c::Encode for DescribeDelegationTokenRequest<'_> {
         let flexible = version >= 2;
         c::Array::write_nullable(self.owners.as_ref(), w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -294,10 +292,9 @@ impl c::Encode for DescribeDelegationTokenOwner<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeDelegationTokenRequest.Owners")?,
+                    .section_len(0, "DescribeDelegationTokenRequest.Owners")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -313,8 +310,7 @@ impl c::Encode for DescribeDelegationTokenOwner<'_> {
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

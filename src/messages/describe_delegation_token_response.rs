@@ -166,10 +166,9 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeDelegationTokenResponse")?,
+                    .section_len(0, "DescribeDelegationTokenResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -186,8 +185,7 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
         self.tokens.write(w, version, flexible);
         w.i32(self.throttle_time_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -543,10 +541,9 @@ impl c::Encode for DescribedDelegationToken<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeDelegationTokenResponse.Tokens")?,
+                    .section_len(0, "DescribeDelegationTokenResponse.Tokens")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -567,15 +564,16 @@ impl c::Encode for DescribedDelegationToken<'_> {
         if version >= 3 {
             w.string(self.token_requester_principal_name, flexible);
         }
-        w.i64(self.issue_timestamp);
-        w.i64(self.expiry_timestamp);
-        w.i64(self.max_timestamp);
+        if let Some(mut w) = w.sub(24) {
+            w.i64(self.issue_timestamp);
+            w.i64(self.expiry_timestamp);
+            w.i64(self.max_timestamp);
+        }
         w.string(self.token_id, flexible);
         w.bytes(self.hmac, flexible);
         self.renewers.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -714,10 +712,9 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeDelegationTokenResponse.Tokens.Renewers")?,
+                    .section_len(0, "DescribeDelegationTokenResponse.Tokens.Renewers")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -733,8 +730,7 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -151,10 +151,9 @@ impl c::Encode for DescribeGroupsRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeGroupsRequest")?,
+                    .section_len(0, "DescribeGroupsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -172,8 +171,7 @@ impl c::Encode for DescribeGroupsRequest<'_> {
             w.bool(self.include_authorized_operations);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

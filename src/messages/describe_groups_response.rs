@@ -151,10 +151,9 @@ impl c::Encode for DescribeGroupsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeGroupsResponse")?,
+                    .section_len(0, "DescribeGroupsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -172,8 +171,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
         }
         self.groups.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -451,10 +449,9 @@ impl c::Encode for DescribedGroup<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeGroupsResponse.Groups")?,
+                    .section_len(0, "DescribeGroupsResponse.Groups")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -480,8 +477,7 @@ impl c::Encode for DescribedGroup<'_> {
             w.i32(self.authorized_operations);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -731,10 +727,9 @@ impl c::Encode for DescribedGroupMember<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeGroupsResponse.Groups.Members")?,
+                    .section_len(0, "DescribeGroupsResponse.Groups.Members")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -756,8 +751,7 @@ impl c::Encode for DescribedGroupMember<'_> {
         w.bytes(self.member_metadata, flexible);
         w.bytes(self.member_assignment, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

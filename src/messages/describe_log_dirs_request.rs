@@ -128,10 +128,9 @@ impl c::Encode for DescribeLogDirsRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsRequest")?,
+                    .section_len(0, "DescribeLogDirsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -146,8 +145,7 @@ impl c::Encode for DescribeLogDirsRequest<'_> {
         let flexible = version >= 2;
         c::Array::write_nullable(self.topics.as_ref(), w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -279,10 +277,9 @@ impl c::Encode for DescribableLogDirTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsRequest.Topics")?,
+                    .section_len(0, "DescribeLogDirsRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -298,8 +295,7 @@ impl c::Encode for DescribableLogDirTopic<'_> {
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -169,10 +169,9 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsResponse")?,
+                    .section_len(0, "DescribeLogDirsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -191,8 +190,7 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
         }
         self.results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -416,10 +414,9 @@ impl c::Encode for DescribeLogDirsResult<'_> {
             n = n.saturating_add(1);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsResponse.Results")?,
+                    .section_len(0, "DescribeLogDirsResponse.Results")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -435,18 +432,17 @@ impl c::Encode for DescribeLogDirsResult<'_> {
         w.i16(self.error_code);
         w.string(self.log_dir, flexible);
         self.topics.write(w, version, flexible);
-        if version >= 4 {
+        if version >= 4
+            && let Some(mut w) = w.sub(16)
+        {
             w.i64(self.total_bytes);
-        }
-        if version >= 4 {
             w.i64(self.usable_bytes);
         }
         if version >= 5 {
             w.bool(self.is_cordoned);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -585,10 +581,9 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsResponse.Results.Topics")?,
+                    .section_len(0, "DescribeLogDirsResponse.Results.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -604,8 +599,7 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -758,10 +752,9 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "DescribeLogDirsResponse.Results.Topics.Partitions")?,
+                    .section_len(0, "DescribeLogDirsResponse.Results.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -774,13 +767,14 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.partition_index);
-        w.i64(self.partition_size);
-        w.i64(self.offset_lag);
-        w.bool(self.is_future_key);
+        if let Some(mut w) = w.sub(21) {
+            w.i32(self.partition_index);
+            w.i64(self.partition_size);
+            w.i64(self.offset_lag);
+            w.bool(self.is_future_key);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -120,18 +120,16 @@ impl c::Encode for DescribeProducersRequest<'_> {
             "DescribeProducersRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeProducersRequest")?,
+                .section_len(0, "DescribeProducersRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -256,10 +254,9 @@ impl c::Encode for TopicRequest<'_> {
             "DescribeProducersRequest.Topics.PartitionIndexes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeProducersRequest.Topics")?,
+                .section_len(0, "DescribeProducersRequest.Topics")?,
         );
         Ok(n)
     }
@@ -267,8 +264,7 @@ impl c::Encode for TopicRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partition_indexes.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

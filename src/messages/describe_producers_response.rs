@@ -137,10 +137,9 @@ impl c::Encode for DescribeProducersResponse<'_> {
             "DescribeProducersResponse.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeProducersResponse")?,
+                .section_len(0, "DescribeProducersResponse")?,
         );
         Ok(n)
     }
@@ -148,8 +147,7 @@ impl c::Encode for DescribeProducersResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -274,10 +272,9 @@ impl c::Encode for TopicResponse<'_> {
             "DescribeProducersResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeProducersResponse.Topics")?,
+                .section_len(0, "DescribeProducersResponse.Topics")?,
         );
         Ok(n)
     }
@@ -285,8 +282,7 @@ impl c::Encode for TopicResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -454,21 +450,21 @@ impl c::Encode for PartitionResponse<'_> {
             "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeProducersResponse.Topics.Partitions")?,
+                .section_len(0, "DescribeProducersResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         self.active_producers.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -657,26 +653,24 @@ impl c::Encode for ProducerState<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.producer_id);
-        w.i32(self.producer_epoch);
-        w.i32(self.last_sequence);
-        w.i64(self.last_timestamp);
-        w.i32(self.coordinator_epoch);
-        w.i64(self.current_txn_start_offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(36) {
+            w.i64(self.producer_id);
+            w.i32(self.producer_epoch);
+            w.i32(self.last_sequence);
+            w.i64(self.last_timestamp);
+            w.i32(self.coordinator_epoch);
+            w.i64(self.current_txn_start_offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -114,18 +114,16 @@ impl c::Encode for DescribeQuorumRequest<'_> {
             "DescribeQuorumRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumRequest")?,
+                .section_len(0, "DescribeQuorumRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -250,10 +248,9 @@ impl c::Encode for TopicData<'_> {
             "DescribeQuorumRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumRequest.Topics")?,
+                .section_len(0, "DescribeQuorumRequest.Topics")?,
         );
         Ok(n)
     }
@@ -261,8 +258,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -358,10 +354,9 @@ impl c::Encode for PartitionData<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumRequest.Topics.Partitions")?,
+                .section_len(0, "DescribeQuorumRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -369,8 +364,7 @@ impl c::Encode for PartitionData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.partition_index);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -196,10 +196,9 @@ impl c::Encode for DescribeQuorumResponse<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse")?,
+                .section_len(0, "DescribeQuorumResponse")?,
         );
         Ok(n)
     }
@@ -213,8 +212,7 @@ impl c::Encode for DescribeQuorumResponse<'_> {
         if version >= 2 {
             self.nodes.write(w, version, true);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -339,10 +337,9 @@ impl c::Encode for TopicData<'_> {
             "DescribeQuorumResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse.Topics")?,
+                .section_len(0, "DescribeQuorumResponse.Topics")?,
         );
         Ok(n)
     }
@@ -350,8 +347,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -607,27 +603,29 @@ impl c::Encode for PartitionData<'_> {
             "DescribeQuorumResponse.Topics.Partitions.Observers",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse.Topics.Partitions")?,
+                .section_len(0, "DescribeQuorumResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         if version >= 2 {
             w.nullable_string(self.error_message, true);
         }
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.i64(self.high_watermark);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+            w.i64(self.high_watermark);
+        }
         self.current_voters.write(w, version, true);
         self.observers.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -743,10 +741,9 @@ impl c::Encode for Node<'_> {
             "DescribeQuorumResponse.Nodes.Listeners",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse.Nodes")?,
+                .section_len(0, "DescribeQuorumResponse.Nodes")?,
         );
         Ok(n)
     }
@@ -754,8 +751,7 @@ impl c::Encode for Node<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.node_id);
         self.listeners.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -893,10 +889,9 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse.Nodes.Listeners")?,
+                .section_len(0, "DescribeQuorumResponse.Nodes.Listeners")?,
         );
         Ok(n)
     }
@@ -906,8 +901,7 @@ impl c::Encode for Listener<'_> {
         w.string(self.name, true);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1098,10 +1092,9 @@ impl c::Encode for ReplicaState<'_> {
         if version >= 1 {
             n = n.saturating_add(8);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeQuorumResponse.ReplicaState")?,
+                .section_len(0, "DescribeQuorumResponse.ReplicaState")?,
         );
         Ok(n)
     }
@@ -1112,14 +1105,13 @@ impl c::Encode for ReplicaState<'_> {
             w.uuid(self.replica_directory_id);
         }
         w.i64(self.log_end_offset);
-        if version >= 1 {
+        if version >= 1
+            && let Some(mut w) = w.sub(16)
+        {
             w.i64(self.last_fetch_timestamp);
-        }
-        if version >= 1 {
             w.i64(self.last_caught_up_timestamp);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

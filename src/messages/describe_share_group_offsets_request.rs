@@ -123,18 +123,16 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
             "DescribeShareGroupOffsetsRequest.Groups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsRequest")?,
+                .section_len(0, "DescribeShareGroupOffsetsRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -270,10 +268,9 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
             "DescribeShareGroupOffsetsRequest.Groups.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsRequest.Groups")?,
+                .section_len(0, "DescribeShareGroupOffsetsRequest.Groups")?,
         );
         Ok(n)
     }
@@ -281,8 +278,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -417,10 +413,9 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
             "DescribeShareGroupOffsetsRequest.Groups.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsRequest.Groups.Topics")?,
+                .section_len(0, "DescribeShareGroupOffsetsRequest.Groups.Topics")?,
         );
         Ok(n)
     }
@@ -428,8 +423,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

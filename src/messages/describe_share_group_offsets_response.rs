@@ -140,10 +140,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
             "DescribeShareGroupOffsetsResponse.Groups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsResponse")?,
+                .section_len(0, "DescribeShareGroupOffsetsResponse")?,
         );
         Ok(n)
     }
@@ -151,8 +150,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -332,10 +330,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsResponse.Groups")?,
+                .section_len(0, "DescribeShareGroupOffsetsResponse.Groups")?,
         );
         Ok(n)
     }
@@ -345,8 +342,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
         self.topics.write(w, version, true);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -501,10 +497,9 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeShareGroupOffsetsResponse.Groups.Topics")?,
+                .section_len(0, "DescribeShareGroupOffsetsResponse.Groups.Topics")?,
         );
         Ok(n)
     }
@@ -513,8 +508,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
         w.string(self.topic_name, true);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -724,27 +718,25 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i64(self.start_offset);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.partition_index);
+            w.i64(self.start_offset);
+            w.i32(self.leader_epoch);
+        }
         if version >= 1 {
             w.i64(self.lag);
         }
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -164,10 +164,9 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
             None => 1,
         });
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsRequest")?,
+                .section_len(0, "DescribeTopicPartitionsRequest")?,
         );
         Ok(n)
     }
@@ -184,8 +183,7 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
                 w.i8(-1);
             }
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -285,10 +283,9 @@ impl c::Encode for TopicRequest<'_> {
             "DescribeTopicPartitionsRequest.Topics.Name",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsRequest.Topics")?,
+                .section_len(0, "DescribeTopicPartitionsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -296,8 +293,7 @@ impl c::Encode for TopicRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -418,10 +414,9 @@ impl c::Encode for Cursor<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsRequest.Cursor")?,
+                .section_len(0, "DescribeTopicPartitionsRequest.Cursor")?,
         );
         Ok(n)
     }
@@ -430,8 +425,7 @@ impl c::Encode for Cursor<'_> {
         let _ = version;
         w.string(self.topic_name, true);
         w.i32(self.partition_index);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

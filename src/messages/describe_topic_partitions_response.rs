@@ -165,10 +165,9 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
             None => 1,
         });
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsResponse")?,
+                .section_len(0, "DescribeTopicPartitionsResponse")?,
         );
         Ok(n)
     }
@@ -185,8 +184,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
                 w.i8(-1);
             }
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -383,10 +381,9 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsResponse.Topics")?,
+                .section_len(0, "DescribeTopicPartitionsResponse.Topics")?,
         );
         Ok(n)
     }
@@ -394,12 +391,13 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i16(self.error_code);
         w.nullable_string(self.name, true);
-        w.uuid(self.topic_id);
-        w.bool(self.is_internal);
+        if let Some(mut w) = w.sub(17) {
+            w.uuid(self.topic_id);
+            w.bool(self.is_internal);
+        }
         self.partitions.write(w, version, true);
         w.i32(self.topic_authorized_operations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -696,26 +694,26 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
             true,
             "DescribeTopicPartitionsResponse.Topics.Partitions.OfflineReplicas",
         )?);
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsResponse.Topics.Partitions")?,
+                .section_len(0, "DescribeTopicPartitionsResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i16(self.error_code);
-        w.i32(self.partition_index);
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(14) {
+            w.i16(self.error_code);
+            w.i32(self.partition_index);
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
         self.replica_nodes.write(w, version, true);
         self.isr_nodes.write(w, version, true);
         c::Array::write_nullable(self.eligible_leader_replicas.as_ref(), w, version, true);
         c::Array::write_nullable(self.last_known_elr.as_ref(), w, version, true);
         self.offline_replicas.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -836,10 +834,9 @@ impl c::Encode for Cursor<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTopicPartitionsResponse.NextCursor")?,
+                .section_len(0, "DescribeTopicPartitionsResponse.NextCursor")?,
         );
         Ok(n)
     }
@@ -848,8 +845,7 @@ impl c::Encode for Cursor<'_> {
         let _ = version;
         w.string(self.topic_name, true);
         w.i32(self.partition_index);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -125,18 +125,16 @@ impl c::Encode for DescribeTransactionsRequest<'_> {
             "DescribeTransactionsRequest.TransactionalIds",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTransactionsRequest")?,
+                .section_len(0, "DescribeTransactionsRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.transactional_ids.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

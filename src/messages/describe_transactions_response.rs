@@ -142,10 +142,9 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
             "DescribeTransactionsResponse.TransactionStates",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTransactionsResponse")?,
+                .section_len(0, "DescribeTransactionsResponse")?,
         );
         Ok(n)
     }
@@ -153,8 +152,7 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.transaction_states.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -402,10 +400,9 @@ impl c::Encode for TransactionState<'_> {
             "DescribeTransactionsResponse.TransactionStates.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTransactionsResponse.TransactionStates")?,
+                .section_len(0, "DescribeTransactionsResponse.TransactionStates")?,
         );
         Ok(n)
     }
@@ -414,13 +411,14 @@ impl c::Encode for TransactionState<'_> {
         w.i16(self.error_code);
         w.string(self.transactional_id, true);
         w.string(self.transaction_state, true);
-        w.i32(self.transaction_timeout_ms);
-        w.i64(self.transaction_start_time_ms);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
+        if let Some(mut w) = w.sub(22) {
+            w.i32(self.transaction_timeout_ms);
+            w.i64(self.transaction_start_time_ms);
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+        }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -557,10 +555,9 @@ impl c::Encode for TopicData<'_> {
             "DescribeTransactionsResponse.TransactionStates.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeTransactionsResponse.TransactionStates.Topics")?,
+                .section_len(0, "DescribeTransactionsResponse.TransactionStates.Topics")?,
         );
         Ok(n)
     }
@@ -568,8 +565,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

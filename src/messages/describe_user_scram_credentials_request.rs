@@ -126,18 +126,16 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
             "DescribeUserScramCredentialsRequest.Users",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeUserScramCredentialsRequest")?,
+                .section_len(0, "DescribeUserScramCredentialsRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         c::Array::write_nullable(self.users.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -237,10 +235,9 @@ impl c::Encode for UserName<'_> {
             "DescribeUserScramCredentialsRequest.Users.Name",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeUserScramCredentialsRequest.Users")?,
+                .section_len(0, "DescribeUserScramCredentialsRequest.Users")?,
         );
         Ok(n)
     }
@@ -248,8 +245,7 @@ impl c::Encode for UserName<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -190,21 +190,21 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
             "DescribeUserScramCredentialsResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeUserScramCredentialsResponse")?,
+                .section_len(0, "DescribeUserScramCredentialsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -381,10 +381,9 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
             "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "DescribeUserScramCredentialsResponse.Results")?,
+                .section_len(0, "DescribeUserScramCredentialsResponse.Results")?,
         );
         Ok(n)
     }
@@ -394,8 +393,7 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         self.credential_infos.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -514,22 +512,20 @@ impl c::Encode for CredentialInfo<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i8(self.mechanism);
-        w.i32(self.iterations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(5) {
+            w.i8(self.mechanism);
+            w.i32(self.iterations);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -182,10 +182,9 @@ impl c::Encode for ElectLeadersRequest<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ElectLeadersRequest")?,
+                    .section_len(0, "ElectLeadersRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -204,8 +203,7 @@ impl c::Encode for ElectLeadersRequest<'_> {
         c::Array::write_nullable(self.topic_partitions.as_ref(), w, version, flexible);
         w.i32(self.timeout_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -337,10 +335,9 @@ impl c::Encode for TopicPartitions<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ElectLeadersRequest.TopicPartitions")?,
+                    .section_len(0, "ElectLeadersRequest.TopicPartitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -356,8 +353,7 @@ impl c::Encode for TopicPartitions<'_> {
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -181,10 +181,9 @@ impl c::Encode for ElectLeadersResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ElectLeadersResponse")?,
+                    .section_len(0, "ElectLeadersResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -203,8 +202,7 @@ impl c::Encode for ElectLeadersResponse<'_> {
         }
         self.replica_election_results.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -346,10 +344,9 @@ impl c::Encode for ReplicaElectionResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ElectLeadersResponse.ReplicaElectionResults")?,
+                    .section_len(0, "ElectLeadersResponse.ReplicaElectionResults")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -365,8 +362,7 @@ impl c::Encode for ReplicaElectionResult<'_> {
         w.string(self.topic, flexible);
         self.partition_result.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -517,13 +513,10 @@ impl c::Encode for PartitionResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-                self.unknown_tagged_fields.encoded_len(
-                    0,
-                    "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
-                )?,
-            );
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
+            )?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
@@ -535,12 +528,13 @@ impl c::Encode for PartitionResult<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.partition_id);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_id);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -180,10 +180,9 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndQuorumEpochRequest")?,
+                    .section_len(0, "EndQuorumEpochRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -202,8 +201,7 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
             self.leader_endpoints.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -335,10 +333,9 @@ impl c::Encode for TopicData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndQuorumEpochRequest.Topics")?,
+                    .section_len(0, "EndQuorumEpochRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -354,8 +351,7 @@ impl c::Encode for TopicData<'_> {
         w.string(self.topic_name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -565,10 +561,9 @@ impl c::Encode for PartitionData<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndQuorumEpochRequest.Topics.Partitions")?,
+                    .section_len(0, "EndQuorumEpochRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -581,9 +576,11 @@ impl c::Encode for PartitionData<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
-        w.i32(self.partition_index);
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
         if version <= 0 {
             self.preferred_successors.write(w, version, flexible);
         }
@@ -591,8 +588,7 @@ impl c::Encode for PartitionData<'_> {
             self.preferred_candidates.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -713,22 +709,20 @@ impl c::Encode for ReplicaInfo<'_> {
 
         n = n.saturating_add(16);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.candidate_id);
-        w.uuid(self.candidate_directory_id);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(20) {
+            w.i32(self.candidate_id);
+            w.uuid(self.candidate_directory_id);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -866,10 +860,9 @@ impl c::Encode for LeaderEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "EndQuorumEpochRequest.LeaderEndpoints")?,
+                .section_len(0, "EndQuorumEpochRequest.LeaderEndpoints")?,
         );
         Ok(n)
     }
@@ -879,8 +872,7 @@ impl c::Encode for LeaderEndpoint<'_> {
         w.string(self.name, true);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -345,10 +345,9 @@ impl c::Encode for TopicData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndQuorumEpochResponse.Topics")?,
+                    .section_len(0, "EndQuorumEpochResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -364,8 +363,7 @@ impl c::Encode for TopicData<'_> {
         w.string(self.topic_name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -513,10 +511,9 @@ impl c::Encode for PartitionData<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndQuorumEpochResponse.Topics.Partitions")?,
+                    .section_len(0, "EndQuorumEpochResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -529,13 +526,14 @@ impl c::Encode for PartitionData<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -670,10 +668,9 @@ impl c::Encode for NodeEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "EndQuorumEpochResponse.NodeEndpoints")?,
+                .section_len(0, "EndQuorumEpochResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -683,8 +680,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.i32(self.node_id);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

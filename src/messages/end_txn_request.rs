@@ -169,10 +169,7 @@ impl c::Encode for EndTxnRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n
-                .saturating_add(c::uvarint_len(count))
-                .saturating_add(self.unknown_tagged_fields.encoded_len(0, "EndTxnRequest")?);
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "EndTxnRequest")?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "EndTxnRequest",
@@ -185,12 +182,13 @@ impl c::Encode for EndTxnRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
-        w.bool(self.committed);
+        if let Some(mut w) = w.sub(11) {
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+            w.bool(self.committed);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -182,10 +182,9 @@ impl c::Encode for EndTxnResponse<'_> {
             n = n.saturating_add(2);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "EndTxnResponse")?,
+                    .section_len(0, "EndTxnResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -198,17 +197,18 @@ impl c::Encode for EndTxnResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        if version >= 5 {
-            w.i64(self.producer_id);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
         }
-        if version >= 5 {
+        if version >= 5
+            && let Some(mut w) = w.sub(10)
+        {
+            w.i64(self.producer_id);
             w.i16(self.producer_epoch);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -161,10 +161,9 @@ impl c::Encode for EnvelopeRequest<'_> {
             "EnvelopeRequest.ClientHostAddress",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "EnvelopeRequest")?,
+                .section_len(0, "EnvelopeRequest")?,
         );
         Ok(n)
     }
@@ -174,8 +173,7 @@ impl c::Encode for EnvelopeRequest<'_> {
         w.bytes(self.request_data, true);
         w.nullable_bytes(self.request_principal, true);
         w.bytes(self.client_host_address, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

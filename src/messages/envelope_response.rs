@@ -132,10 +132,9 @@ impl c::Encode for EnvelopeResponse<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "EnvelopeResponse")?,
+                .section_len(0, "EnvelopeResponse")?,
         );
         Ok(n)
     }
@@ -144,8 +143,7 @@ impl c::Encode for EnvelopeResponse<'_> {
         let _ = version;
         w.nullable_bytes(self.response_data, true);
         w.i16(self.error_code);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

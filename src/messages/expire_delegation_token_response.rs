@@ -150,10 +150,9 @@ impl c::Encode for ExpireDelegationTokenResponse<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ExpireDelegationTokenResponse")?,
+                    .section_len(0, "ExpireDelegationTokenResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -166,12 +165,13 @@ impl c::Encode for ExpireDelegationTokenResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i16(self.error_code);
-        w.i64(self.expiry_timestamp_ms);
-        w.i32(self.throttle_time_ms);
+        if let Some(mut w) = w.sub(14) {
+            w.i16(self.error_code);
+            w.i64(self.expiry_timestamp_ms);
+            w.i32(self.throttle_time_ms);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

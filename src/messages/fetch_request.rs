@@ -448,18 +448,20 @@ impl c::Encode for FetchRequest<'_> {
         if version <= 14 {
             w.i32(self.replica_id);
         }
-        w.i32(self.max_wait_ms);
-        w.i32(self.min_bytes);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.max_wait_ms);
+            w.i32(self.min_bytes);
+        }
         if version >= 3 {
             w.i32(self.max_bytes);
         }
         if version >= 4 {
             w.i8(self.isolation_level);
         }
-        if version >= 7 {
+        if version >= 7
+            && let Some(mut w) = w.sub(8)
+        {
             w.i32(self.session_id);
-        }
-        if version >= 7 {
             w.i32(self.session_epoch);
         }
         self.topics.write(w, version, flexible);
@@ -600,20 +602,20 @@ impl c::Encode for ReplicaState<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchRequest.ReplicaState")?,
+                .section_len(0, "FetchRequest.ReplicaState")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.replica_id);
-        w.i64(self.replica_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.replica_id);
+            w.i64(self.replica_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -771,10 +773,9 @@ impl c::Encode for FetchTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "FetchRequest.Topics")?,
+                    .section_len(0, "FetchRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -795,8 +796,7 @@ impl c::Encode for FetchTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1301,10 +1301,9 @@ impl c::Encode for ForgottenTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "FetchRequest.ForgottenTopicsData")?,
+                    .section_len(0, "FetchRequest.ForgottenTopicsData")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1325,8 +1324,7 @@ impl c::Encode for ForgottenTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

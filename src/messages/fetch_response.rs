@@ -270,10 +270,10 @@ impl c::Encode for FetchResponse<'_> {
         if version >= 1 {
             w.i32(self.throttle_time_ms);
         }
-        if version >= 7 {
+        if version >= 7
+            && let Some(mut w) = w.sub(6)
+        {
             w.i16(self.error_code);
-        }
-        if version >= 7 {
             w.i32(self.session_id);
         }
         self.responses.write(w, version, flexible);
@@ -449,10 +449,9 @@ impl c::Encode for FetchableTopicResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "FetchResponse.Responses")?,
+                    .section_len(0, "FetchResponse.Responses")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -473,8 +472,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -904,9 +902,11 @@ impl c::Encode for PartitionData<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
-        w.i64(self.high_watermark);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+            w.i64(self.high_watermark);
+        }
         if version >= 4 {
             w.i64(self.last_stable_offset);
         }
@@ -1063,20 +1063,20 @@ impl c::Encode for EpochEndOffset<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchResponse.Responses.Partitions.DivergingEpoch")?,
+                .section_len(0, "FetchResponse.Responses.Partitions.DivergingEpoch")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.epoch);
-        w.i64(self.end_offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.epoch);
+            w.i64(self.end_offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1188,20 +1188,20 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchResponse.Responses.Partitions.CurrentLeader")?,
+                .section_len(0, "FetchResponse.Responses.Partitions.CurrentLeader")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1313,20 +1313,20 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchResponse.Responses.Partitions.SnapshotId")?,
+                .section_len(0, "FetchResponse.Responses.Partitions.SnapshotId")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.end_offset);
-        w.i32(self.epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i64(self.end_offset);
+            w.i32(self.epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1445,10 +1445,9 @@ impl c::Encode for AbortedTransaction<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "FetchResponse.Responses.Partitions.AbortedTransactions")?,
+                    .section_len(0, "FetchResponse.Responses.Partitions.AbortedTransactions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1461,11 +1460,12 @@ impl c::Encode for AbortedTransaction<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        w.i64(self.producer_id);
-        w.i64(self.first_offset);
+        if let Some(mut w) = w.sub(16) {
+            w.i64(self.producer_id);
+            w.i64(self.first_offset);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1618,10 +1618,9 @@ impl c::Encode for NodeEndpoint<'_> {
             "FetchResponse.NodeEndpoints.Rack",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchResponse.NodeEndpoints")?,
+                .section_len(0, "FetchResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -1632,8 +1631,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

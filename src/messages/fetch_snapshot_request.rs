@@ -188,8 +188,10 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.replica_id);
-        w.i32(self.max_bytes);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.replica_id);
+            w.i32(self.max_bytes);
+        }
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
         if self.cluster_id.is_some() {
@@ -322,10 +324,9 @@ impl c::Encode for TopicSnapshot<'_> {
             "FetchSnapshotRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotRequest.Topics")?,
+                .section_len(0, "FetchSnapshotRequest.Topics")?,
         );
         Ok(n)
     }
@@ -333,8 +334,7 @@ impl c::Encode for TopicSnapshot<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -527,8 +527,10 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition);
-        w.i32(self.current_leader_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.partition);
+            w.i32(self.current_leader_epoch);
+        }
         c::Encode::write(&self.snapshot_id, w, version);
         w.i64(self.position);
         let mut count: u32 = self.unknown_tagged_fields.count();
@@ -654,20 +656,20 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?,
+                .section_len(0, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.end_offset);
-        w.i32(self.epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i64(self.end_offset);
+            w.i32(self.epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -200,8 +200,10 @@ impl c::Encode for FetchSnapshotResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
         if version >= 1 && !self.node_endpoints.is_empty() {
@@ -339,10 +341,9 @@ impl c::Encode for TopicSnapshot<'_> {
             "FetchSnapshotResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotResponse.Topics")?,
+                .section_len(0, "FetchSnapshotResponse.Topics")?,
         );
         Ok(n)
     }
@@ -350,8 +351,7 @@ impl c::Encode for TopicSnapshot<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -584,11 +584,15 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.index);
+            w.i16(self.error_code);
+        }
         c::Encode::write(&self.snapshot_id, w, version);
-        w.i64(self.size);
-        w.i64(self.position);
+        if let Some(mut w) = w.sub(16) {
+            w.i64(self.size);
+            w.i64(self.position);
+        }
         w.bytes(self.unaligned_records.as_bytes(), true);
         let mut count: u32 = self.unknown_tagged_fields.count();
         if !self.current_leader.is_default() {
@@ -713,20 +717,20 @@ impl c::Encode for SnapshotId<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?,
+                .section_len(0, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.end_offset);
-        w.i32(self.epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i64(self.end_offset);
+            w.i32(self.epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -841,20 +845,20 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?,
+                .section_len(0, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -985,10 +989,9 @@ impl c::Encode for NodeEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FetchSnapshotResponse.NodeEndpoints")?,
+                .section_len(0, "FetchSnapshotResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -998,8 +1001,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.i32(self.node_id);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

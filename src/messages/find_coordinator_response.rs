@@ -322,10 +322,9 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "FindCoordinatorResponse")?,
+                    .section_len(0, "FindCoordinatorResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -360,8 +359,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             self.coordinators.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -558,10 +556,9 @@ impl c::Encode for Coordinator<'_> {
             true,
             "FindCoordinatorResponse.Coordinators.ErrorMessage",
         )?);
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "FindCoordinatorResponse.Coordinators")?,
+                .section_len(0, "FindCoordinatorResponse.Coordinators")?,
         );
         Ok(n)
     }
@@ -571,11 +568,12 @@ impl c::Encode for Coordinator<'_> {
         w.string(self.key, true);
         w.i32(self.node_id);
         w.string(self.host, true);
-        w.i32(self.port);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.port);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -112,10 +112,9 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "GetTelemetrySubscriptionsRequest")?,
+                .section_len(0, "GetTelemetrySubscriptionsRequest")?,
         );
         Ok(n)
     }
@@ -123,8 +122,7 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.uuid(self.client_instance_id);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

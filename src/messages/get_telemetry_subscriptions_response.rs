@@ -270,26 +270,28 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
             "GetTelemetrySubscriptionsResponse.RequestedMetrics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "GetTelemetrySubscriptionsResponse")?,
+                .section_len(0, "GetTelemetrySubscriptionsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        w.uuid(self.client_instance_id);
-        w.i32(self.subscription_id);
+        if let Some(mut w) = w.sub(26) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+            w.uuid(self.client_instance_id);
+            w.i32(self.subscription_id);
+        }
         self.accepted_compression_types.write(w, version, true);
-        w.i32(self.push_interval_ms);
-        w.i32(self.telemetry_max_bytes);
-        w.bool(self.delta_temporality);
+        if let Some(mut w) = w.sub(9) {
+            w.i32(self.push_interval_ms);
+            w.i32(self.telemetry_max_bytes);
+            w.bool(self.delta_temporality);
+        }
         self.requested_metrics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

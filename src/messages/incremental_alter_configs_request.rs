@@ -148,10 +148,9 @@ impl c::Encode for IncrementalAlterConfigsRequest<'_> {
         n = n.saturating_add(1);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "IncrementalAlterConfigsRequest")?,
+                    .section_len(0, "IncrementalAlterConfigsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -167,8 +166,7 @@ impl c::Encode for IncrementalAlterConfigsRequest<'_> {
         self.resources.write(w, version, flexible);
         w.bool(self.validate_only);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -327,10 +325,9 @@ impl c::Encode for AlterConfigsResource<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "IncrementalAlterConfigsRequest.Resources")?,
+                    .section_len(0, "IncrementalAlterConfigsRequest.Resources")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -347,8 +344,7 @@ impl c::Encode for AlterConfigsResource<'_> {
         w.string(self.resource_name, flexible);
         self.configs.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -507,10 +503,9 @@ impl c::Encode for AlterableConfig<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "IncrementalAlterConfigsRequest.Resources.Configs")?,
+                    .section_len(0, "IncrementalAlterConfigsRequest.Resources.Configs")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -527,8 +522,7 @@ impl c::Encode for AlterableConfig<'_> {
         w.i8(self.config_operation);
         w.nullable_string(self.value, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -148,10 +148,9 @@ impl c::Encode for IncrementalAlterConfigsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "IncrementalAlterConfigsResponse")?,
+                    .section_len(0, "IncrementalAlterConfigsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -167,8 +166,7 @@ impl c::Encode for IncrementalAlterConfigsResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.responses.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -341,10 +339,9 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "IncrementalAlterConfigsResponse.Responses")?,
+                    .section_len(0, "IncrementalAlterConfigsResponse.Responses")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -362,8 +359,7 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
         w.i8(self.resource_type);
         w.string(self.resource_name, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -262,10 +262,9 @@ impl c::Encode for InitProducerIdRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "InitProducerIdRequest")?,
+                    .section_len(0, "InitProducerIdRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -280,21 +279,20 @@ impl c::Encode for InitProducerIdRequest<'_> {
         let flexible = version >= 2;
         w.nullable_string(self.transactional_id, flexible);
         w.i32(self.transaction_timeout_ms);
-        if version >= 3 {
+        if version >= 3
+            && let Some(mut w) = w.sub(10)
+        {
             w.i64(self.producer_id);
-        }
-        if version >= 3 {
             w.i16(self.producer_epoch);
         }
-        if version >= 6 {
+        if version >= 6
+            && let Some(mut w) = w.sub(2)
+        {
             w.bool(self.enable2_pc);
-        }
-        if version >= 6 {
             w.bool(self.keep_prepared_txn);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

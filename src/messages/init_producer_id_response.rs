@@ -226,10 +226,9 @@ impl c::Encode for InitProducerIdResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "InitProducerIdResponse")?,
+                    .section_len(0, "InitProducerIdResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -242,19 +241,20 @@ impl c::Encode for InitProducerIdResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
-        if version >= 6 {
-            w.i64(self.ongoing_txn_producer_id);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
         }
-        if version >= 6 {
+        if version >= 6
+            && let Some(mut w) = w.sub(10)
+        {
+            w.i64(self.ongoing_txn_producer_id);
             w.i16(self.ongoing_txn_producer_epoch);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -141,10 +141,9 @@ impl c::Encode for InitializeShareGroupStateRequest<'_> {
             "InitializeShareGroupStateRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateRequest")?,
+                .section_len(0, "InitializeShareGroupStateRequest")?,
         );
         Ok(n)
     }
@@ -152,8 +151,7 @@ impl c::Encode for InitializeShareGroupStateRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -277,10 +275,9 @@ impl c::Encode for InitializeStateData<'_> {
             "InitializeShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateRequest.Topics")?,
+                .section_len(0, "InitializeShareGroupStateRequest.Topics")?,
         );
         Ok(n)
     }
@@ -288,8 +285,7 @@ impl c::Encode for InitializeStateData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -418,21 +414,21 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateRequest.Topics.Partitions")?,
+                .section_len(0, "InitializeShareGroupStateRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition);
-        w.i32(self.state_epoch);
-        w.i64(self.start_offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.partition);
+            w.i32(self.state_epoch);
+            w.i64(self.start_offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -125,18 +125,16 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
             "InitializeShareGroupStateResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateResponse")?,
+                .section_len(0, "InitializeShareGroupStateResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -260,10 +258,9 @@ impl c::Encode for InitializeStateResult<'_> {
             "InitializeShareGroupStateResponse.Results.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateResponse.Results")?,
+                .section_len(0, "InitializeShareGroupStateResponse.Results")?,
         );
         Ok(n)
     }
@@ -271,8 +268,7 @@ impl c::Encode for InitializeStateResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -414,21 +410,21 @@ impl c::Encode for PartitionResult<'_> {
             "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "InitializeShareGroupStateResponse.Results.Partitions")?,
+                .section_len(0, "InitializeShareGroupStateResponse.Results.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

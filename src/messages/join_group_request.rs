@@ -294,10 +294,9 @@ impl c::Encode for JoinGroupRequest<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "JoinGroupRequest")?,
+                    .section_len(0, "JoinGroupRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -325,8 +324,7 @@ impl c::Encode for JoinGroupRequest<'_> {
             w.nullable_string(self.reason, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -448,10 +446,9 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "JoinGroupRequest.Protocols")?,
+                    .section_len(0, "JoinGroupRequest.Protocols")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -467,8 +464,7 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
         w.string(self.name, flexible);
         w.bytes(self.metadata, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

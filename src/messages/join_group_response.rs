@@ -322,10 +322,9 @@ impl c::Encode for JoinGroupResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "JoinGroupResponse")?,
+                    .section_len(0, "JoinGroupResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -341,8 +340,10 @@ impl c::Encode for JoinGroupResponse<'_> {
         if version >= 2 {
             w.i32(self.throttle_time_ms);
         }
-        w.i16(self.error_code);
-        w.i32(self.generation_id);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.error_code);
+            w.i32(self.generation_id);
+        }
         if version >= 7 {
             w.nullable_string(self.protocol_type, flexible);
         }
@@ -358,8 +359,7 @@ impl c::Encode for JoinGroupResponse<'_> {
         w.string(self.member_id, flexible);
         self.members.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -510,10 +510,9 @@ impl c::Encode for JoinGroupResponseMember<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "JoinGroupResponse.Members")?,
+                    .section_len(0, "JoinGroupResponse.Members")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -532,8 +531,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
         }
         w.bytes(self.metadata, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

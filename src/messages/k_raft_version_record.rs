@@ -127,20 +127,20 @@ impl c::Encode for KRaftVersionRecord<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "KRaftVersionRecord")?,
+                .section_len(0, "KRaftVersionRecord")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i16(self.version);
-        w.i16(self.k_raft_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.version);
+            w.i16(self.k_raft_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -335,10 +335,9 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrRequest")?,
+                    .section_len(0, "LeaderAndIsrRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -370,8 +369,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
         }
         self.live_leaders.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -531,10 +529,9 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrRequest.TopicStates")?,
+                    .section_len(0, "LeaderAndIsrRequest.TopicStates")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -553,8 +550,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         }
         self.partition_states.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -689,10 +685,9 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrRequest.LiveLeaders")?,
+                    .section_len(0, "LeaderAndIsrRequest.LiveLeaders")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -709,8 +704,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         w.string(self.host_name, flexible);
         w.i32(self.port);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1113,10 +1107,9 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?,
+                    .section_len(0, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1132,10 +1125,12 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
         if version <= 1 {
             w.string(self.topic_name, flexible);
         }
-        w.i32(self.partition_index);
-        w.i32(self.controller_epoch);
-        w.i32(self.leader);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.partition_index);
+            w.i32(self.controller_epoch);
+            w.i32(self.leader);
+            w.i32(self.leader_epoch);
+        }
         self.isr.write(w, version, flexible);
         w.i32(self.partition_epoch);
         self.replicas.write(w, version, flexible);
@@ -1152,8 +1147,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
             w.i8(self.leader_recovery_state);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -200,10 +200,9 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrResponse")?,
+                    .section_len(0, "LeaderAndIsrResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -224,8 +223,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             self.topics.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -350,10 +348,9 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
             "LeaderAndIsrResponse.Topics.PartitionErrors",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "LeaderAndIsrResponse.Topics")?,
+                .section_len(0, "LeaderAndIsrResponse.Topics")?,
         );
         Ok(n)
     }
@@ -361,8 +358,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partition_errors.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -514,10 +510,9 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?,
+                    .section_len(0, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -533,11 +528,12 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         if version <= 4 {
             w.string(self.topic_name, flexible);
         }
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

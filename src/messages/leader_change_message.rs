@@ -173,21 +173,21 @@ impl c::Encode for LeaderChangeMessage<'_> {
             "LeaderChangeMessage.GrantingVoters",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "LeaderChangeMessage")?,
+                .section_len(0, "LeaderChangeMessage")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i16(self.version);
-        w.i32(self.leader_id);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.version);
+            w.i32(self.leader_id);
+        }
         self.voters.write(w, version, true);
         self.granting_voters.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -308,10 +308,9 @@ impl c::Encode for Voter<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "LeaderChangeMessage.Voter")?,
+                .section_len(0, "LeaderChangeMessage.Voter")?,
         );
         Ok(n)
     }
@@ -321,8 +320,7 @@ impl c::Encode for Voter<'_> {
         if version >= 1 {
             w.uuid(self.voter_directory_id);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -195,10 +195,9 @@ impl c::Encode for LeaveGroupRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaveGroupRequest")?,
+                    .section_len(0, "LeaveGroupRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -219,8 +218,7 @@ impl c::Encode for LeaveGroupRequest<'_> {
             self.members.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -372,10 +370,9 @@ impl c::Encode for MemberIdentity<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaveGroupRequest.Members")?,
+                    .section_len(0, "LeaveGroupRequest.Members")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -394,8 +391,7 @@ impl c::Encode for MemberIdentity<'_> {
             w.nullable_string(self.reason, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -181,10 +181,9 @@ impl c::Encode for LeaveGroupResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaveGroupResponse")?,
+                    .section_len(0, "LeaveGroupResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -205,8 +204,7 @@ impl c::Encode for LeaveGroupResponse<'_> {
             self.members.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -350,10 +348,9 @@ impl c::Encode for MemberResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "LeaveGroupResponse.Members")?,
+                    .section_len(0, "LeaveGroupResponse.Members")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -370,8 +367,7 @@ impl c::Encode for MemberResponse<'_> {
         w.nullable_string(self.group_instance_id, flexible);
         w.i16(self.error_code);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

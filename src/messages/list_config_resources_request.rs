@@ -129,10 +129,9 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListConfigResourcesRequest")?,
+                .section_len(0, "ListConfigResourcesRequest")?,
         );
         Ok(n)
     }
@@ -141,8 +140,7 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
         if version >= 1 {
             self.resource_types.write(w, version, true);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -158,20 +158,20 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
             "ListConfigResourcesResponse.ConfigResources",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListConfigResourcesResponse")?,
+                .section_len(0, "ListConfigResourcesResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         self.config_resources.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -303,10 +303,9 @@ impl c::Encode for ConfigResource<'_> {
         if version >= 1 {
             n = n.saturating_add(1);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListConfigResourcesResponse.ConfigResources")?,
+                .section_len(0, "ListConfigResourcesResponse.ConfigResources")?,
         );
         Ok(n)
     }
@@ -316,8 +315,7 @@ impl c::Encode for ConfigResource<'_> {
         if version >= 1 {
             w.i8(self.resource_type);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -162,10 +162,9 @@ impl c::Encode for ListGroupsResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ListGroupsResponse")?,
+                    .section_len(0, "ListGroupsResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -184,8 +183,7 @@ impl c::Encode for ListGroupsResponse<'_> {
         w.i16(self.error_code);
         self.groups.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -365,10 +363,9 @@ impl c::Encode for ListedGroup<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ListGroupsResponse.Groups")?,
+                    .section_len(0, "ListGroupsResponse.Groups")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -390,8 +387,7 @@ impl c::Encode for ListedGroup<'_> {
             w.string(self.group_type, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -199,10 +199,9 @@ impl c::Encode for ListOffsetsRequest<'_> {
             n = n.saturating_add(4);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ListOffsetsRequest")?,
+                    .section_len(0, "ListOffsetsRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -224,8 +223,7 @@ impl c::Encode for ListOffsetsRequest<'_> {
             w.i32(self.timeout_ms);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -357,10 +355,9 @@ impl c::Encode for ListOffsetsTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ListOffsetsRequest.Topics")?,
+                    .section_len(0, "ListOffsetsRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -376,8 +373,7 @@ impl c::Encode for ListOffsetsTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -550,10 +546,9 @@ impl c::Encode for ListOffsetsPartition<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ListOffsetsRequest.Topics.Partitions")?,
+                    .section_len(0, "ListOffsetsRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -575,8 +570,7 @@ impl c::Encode for ListOffsetsPartition<'_> {
             w.i32(self.max_num_offsets);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

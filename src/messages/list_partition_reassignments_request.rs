@@ -146,10 +146,9 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
             "ListPartitionReassignmentsRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListPartitionReassignmentsRequest")?,
+                .section_len(0, "ListPartitionReassignmentsRequest")?,
         );
         Ok(n)
     }
@@ -157,8 +156,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.timeout_ms);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -286,10 +284,9 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
             "ListPartitionReassignmentsRequest.Topics.PartitionIndexes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListPartitionReassignmentsRequest.Topics")?,
+                .section_len(0, "ListPartitionReassignmentsRequest.Topics")?,
         );
         Ok(n)
     }
@@ -297,8 +294,7 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partition_indexes.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

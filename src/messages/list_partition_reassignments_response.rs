@@ -184,21 +184,21 @@ impl c::Encode for ListPartitionReassignmentsResponse<'_> {
             "ListPartitionReassignmentsResponse.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListPartitionReassignmentsResponse")?,
+                .section_len(0, "ListPartitionReassignmentsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -329,10 +329,9 @@ impl c::Encode for OngoingTopicReassignment<'_> {
             "ListPartitionReassignmentsResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListPartitionReassignmentsResponse.Topics")?,
+                .section_len(0, "ListPartitionReassignmentsResponse.Topics")?,
         );
         Ok(n)
     }
@@ -340,8 +339,7 @@ impl c::Encode for OngoingTopicReassignment<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -530,10 +528,9 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
             "ListPartitionReassignmentsResponse.Topics.Partitions.RemovingReplicas",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListPartitionReassignmentsResponse.Topics.Partitions")?,
+                .section_len(0, "ListPartitionReassignmentsResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -543,8 +540,7 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
         self.replicas.write(w, version, true);
         self.adding_replicas.write(w, version, true);
         self.removing_replicas.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -217,10 +217,9 @@ impl c::Encode for ListTransactionsRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListTransactionsRequest")?,
+                .section_len(0, "ListTransactionsRequest")?,
         );
         Ok(n)
     }
@@ -234,8 +233,7 @@ impl c::Encode for ListTransactionsRequest<'_> {
         if version >= 2 {
             w.nullable_string(self.transactional_id_pattern, true);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

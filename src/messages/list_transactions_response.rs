@@ -189,21 +189,21 @@ impl c::Encode for ListTransactionsResponse<'_> {
             "ListTransactionsResponse.TransactionStates",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListTransactionsResponse")?,
+                .section_len(0, "ListTransactionsResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         self.unknown_state_filters.write(w, version, true);
         self.transaction_states.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -355,10 +355,9 @@ impl c::Encode for TransactionState<'_> {
             "ListTransactionsResponse.TransactionStates.TransactionState",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ListTransactionsResponse.TransactionStates")?,
+                .section_len(0, "ListTransactionsResponse.TransactionStates")?,
         );
         Ok(n)
     }
@@ -368,8 +367,7 @@ impl c::Encode for TransactionState<'_> {
         w.string(self.transactional_id, true);
         w.i64(self.producer_id);
         w.string(self.transaction_state, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

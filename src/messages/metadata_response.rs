@@ -286,10 +286,9 @@ impl c::Encode for MetadataResponse<'_> {
             n = n.saturating_add(2);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "MetadataResponse")?,
+                    .section_len(0, "MetadataResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -320,8 +319,7 @@ impl c::Encode for MetadataResponse<'_> {
             w.i16(self.error_code);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -485,10 +483,9 @@ impl c::Encode for MetadataResponseBroker<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "MetadataResponse.Brokers")?,
+                    .section_len(0, "MetadataResponse.Brokers")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -508,8 +505,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
             w.nullable_string(self.rack, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -746,10 +742,9 @@ impl c::Encode for MetadataResponseTopic<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "MetadataResponse.Topics")?,
+                    .section_len(0, "MetadataResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -779,8 +774,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
             w.i32(self.topic_authorized_operations);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1035,10 +1029,9 @@ impl c::Encode for MetadataResponsePartition<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "MetadataResponse.Topics.Partitions")?,
+                    .section_len(0, "MetadataResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1051,9 +1044,11 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
-        w.i16(self.error_code);
-        w.i32(self.partition_index);
-        w.i32(self.leader_id);
+        if let Some(mut w) = w.sub(10) {
+            w.i16(self.error_code);
+            w.i32(self.partition_index);
+            w.i32(self.leader_id);
+        }
         if version >= 7 {
             w.i32(self.leader_epoch);
         }
@@ -1063,8 +1058,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
             self.offline_replicas.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

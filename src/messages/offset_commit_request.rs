@@ -261,10 +261,9 @@ impl c::Encode for OffsetCommitRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetCommitRequest")?,
+                    .section_len(0, "OffsetCommitRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -292,8 +291,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -461,10 +459,9 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetCommitRequest.Topics")?,
+                    .section_len(0, "OffsetCommitRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -485,8 +482,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -693,10 +689,9 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetCommitRequest.Topics.Partitions")?,
+                    .section_len(0, "OffsetCommitRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -709,8 +704,10 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 8;
-        w.i32(self.partition_index);
-        w.i64(self.committed_offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i64(self.committed_offset);
+        }
         if version >= 6 {
             w.i32(self.committed_leader_epoch);
         }
@@ -719,8 +716,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -155,8 +155,10 @@ impl c::Encode for OffsetDeleteResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i16(self.error_code);
-        w.i32(self.throttle_time_ms);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.error_code);
+            w.i32(self.throttle_time_ms);
+        }
         self.topics.write(w, version, false);
     }
 }
@@ -401,8 +403,10 @@ impl c::Encode for OffsetDeleteResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
     }
 }
 

@@ -268,10 +268,9 @@ impl c::Encode for OffsetFetchRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetFetchRequest")?,
+                    .section_len(0, "OffsetFetchRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -301,8 +300,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
             w.bool(self.require_stable);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -434,10 +432,9 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetFetchRequest.Topics")?,
+                    .section_len(0, "OffsetFetchRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -453,8 +450,7 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -633,10 +629,9 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
             "OffsetFetchRequest.Groups.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "OffsetFetchRequest.Groups")?,
+                .section_len(0, "OffsetFetchRequest.Groups")?,
         );
         Ok(n)
     }
@@ -650,8 +645,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
             w.i32(self.member_epoch);
         }
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -809,10 +803,9 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
             "OffsetFetchRequest.Groups.Topics.PartitionIndexes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "OffsetFetchRequest.Groups.Topics")?,
+                .section_len(0, "OffsetFetchRequest.Groups.Topics")?,
         );
         Ok(n)
     }
@@ -825,8 +818,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
             w.uuid(self.topic_id);
         }
         self.partition_indexes.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

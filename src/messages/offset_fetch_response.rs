@@ -230,10 +230,9 @@ impl c::Encode for OffsetFetchResponse<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetFetchResponse")?,
+                    .section_len(0, "OffsetFetchResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -259,8 +258,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
             self.groups.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -395,10 +393,9 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetFetchResponse.Topics")?,
+                    .section_len(0, "OffsetFetchResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -414,8 +411,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -602,10 +598,9 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetFetchResponse.Topics.Partitions")?,
+                    .section_len(0, "OffsetFetchResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -618,16 +613,17 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        w.i32(self.partition_index);
-        w.i64(self.committed_offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i64(self.committed_offset);
+        }
         if version >= 5 {
             w.i32(self.committed_leader_epoch);
         }
         w.nullable_string(self.metadata, flexible);
         w.i16(self.error_code);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -765,10 +761,9 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "OffsetFetchResponse.Groups")?,
+                .section_len(0, "OffsetFetchResponse.Groups")?,
         );
         Ok(n)
     }
@@ -777,8 +772,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         w.i16(self.error_code);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -939,10 +933,9 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
             "OffsetFetchResponse.Groups.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "OffsetFetchResponse.Groups.Topics")?,
+                .section_len(0, "OffsetFetchResponse.Groups.Topics")?,
         );
         Ok(n)
     }
@@ -955,8 +948,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
             w.uuid(self.topic_id);
         }
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1131,23 +1123,23 @@ impl c::Encode for OffsetFetchResponsePartitions<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "OffsetFetchResponse.Groups.Topics.Partitions")?,
+                .section_len(0, "OffsetFetchResponse.Groups.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i64(self.committed_offset);
-        w.i32(self.committed_leader_epoch);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.partition_index);
+            w.i64(self.committed_offset);
+            w.i32(self.committed_leader_epoch);
+        }
         w.nullable_string(self.metadata, true);
         w.i16(self.error_code);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -152,10 +152,9 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochRequest")?,
+                    .section_len(0, "OffsetForLeaderEpochRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -173,8 +172,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -306,10 +304,9 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochRequest.Topics")?,
+                    .section_len(0, "OffsetForLeaderEpochRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -325,8 +322,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -471,10 +467,9 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochRequest.Topics.Partitions")?,
+                    .section_len(0, "OffsetForLeaderEpochRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -493,8 +488,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
         }
         w.i32(self.leader_epoch);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -152,10 +152,9 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochResponse")?,
+                    .section_len(0, "OffsetForLeaderEpochResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -173,8 +172,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -306,10 +304,9 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochResponse.Topics")?,
+                    .section_len(0, "OffsetForLeaderEpochResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -325,8 +322,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -487,10 +483,9 @@ impl c::Encode for EpochEndOffset<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "OffsetForLeaderEpochResponse.Topics.Partitions")?,
+                    .section_len(0, "OffsetForLeaderEpochResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -503,15 +498,16 @@ impl c::Encode for EpochEndOffset<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
-        w.i16(self.error_code);
-        w.i32(self.partition);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.error_code);
+            w.i32(self.partition);
+        }
         if version >= 1 {
             w.i32(self.leader_epoch);
         }
         w.i64(self.end_offset);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

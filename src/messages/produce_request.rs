@@ -194,10 +194,9 @@ impl c::Encode for ProduceRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ProduceRequest")?,
+                    .section_len(0, "ProduceRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -213,12 +212,13 @@ impl c::Encode for ProduceRequest<'_> {
         if version >= 3 {
             w.nullable_string(self.transactional_id, flexible);
         }
-        w.i16(self.acks);
-        w.i32(self.timeout_ms);
+        if let Some(mut w) = w.sub(6) {
+            w.i16(self.acks);
+            w.i32(self.timeout_ms);
+        }
         self.topic_data.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -383,10 +383,9 @@ impl c::Encode for TopicProduceData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ProduceRequest.TopicData")?,
+                    .section_len(0, "ProduceRequest.TopicData")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -407,8 +406,7 @@ impl c::Encode for TopicProduceData<'_> {
         }
         self.partition_data.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -534,10 +532,9 @@ impl c::Encode for PartitionProduceData<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ProduceRequest.TopicData.PartitionData")?,
+                    .section_len(0, "ProduceRequest.TopicData.PartitionData")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -553,8 +550,7 @@ impl c::Encode for PartitionProduceData<'_> {
         w.i32(self.index);
         w.nullable_bytes(self.records.map(|x| x.as_bytes()), flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

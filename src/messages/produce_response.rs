@@ -395,10 +395,9 @@ impl c::Encode for TopicProduceResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ProduceResponse.Responses")?,
+                    .section_len(0, "ProduceResponse.Responses")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -419,8 +418,7 @@ impl c::Encode for TopicProduceResponse<'_> {
         }
         self.partition_responses.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -747,9 +745,11 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
-        w.i32(self.index);
-        w.i16(self.error_code);
-        w.i64(self.base_offset);
+        if let Some(mut w) = w.sub(14) {
+            w.i32(self.index);
+            w.i16(self.error_code);
+            w.i64(self.base_offset);
+        }
         if version >= 2 {
             w.i64(self.log_append_time_ms);
         }
@@ -908,13 +908,10 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-                self.unknown_tagged_fields.encoded_len(
-                    0,
-                    "ProduceResponse.Responses.PartitionResponses.RecordErrors",
-                )?,
-            );
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(
+                0,
+                "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+            )?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "ProduceResponse.Responses.PartitionResponses.RecordErrors",
@@ -929,8 +926,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
         w.i32(self.batch_index);
         w.nullable_string(self.batch_index_error_message, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1050,22 +1046,20 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1217,10 +1211,9 @@ impl c::Encode for NodeEndpoint<'_> {
             "ProduceResponse.NodeEndpoints.Rack",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ProduceResponse.NodeEndpoints")?,
+                .section_len(0, "ProduceResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -1231,8 +1224,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

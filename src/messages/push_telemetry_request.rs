@@ -180,23 +180,23 @@ impl c::Encode for PushTelemetryRequest<'_> {
             "PushTelemetryRequest.Metrics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "PushTelemetryRequest")?,
+                .section_len(0, "PushTelemetryRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.uuid(self.client_instance_id);
-        w.i32(self.subscription_id);
-        w.bool(self.terminating);
-        w.i8(self.compression_type);
+        if let Some(mut w) = w.sub(22) {
+            w.uuid(self.client_instance_id);
+            w.i32(self.subscription_id);
+            w.bool(self.terminating);
+            w.i8(self.compression_type);
+        }
         w.bytes(self.metrics, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -141,10 +141,9 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
             "ReadShareGroupStateRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateRequest")?,
+                .section_len(0, "ReadShareGroupStateRequest")?,
         );
         Ok(n)
     }
@@ -152,8 +151,7 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -274,10 +272,9 @@ impl c::Encode for ReadStateData<'_> {
             "ReadShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateRequest.Topics")?,
+                .section_len(0, "ReadShareGroupStateRequest.Topics")?,
         );
         Ok(n)
     }
@@ -285,8 +282,7 @@ impl c::Encode for ReadStateData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -398,20 +394,20 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateRequest.Topics.Partitions")?,
+                .section_len(0, "ReadShareGroupStateRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.partition);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -120,18 +120,16 @@ impl c::Encode for ReadShareGroupStateResponse<'_> {
             "ReadShareGroupStateResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateResponse")?,
+                .section_len(0, "ReadShareGroupStateResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -252,10 +250,9 @@ impl c::Encode for ReadStateResult<'_> {
             "ReadShareGroupStateResponse.Results.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateResponse.Results")?,
+                .section_len(0, "ReadShareGroupStateResponse.Results")?,
         );
         Ok(n)
     }
@@ -263,8 +260,7 @@ impl c::Encode for ReadStateResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -465,23 +461,25 @@ impl c::Encode for PartitionResult<'_> {
             "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateResponse.Results.Partitions")?,
+                .section_len(0, "ReadShareGroupStateResponse.Results.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.i32(self.state_epoch);
-        w.i64(self.start_offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.state_epoch);
+            w.i64(self.start_offset);
+        }
         self.state_batches.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -634,24 +632,22 @@ impl c::Encode for StateBatch<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
-        w.i8(self.delivery_state);
-        w.i16(self.delivery_count);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(19) {
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+            w.i8(self.delivery_state);
+            w.i16(self.delivery_count);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

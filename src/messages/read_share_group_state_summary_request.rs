@@ -141,10 +141,9 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
             "ReadShareGroupStateSummaryRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryRequest")?,
+                .section_len(0, "ReadShareGroupStateSummaryRequest")?,
         );
         Ok(n)
     }
@@ -152,8 +151,7 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -277,10 +275,9 @@ impl c::Encode for ReadStateSummaryData<'_> {
             "ReadShareGroupStateSummaryRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryRequest.Topics")?,
+                .section_len(0, "ReadShareGroupStateSummaryRequest.Topics")?,
         );
         Ok(n)
     }
@@ -288,8 +285,7 @@ impl c::Encode for ReadStateSummaryData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -402,20 +398,20 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryRequest.Topics.Partitions")?,
+                .section_len(0, "ReadShareGroupStateSummaryRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.partition);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -125,18 +125,16 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
             "ReadShareGroupStateSummaryResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryResponse")?,
+                .section_len(0, "ReadShareGroupStateSummaryResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -260,10 +258,9 @@ impl c::Encode for ReadStateSummaryResult<'_> {
             "ReadShareGroupStateSummaryResponse.Results.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryResponse.Results")?,
+                .section_len(0, "ReadShareGroupStateSummaryResponse.Results")?,
         );
         Ok(n)
     }
@@ -271,8 +268,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -493,26 +489,28 @@ impl c::Encode for PartitionResult<'_> {
         if version >= 1 {
             n = n.saturating_add(4);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ReadShareGroupStateSummaryResponse.Results.Partitions")?,
+                .section_len(0, "ReadShareGroupStateSummaryResponse.Results.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.i32(self.state_epoch);
-        w.i32(self.leader_epoch);
-        w.i64(self.start_offset);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.state_epoch);
+            w.i32(self.leader_epoch);
+            w.i64(self.start_offset);
+        }
         if version >= 1 {
             w.i32(self.delivery_complete_count);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -149,10 +149,9 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
 
         n = n.saturating_add(16);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "RemoveRaftVoterRequest")?,
+                .section_len(0, "RemoveRaftVoterRequest")?,
         );
         Ok(n)
     }
@@ -160,10 +159,11 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.nullable_string(self.cluster_id, true);
-        w.i32(self.voter_id);
-        w.uuid(self.voter_directory_id);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(20) {
+            w.i32(self.voter_id);
+            w.uuid(self.voter_directory_id);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

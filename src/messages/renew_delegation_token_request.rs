@@ -139,10 +139,9 @@ impl c::Encode for RenewDelegationTokenRequest<'_> {
         n = n.saturating_add(8);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "RenewDelegationTokenRequest")?,
+                    .section_len(0, "RenewDelegationTokenRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -158,8 +157,7 @@ impl c::Encode for RenewDelegationTokenRequest<'_> {
         w.bytes(self.hmac, flexible);
         w.i64(self.renew_period_ms);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -178,10 +178,7 @@ impl c::Encode for RequestHeader<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n
-                .saturating_add(c::uvarint_len(count))
-                .saturating_add(self.unknown_tagged_fields.encoded_len(0, "RequestHeader")?);
+            n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "RequestHeader")?);
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
                 path: "RequestHeader",
@@ -193,15 +190,16 @@ impl c::Encode for RequestHeader<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i16(self.request_api_key);
-        w.i16(self.request_api_version);
-        w.i32(self.correlation_id);
+        if let Some(mut w) = w.sub(8) {
+            w.i16(self.request_api_key);
+            w.i16(self.request_api_version);
+            w.i32(self.correlation_id);
+        }
         if version >= 1 {
             w.nullable_string(self.client_id, false);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

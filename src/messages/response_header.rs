@@ -116,10 +116,9 @@ impl c::Encode for ResponseHeader<'_> {
         n = n.saturating_add(4);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "ResponseHeader")?,
+                    .section_len(0, "ResponseHeader")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -134,8 +133,7 @@ impl c::Encode for ResponseHeader<'_> {
         let flexible = version >= 1;
         w.i32(self.correlation_id);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

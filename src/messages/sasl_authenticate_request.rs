@@ -121,10 +121,9 @@ impl c::Encode for SaslAuthenticateRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "SaslAuthenticateRequest")?,
+                    .section_len(0, "SaslAuthenticateRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -139,8 +138,7 @@ impl c::Encode for SaslAuthenticateRequest<'_> {
         let flexible = version >= 2;
         w.bytes(self.auth_bytes, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

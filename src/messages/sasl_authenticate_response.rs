@@ -184,10 +184,9 @@ impl c::Encode for SaslAuthenticateResponse<'_> {
             n = n.saturating_add(8);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "SaslAuthenticateResponse")?,
+                    .section_len(0, "SaslAuthenticateResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -207,8 +206,7 @@ impl c::Encode for SaslAuthenticateResponse<'_> {
             w.i64(self.session_lifetime_ms);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -210,10 +210,9 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
             "ShareAcknowledgeRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeRequest")?,
+                .section_len(0, "ShareAcknowledgeRequest")?,
         );
         Ok(n)
     }
@@ -226,8 +225,7 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
             w.bool(self.is_renew_ack);
         }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -348,10 +346,9 @@ impl c::Encode for AcknowledgeTopic<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeRequest.Topics")?,
+                .section_len(0, "ShareAcknowledgeRequest.Topics")?,
         );
         Ok(n)
     }
@@ -359,8 +356,7 @@ impl c::Encode for AcknowledgeTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -487,10 +483,9 @@ impl c::Encode for AcknowledgePartition<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeRequest.Topics.Partitions")?,
+                .section_len(0, "ShareAcknowledgeRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -498,8 +493,7 @@ impl c::Encode for AcknowledgePartition<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.partition_index);
         self.acknowledgement_batches.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -648,22 +642,20 @@ impl c::Encode for AcknowledgementBatch<'_> {
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
+        if let Some(mut w) = w.sub(16) {
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+        }
         self.acknowledge_types.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

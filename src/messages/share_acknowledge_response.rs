@@ -233,25 +233,25 @@ impl c::Encode for ShareAcknowledgeResponse<'_> {
             "ShareAcknowledgeResponse.NodeEndpoints",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeResponse")?,
+                .section_len(0, "ShareAcknowledgeResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         if version >= 2 {
             w.i32(self.acquisition_lock_timeout_ms);
         }
         self.responses.write(w, version, true);
         self.node_endpoints.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -372,10 +372,9 @@ impl c::Encode for ShareAcknowledgeTopicResponse<'_> {
             "ShareAcknowledgeResponse.Responses.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeResponse.Responses")?,
+                .section_len(0, "ShareAcknowledgeResponse.Responses")?,
         );
         Ok(n)
     }
@@ -383,8 +382,7 @@ impl c::Encode for ShareAcknowledgeTopicResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -539,21 +537,21 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.current_leader, version)?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeResponse.Responses.Partitions")?,
+                .section_len(0, "ShareAcknowledgeResponse.Responses.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         c::Encode::write(&self.current_leader, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -672,22 +670,20 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -842,10 +838,9 @@ impl c::Encode for NodeEndpoint<'_> {
             "ShareAcknowledgeResponse.NodeEndpoints.Rack",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareAcknowledgeResponse.NodeEndpoints")?,
+                .section_len(0, "ShareAcknowledgeResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -856,8 +851,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -339,10 +339,9 @@ impl c::Encode for ShareFetchRequest<'_> {
             "ShareFetchRequest.ForgottenTopicsData",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchRequest")?,
+                .section_len(0, "ShareFetchRequest")?,
         );
         Ok(n)
     }
@@ -350,22 +349,23 @@ impl c::Encode for ShareFetchRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
-        w.i32(self.share_session_epoch);
-        w.i32(self.max_wait_ms);
-        w.i32(self.min_bytes);
-        w.i32(self.max_bytes);
-        w.i32(self.max_records);
-        w.i32(self.batch_size);
-        if version >= 2 {
-            w.i8(self.share_acquire_mode);
+        if let Some(mut w) = w.sub(24) {
+            w.i32(self.share_session_epoch);
+            w.i32(self.max_wait_ms);
+            w.i32(self.min_bytes);
+            w.i32(self.max_bytes);
+            w.i32(self.max_records);
+            w.i32(self.batch_size);
         }
-        if version >= 2 {
+        if version >= 2
+            && let Some(mut w) = w.sub(2)
+        {
+            w.i8(self.share_acquire_mode);
             w.bool(self.is_renew_ack);
         }
         self.topics.write(w, version, true);
         self.forgotten_topics_data.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -481,10 +481,9 @@ impl c::Encode for FetchTopic<'_> {
             "ShareFetchRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchRequest.Topics")?,
+                .section_len(0, "ShareFetchRequest.Topics")?,
         );
         Ok(n)
     }
@@ -492,8 +491,7 @@ impl c::Encode for FetchTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -638,10 +636,9 @@ impl c::Encode for FetchPartition<'_> {
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchRequest.Topics.Partitions")?,
+                .section_len(0, "ShareFetchRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
@@ -649,8 +646,7 @@ impl c::Encode for FetchPartition<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.partition_index);
         self.acknowledgement_batches.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -797,22 +793,20 @@ impl c::Encode for AcknowledgementBatch<'_> {
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
+        if let Some(mut w) = w.sub(16) {
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+        }
         self.acknowledge_types.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -936,10 +930,9 @@ impl c::Encode for ForgottenTopic<'_> {
             "ShareFetchRequest.ForgottenTopicsData.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchRequest.ForgottenTopicsData")?,
+                .section_len(0, "ShareFetchRequest.ForgottenTopicsData")?,
         );
         Ok(n)
     }
@@ -947,8 +940,7 @@ impl c::Encode for ForgottenTopic<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -216,23 +216,23 @@ impl c::Encode for ShareFetchResponse<'_> {
             "ShareFetchResponse.NodeEndpoints",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse")?,
+                .section_len(0, "ShareFetchResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         w.i32(self.acquisition_lock_timeout_ms);
         self.responses.write(w, version, true);
         self.node_endpoints.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -353,10 +353,9 @@ impl c::Encode for ShareFetchableTopicResponse<'_> {
             "ShareFetchResponse.Responses.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse.Responses")?,
+                .section_len(0, "ShareFetchResponse.Responses")?,
         );
         Ok(n)
     }
@@ -364,8 +363,7 @@ impl c::Encode for ShareFetchableTopicResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -619,25 +617,25 @@ impl c::Encode for PartitionData<'_> {
             "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse.Responses.Partitions")?,
+                .section_len(0, "ShareFetchResponse.Responses.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         w.i16(self.acknowledge_error_code);
         w.nullable_string(self.acknowledge_error_message, true);
         c::Encode::write(&self.current_leader, w, version);
         w.bytes(self.records.as_bytes(), true);
         self.acquired_records.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -752,20 +750,20 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?,
+                .section_len(0, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -901,21 +899,21 @@ impl c::Encode for AcquiredRecords<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse.Responses.Partitions.AcquiredRecords")?,
+                .section_len(0, "ShareFetchResponse.Responses.Partitions.AcquiredRecords")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
-        w.i16(self.delivery_count);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(18) {
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+            w.i16(self.delivery_count);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1067,10 +1065,9 @@ impl c::Encode for NodeEndpoint<'_> {
             "ShareFetchResponse.NodeEndpoints.Rack",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareFetchResponse.NodeEndpoints")?,
+                .section_len(0, "ShareFetchResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -1081,8 +1078,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.string(self.host, true);
         w.i32(self.port);
         w.nullable_string(self.rack, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -137,10 +137,9 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
             "ShareGroupDescribeResponse.Groups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupDescribeResponse")?,
+                .section_len(0, "ShareGroupDescribeResponse")?,
         );
         Ok(n)
     }
@@ -148,8 +147,7 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -406,10 +404,9 @@ impl c::Encode for DescribedGroup<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupDescribeResponse.Groups")?,
+                .section_len(0, "ShareGroupDescribeResponse.Groups")?,
         );
         Ok(n)
     }
@@ -419,13 +416,14 @@ impl c::Encode for DescribedGroup<'_> {
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
         w.string(self.group_state, true);
-        w.i32(self.group_epoch);
-        w.i32(self.assignment_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.group_epoch);
+            w.i32(self.assignment_epoch);
+        }
         w.string(self.assignor_name, true);
         self.members.write(w, version, true);
         w.i32(self.authorized_operations);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -666,10 +664,9 @@ impl c::Encode for Member<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.assignment, version)?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupDescribeResponse.Groups.Members")?,
+                .section_len(0, "ShareGroupDescribeResponse.Groups.Members")?,
         );
         Ok(n)
     }
@@ -682,8 +679,7 @@ impl c::Encode for Member<'_> {
         w.string(self.client_host, true);
         self.subscribed_topic_names.write(w, version, true);
         c::Encode::write(&self.assignment, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -832,10 +828,9 @@ impl c::Encode for TopicPartitions<'_> {
             "ShareGroupDescribeResponse.TopicPartitions.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupDescribeResponse.TopicPartitions")?,
+                .section_len(0, "ShareGroupDescribeResponse.TopicPartitions")?,
         );
         Ok(n)
     }
@@ -844,8 +839,7 @@ impl c::Encode for TopicPartitions<'_> {
         w.uuid(self.topic_id);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -952,18 +946,16 @@ impl c::Encode for Assignment<'_> {
             "ShareGroupDescribeResponse.Assignment.TopicPartitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupDescribeResponse.Assignment")?,
+                .section_len(0, "ShareGroupDescribeResponse.Assignment")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.topic_partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

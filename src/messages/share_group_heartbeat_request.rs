@@ -206,10 +206,9 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
             "ShareGroupHeartbeatRequest.SubscribedTopicNames",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "ShareGroupHeartbeatRequest")?,
+                .section_len(0, "ShareGroupHeartbeatRequest")?,
         );
         Ok(n)
     }
@@ -220,8 +219,7 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
         w.i32(self.member_epoch);
         w.nullable_string(self.rack_id, true);
         c::Array::write_nullable(self.subscribed_topic_names.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

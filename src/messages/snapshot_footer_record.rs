@@ -111,10 +111,9 @@ impl c::Encode for SnapshotFooterRecord<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "SnapshotFooterRecord")?,
+                .section_len(0, "SnapshotFooterRecord")?,
         );
         Ok(n)
     }
@@ -122,8 +121,7 @@ impl c::Encode for SnapshotFooterRecord<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i16(self.version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -349,10 +349,9 @@ impl c::Encode for StopReplicaRequest<'_> {
             });
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "StopReplicaRequest")?,
+                    .section_len(0, "StopReplicaRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -386,8 +385,7 @@ impl c::Encode for StopReplicaRequest<'_> {
             self.topic_states.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -641,10 +639,9 @@ impl c::Encode for StopReplicaTopicV1<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "StopReplicaRequest.Topics")?,
+                    .section_len(0, "StopReplicaRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -660,8 +657,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -790,10 +786,9 @@ impl c::Encode for StopReplicaTopicState<'_> {
             "StopReplicaRequest.TopicStates.PartitionStates",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StopReplicaRequest.TopicStates")?,
+                .section_len(0, "StopReplicaRequest.TopicStates")?,
         );
         Ok(n)
     }
@@ -801,8 +796,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partition_states.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -932,21 +926,21 @@ impl c::Encode for StopReplicaPartitionState<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StopReplicaRequest.TopicStates.PartitionStates")?,
+                .section_len(0, "StopReplicaRequest.TopicStates.PartitionStates")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i32(self.leader_epoch);
-        w.bool(self.delete_partition);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(9) {
+            w.i32(self.partition_index);
+            w.i32(self.leader_epoch);
+            w.bool(self.delete_partition);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -164,10 +164,9 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeRequest")?,
+                .section_len(0, "StreamsGroupDescribeRequest")?,
         );
         Ok(n)
     }
@@ -178,8 +177,7 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
         if version >= 1 {
             w.bool(self.include_topology_description);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

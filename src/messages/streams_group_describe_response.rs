@@ -137,10 +137,9 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
             "StreamsGroupDescribeResponse.Groups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse")?,
+                .section_len(0, "StreamsGroupDescribeResponse")?,
         );
         Ok(n)
     }
@@ -148,8 +147,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -523,10 +521,9 @@ impl c::Encode for DescribedGroup<'_> {
                 "StreamsGroupDescribeResponse.Groups.AssignorName",
             )?);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.Groups")?,
+                .section_len(0, "StreamsGroupDescribeResponse.Groups")?,
         );
         Ok(n)
     }
@@ -536,8 +533,10 @@ impl c::Encode for DescribedGroup<'_> {
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
         w.string(self.group_state, true);
-        w.i32(self.group_epoch);
-        w.i32(self.assignment_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.group_epoch);
+            w.i32(self.assignment_epoch);
+        }
         match &self.topology {
             Some(s) => {
                 w.i8(1);
@@ -566,8 +565,7 @@ impl c::Encode for DescribedGroup<'_> {
         if version >= 1 {
             w.nullable_string(self.assignor_name, true);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -692,10 +690,9 @@ impl c::Encode for Topology<'_> {
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.Groups.Topology")?,
+                .section_len(0, "StreamsGroupDescribeResponse.Groups.Topology")?,
         );
         Ok(n)
     }
@@ -703,8 +700,7 @@ impl c::Encode for Topology<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.epoch);
         c::Array::write_nullable(self.subtopologies.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -934,13 +930,10 @@ impl c::Encode for Subtopology<'_> {
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSourceTopics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
+        )?);
         Ok(n)
     }
 
@@ -950,8 +943,7 @@ impl c::Encode for Subtopology<'_> {
         self.repartition_sink_topics.write(w, version, true);
         self.state_changelog_topics.write(w, version, true);
         self.repartition_source_topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1393,10 +1385,9 @@ impl c::Encode for Member<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.Groups.Members")?,
+                .section_len(0, "StreamsGroupDescribeResponse.Groups.Members")?,
         );
         Ok(n)
     }
@@ -1425,8 +1416,7 @@ impl c::Encode for Member<'_> {
         c::Encode::write(&self.assignment, w, version);
         c::Encode::write(&self.target_assignment, w, version);
         w.bool(self.is_classic);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1543,10 +1533,9 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.Endpoint")?,
+                .section_len(0, "StreamsGroupDescribeResponse.Endpoint")?,
         );
         Ok(n)
     }
@@ -1555,8 +1544,7 @@ impl c::Encode for Endpoint<'_> {
         let _ = version;
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1696,10 +1684,9 @@ impl c::Encode for TaskOffset<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.TaskOffset")?,
+                .section_len(0, "StreamsGroupDescribeResponse.TaskOffset")?,
         );
         Ok(n)
     }
@@ -1707,10 +1694,11 @@ impl c::Encode for TaskOffset<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.subtopology_id, true);
-        w.i32(self.partition);
-        w.i64(self.offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition);
+            w.i64(self.offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1879,10 +1867,9 @@ impl c::Encode for Assignment<'_> {
             "StreamsGroupDescribeResponse.Assignment.WarmupTasks",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.Assignment")?,
+                .section_len(0, "StreamsGroupDescribeResponse.Assignment")?,
         );
         Ok(n)
     }
@@ -1891,8 +1878,7 @@ impl c::Encode for Assignment<'_> {
         self.active_tasks.write(w, version, true);
         self.standby_tasks.write(w, version, true);
         self.warmup_tasks.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2024,10 +2010,9 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupDescribeResponse.TaskIds.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.TaskIds")?,
+                .section_len(0, "StreamsGroupDescribeResponse.TaskIds")?,
         );
         Ok(n)
     }
@@ -2035,8 +2020,7 @@ impl c::Encode for TaskIds<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2157,10 +2141,9 @@ impl c::Encode for KeyValue<'_> {
             "StreamsGroupDescribeResponse.KeyValue.Value",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.KeyValue")?,
+                .section_len(0, "StreamsGroupDescribeResponse.KeyValue")?,
         );
         Ok(n)
     }
@@ -2169,8 +2152,7 @@ impl c::Encode for KeyValue<'_> {
         let _ = version;
         w.string(self.key, true);
         w.string(self.value, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2332,21 +2314,21 @@ impl c::Encode for TopicInfo<'_> {
             "StreamsGroupDescribeResponse.TopicInfo.TopicConfigs",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.TopicInfo")?,
+                .section_len(0, "StreamsGroupDescribeResponse.TopicInfo")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
-        w.i32(self.partitions);
-        w.i16(self.replication_factor);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partitions);
+            w.i16(self.replication_factor);
+        }
         self.topic_configs.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2490,10 +2472,9 @@ impl c::Encode for TopologyDescription<'_> {
             "StreamsGroupDescribeResponse.TopologyDescription.GlobalStores",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.TopologyDescription")?,
+                .section_len(0, "StreamsGroupDescribeResponse.TopologyDescription")?,
         );
         Ok(n)
     }
@@ -2501,8 +2482,7 @@ impl c::Encode for TopologyDescription<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2639,21 +2619,17 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
             "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.Nodes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -2897,10 +2873,9 @@ impl c::Encode for TopologyDescriptionNode<'_> {
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.Successors",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?,
+                .section_len(0, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?,
         );
         Ok(n)
     }
@@ -2912,8 +2887,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
         w.nullable_string(self.sink_topic, true);
         self.stores.write(w, version, true);
         self.successors.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -3025,21 +2999,17 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.processor, version)?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

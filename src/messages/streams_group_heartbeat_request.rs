@@ -511,10 +511,9 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest")?,
         );
         Ok(n)
     }
@@ -522,8 +521,10 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         w.string(self.member_id, true);
-        w.i32(self.member_epoch);
-        w.i32(self.endpoint_information_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.member_epoch);
+            w.i32(self.endpoint_information_epoch);
+        }
         w.nullable_string(self.instance_id, true);
         w.nullable_string(self.rack_id, true);
         w.i32(self.rebalance_timeout_ms);
@@ -553,8 +554,7 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
         c::Array::write_nullable(self.task_offsets.as_ref(), w, version, true);
         c::Array::write_nullable(self.task_end_offsets.as_ref(), w, version, true);
         w.bool(self.shutdown_application);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -678,10 +678,9 @@ impl c::Encode for Topology<'_> {
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.Topology")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.Topology")?,
         );
         Ok(n)
     }
@@ -689,8 +688,7 @@ impl c::Encode for Topology<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i32(self.epoch);
         self.subtopologies.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -980,10 +978,9 @@ impl c::Encode for Subtopology<'_> {
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.Topology.Subtopologies")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.Topology.Subtopologies")?,
         );
         Ok(n)
     }
@@ -996,8 +993,7 @@ impl c::Encode for Subtopology<'_> {
         self.repartition_sink_topics.write(w, version, true);
         self.repartition_source_topics.write(w, version, true);
         self.copartition_groups.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1161,13 +1157,10 @@ impl c::Encode for CopartitionGroup<'_> {
 
         n = n.saturating_add(self.repartition_source_topics.encoded_len(version, true, "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.RepartitionSourceTopics")?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
+        )?);
         Ok(n)
     }
 
@@ -1175,8 +1168,7 @@ impl c::Encode for CopartitionGroup<'_> {
         self.source_topics.write(w, version, true);
         self.source_topic_regex.write(w, version, true);
         self.repartition_source_topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1297,10 +1289,9 @@ impl c::Encode for KeyValue<'_> {
             "StreamsGroupHeartbeatRequest.KeyValue.Value",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.KeyValue")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.KeyValue")?,
         );
         Ok(n)
     }
@@ -1309,8 +1300,7 @@ impl c::Encode for KeyValue<'_> {
         let _ = version;
         w.string(self.key, true);
         w.string(self.value, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1472,21 +1462,21 @@ impl c::Encode for TopicInfo<'_> {
             "StreamsGroupHeartbeatRequest.TopicInfo.TopicConfigs",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.TopicInfo")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.TopicInfo")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
-        w.i32(self.partitions);
-        w.i16(self.replication_factor);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partitions);
+            w.i16(self.replication_factor);
+        }
         self.topic_configs.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1603,10 +1593,9 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.Endpoint")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.Endpoint")?,
         );
         Ok(n)
     }
@@ -1615,8 +1604,7 @@ impl c::Encode for Endpoint<'_> {
         let _ = version;
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1756,10 +1744,9 @@ impl c::Encode for TaskOffset<'_> {
 
         n = n.saturating_add(8);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.TaskOffset")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.TaskOffset")?,
         );
         Ok(n)
     }
@@ -1767,10 +1754,11 @@ impl c::Encode for TaskOffset<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.subtopology_id, true);
-        w.i32(self.partition);
-        w.i64(self.offset);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition);
+            w.i64(self.offset);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1902,10 +1890,9 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupHeartbeatRequest.TaskIds.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatRequest.TaskIds")?,
+                .section_len(0, "StreamsGroupHeartbeatRequest.TaskIds")?,
         );
         Ok(n)
     }
@@ -1913,8 +1900,7 @@ impl c::Encode for TaskIds<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -488,21 +488,24 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         w.string(self.member_id, true);
-        w.i32(self.member_epoch);
-        w.i32(self.heartbeat_interval_ms);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.member_epoch);
+            w.i32(self.heartbeat_interval_ms);
+        }
         if version <= 0 {
             w.i32(self.acceptable_recovery_lag_legacy);
         }
@@ -519,8 +522,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
         }
         w.i32(self.endpoint_information_epoch);
         c::Array::write_nullable(self.partitions_by_user_endpoint.as_ref(), w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -677,10 +679,9 @@ impl c::Encode for EndpointToPartitions<'_> {
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.StandbyPartitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint")?,
         );
         Ok(n)
     }
@@ -689,8 +690,7 @@ impl c::Encode for EndpointToPartitions<'_> {
         c::Encode::write(&self.user_endpoint, w, version);
         self.active_partitions.write(w, version, true);
         self.standby_partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -811,10 +811,9 @@ impl c::Encode for Status<'_> {
             "StreamsGroupHeartbeatResponse.Status.StatusDetail",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse.Status")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse.Status")?,
         );
         Ok(n)
     }
@@ -823,8 +822,7 @@ impl c::Encode for Status<'_> {
         let _ = version;
         w.i8(self.status_code);
         w.string(self.status_detail, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -956,10 +954,9 @@ impl c::Encode for TopicPartition<'_> {
             "StreamsGroupHeartbeatResponse.TopicPartition.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse.TopicPartition")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse.TopicPartition")?,
         );
         Ok(n)
     }
@@ -967,8 +964,7 @@ impl c::Encode for TopicPartition<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1101,10 +1097,9 @@ impl c::Encode for TaskIds<'_> {
             "StreamsGroupHeartbeatResponse.TaskIds.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse.TaskIds")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse.TaskIds")?,
         );
         Ok(n)
     }
@@ -1112,8 +1107,7 @@ impl c::Encode for TaskIds<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -1230,10 +1224,9 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupHeartbeatResponse.Endpoint")?,
+                .section_len(0, "StreamsGroupHeartbeatResponse.Endpoint")?,
         );
         Ok(n)
     }
@@ -1242,8 +1235,7 @@ impl c::Encode for Endpoint<'_> {
         let _ = version;
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

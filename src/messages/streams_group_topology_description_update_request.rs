@@ -184,10 +184,9 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.topology_description, version)?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "StreamsGroupTopologyDescriptionUpdateRequest")?,
+                .section_len(0, "StreamsGroupTopologyDescriptionUpdateRequest")?,
         );
         Ok(n)
     }
@@ -197,8 +196,7 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
         w.string(self.member_id, true);
         w.i32(self.topology_epoch);
         c::Encode::write(&self.topology_description, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -344,21 +342,17 @@ impl c::Encode for TopologyDescription<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.GlobalStores",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -478,21 +472,17 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -742,13 +732,10 @@ impl c::Encode for TopologyDescriptionNode<'_> {
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Successors",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
+        )?);
         Ok(n)
     }
 
@@ -759,8 +746,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
         w.nullable_string(self.sink_topic, true);
         self.stores.write(w, version, true);
         self.successors.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -871,21 +857,17 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
         n = n.saturating_add(c::Encode::encoded_len(&self.processor, version)?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -277,10 +277,9 @@ impl c::Encode for SyncGroupRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "SyncGroupRequest")?,
+                    .section_len(0, "SyncGroupRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -307,8 +306,7 @@ impl c::Encode for SyncGroupRequest<'_> {
         }
         self.assignments.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -430,10 +428,9 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "SyncGroupRequest.Assignments")?,
+                    .section_len(0, "SyncGroupRequest.Assignments")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -449,8 +446,7 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
         w.string(self.member_id, flexible);
         w.bytes(self.assignment, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -302,10 +302,9 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitRequest")?,
+                    .section_len(0, "TxnOffsetCommitRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -320,8 +319,10 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);
         w.string(self.group_id, flexible);
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
+        if let Some(mut w) = w.sub(10) {
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+        }
         if version >= 3 {
             w.i32(self.generation_id_or_member_epoch);
         }
@@ -333,8 +334,7 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         }
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -502,10 +502,9 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitRequest.Topics")?,
+                    .section_len(0, "TxnOffsetCommitRequest.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -526,8 +525,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -703,10 +701,9 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitRequest.Topics.Partitions")?,
+                    .section_len(0, "TxnOffsetCommitRequest.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -719,15 +716,16 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.partition_index);
-        w.i64(self.committed_offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i64(self.committed_offset);
+        }
         if version >= 2 {
             w.i32(self.committed_leader_epoch);
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -143,10 +143,9 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitResponse")?,
+                    .section_len(0, "TxnOffsetCommitResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -162,8 +161,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -331,10 +329,9 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitResponse.Topics")?,
+                    .section_len(0, "TxnOffsetCommitResponse.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -355,8 +352,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         }
         self.partitions.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -472,10 +468,9 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "TxnOffsetCommitResponse.Topics.Partitions")?,
+                    .section_len(0, "TxnOffsetCommitResponse.Topics.Partitions")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -488,11 +483,12 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+        }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

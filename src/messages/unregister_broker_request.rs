@@ -112,10 +112,9 @@ impl c::Encode for UnregisterBrokerRequest<'_> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UnregisterBrokerRequest")?,
+                .section_len(0, "UnregisterBrokerRequest")?,
         );
         Ok(n)
     }
@@ -123,8 +122,7 @@ impl c::Encode for UnregisterBrokerRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.broker_id);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -172,10 +172,9 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateFeaturesRequest")?,
+                .section_len(0, "UpdateFeaturesRequest")?,
         );
         Ok(n)
     }
@@ -186,8 +185,7 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
         if version >= 1 {
             w.bool(self.validate_only);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -363,10 +361,9 @@ impl c::Encode for FeatureUpdateKey<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateFeaturesRequest.FeatureUpdates")?,
+                .section_len(0, "UpdateFeaturesRequest.FeatureUpdates")?,
         );
         Ok(n)
     }
@@ -380,8 +377,7 @@ impl c::Encode for FeatureUpdateKey<'_> {
         if version >= 1 {
             w.i8(self.upgrade_type);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

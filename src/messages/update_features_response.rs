@@ -182,23 +182,23 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
                 "UpdateFeaturesResponse.Results",
             )?);
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateFeaturesResponse")?,
+                .section_len(0, "UpdateFeaturesResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
         if version <= 1 {
             self.results.write(w, version, true);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -334,10 +334,9 @@ impl c::Encode for UpdatableFeatureResult<'_> {
             "UpdateFeaturesResponse.Results.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateFeaturesResponse.Results")?,
+                .section_len(0, "UpdateFeaturesResponse.Results")?,
         );
         Ok(n)
     }
@@ -347,8 +346,7 @@ impl c::Encode for UpdatableFeatureResult<'_> {
         w.string(self.feature, true);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

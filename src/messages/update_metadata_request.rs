@@ -555,10 +555,9 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "UpdateMetadataRequest.TopicStates")?,
+                    .section_len(0, "UpdateMetadataRequest.TopicStates")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -577,8 +576,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         }
         self.partition_states.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -797,10 +795,9 @@ impl c::Encode for UpdateMetadataBroker<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "UpdateMetadataRequest.LiveBrokers")?,
+                    .section_len(0, "UpdateMetadataRequest.LiveBrokers")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -827,8 +824,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
             w.nullable_string(self.rack, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1007,10 +1003,9 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "UpdateMetadataRequest.LiveBrokers.Endpoints")?,
+                    .section_len(0, "UpdateMetadataRequest.LiveBrokers.Endpoints")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1030,8 +1025,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         }
         w.i16(self.security_protocol);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -1338,10 +1332,9 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
             )?);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "UpdateMetadataRequest.UpdateMetadataPartitionState")?,
+                    .section_len(0, "UpdateMetadataRequest.UpdateMetadataPartitionState")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -1357,10 +1350,12 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
         if version <= 4 {
             w.string(self.topic_name, flexible);
         }
-        w.i32(self.partition_index);
-        w.i32(self.controller_epoch);
-        w.i32(self.leader);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(16) {
+            w.i32(self.partition_index);
+            w.i32(self.controller_epoch);
+            w.i32(self.leader);
+            w.i32(self.leader_epoch);
+        }
         self.isr.write(w, version, flexible);
         w.i32(self.zk_version);
         self.replicas.write(w, version, flexible);
@@ -1368,8 +1363,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
             self.offline_replicas.write(w, version, flexible);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

@@ -118,10 +118,9 @@ impl c::Encode for UpdateMetadataResponse<'_> {
         n = n.saturating_add(2);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "UpdateMetadataResponse")?,
+                    .section_len(0, "UpdateMetadataResponse")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -136,8 +135,7 @@ impl c::Encode for UpdateMetadataResponse<'_> {
         let flexible = version >= 6;
         w.i16(self.error_code);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }

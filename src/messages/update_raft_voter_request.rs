@@ -205,23 +205,23 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
             version,
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateRaftVoterRequest")?,
+                .section_len(0, "UpdateRaftVoterRequest")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.nullable_string(self.cluster_id, true);
-        w.i32(self.current_leader_epoch);
-        w.i32(self.voter_id);
-        w.uuid(self.voter_directory_id);
+        if let Some(mut w) = w.sub(24) {
+            w.i32(self.current_leader_epoch);
+            w.i32(self.voter_id);
+            w.uuid(self.voter_directory_id);
+        }
         self.listeners.write(w, version, true);
         c::Encode::write(&self.k_raft_version_feature, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -356,10 +356,9 @@ impl c::Encode for Listener<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateRaftVoterRequest.Listeners")?,
+                .section_len(0, "UpdateRaftVoterRequest.Listeners")?,
         );
         Ok(n)
     }
@@ -369,8 +368,7 @@ impl c::Encode for Listener<'_> {
         w.string(self.name, true);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -484,20 +482,20 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateRaftVoterRequest.KRaftVersionFeature")?,
+                .section_len(0, "UpdateRaftVoterRequest.KRaftVersionFeature")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i16(self.min_supported_version);
-        w.i16(self.max_supported_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.min_supported_version);
+            w.i16(self.max_supported_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

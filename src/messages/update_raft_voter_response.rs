@@ -172,8 +172,10 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.throttle_time_ms);
+            w.i16(self.error_code);
+        }
         let mut count: u32 = self.unknown_tagged_fields.count();
         if !self.current_leader.is_default() {
             count = count.saturating_add(1);
@@ -335,22 +337,22 @@ impl c::Encode for CurrentLeader<'_> {
 
         n = n.saturating_add(4);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "UpdateRaftVoterResponse.CurrentLeader")?,
+                .section_len(0, "UpdateRaftVoterResponse.CurrentLeader")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(8) {
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+        }
         w.string(self.host, true);
         w.i32(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -159,10 +159,7 @@ impl c::Encode for VoteRequest<'_> {
                 .encoded_len(version, true, "VoteRequest.Topics")?,
         );
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n
-            .saturating_add(c::uvarint_len(count))
-            .saturating_add(self.unknown_tagged_fields.encoded_len(0, "VoteRequest")?);
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "VoteRequest")?);
         Ok(n)
     }
 
@@ -172,8 +169,7 @@ impl c::Encode for VoteRequest<'_> {
             w.i32(self.voter_id);
         }
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -287,10 +283,9 @@ impl c::Encode for TopicData<'_> {
             "VoteRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VoteRequest.Topics")?,
+                .section_len(0, "VoteRequest.Topics")?,
         );
         Ok(n)
     }
@@ -298,8 +293,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -535,31 +529,33 @@ impl c::Encode for PartitionData<'_> {
                 version,
             });
         }
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VoteRequest.Topics.Partitions")?,
+                .section_len(0, "VoteRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition_index);
-        w.i32(self.replica_epoch);
-        w.i32(self.replica_id);
-        if version >= 1 {
-            w.uuid(self.replica_directory_id);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.partition_index);
+            w.i32(self.replica_epoch);
+            w.i32(self.replica_id);
         }
-        if version >= 1 {
+        if version >= 1
+            && let Some(mut w) = w.sub(32)
+        {
+            w.uuid(self.replica_directory_id);
             w.uuid(self.voter_directory_id);
         }
-        w.i32(self.last_offset_epoch);
-        w.i64(self.last_offset);
+        if let Some(mut w) = w.sub(12) {
+            w.i32(self.last_offset_epoch);
+            w.i64(self.last_offset);
+        }
         if version >= 2 {
             w.bool(self.pre_vote);
         }
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

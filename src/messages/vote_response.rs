@@ -315,10 +315,9 @@ impl c::Encode for TopicData<'_> {
             "VoteResponse.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VoteResponse.Topics")?,
+                .section_len(0, "VoteResponse.Topics")?,
         );
         Ok(n)
     }
@@ -326,8 +325,7 @@ impl c::Encode for TopicData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -484,23 +482,23 @@ impl c::Encode for PartitionData<'_> {
 
         n = n.saturating_add(1);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VoteResponse.Topics.Partitions")?,
+                .section_len(0, "VoteResponse.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition_index);
-        w.i16(self.error_code);
-        w.i32(self.leader_id);
-        w.i32(self.leader_epoch);
-        w.bool(self.vote_granted);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(15) {
+            w.i32(self.partition_index);
+            w.i16(self.error_code);
+            w.i32(self.leader_id);
+            w.i32(self.leader_epoch);
+            w.bool(self.vote_granted);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -631,10 +629,9 @@ impl c::Encode for NodeEndpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VoteResponse.NodeEndpoints")?,
+                .section_len(0, "VoteResponse.NodeEndpoints")?,
         );
         Ok(n)
     }
@@ -644,8 +641,7 @@ impl c::Encode for NodeEndpoint<'_> {
         w.i32(self.node_id);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -130,18 +130,14 @@ impl c::Encode for VotersRecord<'_> {
                 .encoded_len(version, true, "VotersRecord.Voters")?,
         );
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n
-            .saturating_add(c::uvarint_len(count))
-            .saturating_add(self.unknown_tagged_fields.encoded_len(0, "VotersRecord")?);
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(0, "VotersRecord")?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i16(self.version);
         self.voters.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -287,21 +283,21 @@ impl c::Encode for Voter<'_> {
             version,
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VotersRecord.Voters")?,
+                .section_len(0, "VotersRecord.Voters")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.voter_id);
-        w.uuid(self.voter_directory_id);
+        if let Some(mut w) = w.sub(20) {
+            w.i32(self.voter_id);
+            w.uuid(self.voter_directory_id);
+        }
         self.endpoints.write(w, version, true);
         c::Encode::write(&self.k_raft_version_feature, w, version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -436,10 +432,9 @@ impl c::Encode for Endpoint<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VotersRecord.Voters.Endpoints")?,
+                .section_len(0, "VotersRecord.Voters.Endpoints")?,
         );
         Ok(n)
     }
@@ -449,8 +444,7 @@ impl c::Encode for Endpoint<'_> {
         w.string(self.name, true);
         w.string(self.host, true);
         w.u16(self.port);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -564,20 +558,20 @@ impl c::Encode for KRaftVersionFeature<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "VotersRecord.Voters.KRaftVersionFeature")?,
+                .section_len(0, "VotersRecord.Voters.KRaftVersionFeature")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i16(self.min_supported_version);
-        w.i16(self.max_supported_version);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(4) {
+            w.i16(self.min_supported_version);
+            w.i16(self.max_supported_version);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

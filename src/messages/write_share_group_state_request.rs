@@ -141,10 +141,9 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
             "WriteShareGroupStateRequest.Topics",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateRequest")?,
+                .section_len(0, "WriteShareGroupStateRequest")?,
         );
         Ok(n)
     }
@@ -152,8 +151,7 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -274,10 +272,9 @@ impl c::Encode for WriteStateData<'_> {
             "WriteShareGroupStateRequest.Topics.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateRequest.Topics")?,
+                .section_len(0, "WriteShareGroupStateRequest.Topics")?,
         );
         Ok(n)
     }
@@ -285,8 +282,7 @@ impl c::Encode for WriteStateData<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -486,25 +482,25 @@ impl c::Encode for PartitionData<'_> {
             "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateRequest.Topics.Partitions")?,
+                .section_len(0, "WriteShareGroupStateRequest.Topics.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.partition);
-        w.i32(self.state_epoch);
-        w.i32(self.leader_epoch);
-        w.i64(self.start_offset);
+        if let Some(mut w) = w.sub(20) {
+            w.i32(self.partition);
+            w.i32(self.state_epoch);
+            w.i32(self.leader_epoch);
+            w.i64(self.start_offset);
+        }
         if version >= 1 {
             w.i32(self.delivery_complete_count);
         }
         self.state_batches.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -657,24 +653,22 @@ impl c::Encode for StateBatch<'_> {
 
         n = n.saturating_add(2);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
-            self.unknown_tagged_fields.encoded_len(
-                0,
-                "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
-            )?,
-        );
+        n = n.saturating_add(self.unknown_tagged_fields.section_len(
+            0,
+            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
+        )?);
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i64(self.first_offset);
-        w.i64(self.last_offset);
-        w.i8(self.delivery_state);
-        w.i16(self.delivery_count);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        if let Some(mut w) = w.sub(19) {
+            w.i64(self.first_offset);
+            w.i64(self.last_offset);
+            w.i8(self.delivery_state);
+            w.i16(self.delivery_count);
+        }
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

@@ -120,18 +120,16 @@ impl c::Encode for WriteShareGroupStateResponse<'_> {
             "WriteShareGroupStateResponse.Results",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateResponse")?,
+                .section_len(0, "WriteShareGroupStateResponse")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.results.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -255,10 +253,9 @@ impl c::Encode for WriteStateResult<'_> {
             "WriteShareGroupStateResponse.Results.Partitions",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateResponse.Results")?,
+                .section_len(0, "WriteShareGroupStateResponse.Results")?,
         );
         Ok(n)
     }
@@ -266,8 +263,7 @@ impl c::Encode for WriteStateResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 
@@ -407,21 +403,21 @@ impl c::Encode for PartitionResult<'_> {
             "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?);
 
-        let count: u32 = self.unknown_tagged_fields.count();
-        n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+        n = n.saturating_add(
             self.unknown_tagged_fields
-                .encoded_len(0, "WriteShareGroupStateResponse.Results.Partitions")?,
+                .section_len(0, "WriteShareGroupStateResponse.Results.Partitions")?,
         );
         Ok(n)
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
-        w.i32(self.partition);
-        w.i16(self.error_code);
+        if let Some(mut w) = w.sub(6) {
+            w.i32(self.partition);
+            w.i16(self.error_code);
+        }
         w.nullable_string(self.error_message, true);
-        w.uvarint(self.unknown_tagged_fields.count());
-        self.unknown_tagged_fields.write(w);
+        self.unknown_tagged_fields.write_section(w);
     }
 }
 

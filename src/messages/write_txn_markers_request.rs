@@ -127,10 +127,9 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "WriteTxnMarkersRequest")?,
+                    .section_len(0, "WriteTxnMarkersRequest")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -145,8 +144,7 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
         let flexible = version >= 1;
         self.markers.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -348,10 +346,9 @@ impl c::Encode for WritableTxnMarker<'_> {
             n = n.saturating_add(1);
         }
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "WriteTxnMarkersRequest.Markers")?,
+                    .section_len(0, "WriteTxnMarkersRequest.Markers")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -364,17 +361,18 @@ impl c::Encode for WritableTxnMarker<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
-        w.i64(self.producer_id);
-        w.i16(self.producer_epoch);
-        w.bool(self.transaction_result);
+        if let Some(mut w) = w.sub(11) {
+            w.i64(self.producer_id);
+            w.i16(self.producer_epoch);
+            w.bool(self.transaction_result);
+        }
         self.topics.write(w, version, flexible);
         w.i32(self.coordinator_epoch);
         if version >= 2 {
             w.i8(self.transaction_version);
         }
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
@@ -509,10 +507,9 @@ impl c::Encode for WritableTxnMarkerTopic<'_> {
         )?);
 
         if flexible {
-            let count: u32 = self.unknown_tagged_fields.count();
-            n = n.saturating_add(c::uvarint_len(count)).saturating_add(
+            n = n.saturating_add(
                 self.unknown_tagged_fields
-                    .encoded_len(0, "WriteTxnMarkersRequest.Markers.Topics")?,
+                    .section_len(0, "WriteTxnMarkersRequest.Markers.Topics")?,
             );
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotInVersion {
@@ -528,8 +525,7 @@ impl c::Encode for WritableTxnMarkerTopic<'_> {
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
         if flexible {
-            w.uvarint(self.unknown_tagged_fields.count());
-            self.unknown_tagged_fields.write(w);
+            self.unknown_tagged_fields.write_section(w);
         }
     }
 }
