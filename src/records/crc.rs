@@ -10,6 +10,11 @@
 //! uses the processor's CRC-32C instruction when it has one (SSE 4.2 on x86-64, the CRC
 //! extension on AArch64, detected at run time, through the `crc32c` crate) and a table
 //! otherwise.
+//!
+//! A build compiled with SSE 4.2 enabled (`-C target-cpu=native`) still uses the table without
+//! `crc-hw`: calling `_mm_crc32_u64` safely needs a `#[target_feature]` function, and a function
+//! without the attribute can only call that one in `unsafe` code, whatever the build enables,
+//! and this crate forbids `unsafe`.
 
 #[cfg(not(feature = "crc-hw"))]
 use crc::CRC_32_ISCSI;
@@ -114,6 +119,41 @@ mod tests {
         assert_eq!(crc32c(b"Some String"), 608_512_271);
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(crc32c(b""), 0);
+    }
+
+    /// Bitwise CRC-32C, the definition every fast path is checked against.
+    fn bitwise(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0x82f6_3b78
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    /// Whichever path this build uses (the table, or the instruction with `crc-hw`) against the
+    /// bitwise definition, over every length to 300 at every start alignment to 16, whole and in
+    /// two pieces.
+    #[test]
+    fn every_length_and_alignment() {
+        let data: [u8; 320] = core::array::from_fn(|i| (i as u8).wrapping_mul(167) ^ 0x5a);
+        for start in 0..16 {
+            for len in 0..300 {
+                let bytes = &data[start..start + len];
+                let expected = bitwise(bytes);
+                assert_eq!(crc32c(bytes), expected, "start {start} len {len}");
+                let mut c = Crc32c::new();
+                c.update(&bytes[..len / 3]);
+                c.update(&bytes[len / 3..]);
+                assert_eq!(c.finish(), expected, "pieces, start {start} len {len}");
+            }
+        }
     }
 
     #[test]
