@@ -58,7 +58,7 @@
 //!
 //! | feature | effect |
 //! |---|---|
-//! | `defmt` | `defmt::Format` for errors, API keys and primitive views |
+//! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |

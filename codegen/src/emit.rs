@@ -679,7 +679,10 @@ fn emit_struct(
             s.path
         );
     }
-    out.push_str("#[derive(Debug, Clone, Copy, PartialEq)]\n#[non_exhaustive]\n");
+    out.push_str(
+        "#[derive(Debug, Clone, Copy, PartialEq)]\n\
+         #[cfg_attr(feature = \"defmt\", derive(defmt::Format))]\n#[non_exhaustive]\n",
+    );
     let _ = writeln!(out, "pub struct {name}<'a> {{");
     for x in &fields {
         out.push_str(&field_doc(x));

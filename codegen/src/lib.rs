@@ -296,7 +296,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         };
         let _ = writeln!(
             out,
-            "/// Any {} body, by API key.\n#[derive(Debug, Clone, Copy, PartialEq)]\n#[non_exhaustive]\n#[allow(clippy::large_enum_variant, reason = \"bodies are borrowed views decoded in place; boxing would need an allocator\")]\npub enum {enum_name}<'a> {{",
+            "/// Any {} body, by API key.\n#[derive(Debug, Clone, Copy, PartialEq)]\n#[cfg_attr(feature = \"defmt\", derive(defmt::Format))]\n#[non_exhaustive]\n#[allow(clippy::large_enum_variant, reason = \"bodies are borrowed views decoded in place; boxing would need an allocator\")]\npub enum {enum_name}<'a> {{",
             enum_name.to_lowercase()
         );
         for a in &live {

@@ -1155,6 +1155,7 @@ pub static API_TABLE: [ApiInfo; 95] = [
 
 /// Any request body, by API key.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 #[allow(
     clippy::large_enum_variant,
@@ -2763,6 +2764,7 @@ impl<'a> From<m::UnregisterControllerRequest<'a>> for Request<'a> {
 
 /// Any response body, by API key.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 #[allow(
     clippy::large_enum_variant,

@@ -444,6 +444,37 @@ impl<'a, T: Element<'a> + fmt::Debug + 'a> fmt::Debug for ArrayView<'a, T> {
     }
 }
 
+/// Writes `[a, b, c]` to a defmt formatter.
+#[cfg(feature = "defmt")]
+pub(crate) fn defmt_list<I>(f: defmt::Formatter<'_>, items: I)
+where
+    I: Iterator,
+    I::Item: defmt::Format,
+{
+    defmt::write!(f, "[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            defmt::write!(f, ", ");
+        }
+        defmt::write!(f, "{}", item);
+    }
+    defmt::write!(f, "]");
+}
+
+#[cfg(feature = "defmt")]
+impl<'a, T: Element<'a> + defmt::Format + 'a> defmt::Format for Array<'a, T> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt_list(f, self.iter());
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<'a, T: Element<'a> + defmt::Format + 'a> defmt::Format for ArrayView<'a, T> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt_list(f, self.iter());
+    }
+}
+
 impl<'a, T: Element<'a>> IntoIterator for &Array<'a, T> {
     type Item = T;
     type IntoIter = ArrayIter<'a, T>;

@@ -200,6 +200,13 @@ impl fmt::Debug for TaggedFields<'_> {
     }
 }
 
+#[cfg(feature = "defmt")]
+impl defmt::Format for TaggedFields<'_> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        super::array::defmt_list(f, self.iter());
+    }
+}
+
 /// Iterator over [`TaggedFields`].
 #[derive(Debug, Clone)]
 pub enum TaggedFieldIter<'a> {

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AddOffsetsToTxnResponse` (API key 25): valid versions 0-4, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddOffsetsToTxnResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

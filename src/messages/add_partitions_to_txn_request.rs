@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AddPartitionsToTxnRequest` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnRequest<'a> {
     /// `Transactions`: `[]AddPartitionsToTxnTransaction`, versions 4+.
@@ -340,6 +341,7 @@ crate::__struct_element!(AddPartitionsToTxnRequest);
 
 /// `AddPartitionsToTxnRequest.Transactions` (struct `AddPartitionsToTxnTransaction`, reachable in versions 4-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnTransaction<'a> {
     /// `TransactionalId`: `string`, versions 4+.
@@ -539,6 +541,7 @@ crate::__struct_element!(AddPartitionsToTxnTransaction);
 
 /// Common struct `AddPartitionsToTxnTopic` of `AddPartitionsToTxnRequest` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnTopic<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AddPartitionsToTxnResponse` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -274,6 +275,7 @@ crate::__struct_element!(AddPartitionsToTxnResponse);
 
 /// `AddPartitionsToTxnResponse.ResultsByTransaction` (struct `AddPartitionsToTxnResult`, reachable in versions 4-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnResult<'a> {
     /// `TransactionalId`: `string`, versions 4+.
@@ -422,6 +424,7 @@ crate::__struct_element!(AddPartitionsToTxnResult);
 
 /// Common struct `AddPartitionsToTxnTopicResult` of `AddPartitionsToTxnResponse` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnTopicResult<'a> {
     /// `Name`: `string`, versions 0+.
@@ -587,6 +590,7 @@ crate::__struct_element!(AddPartitionsToTxnTopicResult);
 
 /// Common struct `AddPartitionsToTxnPartitionResult` of `AddPartitionsToTxnResponse` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddPartitionsToTxnPartitionResult<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

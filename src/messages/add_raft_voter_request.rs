@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AddRaftVoterRequest` (API key 80): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddRaftVoterRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+.
@@ -241,6 +242,7 @@ crate::__struct_element!(AddRaftVoterRequest);
 
 /// `AddRaftVoterRequest.Listeners` (struct `Listener`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Listener<'a> {
     /// `Name`: `string`, versions 0+.

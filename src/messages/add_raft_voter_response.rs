@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AddRaftVoterResponse` (API key 80): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AddRaftVoterResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

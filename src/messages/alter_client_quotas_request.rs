@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterClientQuotasRequest` (API key 49): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterClientQuotasRequest<'a> {
     /// `Entries`: `[]EntryData`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(AlterClientQuotasRequest);
 
 /// `AlterClientQuotasRequest.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntryData<'a> {
     /// `Entity`: `[]EntityData`, versions 0+.
@@ -325,6 +327,7 @@ crate::__struct_element!(EntryData);
 
 /// `AlterClientQuotasRequest.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntityData<'a> {
     /// `EntityType`: `string`, versions 0+.
@@ -482,6 +485,7 @@ crate::__struct_element!(EntityData);
 
 /// `AlterClientQuotasRequest.Entries.Ops` (struct `OpData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OpData<'a> {
     /// `Key`: `string`, versions 0+.

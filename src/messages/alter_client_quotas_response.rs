@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterClientQuotasResponse` (API key 49): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterClientQuotasResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(AlterClientQuotasResponse);
 
 /// `AlterClientQuotasResponse.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntryData<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -343,6 +345,7 @@ crate::__struct_element!(EntryData);
 
 /// `AlterClientQuotasResponse.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntityData<'a> {
     /// `EntityType`: `string`, versions 0+.

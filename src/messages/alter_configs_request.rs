@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterConfigsRequest` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsRequest<'a> {
     /// `Resources`: `[]AlterConfigsResource`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(AlterConfigsRequest);
 
 /// `AlterConfigsRequest.Resources` (struct `AlterConfigsResource`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
@@ -337,6 +339,7 @@ crate::__struct_element!(AlterConfigsResource);
 
 /// `AlterConfigsRequest.Resources.Configs` (struct `AlterableConfig`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterableConfig<'a> {
     /// `Name`: `string`, versions 0+.

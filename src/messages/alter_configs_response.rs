@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterConfigsResponse` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(AlterConfigsResponse);
 
 /// `AlterConfigsResponse.Responses` (struct `AlterConfigsResourceResponse`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsResourceResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterPartitionReassignmentsRequest` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterPartitionReassignmentsRequest<'a> {
     /// `TimeoutMs`: `int32`, versions 0+. Default: `60000`.
@@ -197,6 +198,7 @@ crate::__struct_element!(AlterPartitionReassignmentsRequest);
 
 /// `AlterPartitionReassignmentsRequest.Topics` (struct `ReassignableTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReassignableTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -335,6 +337,7 @@ crate::__struct_element!(ReassignableTopic);
 
 /// `AlterPartitionReassignmentsRequest.Topics.Partitions` (struct `ReassignablePartition`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReassignablePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterPartitionReassignmentsResponse` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterPartitionReassignmentsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -236,6 +237,7 @@ crate::__struct_element!(AlterPartitionReassignmentsResponse);
 
 /// `AlterPartitionReassignmentsResponse.Responses` (struct `ReassignableTopicResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReassignableTopicResponse<'a> {
     /// `Name`: `string`, versions 0+.
@@ -381,6 +383,7 @@ crate::__struct_element!(ReassignableTopicResponse);
 
 /// `AlterPartitionReassignmentsResponse.Responses.Partitions` (struct `ReassignablePartitionResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReassignablePartitionResponse<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

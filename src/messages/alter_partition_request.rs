@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterPartitionRequest` (API key 56): valid versions 0-3, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterPartitionRequest<'a> {
     /// `BrokerId`: `int32`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(AlterPartitionRequest);
 
 /// `AlterPartitionRequest.Topics` (struct `TopicData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0-1. Ignorable.
@@ -342,6 +344,7 @@ crate::__struct_element!(TopicData);
 
 /// `AlterPartitionRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -614,6 +617,7 @@ crate::__struct_element!(PartitionData);
 
 /// `AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs` (struct `BrokerState`, reachable in versions 3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BrokerState<'a> {
     /// `BrokerId`: `int32`, versions 3+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterPartitionResponse` (API key 56): valid versions 0-3, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterPartitionResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(AlterPartitionResponse);
 
 /// `AlterPartitionResponse.Topics` (struct `TopicData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0-1. Ignorable.
@@ -343,6 +345,7 @@ crate::__struct_element!(TopicData);
 
 /// `AlterPartitionResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

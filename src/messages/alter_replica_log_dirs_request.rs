@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterReplicaLogDirsRequest` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDirsRequest<'a> {
     /// `Dirs`: `[]AlterReplicaLogDir`, versions 0+.
@@ -153,6 +154,7 @@ crate::__struct_element!(AlterReplicaLogDirsRequest);
 
 /// `AlterReplicaLogDirsRequest.Dirs` (struct `AlterReplicaLogDir`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDir<'a> {
     /// `Path`: `string`, versions 0+.
@@ -303,6 +305,7 @@ crate::__struct_element!(AlterReplicaLogDir);
 
 /// `AlterReplicaLogDirsRequest.Dirs.Topics` (struct `AlterReplicaLogDirTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDirTopic<'a> {
     /// `Name`: `string`, versions 0+.

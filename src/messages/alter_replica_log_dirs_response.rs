@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterReplicaLogDirsResponse` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDirsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -171,6 +172,7 @@ crate::__struct_element!(AlterReplicaLogDirsResponse);
 
 /// `AlterReplicaLogDirsResponse.Results` (struct `AlterReplicaLogDirTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDirTopicResult<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -328,6 +330,7 @@ crate::__struct_element!(AlterReplicaLogDirTopicResult);
 
 /// `AlterReplicaLogDirsResponse.Results.Partitions` (struct `AlterReplicaLogDirPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterReplicaLogDirPartitionResult<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterShareGroupOffsetsRequest` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -162,6 +163,7 @@ crate::__struct_element!(AlterShareGroupOffsetsRequest);
 
 /// `AlterShareGroupOffsetsRequest.Topics` (struct `AlterShareGroupOffsetsRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequestTopic<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -303,6 +305,7 @@ crate::__struct_element!(AlterShareGroupOffsetsRequestTopic);
 
 /// `AlterShareGroupOffsetsRequest.Topics.Partitions` (struct `AlterShareGroupOffsetsRequestPartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsRequestPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterShareGroupOffsetsResponse` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -205,6 +206,7 @@ crate::__struct_element!(AlterShareGroupOffsetsResponse);
 
 /// `AlterShareGroupOffsetsResponse.Responses` (struct `AlterShareGroupOffsetsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponseTopic<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -368,6 +370,7 @@ crate::__struct_element!(AlterShareGroupOffsetsResponseTopic);
 
 /// `AlterShareGroupOffsetsResponse.Responses.Partitions` (struct `AlterShareGroupOffsetsResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterShareGroupOffsetsResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

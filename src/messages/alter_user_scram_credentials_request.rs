@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterUserScramCredentialsRequest` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterUserScramCredentialsRequest<'a> {
     /// `Deletions`: `[]ScramCredentialDeletion`, versions 0+.
@@ -174,6 +175,7 @@ crate::__struct_element!(AlterUserScramCredentialsRequest);
 
 /// `AlterUserScramCredentialsRequest.Deletions` (struct `ScramCredentialDeletion`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ScramCredentialDeletion<'a> {
     /// `Name`: `string`, versions 0+.
@@ -306,6 +308,7 @@ crate::__struct_element!(ScramCredentialDeletion);
 
 /// `AlterUserScramCredentialsRequest.Upsertions` (struct `ScramCredentialUpsertion`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ScramCredentialUpsertion<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AlterUserScramCredentialsResponse` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterUserScramCredentialsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -163,6 +164,7 @@ crate::__struct_element!(AlterUserScramCredentialsResponse);
 
 /// `AlterUserScramCredentialsResponse.Results` (struct `AlterUserScramCredentialsResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterUserScramCredentialsResult<'a> {
     /// `User`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ApiVersionsRequest` (API key 18): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ApiVersionsRequest<'a> {
     /// `ClientSoftwareName`: `string`, versions 3+. Ignorable.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ApiVersionsResponse` (API key 18): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ApiVersionsResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -397,6 +398,7 @@ crate::__struct_element!(ApiVersionsResponse);
 
 /// `ApiVersionsResponse.ApiKeys` (struct `ApiVersion`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ApiVersion<'a> {
     /// `ApiKey`: `int16`, versions 0+.
@@ -547,6 +549,7 @@ crate::__struct_element!(ApiVersion);
 
 /// `ApiVersionsResponse.SupportedFeatures` (struct `SupportedFeatureKey`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SupportedFeatureKey<'a> {
     /// `Name`: `string`, versions 3+.
@@ -694,6 +697,7 @@ crate::__struct_element!(SupportedFeatureKey);
 
 /// `ApiVersionsResponse.FinalizedFeatures` (struct `FinalizedFeatureKey`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FinalizedFeatureKey<'a> {
     /// `Name`: `string`, versions 3+.

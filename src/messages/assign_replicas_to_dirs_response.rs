@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `AssignReplicasToDirsResponse` (API key 73): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AssignReplicasToDirsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -179,6 +180,7 @@ crate::__struct_element!(AssignReplicasToDirsResponse);
 
 /// `AssignReplicasToDirsResponse.Directories` (struct `DirectoryData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DirectoryData<'a> {
     /// `Id`: `uuid`, versions 0+.
@@ -313,6 +315,7 @@ crate::__struct_element!(DirectoryData);
 
 /// `AssignReplicasToDirsResponse.Directories.Topics` (struct `TopicData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -447,6 +450,7 @@ crate::__struct_element!(TopicData);
 
 /// `AssignReplicasToDirsResponse.Directories.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `BeginQuorumEpochRequest` (API key 53): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BeginQuorumEpochRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+. Default: `null`.
@@ -244,6 +245,7 @@ crate::__struct_element!(BeginQuorumEpochRequest);
 
 /// `BeginQuorumEpochRequest.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -394,6 +396,7 @@ crate::__struct_element!(TopicData);
 
 /// `BeginQuorumEpochRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -579,6 +582,7 @@ crate::__struct_element!(PartitionData);
 
 /// `BeginQuorumEpochRequest.LeaderEndpoints` (struct `LeaderEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderEndpoint<'a> {
     /// `Name`: `string`, versions 1+.

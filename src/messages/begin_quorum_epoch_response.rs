@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `BeginQuorumEpochResponse` (API key 53): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BeginQuorumEpochResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -232,6 +233,7 @@ crate::__struct_element!(BeginQuorumEpochResponse);
 
 /// `BeginQuorumEpochResponse.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -382,6 +384,7 @@ crate::__struct_element!(TopicData);
 
 /// `BeginQuorumEpochResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -552,6 +555,7 @@ crate::__struct_element!(PartitionData);
 
 /// `BeginQuorumEpochResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 1+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `BrokerHeartbeatResponse` (API key 63): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BrokerHeartbeatResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `BrokerRegistrationRequest` (API key 62): valid versions 0-4, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BrokerRegistrationRequest<'a> {
     /// `BrokerId`: `int32`, versions 0+.
@@ -333,6 +334,7 @@ crate::__struct_element!(BrokerRegistrationRequest);
 
 /// `BrokerRegistrationRequest.Listeners` (struct `Listener`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Listener<'a> {
     /// `Name`: `string`, versions 0+.
@@ -499,6 +501,7 @@ crate::__struct_element!(Listener);
 
 /// `BrokerRegistrationRequest.Features` (struct `Feature`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Feature<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `BrokerRegistrationResponse` (API key 62): valid versions 0-4, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BrokerRegistrationResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ConsumerGroupDescribeResponse` (API key 69): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConsumerGroupDescribeResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -155,6 +156,7 @@ crate::__struct_element!(ConsumerGroupDescribeResponse);
 
 /// `ConsumerGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -446,6 +448,7 @@ crate::__struct_element!(DescribedGroup);
 
 /// `ConsumerGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Member<'a> {
     /// `MemberId`: `string`, versions 0+.
@@ -816,6 +819,7 @@ crate::__struct_element!(Member);
 
 /// Common struct `TopicPartitions` of `ConsumerGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -979,6 +983,7 @@ crate::__struct_element!(TopicPartitions);
 
 /// Common struct `Assignment` of `ConsumerGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Assignment<'a> {
     /// `TopicPartitions`: `[]TopicPartitions`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ConsumerGroupHeartbeatRequest` (API key 68): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConsumerGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -368,6 +369,7 @@ crate::__struct_element!(ConsumerGroupHeartbeatRequest);
 
 /// `ConsumerGroupHeartbeatRequest.TopicPartitions` (struct `TopicPartitions`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.

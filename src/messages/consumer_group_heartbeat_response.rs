@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ConsumerGroupHeartbeatResponse` (API key 68): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConsumerGroupHeartbeatResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -264,6 +265,7 @@ crate::__struct_element!(ConsumerGroupHeartbeatResponse);
 
 /// `ConsumerGroupHeartbeatResponse.Assignment` (struct `Assignment`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Assignment<'a> {
     /// `TopicPartitions`: `[]TopicPartitions`, versions 0+.
@@ -380,6 +382,7 @@ crate::__struct_element!(Assignment);
 
 /// Common struct `TopicPartitions` of `ConsumerGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.

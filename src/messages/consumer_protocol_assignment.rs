@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `ConsumerProtocolAssignment` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConsumerProtocolAssignment<'a> {
     /// `AssignedPartitions`: `[]TopicPartition`, versions 0+.
@@ -158,6 +159,7 @@ crate::__struct_element!(ConsumerProtocolAssignment);
 
 /// `ConsumerProtocolAssignment.AssignedPartitions` (struct `TopicPartition`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartition<'a> {
     /// `Topic`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `ConsumerProtocolSubscription` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConsumerProtocolSubscription<'a> {
     /// `Topics`: `[]string`, versions 0+.
@@ -250,6 +251,7 @@ crate::__struct_element!(ConsumerProtocolSubscription);
 
 /// `ConsumerProtocolSubscription.OwnedPartitions` (struct `TopicPartition`, reachable in versions 1-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartition<'a> {
     /// `Topic`: `string`, versions 1+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `ControlRecordTypeSchema` payload: versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ControlRecordTypeSchema<'a> {
     /// `Type`: `int16`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ControlledShutdownRequest` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ControlledShutdownRequest<'a> {
     /// `BrokerId`: `int32`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ControlledShutdownResponse` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ControlledShutdownResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -179,6 +180,7 @@ crate::__struct_element!(ControlledShutdownResponse);
 
 /// `ControlledShutdownResponse.RemainingPartitions` (struct `RemainingPartition`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct RemainingPartition<'a> {
     /// `TopicName`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ControllerRegistrationRequest` (API key 70): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ControllerRegistrationRequest<'a> {
     /// `ControllerId`: `int32`, versions 0+.
@@ -218,6 +219,7 @@ crate::__struct_element!(ControllerRegistrationRequest);
 
 /// `ControllerRegistrationRequest.Listeners` (struct `Listener`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Listener<'a> {
     /// `Name`: `string`, versions 0+.
@@ -387,6 +389,7 @@ crate::__struct_element!(Listener);
 
 /// `ControllerRegistrationRequest.Features` (struct `Feature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Feature<'a> {
     /// `Name`: `string`, versions 0+.

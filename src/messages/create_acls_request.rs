@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreateAclsRequest` (API key 30): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreateAclsRequest<'a> {
     /// `Creations`: `[]AclCreation`, versions 0+.
@@ -147,6 +148,7 @@ crate::__struct_element!(CreateAclsRequest);
 
 /// `CreateAclsRequest.Creations` (struct `AclCreation`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AclCreation<'a> {
     /// `ResourceType`: `int8`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreateAclsResponse` (API key 30): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreateAclsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(CreateAclsResponse);
 
 /// `CreateAclsResponse.Results` (struct `AclCreationResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AclCreationResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

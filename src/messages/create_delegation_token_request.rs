@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreateDelegationTokenRequest` (API key 38): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreateDelegationTokenRequest<'a> {
     /// `OwnerPrincipalType`: `string`, versions 3+, nullable in 3+.
@@ -278,6 +279,7 @@ crate::__struct_element!(CreateDelegationTokenRequest);
 
 /// `CreateDelegationTokenRequest.Renewers` (struct `CreatableRenewers`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableRenewers<'a> {
     /// `PrincipalType`: `string`, versions 0+.

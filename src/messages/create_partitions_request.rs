@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreatePartitionsRequest` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatePartitionsRequest<'a> {
     /// `Topics`: `[]CreatePartitionsTopic`, versions 0+.
@@ -189,6 +190,7 @@ crate::__struct_element!(CreatePartitionsRequest);
 
 /// `CreatePartitionsRequest.Topics` (struct `CreatePartitionsTopic`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatePartitionsTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -361,6 +363,7 @@ crate::__struct_element!(CreatePartitionsTopic);
 
 /// `CreatePartitionsRequest.Topics.Assignments` (struct `CreatePartitionsAssignment`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatePartitionsAssignment<'a> {
     /// `BrokerIds`: `[]int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreatePartitionsResponse` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatePartitionsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(CreatePartitionsResponse);
 
 /// `CreatePartitionsResponse.Results` (struct `CreatePartitionsTopicResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatePartitionsTopicResult<'a> {
     /// `Name`: `string`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreateTopicsRequest` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreateTopicsRequest<'a> {
     /// `Topics`: `[]CreatableTopic`, versions 0+.
@@ -204,6 +205,7 @@ crate::__struct_element!(CreateTopicsRequest);
 
 /// `CreateTopicsRequest.Topics` (struct `CreatableTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -418,6 +420,7 @@ crate::__struct_element!(CreatableTopic);
 
 /// `CreateTopicsRequest.Topics.Assignments` (struct `CreatableReplicaAssignment`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableReplicaAssignment<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -567,6 +570,7 @@ crate::__struct_element!(CreatableReplicaAssignment);
 
 /// `CreateTopicsRequest.Topics.Configs` (struct `CreatableTopicConfig`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableTopicConfig<'a> {
     /// `Name`: `string`, versions 0+.

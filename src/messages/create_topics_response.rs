@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `CreateTopicsResponse` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreateTopicsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 2+. Ignorable.
@@ -180,6 +181,7 @@ crate::__struct_element!(CreateTopicsResponse);
 
 /// `CreateTopicsResponse.Topics` (struct `CreatableTopicResult`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableTopicResult<'a> {
     /// `Name`: `string`, versions 0+.
@@ -528,6 +530,7 @@ crate::__struct_element!(CreatableTopicResult);
 
 /// `CreateTopicsResponse.Topics.Configs` (struct `CreatableTopicConfigs`, reachable in versions 5-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CreatableTopicConfigs<'a> {
     /// `Name`: `string`, versions 5+.

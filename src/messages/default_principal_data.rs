@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `DefaultPrincipalData` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DefaultPrincipalData<'a> {
     /// `Type`: `string`, versions 0+.

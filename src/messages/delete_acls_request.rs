@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteAclsRequest` (API key 31): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteAclsRequest<'a> {
     /// `Filters`: `[]DeleteAclsFilter`, versions 0+.
@@ -152,6 +153,7 @@ crate::__struct_element!(DeleteAclsRequest);
 
 /// `DeleteAclsRequest.Filters` (struct `DeleteAclsFilter`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteAclsFilter<'a> {
     /// `ResourceTypeFilter`: `int8`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteAclsResponse` (API key 31): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteAclsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -175,6 +176,7 @@ crate::__struct_element!(DeleteAclsResponse);
 
 /// `DeleteAclsResponse.FilterResults` (struct `DeleteAclsFilterResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteAclsFilterResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -348,6 +350,7 @@ crate::__struct_element!(DeleteAclsFilterResult);
 
 /// `DeleteAclsResponse.FilterResults.MatchingAcls` (struct `DeleteAclsMatchingAcl`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteAclsMatchingAcl<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteGroupsRequest` (API key 42): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteGroupsRequest<'a> {
     /// `GroupsNames`: `[]string`, versions 0+.

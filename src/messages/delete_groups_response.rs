@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteGroupsResponse` (API key 42): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteGroupsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(DeleteGroupsResponse);
 
 /// `DeleteGroupsResponse.Results` (struct `DeletableGroupResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeletableGroupResult<'a> {
     /// `GroupId`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteRecordsRequest` (API key 21): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsRequest<'a> {
     /// `Topics`: `[]DeleteRecordsTopic`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(DeleteRecordsRequest);
 
 /// `DeleteRecordsRequest.Topics` (struct `DeleteRecordsTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -319,6 +321,7 @@ crate::__struct_element!(DeleteRecordsTopic);
 
 /// `DeleteRecordsRequest.Topics.Partitions` (struct `DeleteRecordsPartition`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

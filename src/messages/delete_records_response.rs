@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteRecordsResponse` (API key 21): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -169,6 +170,7 @@ crate::__struct_element!(DeleteRecordsResponse);
 
 /// `DeleteRecordsResponse.Topics` (struct `DeleteRecordsTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsTopicResult<'a> {
     /// `Name`: `string`, versions 0+.
@@ -322,6 +324,7 @@ crate::__struct_element!(DeleteRecordsTopicResult);
 
 /// `DeleteRecordsResponse.Topics.Partitions` (struct `DeleteRecordsPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteRecordsPartitionResult<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteShareGroupOffsetsRequest` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupOffsetsRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -162,6 +163,7 @@ crate::__struct_element!(DeleteShareGroupOffsetsRequest);
 
 /// `DeleteShareGroupOffsetsRequest.Topics` (struct `DeleteShareGroupOffsetsRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupOffsetsRequestTopic<'a> {
     /// `TopicName`: `string`, versions 0+.

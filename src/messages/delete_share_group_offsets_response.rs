@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteShareGroupOffsetsResponse` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupOffsetsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -205,6 +206,7 @@ crate::__struct_element!(DeleteShareGroupOffsetsResponse);
 
 /// `DeleteShareGroupOffsetsResponse.Responses` (struct `DeleteShareGroupOffsetsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupOffsetsResponseTopic<'a> {
     /// `TopicName`: `string`, versions 0+.

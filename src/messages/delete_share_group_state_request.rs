@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteShareGroupStateRequest` (API key 86): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupStateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -159,6 +160,7 @@ crate::__struct_element!(DeleteShareGroupStateRequest);
 
 /// `DeleteShareGroupStateRequest.Topics` (struct `DeleteStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteStateData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -290,6 +292,7 @@ crate::__struct_element!(DeleteStateData);
 
 /// `DeleteShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `Partition`: `int32`, versions 0+.

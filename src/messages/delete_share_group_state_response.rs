@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteShareGroupStateResponse` (API key 86): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteShareGroupStateResponse<'a> {
     /// `Results`: `[]DeleteStateResult`, versions 0+.
@@ -137,6 +138,7 @@ crate::__struct_element!(DeleteShareGroupStateResponse);
 
 /// `DeleteShareGroupStateResponse.Results` (struct `DeleteStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteStateResult<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -271,6 +273,7 @@ crate::__struct_element!(DeleteStateResult);
 
 /// `DeleteShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `Partition`: `int32`, versions 0+.

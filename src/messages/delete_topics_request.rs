@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteTopicsRequest` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteTopicsRequest<'a> {
     /// `Topics`: `[]DeleteTopicState`, versions 6+.
@@ -218,6 +219,7 @@ crate::__struct_element!(DeleteTopicsRequest);
 
 /// `DeleteTopicsRequest.Topics` (struct `DeleteTopicState`, reachable in versions 6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteTopicState<'a> {
     /// `Name`: `string`, versions 6+, nullable in 6+. Default: `null`.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DeleteTopicsResponse` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeleteTopicsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -180,6 +181,7 @@ crate::__struct_element!(DeleteTopicsResponse);
 
 /// `DeleteTopicsResponse.Responses` (struct `DeletableTopicResult`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DeletableTopicResult<'a> {
     /// `Name`: `string`, versions 0+, nullable in 6+.

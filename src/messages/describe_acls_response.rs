@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeAclsResponse` (API key 29): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeAclsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -211,6 +212,7 @@ crate::__struct_element!(DescribeAclsResponse);
 
 /// `DescribeAclsResponse.Resources` (struct `DescribeAclsResource`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeAclsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
@@ -412,6 +414,7 @@ crate::__struct_element!(DescribeAclsResource);
 
 /// `DescribeAclsResponse.Resources.Acls` (struct `AclDescription`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AclDescription<'a> {
     /// `Principal`: `string`, versions 0+.

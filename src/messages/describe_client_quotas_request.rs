@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeClientQuotasRequest` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeClientQuotasRequest<'a> {
     /// `Components`: `[]ComponentData`, versions 0+.
@@ -175,6 +176,7 @@ crate::__struct_element!(DescribeClientQuotasRequest);
 
 /// `DescribeClientQuotasRequest.Components` (struct `ComponentData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ComponentData<'a> {
     /// `EntityType`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeClientQuotasResponse` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeClientQuotasResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -218,6 +219,7 @@ crate::__struct_element!(DescribeClientQuotasResponse);
 
 /// `DescribeClientQuotasResponse.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntryData<'a> {
     /// `Entity`: `[]EntityData`, versions 0+.
@@ -381,6 +383,7 @@ crate::__struct_element!(EntryData);
 
 /// `DescribeClientQuotasResponse.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EntityData<'a> {
     /// `EntityType`: `string`, versions 0+.
@@ -538,6 +541,7 @@ crate::__struct_element!(EntityData);
 
 /// `DescribeClientQuotasResponse.Entries.Values` (struct `ValueData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ValueData<'a> {
     /// `Key`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeClusterResponse` (API key 60): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeClusterResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -289,6 +290,7 @@ crate::__struct_element!(DescribeClusterResponse);
 
 /// `DescribeClusterResponse.Brokers` (struct `DescribeClusterBroker`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeClusterBroker<'a> {
     /// `BrokerId`: `int32`, versions 0+.

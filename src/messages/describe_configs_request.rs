@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeConfigsRequest` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsRequest<'a> {
     /// `Resources`: `[]DescribeConfigsResource`, versions 0+.
@@ -221,6 +222,7 @@ crate::__struct_element!(DescribeConfigsRequest);
 
 /// `DescribeConfigsRequest.Resources` (struct `DescribeConfigsResource`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.

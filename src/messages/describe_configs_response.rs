@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeConfigsResponse` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -171,6 +172,7 @@ crate::__struct_element!(DescribeConfigsResponse);
 
 /// `DescribeConfigsResponse.Results` (struct `DescribeConfigsResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -388,6 +390,7 @@ crate::__struct_element!(DescribeConfigsResult);
 
 /// `DescribeConfigsResponse.Results.Configs` (struct `DescribeConfigsResourceResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsResourceResult<'a> {
     /// `Name`: `string`, versions 0+.
@@ -746,6 +749,7 @@ crate::__struct_element!(DescribeConfigsResourceResult);
 
 /// `DescribeConfigsResponse.Results.Configs.Synonyms` (struct `DescribeConfigsSynonym`, reachable in versions 1-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeConfigsSynonym<'a> {
     /// `Name`: `string`, versions 1+.

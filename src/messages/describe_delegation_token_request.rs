@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeDelegationTokenRequest` (API key 41): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeDelegationTokenRequest<'a> {
     /// `Owners`: `[]DescribeDelegationTokenOwner`, versions 0+, nullable in 0+.
@@ -162,6 +163,7 @@ crate::__struct_element!(DescribeDelegationTokenRequest);
 
 /// `DescribeDelegationTokenRequest.Owners` (struct `DescribeDelegationTokenOwner`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeDelegationTokenOwner<'a> {
     /// `PrincipalType`: `string`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeDelegationTokenResponse` (API key 41): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeDelegationTokenResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -194,6 +195,7 @@ crate::__struct_element!(DescribeDelegationTokenResponse);
 
 /// `DescribeDelegationTokenResponse.Tokens` (struct `DescribedDelegationToken`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedDelegationToken<'a> {
     /// `PrincipalType`: `string`, versions 0+.
@@ -582,6 +584,7 @@ crate::__struct_element!(DescribedDelegationToken);
 
 /// `DescribeDelegationTokenResponse.Tokens.Renewers` (struct `DescribedDelegationTokenRenewer`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedDelegationTokenRenewer<'a> {
     /// `PrincipalType`: `string`, versions 0+.

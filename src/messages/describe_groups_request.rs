@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeGroupsRequest` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeGroupsRequest<'a> {
     /// `Groups`: `[]string`, versions 0+.

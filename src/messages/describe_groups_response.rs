@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeGroupsResponse` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeGroupsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -180,6 +181,7 @@ crate::__struct_element!(DescribeGroupsResponse);
 
 /// `DescribeGroupsResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -486,6 +488,7 @@ crate::__struct_element!(DescribedGroup);
 
 /// `DescribeGroupsResponse.Groups.Members` (struct `DescribedGroupMember`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedGroupMember<'a> {
     /// `MemberId`: `string`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeLogDirsRequest` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeLogDirsRequest<'a> {
     /// `Topics`: `[]DescribableLogDirTopic`, versions 0+, nullable in 0+.
@@ -154,6 +155,7 @@ crate::__struct_element!(DescribeLogDirsRequest);
 
 /// `DescribeLogDirsRequest.Topics` (struct `DescribableLogDirTopic`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribableLogDirTopic<'a> {
     /// `Topic`: `string`, versions 0+.

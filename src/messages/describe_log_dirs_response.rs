@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeLogDirsResponse` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeLogDirsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -199,6 +200,7 @@ crate::__struct_element!(DescribeLogDirsResponse);
 
 /// `DescribeLogDirsResponse.Results` (struct `DescribeLogDirsResult`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeLogDirsResult<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -451,6 +453,7 @@ crate::__struct_element!(DescribeLogDirsResult);
 
 /// `DescribeLogDirsResponse.Results.Topics` (struct `DescribeLogDirsTopic`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeLogDirsTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -608,6 +611,7 @@ crate::__struct_element!(DescribeLogDirsTopic);
 
 /// `DescribeLogDirsResponse.Results.Topics.Partitions` (struct `DescribeLogDirsPartition`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeLogDirsPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeProducersRequest` (API key 61): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeProducersRequest<'a> {
     /// `Topics`: `[]TopicRequest`, versions 0+.
@@ -137,6 +138,7 @@ crate::__struct_element!(DescribeProducersRequest);
 
 /// `DescribeProducersRequest.Topics` (struct `TopicRequest`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicRequest<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeProducersResponse` (API key 61): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeProducersResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -155,6 +156,7 @@ crate::__struct_element!(DescribeProducersResponse);
 
 /// `DescribeProducersResponse.Topics` (struct `TopicResponse`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicResponse<'a> {
     /// `Name`: `string`, versions 0+.
@@ -290,6 +292,7 @@ crate::__struct_element!(TopicResponse);
 
 /// `DescribeProducersResponse.Topics.Partitions` (struct `PartitionResponse`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResponse<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -472,6 +475,7 @@ crate::__struct_element!(PartitionResponse);
 
 /// `DescribeProducersResponse.Topics.Partitions.ActiveProducers` (struct `ProducerState`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ProducerState<'a> {
     /// `ProducerId`: `int64`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeQuorumRequest` (API key 55): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeQuorumRequest<'a> {
     /// `Topics`: `[]TopicData`, versions 0+.
@@ -131,6 +132,7 @@ crate::__struct_element!(DescribeQuorumRequest);
 
 /// `DescribeQuorumRequest.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -266,6 +268,7 @@ crate::__struct_element!(TopicData);
 
 /// `DescribeQuorumRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

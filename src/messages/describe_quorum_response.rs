@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeQuorumResponse` (API key 55): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeQuorumResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -220,6 +221,7 @@ crate::__struct_element!(DescribeQuorumResponse);
 
 /// `DescribeQuorumResponse.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -355,6 +357,7 @@ crate::__struct_element!(TopicData);
 
 /// `DescribeQuorumResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -633,6 +636,7 @@ crate::__struct_element!(PartitionData);
 
 /// `DescribeQuorumResponse.Nodes` (struct `Node`, reachable in versions 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Node<'a> {
     /// `NodeId`: `int32`, versions 2+.
@@ -759,6 +763,7 @@ crate::__struct_element!(Node);
 
 /// `DescribeQuorumResponse.Nodes.Listeners` (struct `Listener`, reachable in versions 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Listener<'a> {
     /// `Name`: `string`, versions 2+.
@@ -909,6 +914,7 @@ crate::__struct_element!(Listener);
 
 /// Common struct `ReplicaState` of `DescribeQuorumResponse` (reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReplicaState<'a> {
     /// `ReplicaId`: `int32`, versions 0+.

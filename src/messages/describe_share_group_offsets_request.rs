@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeShareGroupOffsetsRequest` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequest<'a> {
     /// `Groups`: `[]DescribeShareGroupOffsetsRequestGroup`, versions 0+.
@@ -140,6 +141,7 @@ crate::__struct_element!(DescribeShareGroupOffsetsRequest);
 
 /// `DescribeShareGroupOffsetsRequest.Groups` (struct `DescribeShareGroupOffsetsRequestGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequestGroup<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -286,6 +288,7 @@ crate::__struct_element!(DescribeShareGroupOffsetsRequestGroup);
 
 /// `DescribeShareGroupOffsetsRequest.Groups.Topics` (struct `DescribeShareGroupOffsetsRequestTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsRequestTopic<'a> {
     /// `TopicName`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeShareGroupOffsetsResponse` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -158,6 +159,7 @@ crate::__struct_element!(DescribeShareGroupOffsetsResponse);
 
 /// `DescribeShareGroupOffsetsResponse.Groups` (struct `DescribeShareGroupOffsetsResponseGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponseGroup<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -350,6 +352,7 @@ crate::__struct_element!(DescribeShareGroupOffsetsResponseGroup);
 
 /// `DescribeShareGroupOffsetsResponse.Groups.Topics` (struct `DescribeShareGroupOffsetsResponseTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponseTopic<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -516,6 +519,7 @@ crate::__struct_element!(DescribeShareGroupOffsetsResponseTopic);
 
 /// `DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions` (struct `DescribeShareGroupOffsetsResponsePartition`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeShareGroupOffsetsResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

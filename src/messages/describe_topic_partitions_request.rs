@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeTopicPartitionsRequest` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeTopicPartitionsRequest<'a> {
     /// `Topics`: `[]TopicRequest`, versions 0+.
@@ -191,6 +192,7 @@ crate::__struct_element!(DescribeTopicPartitionsRequest);
 
 /// `DescribeTopicPartitionsRequest.Topics` (struct `TopicRequest`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicRequest<'a> {
     /// `Name`: `string`, versions 0+.
@@ -301,6 +303,7 @@ crate::__struct_element!(TopicRequest);
 
 /// `DescribeTopicPartitionsRequest.Cursor` (struct `Cursor`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Cursor<'a> {
     /// `TopicName`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeTopicPartitionsResponse` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeTopicPartitionsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+. Ignorable.
@@ -192,6 +193,7 @@ crate::__struct_element!(DescribeTopicPartitionsResponse);
 
 /// `DescribeTopicPartitionsResponse.Topics` (struct `DescribeTopicPartitionsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeTopicPartitionsResponseTopic<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -405,6 +407,7 @@ crate::__struct_element!(DescribeTopicPartitionsResponseTopic);
 
 /// `DescribeTopicPartitionsResponse.Topics.Partitions` (struct `DescribeTopicPartitionsResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeTopicPartitionsResponsePartition<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -721,6 +724,7 @@ crate::__struct_element!(DescribeTopicPartitionsResponsePartition);
 
 /// `DescribeTopicPartitionsResponse.NextCursor` (struct `Cursor`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Cursor<'a> {
     /// `TopicName`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeTransactionsResponse` (API key 65): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeTransactionsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -160,6 +161,7 @@ crate::__struct_element!(DescribeTransactionsResponse);
 
 /// `DescribeTransactionsResponse.TransactionStates` (struct `TransactionState`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TransactionState<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -426,6 +428,7 @@ crate::__struct_element!(TransactionState);
 
 /// `DescribeTransactionsResponse.TransactionStates.Topics` (struct `TopicData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `Topic`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeUserScramCredentialsRequest` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeUserScramCredentialsRequest<'a> {
     /// `Users`: `[]UserName`, versions 0+, nullable in 0+.
@@ -143,6 +144,7 @@ crate::__struct_element!(DescribeUserScramCredentialsRequest);
 
 /// `DescribeUserScramCredentialsRequest.Users` (struct `UserName`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UserName<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `DescribeUserScramCredentialsResponse` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeUserScramCredentialsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -212,6 +213,7 @@ crate::__struct_element!(DescribeUserScramCredentialsResponse);
 
 /// `DescribeUserScramCredentialsResponse.Results` (struct `DescribeUserScramCredentialsResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribeUserScramCredentialsResult<'a> {
     /// `User`: `string`, versions 0+.
@@ -401,6 +403,7 @@ crate::__struct_element!(DescribeUserScramCredentialsResult);
 
 /// `DescribeUserScramCredentialsResponse.Results.CredentialInfos` (struct `CredentialInfo`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CredentialInfo<'a> {
     /// `Mechanism`: `int8`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ElectLeadersRequest` (API key 43): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ElectLeadersRequest<'a> {
     /// `ElectionType`: `int8`, versions 1+.
@@ -212,6 +213,7 @@ crate::__struct_element!(ElectLeadersRequest);
 
 /// `ElectLeadersRequest.TopicPartitions` (struct `TopicPartitions`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `Topic`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ElectLeadersResponse` (API key 43): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ElectLeadersResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -211,6 +212,7 @@ crate::__struct_element!(ElectLeadersResponse);
 
 /// `ElectLeadersResponse.ReplicaElectionResults` (struct `ReplicaElectionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReplicaElectionResult<'a> {
     /// `Topic`: `string`, versions 0+.
@@ -371,6 +373,7 @@ crate::__struct_element!(ReplicaElectionResult);
 
 /// `ElectLeadersResponse.ReplicaElectionResults.PartitionResult` (struct `PartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `PartitionId`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `EndQuorumEpochRequest` (API key 54): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EndQuorumEpochRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+. Default: `null`.
@@ -210,6 +211,7 @@ crate::__struct_element!(EndQuorumEpochRequest);
 
 /// `EndQuorumEpochRequest.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -360,6 +362,7 @@ crate::__struct_element!(TopicData);
 
 /// `EndQuorumEpochRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -597,6 +600,7 @@ crate::__struct_element!(PartitionData);
 
 /// `EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates` (struct `ReplicaInfo`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReplicaInfo<'a> {
     /// `CandidateId`: `int32`, versions 1+.
@@ -730,6 +734,7 @@ crate::__struct_element!(ReplicaInfo);
 
 /// `EndQuorumEpochRequest.LeaderEndpoints` (struct `LeaderEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderEndpoint<'a> {
     /// `Name`: `string`, versions 1+.

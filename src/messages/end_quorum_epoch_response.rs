@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `EndQuorumEpochResponse` (API key 54): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EndQuorumEpochResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -222,6 +223,7 @@ crate::__struct_element!(EndQuorumEpochResponse);
 
 /// `EndQuorumEpochResponse.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -372,6 +374,7 @@ crate::__struct_element!(TopicData);
 
 /// `EndQuorumEpochResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -542,6 +545,7 @@ crate::__struct_element!(PartitionData);
 
 /// `EndQuorumEpochResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 1+.

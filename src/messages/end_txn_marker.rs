@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `EndTxnMarker` payload: versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EndTxnMarker<'a> {
     /// `CoordinatorEpoch`: `int32`, versions 0+.

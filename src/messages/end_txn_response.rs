@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `EndTxnResponse` (API key 26): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EndTxnResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `EnvelopeRequest` (API key 58): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EnvelopeRequest<'a> {
     /// `RequestData`: `bytes`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `EnvelopeResponse` (API key 58): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EnvelopeResponse<'a> {
     /// `ResponseData`: `bytes`, versions 0+, nullable in 0+. Default: `null`.

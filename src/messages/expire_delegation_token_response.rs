@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ExpireDelegationTokenResponse` (API key 40): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ExpireDelegationTokenResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

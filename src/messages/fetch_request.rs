@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FetchRequest` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchRequest<'a> {
     /// `ClusterId`: `string`, versions 12+, nullable in 12+, tag 0 in 12+. Default: `null`. Ignorable.
@@ -501,6 +502,7 @@ crate::__struct_element!(FetchRequest);
 
 /// `FetchRequest.ReplicaState` (struct `ReplicaState`, reachable in versions 15-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReplicaState<'a> {
     /// `ReplicaId`: `int32`, versions 15+. Default: `-1`.
@@ -623,6 +625,7 @@ crate::__struct_element!(ReplicaState);
 
 /// `FetchRequest.Topics` (struct `FetchTopic`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchTopic<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
@@ -805,6 +808,7 @@ crate::__struct_element!(FetchTopic);
 
 /// `FetchRequest.Topics.Partitions` (struct `FetchPartition`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchPartition<'a> {
     /// `Partition`: `int32`, versions 0+.
@@ -1145,6 +1149,7 @@ crate::__struct_element!(FetchPartition);
 
 /// `FetchRequest.ForgottenTopicsData` (struct `ForgottenTopic`, reachable in versions 7-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ForgottenTopic<'a> {
     /// `Topic`: `string`, versions 7-12. Ignorable.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FetchResponse` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -298,6 +299,7 @@ crate::__struct_element!(FetchResponse);
 
 /// `FetchResponse.Responses` (struct `FetchableTopicResponse`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchableTopicResponse<'a> {
     /// `Topic`: `string`, versions 0-12. Ignorable.
@@ -481,6 +483,7 @@ crate::__struct_element!(FetchableTopicResponse);
 
 /// `FetchResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -959,6 +962,7 @@ crate::__struct_element!(PartitionData);
 
 /// `FetchResponse.Responses.Partitions.DivergingEpoch` (struct `EpochEndOffset`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EpochEndOffset<'a> {
     /// `Epoch`: `int32`, versions 12+. Default: `-1`.
@@ -1084,6 +1088,7 @@ crate::__struct_element!(EpochEndOffset);
 
 /// `FetchResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderIdAndEpoch<'a> {
     /// `LeaderId`: `int32`, versions 12+. Default: `-1`.
@@ -1209,6 +1214,7 @@ crate::__struct_element!(LeaderIdAndEpoch);
 
 /// `FetchResponse.Responses.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SnapshotId<'a> {
     /// `EndOffset`: `int64`, versions 0+. Default: `-1`.
@@ -1334,6 +1340,7 @@ crate::__struct_element!(SnapshotId);
 
 /// `FetchResponse.Responses.Partitions.AbortedTransactions` (struct `AbortedTransaction`, reachable in versions 4-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AbortedTransaction<'a> {
     /// `ProducerId`: `int64`, versions 4+.
@@ -1474,6 +1481,7 @@ crate::__struct_element!(AbortedTransaction);
 
 /// `FetchResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 16-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 16+.

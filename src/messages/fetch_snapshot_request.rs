@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FetchSnapshotRequest` (API key 59): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchSnapshotRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+, tag 0 in 0+. Default: `null`.
@@ -212,6 +213,7 @@ crate::__struct_element!(FetchSnapshotRequest);
 
 /// `FetchSnapshotRequest.Topics` (struct `TopicSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicSnapshot<'a> {
     /// `Name`: `string`, versions 0+.
@@ -342,6 +344,7 @@ crate::__struct_element!(TopicSnapshot);
 
 /// `FetchSnapshotRequest.Topics.Partitions` (struct `PartitionSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionSnapshot<'a> {
     /// `Partition`: `int32`, versions 0+.
@@ -552,6 +555,7 @@ crate::__struct_element!(PartitionSnapshot);
 
 /// `FetchSnapshotRequest.Topics.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SnapshotId<'a> {
     /// `EndOffset`: `int64`, versions 0+.

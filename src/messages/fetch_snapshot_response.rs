@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FetchSnapshotResponse` (API key 59): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchSnapshotResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+. Ignorable.
@@ -224,6 +225,7 @@ crate::__struct_element!(FetchSnapshotResponse);
 
 /// `FetchSnapshotResponse.Topics` (struct `TopicSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicSnapshot<'a> {
     /// `Name`: `string`, versions 0+.
@@ -359,6 +361,7 @@ crate::__struct_element!(TopicSnapshot);
 
 /// `FetchSnapshotResponse.Topics.Partitions` (struct `PartitionSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionSnapshot<'a> {
     /// `Index`: `int32`, versions 0+.
@@ -613,6 +616,7 @@ crate::__struct_element!(PartitionSnapshot);
 
 /// `FetchSnapshotResponse.Topics.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SnapshotId<'a> {
     /// `EndOffset`: `int64`, versions 0+.
@@ -738,6 +742,7 @@ crate::__struct_element!(SnapshotId);
 
 /// `FetchSnapshotResponse.Topics.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderIdAndEpoch<'a> {
     /// `LeaderId`: `int32`, versions 0+.
@@ -866,6 +871,7 @@ crate::__struct_element!(LeaderIdAndEpoch);
 
 /// `FetchSnapshotResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 1+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FindCoordinatorRequest` (API key 10): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FindCoordinatorRequest<'a> {
     /// `Key`: `string`, versions 0-3.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `FindCoordinatorResponse` (API key 10): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FindCoordinatorResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -368,6 +369,7 @@ crate::__struct_element!(FindCoordinatorResponse);
 
 /// `FindCoordinatorResponse.Coordinators` (struct `Coordinator`, reachable in versions 4-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Coordinator<'a> {
     /// `Key`: `string`, versions 4+.

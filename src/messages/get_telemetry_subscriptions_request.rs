@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `GetTelemetrySubscriptionsRequest` (API key 71): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct GetTelemetrySubscriptionsRequest<'a> {
     /// `ClientInstanceId`: `uuid`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `HeartbeatResponse` (API key 12): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct HeartbeatResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `IncrementalAlterConfigsRequest` (API key 44): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct IncrementalAlterConfigsRequest<'a> {
     /// `Resources`: `[]AlterConfigsResource`, versions 0+.
@@ -175,6 +176,7 @@ crate::__struct_element!(IncrementalAlterConfigsRequest);
 
 /// `IncrementalAlterConfigsRequest.Resources` (struct `AlterConfigsResource`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsResource<'a> {
     /// `ResourceType`: `int8`, versions 0+.
@@ -353,6 +355,7 @@ crate::__struct_element!(AlterConfigsResource);
 
 /// `IncrementalAlterConfigsRequest.Resources.Configs` (struct `AlterableConfig`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterableConfig<'a> {
     /// `Name`: `string`, versions 0+.

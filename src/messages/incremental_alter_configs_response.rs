@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `IncrementalAlterConfigsResponse` (API key 44): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct IncrementalAlterConfigsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -175,6 +176,7 @@ crate::__struct_element!(IncrementalAlterConfigsResponse);
 
 /// `IncrementalAlterConfigsResponse.Responses` (struct `AlterConfigsResourceResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AlterConfigsResourceResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `InitProducerIdResponse` (API key 22): valid versions 0-6, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct InitProducerIdResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+. Ignorable.

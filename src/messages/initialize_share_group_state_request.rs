@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `InitializeShareGroupStateRequest` (API key 83): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct InitializeShareGroupStateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -159,6 +160,7 @@ crate::__struct_element!(InitializeShareGroupStateRequest);
 
 /// `InitializeShareGroupStateRequest.Topics` (struct `InitializeStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct InitializeStateData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -293,6 +295,7 @@ crate::__struct_element!(InitializeStateData);
 
 /// `InitializeShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `Partition`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `InitializeShareGroupStateResponse` (API key 83): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct InitializeShareGroupStateResponse<'a> {
     /// `Results`: `[]InitializeStateResult`, versions 0+.
@@ -142,6 +143,7 @@ crate::__struct_element!(InitializeShareGroupStateResponse);
 
 /// `InitializeShareGroupStateResponse.Results` (struct `InitializeStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct InitializeStateResult<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -276,6 +278,7 @@ crate::__struct_element!(InitializeStateResult);
 
 /// `InitializeShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `Partition`: `int32`, versions 0+.

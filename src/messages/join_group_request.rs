@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `JoinGroupRequest` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct JoinGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -333,6 +334,7 @@ crate::__struct_element!(JoinGroupRequest);
 
 /// `JoinGroupRequest.Protocols` (struct `JoinGroupRequestProtocol`, reachable in versions 0-9).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct JoinGroupRequestProtocol<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `JoinGroupResponse` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct JoinGroupResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 2+. Ignorable.
@@ -368,6 +369,7 @@ crate::__struct_element!(JoinGroupResponse);
 
 /// `JoinGroupResponse.Members` (struct `JoinGroupResponseMember`, reachable in versions 0-9).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct JoinGroupResponseMember<'a> {
     /// `MemberId`: `string`, versions 0+.

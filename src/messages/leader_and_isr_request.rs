@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `LeaderAndIsrRequest` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrRequest<'a> {
     /// `ControllerId`: `int32`, versions 0+.
@@ -378,6 +379,7 @@ crate::__struct_element!(LeaderAndIsrRequest);
 
 /// `LeaderAndIsrRequest.TopicStates` (struct `LeaderAndIsrTopicState`, reachable in versions 2-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrTopicState<'a> {
     /// `TopicName`: `string`, versions 2+.
@@ -559,6 +561,7 @@ crate::__struct_element!(LeaderAndIsrTopicState);
 
 /// `LeaderAndIsrRequest.LiveLeaders` (struct `LeaderAndIsrLiveLeader`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrLiveLeader<'a> {
     /// `BrokerId`: `int32`, versions 0+.
@@ -713,6 +716,7 @@ crate::__struct_element!(LeaderAndIsrLiveLeader);
 
 /// Common struct `LeaderAndIsrPartitionState` of `LeaderAndIsrRequest` (reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrPartitionState<'a> {
     /// `TopicName`: `string`, versions 0-1. Ignorable.

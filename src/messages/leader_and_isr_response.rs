@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `LeaderAndIsrResponse` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -232,6 +233,7 @@ crate::__struct_element!(LeaderAndIsrResponse);
 
 /// `LeaderAndIsrResponse.Topics` (struct `LeaderAndIsrTopicError`, reachable in versions 5-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrTopicError<'a> {
     /// `TopicId`: `uuid`, versions 5+.
@@ -366,6 +368,7 @@ crate::__struct_element!(LeaderAndIsrTopicError);
 
 /// Common struct `LeaderAndIsrPartitionError` of `LeaderAndIsrResponse` (reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderAndIsrPartitionError<'a> {
     /// `TopicName`: `string`, versions 0-4. Ignorable.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `LeaderChangeMessage` payload: versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderChangeMessage<'a> {
     /// `Version`: `int16`, versions 0+.
@@ -195,6 +196,7 @@ crate::__struct_element!(LeaderChangeMessage);
 
 /// Common struct `Voter` of `LeaderChangeMessage` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Voter<'a> {
     /// `VoterId`: `int32`, versions 0+.

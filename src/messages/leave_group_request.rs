@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `LeaveGroupRequest` (API key 13): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaveGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -227,6 +228,7 @@ crate::__struct_element!(LeaveGroupRequest);
 
 /// `LeaveGroupRequest.Members` (struct `MemberIdentity`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MemberIdentity<'a> {
     /// `MemberId`: `string`, versions 3+.

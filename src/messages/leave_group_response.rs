@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `LeaveGroupResponse` (API key 13): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaveGroupResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -213,6 +214,7 @@ crate::__struct_element!(LeaveGroupResponse);
 
 /// `LeaveGroupResponse.Members` (struct `MemberResponse`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MemberResponse<'a> {
     /// `MemberId`: `string`, versions 3+.

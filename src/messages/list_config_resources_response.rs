@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListConfigResourcesResponse` (API key 74): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListConfigResourcesResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -179,6 +180,7 @@ crate::__struct_element!(ListConfigResourcesResponse);
 
 /// `ListConfigResourcesResponse.ConfigResources` (struct `ConfigResource`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ConfigResource<'a> {
     /// `ResourceName`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListGroupsResponse` (API key 16): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListGroupsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.
@@ -192,6 +193,7 @@ crate::__struct_element!(ListGroupsResponse);
 
 /// `ListGroupsResponse.Groups` (struct `ListedGroup`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListedGroup<'a> {
     /// `GroupId`: `string`, versions 0+.

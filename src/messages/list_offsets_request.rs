@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListOffsetsRequest` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsRequest<'a> {
     /// `ReplicaId`: `int32`, versions 0+.
@@ -232,6 +233,7 @@ crate::__struct_element!(ListOffsetsRequest);
 
 /// `ListOffsetsRequest.Topics` (struct `ListOffsetsTopic`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -382,6 +384,7 @@ crate::__struct_element!(ListOffsetsTopic);
 
 /// `ListOffsetsRequest.Topics.Partitions` (struct `ListOffsetsPartition`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

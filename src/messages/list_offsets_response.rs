@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListOffsetsResponse` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 2+. Ignorable.
@@ -180,6 +181,7 @@ crate::__struct_element!(ListOffsetsResponse);
 
 /// `ListOffsetsResponse.Topics` (struct `ListOffsetsTopicResponse`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsTopicResponse<'a> {
     /// `Name`: `string`, versions 0+.
@@ -333,6 +335,7 @@ crate::__struct_element!(ListOffsetsTopicResponse);
 
 /// `ListOffsetsResponse.Topics.Partitions` (struct `ListOffsetsPartitionResponse`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListOffsetsPartitionResponse<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

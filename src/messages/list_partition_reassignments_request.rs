@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListPartitionReassignmentsRequest` (API key 46): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListPartitionReassignmentsRequest<'a> {
     /// `TimeoutMs`: `int32`, versions 0+. Default: `60000`.
@@ -164,6 +165,7 @@ crate::__struct_element!(ListPartitionReassignmentsRequest);
 
 /// `ListPartitionReassignmentsRequest.Topics` (struct `ListPartitionReassignmentsTopics`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListPartitionReassignmentsTopics<'a> {
     /// `Name`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListPartitionReassignmentsResponse` (API key 46): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListPartitionReassignmentsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -206,6 +207,7 @@ crate::__struct_element!(ListPartitionReassignmentsResponse);
 
 /// `ListPartitionReassignmentsResponse.Topics` (struct `OngoingTopicReassignment`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OngoingTopicReassignment<'a> {
     /// `Name`: `string`, versions 0+.
@@ -347,6 +349,7 @@ crate::__struct_element!(OngoingTopicReassignment);
 
 /// `ListPartitionReassignmentsResponse.Topics.Partitions` (struct `OngoingPartitionReassignment`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OngoingPartitionReassignment<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ListTransactionsResponse` (API key 66): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ListTransactionsResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -211,6 +212,7 @@ crate::__struct_element!(ListTransactionsResponse);
 
 /// `ListTransactionsResponse.TransactionStates` (struct `TransactionState`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TransactionState<'a> {
     /// `TransactionalId`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `MetadataRequest` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataRequest<'a> {
     /// `Topics`: `[]MetadataRequestTopic`, versions 0+, nullable in 1+.
@@ -279,6 +280,7 @@ crate::__struct_element!(MetadataRequest);
 
 /// `MetadataRequest.Topics` (struct `MetadataRequestTopic`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataRequestTopic<'a> {
     /// `TopicId`: `uuid`, versions 10+. Ignorable.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `MetadataResponse` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 3+. Ignorable.
@@ -328,6 +329,7 @@ crate::__struct_element!(MetadataResponse);
 
 /// `MetadataResponse.Brokers` (struct `MetadataResponseBroker`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataResponseBroker<'a> {
     /// `NodeId`: `int32`, versions 0+.
@@ -514,6 +516,7 @@ crate::__struct_element!(MetadataResponseBroker);
 
 /// `MetadataResponse.Topics` (struct `MetadataResponseTopic`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataResponseTopic<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -783,6 +786,7 @@ crate::__struct_element!(MetadataResponseTopic);
 
 /// `MetadataResponse.Topics.Partitions` (struct `MetadataResponsePartition`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct MetadataResponsePartition<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

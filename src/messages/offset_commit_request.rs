@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetCommitRequest` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -300,6 +301,7 @@ crate::__struct_element!(OffsetCommitRequest);
 
 /// `OffsetCommitRequest.Topics` (struct `OffsetCommitRequestTopic`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
@@ -491,6 +493,7 @@ crate::__struct_element!(OffsetCommitRequestTopic);
 
 /// `OffsetCommitRequest.Topics.Partitions` (struct `OffsetCommitRequestPartition`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitRequestPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

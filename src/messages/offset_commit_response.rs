@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetCommitResponse` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 3+. Ignorable.
@@ -180,6 +181,7 @@ crate::__struct_element!(OffsetCommitResponse);
 
 /// `OffsetCommitResponse.Topics` (struct `OffsetCommitResponseTopic`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitResponseTopic<'a> {
     /// `Name`: `string`, versions 0-9. Ignorable.
@@ -371,6 +373,7 @@ crate::__struct_element!(OffsetCommitResponseTopic);
 
 /// `OffsetCommitResponse.Topics.Partitions` (struct `OffsetCommitResponsePartition`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetCommitResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

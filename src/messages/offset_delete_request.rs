@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetDeleteRequest` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -153,6 +154,7 @@ crate::__struct_element!(OffsetDeleteRequest);
 
 /// `OffsetDeleteRequest.Topics` (struct `OffsetDeleteRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteRequestTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -280,6 +282,7 @@ crate::__struct_element!(OffsetDeleteRequestTopic);
 
 /// `OffsetDeleteRequest.Topics.Partitions` (struct `OffsetDeleteRequestPartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteRequestPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetDeleteResponse` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -167,6 +168,7 @@ crate::__struct_element!(OffsetDeleteResponse);
 
 /// `OffsetDeleteResponse.Topics` (struct `OffsetDeleteResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteResponseTopic<'a> {
     /// `Name`: `string`, versions 0+.
@@ -299,6 +301,7 @@ crate::__struct_element!(OffsetDeleteResponseTopic);
 
 /// `OffsetDeleteResponse.Topics.Partitions` (struct `OffsetDeleteResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetDeleteResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetFetchRequest` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchRequest<'a> {
     /// `GroupId`: `string`, versions 0-7.
@@ -309,6 +310,7 @@ crate::__struct_element!(OffsetFetchRequest);
 
 /// `OffsetFetchRequest.Topics` (struct `OffsetFetchRequestTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchRequestTopic<'a> {
     /// `Name`: `string`, versions 0-7.
@@ -459,6 +461,7 @@ crate::__struct_element!(OffsetFetchRequestTopic);
 
 /// `OffsetFetchRequest.Groups` (struct `OffsetFetchRequestGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchRequestGroup<'a> {
     /// `GroupId`: `string`, versions 8+.
@@ -653,6 +656,7 @@ crate::__struct_element!(OffsetFetchRequestGroup);
 
 /// `OffsetFetchRequest.Groups.Topics` (struct `OffsetFetchRequestTopics`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchRequestTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetFetchResponse` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 3+. Ignorable.
@@ -267,6 +268,7 @@ crate::__struct_element!(OffsetFetchResponse);
 
 /// `OffsetFetchResponse.Topics` (struct `OffsetFetchResponseTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponseTopic<'a> {
     /// `Name`: `string`, versions 0-7.
@@ -420,6 +422,7 @@ crate::__struct_element!(OffsetFetchResponseTopic);
 
 /// `OffsetFetchResponse.Topics.Partitions` (struct `OffsetFetchResponsePartition`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0-7.
@@ -632,6 +635,7 @@ crate::__struct_element!(OffsetFetchResponsePartition);
 
 /// `OffsetFetchResponse.Groups` (struct `OffsetFetchResponseGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponseGroup<'a> {
     /// `GroupId`: `string`, versions 8+.
@@ -780,6 +784,7 @@ crate::__struct_element!(OffsetFetchResponseGroup);
 
 /// `OffsetFetchResponse.Groups.Topics` (struct `OffsetFetchResponseTopics`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponseTopics<'a> {
     /// `Name`: `string`, versions 8-9. Ignorable.
@@ -956,6 +961,7 @@ crate::__struct_element!(OffsetFetchResponseTopics);
 
 /// `OffsetFetchResponse.Groups.Topics.Partitions` (struct `OffsetFetchResponsePartitions`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetFetchResponsePartitions<'a> {
     /// `PartitionIndex`: `int32`, versions 8+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetForLeaderEpochRequest` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetForLeaderEpochRequest<'a> {
     /// `ReplicaId`: `int32`, versions 3+. Default: `-2`. Ignorable.
@@ -181,6 +182,7 @@ crate::__struct_element!(OffsetForLeaderEpochRequest);
 
 /// `OffsetForLeaderEpochRequest.Topics` (struct `OffsetForLeaderTopic`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetForLeaderTopic<'a> {
     /// `Topic`: `string`, versions 0+.
@@ -331,6 +333,7 @@ crate::__struct_element!(OffsetForLeaderTopic);
 
 /// `OffsetForLeaderEpochRequest.Topics.Partitions` (struct `OffsetForLeaderPartition`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetForLeaderPartition<'a> {
     /// `Partition`: `int32`, versions 0+.

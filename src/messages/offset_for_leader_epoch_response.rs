@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `OffsetForLeaderEpochResponse` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetForLeaderEpochResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 2+. Ignorable.
@@ -181,6 +182,7 @@ crate::__struct_element!(OffsetForLeaderEpochResponse);
 
 /// `OffsetForLeaderEpochResponse.Topics` (struct `OffsetForLeaderTopicResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct OffsetForLeaderTopicResult<'a> {
     /// `Topic`: `string`, versions 0+.
@@ -331,6 +333,7 @@ crate::__struct_element!(OffsetForLeaderTopicResult);
 
 /// `OffsetForLeaderEpochResponse.Topics.Partitions` (struct `EpochEndOffset`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EpochEndOffset<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

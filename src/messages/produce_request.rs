@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ProduceRequest` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ProduceRequest<'a> {
     /// `TransactionalId`: `string`, versions 3+, nullable in 3+. Default: `null`.
@@ -227,6 +228,7 @@ crate::__struct_element!(ProduceRequest);
 
 /// `ProduceRequest.TopicData` (struct `TopicProduceData`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicProduceData<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
@@ -415,6 +417,7 @@ crate::__struct_element!(TopicProduceData);
 
 /// `ProduceRequest.TopicData.PartitionData` (struct `PartitionProduceData`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionProduceData<'a> {
     /// `Index`: `int32`, versions 0+.

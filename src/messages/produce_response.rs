@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ProduceResponse` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ProduceResponse<'a> {
     /// `Responses`: `[]TopicProduceResponse`, versions 0+.
@@ -236,6 +237,7 @@ crate::__struct_element!(ProduceResponse);
 
 /// `ProduceResponse.Responses` (struct `TopicProduceResponse`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicProduceResponse<'a> {
     /// `Name`: `string`, versions 0-12. Ignorable.
@@ -427,6 +429,7 @@ crate::__struct_element!(TopicProduceResponse);
 
 /// `ProduceResponse.Responses.PartitionResponses` (struct `PartitionProduceResponse`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionProduceResponse<'a> {
     /// `Index`: `int32`, versions 0+.
@@ -783,6 +786,7 @@ crate::__struct_element!(PartitionProduceResponse);
 
 /// `ProduceResponse.Responses.PartitionResponses.RecordErrors` (struct `BatchIndexAndErrorMessage`, reachable in versions 8-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct BatchIndexAndErrorMessage<'a> {
     /// `BatchIndex`: `int32`, versions 8+.
@@ -935,6 +939,7 @@ crate::__struct_element!(BatchIndexAndErrorMessage);
 
 /// `ProduceResponse.Responses.PartitionResponses.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 10-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderIdAndEpoch<'a> {
     /// `LeaderId`: `int32`, versions 10+. Default: `-1`.
@@ -1067,6 +1072,7 @@ crate::__struct_element!(LeaderIdAndEpoch);
 
 /// `ProduceResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 10-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 10+.

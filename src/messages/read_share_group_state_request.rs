@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ReadShareGroupStateRequest` (API key 84): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadShareGroupStateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -159,6 +160,7 @@ crate::__struct_element!(ReadShareGroupStateRequest);
 
 /// `ReadShareGroupStateRequest.Topics` (struct `ReadStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadStateData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -290,6 +292,7 @@ crate::__struct_element!(ReadStateData);
 
 /// `ReadShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `Partition`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ReadShareGroupStateResponse` (API key 84): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadShareGroupStateResponse<'a> {
     /// `Results`: `[]ReadStateResult`, versions 0+.
@@ -137,6 +138,7 @@ crate::__struct_element!(ReadShareGroupStateResponse);
 
 /// `ReadShareGroupStateResponse.Results` (struct `ReadStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadStateResult<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -268,6 +270,7 @@ crate::__struct_element!(ReadStateResult);
 
 /// `ReadShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `Partition`: `int32`, versions 0+.
@@ -487,6 +490,7 @@ crate::__struct_element!(PartitionResult);
 
 /// `ReadShareGroupStateResponse.Results.Partitions.StateBatches` (struct `StateBatch`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StateBatch<'a> {
     /// `FirstOffset`: `int64`, versions 0+.

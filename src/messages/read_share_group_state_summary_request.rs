@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ReadShareGroupStateSummaryRequest` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadShareGroupStateSummaryRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -159,6 +160,7 @@ crate::__struct_element!(ReadShareGroupStateSummaryRequest);
 
 /// `ReadShareGroupStateSummaryRequest.Topics` (struct `ReadStateSummaryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadStateSummaryData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -293,6 +295,7 @@ crate::__struct_element!(ReadStateSummaryData);
 
 /// `ReadShareGroupStateSummaryRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `Partition`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ReadShareGroupStateSummaryResponse` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadShareGroupStateSummaryResponse<'a> {
     /// `Results`: `[]ReadStateSummaryResult`, versions 0+.
@@ -142,6 +143,7 @@ crate::__struct_element!(ReadShareGroupStateSummaryResponse);
 
 /// `ReadShareGroupStateSummaryResponse.Results` (struct `ReadStateSummaryResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ReadStateSummaryResult<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -276,6 +278,7 @@ crate::__struct_element!(ReadStateSummaryResult);
 
 /// `ReadShareGroupStateSummaryResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `Partition`: `int32`, versions 0+.

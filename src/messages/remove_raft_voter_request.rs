@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `RemoveRaftVoterRequest` (API key 81): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct RemoveRaftVoterRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `RenewDelegationTokenResponse` (API key 39): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct RenewDelegationTokenResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `RequestHeader`: versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct RequestHeader<'a> {
     /// `RequestApiKey`: `int16`, versions 0+.

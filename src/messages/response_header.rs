@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `ResponseHeader`: versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ResponseHeader<'a> {
     /// `CorrelationId`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `SaslAuthenticateRequest` (API key 36): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SaslAuthenticateRequest<'a> {
     /// `AuthBytes`: `bytes`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `SaslAuthenticateResponse` (API key 36): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SaslAuthenticateResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `SaslHandshakeResponse` (API key 17): valid versions 0-1, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SaslHandshakeResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

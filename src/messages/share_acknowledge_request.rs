@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareAcknowledgeRequest` (API key 79): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareAcknowledgeRequest<'a> {
     /// `GroupId`: `string`, versions 0+, nullable in 0+. Default: `null`.
@@ -233,6 +234,7 @@ crate::__struct_element!(ShareAcknowledgeRequest);
 
 /// `ShareAcknowledgeRequest.Topics` (struct `AcknowledgeTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AcknowledgeTopic<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -364,6 +366,7 @@ crate::__struct_element!(AcknowledgeTopic);
 
 /// `ShareAcknowledgeRequest.Topics.Partitions` (struct `AcknowledgePartition`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AcknowledgePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -501,6 +504,7 @@ crate::__struct_element!(AcknowledgePartition);
 
 /// `ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches` (struct `AcknowledgementBatch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AcknowledgementBatch<'a> {
     /// `FirstOffset`: `int64`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareAcknowledgeResponse` (API key 79): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareAcknowledgeResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -259,6 +260,7 @@ crate::__struct_element!(ShareAcknowledgeResponse);
 
 /// `ShareAcknowledgeResponse.Responses` (struct `ShareAcknowledgeTopicResponse`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareAcknowledgeTopicResponse<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -390,6 +392,7 @@ crate::__struct_element!(ShareAcknowledgeTopicResponse);
 
 /// `ShareAcknowledgeResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -559,6 +562,7 @@ crate::__struct_element!(PartitionData);
 
 /// `ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderIdAndEpoch<'a> {
     /// `LeaderId`: `int32`, versions 0+.
@@ -691,6 +695,7 @@ crate::__struct_element!(LeaderIdAndEpoch);
 
 /// `ShareAcknowledgeResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 0+.

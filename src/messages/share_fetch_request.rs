@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareFetchRequest` (API key 78): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareFetchRequest<'a> {
     /// `GroupId`: `string`, versions 0+, nullable in 0+. Default: `null`.
@@ -373,6 +374,7 @@ crate::__struct_element!(ShareFetchRequest);
 
 /// `ShareFetchRequest.Topics` (struct `FetchTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchTopic<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -499,6 +501,7 @@ crate::__struct_element!(FetchTopic);
 
 /// `ShareFetchRequest.Topics.Partitions` (struct `FetchPartition`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FetchPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -654,6 +657,7 @@ crate::__struct_element!(FetchPartition);
 
 /// `ShareFetchRequest.Topics.Partitions.AcknowledgementBatches` (struct `AcknowledgementBatch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AcknowledgementBatch<'a> {
     /// `FirstOffset`: `int64`, versions 0+.
@@ -814,6 +818,7 @@ crate::__struct_element!(AcknowledgementBatch);
 
 /// `ShareFetchRequest.ForgottenTopicsData` (struct `ForgottenTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ForgottenTopic<'a> {
     /// `TopicId`: `uuid`, versions 0+.

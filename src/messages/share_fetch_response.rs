@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareFetchResponse` (API key 78): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareFetchResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -240,6 +241,7 @@ crate::__struct_element!(ShareFetchResponse);
 
 /// `ShareFetchResponse.Responses` (struct `ShareFetchableTopicResponse`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareFetchableTopicResponse<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -371,6 +373,7 @@ crate::__struct_element!(ShareFetchableTopicResponse);
 
 /// `ShareFetchResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -643,6 +646,7 @@ crate::__struct_element!(PartitionData);
 
 /// `ShareFetchResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct LeaderIdAndEpoch<'a> {
     /// `LeaderId`: `int32`, versions 0+.
@@ -771,6 +775,7 @@ crate::__struct_element!(LeaderIdAndEpoch);
 
 /// `ShareFetchResponse.Responses.Partitions.AcquiredRecords` (struct `AcquiredRecords`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct AcquiredRecords<'a> {
     /// `FirstOffset`: `int64`, versions 0+.
@@ -921,6 +926,7 @@ crate::__struct_element!(AcquiredRecords);
 
 /// `ShareFetchResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 0+.

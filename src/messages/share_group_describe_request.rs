@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareGroupDescribeRequest` (API key 77): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareGroupDescribeRequest<'a> {
     /// `GroupIds`: `[]string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareGroupDescribeResponse` (API key 77): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareGroupDescribeResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -155,6 +156,7 @@ crate::__struct_element!(ShareGroupDescribeResponse);
 
 /// `ShareGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -431,6 +433,7 @@ crate::__struct_element!(DescribedGroup);
 
 /// `ShareGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Member<'a> {
     /// `MemberId`: `string`, versions 0+.
@@ -687,6 +690,7 @@ crate::__struct_element!(Member);
 
 /// Common struct `TopicPartitions` of `ShareGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -847,6 +851,7 @@ crate::__struct_element!(TopicPartitions);
 
 /// Common struct `Assignment` of `ShareGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Assignment<'a> {
     /// `TopicPartitions`: `[]TopicPartitions`, versions 0+.

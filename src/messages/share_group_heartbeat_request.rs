@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareGroupHeartbeatRequest` (API key 76): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `ShareGroupHeartbeatResponse` (API key 76): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct ShareGroupHeartbeatResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -263,6 +264,7 @@ crate::__struct_element!(ShareGroupHeartbeatResponse);
 
 /// `ShareGroupHeartbeatResponse.Assignment` (struct `Assignment`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Assignment<'a> {
     /// `TopicPartitions`: `[]TopicPartitions`, versions 0+.
@@ -379,6 +381,7 @@ crate::__struct_element!(Assignment);
 
 /// Common struct `TopicPartitions` of `ShareGroupHeartbeatResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartitions<'a> {
     /// `TopicId`: `uuid`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StopReplicaRequest` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaRequest<'a> {
     /// `ControllerId`: `int32`, versions 0+.
@@ -394,6 +395,7 @@ crate::__struct_element!(StopReplicaRequest);
 
 /// `StopReplicaRequest.UngroupedPartitions` (struct `StopReplicaPartitionV0`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaPartitionV0<'a> {
     /// `TopicName`: `string`, versions 0.
@@ -516,6 +518,7 @@ crate::__struct_element!(StopReplicaPartitionV0);
 
 /// `StopReplicaRequest.Topics` (struct `StopReplicaTopicV1`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaTopicV1<'a> {
     /// `Name`: `string`, versions 1-2.
@@ -666,6 +669,7 @@ crate::__struct_element!(StopReplicaTopicV1);
 
 /// `StopReplicaRequest.TopicStates` (struct `StopReplicaTopicState`, reachable in versions 3-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaTopicState<'a> {
     /// `TopicName`: `string`, versions 3+.
@@ -804,6 +808,7 @@ crate::__struct_element!(StopReplicaTopicState);
 
 /// `StopReplicaRequest.TopicStates.PartitionStates` (struct `StopReplicaPartitionState`, reachable in versions 3-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaPartitionState<'a> {
     /// `PartitionIndex`: `int32`, versions 3+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StopReplicaResponse` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -178,6 +179,7 @@ crate::__struct_element!(StopReplicaResponse);
 
 /// `StopReplicaResponse.PartitionErrors` (struct `StopReplicaPartitionError`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StopReplicaPartitionError<'a> {
     /// `TopicName`: `string`, versions 0+.

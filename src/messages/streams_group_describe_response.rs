@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StreamsGroupDescribeResponse` (API key 89): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StreamsGroupDescribeResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -155,6 +156,7 @@ crate::__struct_element!(StreamsGroupDescribeResponse);
 
 /// `StreamsGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct DescribedGroup<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -573,6 +575,7 @@ crate::__struct_element!(DescribedGroup);
 
 /// `StreamsGroupDescribeResponse.Groups.Topology` (struct `Topology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Topology<'a> {
     /// `Epoch`: `int32`, versions 0+.
@@ -708,6 +711,7 @@ crate::__struct_element!(Topology);
 
 /// `StreamsGroupDescribeResponse.Groups.Topology.Subtopologies` (struct `Subtopology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Subtopology<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -951,6 +955,7 @@ crate::__struct_element!(Subtopology);
 
 /// `StreamsGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Member<'a> {
     /// `MemberId`: `string`, versions 0+.
@@ -1424,6 +1429,7 @@ crate::__struct_element!(Member);
 
 /// Common struct `Endpoint` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Host`: `string`, versions 0+.
@@ -1552,6 +1558,7 @@ crate::__struct_element!(Endpoint);
 
 /// Common struct `TaskOffset` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TaskOffset<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -1706,6 +1713,7 @@ crate::__struct_element!(TaskOffset);
 
 /// Common struct `Assignment` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Assignment<'a> {
     /// `ActiveTasks`: `[]TaskIds`, versions 0+.
@@ -1886,6 +1894,7 @@ crate::__struct_element!(Assignment);
 
 /// Common struct `TaskIds` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TaskIds<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -2028,6 +2037,7 @@ crate::__struct_element!(TaskIds);
 
 /// Common struct `KeyValue` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct KeyValue<'a> {
     /// `Key`: `string`, versions 0+.
@@ -2160,6 +2170,7 @@ crate::__struct_element!(KeyValue);
 
 /// Common struct `TopicInfo` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicInfo<'a> {
     /// `Name`: `string`, versions 0+.
@@ -2336,6 +2347,7 @@ crate::__struct_element!(TopicInfo);
 
 /// Common struct `TopologyDescription` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescription<'a> {
     /// `Subtopologies`: `[]TopologyDescriptionSubtopology`, versions 1+.
@@ -2490,6 +2502,7 @@ crate::__struct_element!(TopologyDescription);
 
 /// Common struct `TopologyDescriptionSubtopology` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionSubtopology<'a> {
     /// `SubtopologyId`: `string`, versions 1+.
@@ -2637,6 +2650,7 @@ crate::__struct_element!(TopologyDescriptionSubtopology);
 
 /// Common struct `TopologyDescriptionNode` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionNode<'a> {
     /// `Name`: `string`, versions 1+.
@@ -2895,6 +2909,7 @@ crate::__struct_element!(TopologyDescriptionNode);
 
 /// Common struct `TopologyDescriptionGlobalStore` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionGlobalStore<'a> {
     /// `Source`: `TopologyDescriptionNode`, versions 1+.

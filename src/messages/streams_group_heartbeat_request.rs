@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StreamsGroupHeartbeatRequest` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StreamsGroupHeartbeatRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -562,6 +563,7 @@ crate::__struct_element!(StreamsGroupHeartbeatRequest);
 
 /// `StreamsGroupHeartbeatRequest.Topology` (struct `Topology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Topology<'a> {
     /// `Epoch`: `int32`, versions 0+.
@@ -696,6 +698,7 @@ crate::__struct_element!(Topology);
 
 /// `StreamsGroupHeartbeatRequest.Topology.Subtopologies` (struct `Subtopology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Subtopology<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -1001,6 +1004,7 @@ crate::__struct_element!(Subtopology);
 
 /// `StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups` (struct `CopartitionGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CopartitionGroup<'a> {
     /// `SourceTopics`: `[]int16`, versions 0+.
@@ -1176,6 +1180,7 @@ crate::__struct_element!(CopartitionGroup);
 
 /// Common struct `KeyValue` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct KeyValue<'a> {
     /// `Key`: `string`, versions 0+.
@@ -1308,6 +1313,7 @@ crate::__struct_element!(KeyValue);
 
 /// Common struct `TopicInfo` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicInfo<'a> {
     /// `Name`: `string`, versions 0+.
@@ -1484,6 +1490,7 @@ crate::__struct_element!(TopicInfo);
 
 /// Common struct `Endpoint` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Host`: `string`, versions 0+.
@@ -1612,6 +1619,7 @@ crate::__struct_element!(Endpoint);
 
 /// Common struct `TaskOffset` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TaskOffset<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -1766,6 +1774,7 @@ crate::__struct_element!(TaskOffset);
 
 /// Common struct `TaskIds` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TaskIds<'a> {
     /// `SubtopologyId`: `string`, versions 0+.

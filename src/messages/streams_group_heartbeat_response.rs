@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StreamsGroupHeartbeatResponse` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StreamsGroupHeartbeatResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -530,6 +531,7 @@ crate::__struct_element!(StreamsGroupHeartbeatResponse);
 
 /// `StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint` (struct `EndpointToPartitions`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct EndpointToPartitions<'a> {
     /// `UserEndpoint`: `Endpoint`, versions 0+.
@@ -698,6 +700,7 @@ crate::__struct_element!(EndpointToPartitions);
 
 /// Common struct `Status` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Status<'a> {
     /// `StatusCode`: `int8`, versions 0+.
@@ -830,6 +833,7 @@ crate::__struct_element!(Status);
 
 /// Common struct `TopicPartition` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicPartition<'a> {
     /// `Topic`: `string`, versions 0+.
@@ -972,6 +976,7 @@ crate::__struct_element!(TopicPartition);
 
 /// Common struct `TaskIds` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TaskIds<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -1115,6 +1120,7 @@ crate::__struct_element!(TaskIds);
 
 /// Common struct `Endpoint` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Host`: `string`, versions 0+.

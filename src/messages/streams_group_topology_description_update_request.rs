@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `StreamsGroupTopologyDescriptionUpdateRequest` (API key 93): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -204,6 +205,7 @@ crate::__struct_element!(StreamsGroupTopologyDescriptionUpdateRequest);
 
 /// Common struct `TopologyDescription` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescription<'a> {
     /// `Subtopologies`: `[]TopologyDescriptionSubtopology`, versions 0+.
@@ -360,6 +362,7 @@ crate::__struct_element!(TopologyDescription);
 
 /// Common struct `TopologyDescriptionSubtopology` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionSubtopology<'a> {
     /// `SubtopologyId`: `string`, versions 0+.
@@ -490,6 +493,7 @@ crate::__struct_element!(TopologyDescriptionSubtopology);
 
 /// Common struct `TopologyDescriptionNode` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionNode<'a> {
     /// `Name`: `string`, versions 0+.
@@ -754,6 +758,7 @@ crate::__struct_element!(TopologyDescriptionNode);
 
 /// Common struct `TopologyDescriptionGlobalStore` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopologyDescriptionGlobalStore<'a> {
     /// `Source`: `TopologyDescriptionNode`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `SyncGroupRequest` (API key 14): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SyncGroupRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -315,6 +316,7 @@ crate::__struct_element!(SyncGroupRequest);
 
 /// `SyncGroupRequest.Assignments` (struct `SyncGroupRequestAssignment`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SyncGroupRequestAssignment<'a> {
     /// `MemberId`: `string`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `SyncGroupResponse` (API key 14): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct SyncGroupResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 1+. Ignorable.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `TxnOffsetCommitRequest` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequest<'a> {
     /// `TransactionalId`: `string`, versions 0+.
@@ -343,6 +344,7 @@ crate::__struct_element!(TxnOffsetCommitRequest);
 
 /// `TxnOffsetCommitRequest.Topics` (struct `TxnOffsetCommitRequestTopic`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequestTopic<'a> {
     /// `Name`: `string`, versions 0-5. Ignorable.
@@ -534,6 +536,7 @@ crate::__struct_element!(TxnOffsetCommitRequestTopic);
 
 /// `TxnOffsetCommitRequest.Topics.Partitions` (struct `TxnOffsetCommitRequestPartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitRequestPartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `TxnOffsetCommitResponse` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -170,6 +171,7 @@ crate::__struct_element!(TxnOffsetCommitResponse);
 
 /// `TxnOffsetCommitResponse.Topics` (struct `TxnOffsetCommitResponseTopic`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitResponseTopic<'a> {
     /// `Name`: `string`, versions 0-5. Ignorable.
@@ -361,6 +363,7 @@ crate::__struct_element!(TxnOffsetCommitResponseTopic);
 
 /// `TxnOffsetCommitResponse.Topics.Partitions` (struct `TxnOffsetCommitResponsePartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TxnOffsetCommitResponsePartition<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UnregisterControllerResponse` (API key 94): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UnregisterControllerResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.

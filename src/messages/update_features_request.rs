@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateFeaturesRequest` (API key 57): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateFeaturesRequest<'a> {
     /// `timeoutMs`: `int32`, versions 0+. Default: `60000`.
@@ -193,6 +194,7 @@ crate::__struct_element!(UpdateFeaturesRequest);
 
 /// `UpdateFeaturesRequest.FeatureUpdates` (struct `FeatureUpdateKey`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct FeatureUpdateKey<'a> {
     /// `Feature`: `string`, versions 0+.

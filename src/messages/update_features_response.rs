@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateFeaturesResponse` (API key 57): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateFeaturesResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -206,6 +207,7 @@ crate::__struct_element!(UpdateFeaturesResponse);
 
 /// `UpdateFeaturesResponse.Results` (struct `UpdatableFeatureResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdatableFeatureResult<'a> {
     /// `Feature`: `string`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateMetadataRequest` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataRequest<'a> {
     /// `ControllerId`: `int32`, versions 0+.
@@ -400,6 +401,7 @@ crate::__struct_element!(UpdateMetadataRequest);
 
 /// `UpdateMetadataRequest.TopicStates` (struct `UpdateMetadataTopicState`, reachable in versions 5-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataTopicState<'a> {
     /// `TopicName`: `string`, versions 5+.
@@ -585,6 +587,7 @@ crate::__struct_element!(UpdateMetadataTopicState);
 
 /// `UpdateMetadataRequest.LiveBrokers` (struct `UpdateMetadataBroker`, reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataBroker<'a> {
     /// `Id`: `int32`, versions 0+.
@@ -833,6 +836,7 @@ crate::__struct_element!(UpdateMetadataBroker);
 
 /// `UpdateMetadataRequest.LiveBrokers.Endpoints` (struct `UpdateMetadataEndpoint`, reachable in versions 1-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataEndpoint<'a> {
     /// `Port`: `int32`, versions 1+.
@@ -1034,6 +1038,7 @@ crate::__struct_element!(UpdateMetadataEndpoint);
 
 /// Common struct `UpdateMetadataPartitionState` of `UpdateMetadataRequest` (reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataPartitionState<'a> {
     /// `TopicName`: `string`, versions 0-4. Ignorable.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateMetadataResponse` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateMetadataResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateRaftVoterRequest` (API key 82): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateRaftVoterRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+.
@@ -229,6 +230,7 @@ crate::__struct_element!(UpdateRaftVoterRequest);
 
 /// `UpdateRaftVoterRequest.Listeners` (struct `Listener`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Listener<'a> {
     /// `Name`: `string`, versions 0+.
@@ -376,6 +378,7 @@ crate::__struct_element!(Listener);
 
 /// `UpdateRaftVoterRequest.KRaftVersionFeature` (struct `KRaftVersionFeature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct KRaftVersionFeature<'a> {
     /// `MinSupportedVersion`: `int16`, versions 0+.

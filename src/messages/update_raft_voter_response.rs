@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `UpdateRaftVoterResponse` (API key 82): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct UpdateRaftVoterResponse<'a> {
     /// `ThrottleTimeMs`: `int32`, versions 0+.
@@ -195,6 +196,7 @@ crate::__struct_element!(UpdateRaftVoterResponse);
 
 /// `UpdateRaftVoterResponse.CurrentLeader` (struct `CurrentLeader`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct CurrentLeader<'a> {
     /// `LeaderId`: `int32`, versions 0+. Default: `-1`.

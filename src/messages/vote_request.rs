@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `VoteRequest` (API key 52): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct VoteRequest<'a> {
     /// `ClusterId`: `string`, versions 0+, nullable in 0+. Default: `null`.
@@ -177,6 +178,7 @@ crate::__struct_element!(VoteRequest);
 
 /// `VoteRequest.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -301,6 +303,7 @@ crate::__struct_element!(TopicData);
 
 /// `VoteRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `VoteResponse` (API key 52): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct VoteResponse<'a> {
     /// `ErrorCode`: `int16`, versions 0+.
@@ -204,6 +205,7 @@ crate::__struct_element!(VoteResponse);
 
 /// `VoteResponse.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct TopicData<'a> {
     /// `TopicName`: `string`, versions 0+.
@@ -333,6 +335,7 @@ crate::__struct_element!(TopicData);
 
 /// `VoteResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
@@ -506,6 +509,7 @@ crate::__struct_element!(PartitionData);
 
 /// `VoteResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct NodeEndpoint<'a> {
     /// `NodeId`: `int32`, versions 1+.

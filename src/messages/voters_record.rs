@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The `VotersRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct VotersRecord<'a> {
     /// `Version`: `int16`, versions 0+.
@@ -145,6 +146,7 @@ crate::__struct_element!(VotersRecord);
 
 /// `VotersRecord.Voters` (struct `Voter`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Voter<'a> {
     /// `VoterId`: `int32`, versions 0+.
@@ -305,6 +307,7 @@ crate::__struct_element!(Voter);
 
 /// `VotersRecord.Voters.Endpoints` (struct `Endpoint`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct Endpoint<'a> {
     /// `Name`: `string`, versions 0+.
@@ -452,6 +455,7 @@ crate::__struct_element!(Endpoint);
 
 /// `VotersRecord.Voters.KRaftVersionFeature` (struct `KRaftVersionFeature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct KRaftVersionFeature<'a> {
     /// `MinSupportedVersion`: `int16`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `WriteShareGroupStateRequest` (API key 85): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteShareGroupStateRequest<'a> {
     /// `GroupId`: `string`, versions 0+.
@@ -159,6 +160,7 @@ crate::__struct_element!(WriteShareGroupStateRequest);
 
 /// `WriteShareGroupStateRequest.Topics` (struct `WriteStateData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteStateData<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -290,6 +292,7 @@ crate::__struct_element!(WriteStateData);
 
 /// `WriteShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionData<'a> {
     /// `Partition`: `int32`, versions 0+.
@@ -508,6 +511,7 @@ crate::__struct_element!(PartitionData);
 
 /// `WriteShareGroupStateRequest.Topics.Partitions.StateBatches` (struct `StateBatch`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct StateBatch<'a> {
     /// `FirstOffset`: `int64`, versions 0+.

@@ -7,6 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `WriteShareGroupStateResponse` (API key 85): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteShareGroupStateResponse<'a> {
     /// `Results`: `[]WriteStateResult`, versions 0+.
@@ -137,6 +138,7 @@ crate::__struct_element!(WriteShareGroupStateResponse);
 
 /// `WriteShareGroupStateResponse.Results` (struct `WriteStateResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteStateResult<'a> {
     /// `TopicId`: `uuid`, versions 0+.
@@ -271,6 +273,7 @@ crate::__struct_element!(WriteStateResult);
 
 /// `WriteShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct PartitionResult<'a> {
     /// `Partition`: `int32`, versions 0+.

@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `WriteTxnMarkersRequest` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteTxnMarkersRequest<'a> {
     /// `Markers`: `[]WritableTxnMarker`, versions 0+.
@@ -153,6 +154,7 @@ crate::__struct_element!(WriteTxnMarkersRequest);
 
 /// `WriteTxnMarkersRequest.Markers` (struct `WritableTxnMarker`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WritableTxnMarker<'a> {
     /// `ProducerId`: `int64`, versions 0+.
@@ -381,6 +383,7 @@ crate::__struct_element!(WritableTxnMarker);
 
 /// `WriteTxnMarkersRequest.Markers.Topics` (struct `WritableTxnMarkerTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WritableTxnMarkerTopic<'a> {
     /// `Name`: `string`, versions 0+.

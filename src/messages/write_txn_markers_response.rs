@@ -8,6 +8,7 @@ use crate::error::{DecodeError, EncodeError};
 
 /// `WriteTxnMarkersResponse` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WriteTxnMarkersResponse<'a> {
     /// `Markers`: `[]WritableTxnMarkerResult`, versions 0+.
@@ -153,6 +154,7 @@ crate::__struct_element!(WriteTxnMarkersResponse);
 
 /// `WriteTxnMarkersResponse.Markers` (struct `WritableTxnMarkerResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WritableTxnMarkerResult<'a> {
     /// `ProducerId`: `int64`, versions 0+.
@@ -299,6 +301,7 @@ crate::__struct_element!(WritableTxnMarkerResult);
 
 /// `WriteTxnMarkersResponse.Markers.Topics` (struct `WritableTxnMarkerTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WritableTxnMarkerTopicResult<'a> {
     /// `Name`: `string`, versions 0+.
@@ -459,6 +462,7 @@ crate::__struct_element!(WritableTxnMarkerTopicResult);
 
 /// `WriteTxnMarkersResponse.Markers.Topics.Partitions` (struct `WritableTxnMarkerPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub struct WritableTxnMarkerPartitionResult<'a> {
     /// `PartitionIndex`: `int32`, versions 0+.
