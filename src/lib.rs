@@ -32,6 +32,109 @@
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
 //!
+//! ## For a device: a producer without an allocator
+//!
+//! Records are written into a stack buffer; arrays to encode come from slices, arrays or
+//! `heapless` vectors; the response is decoded in place, as the one type expected, so only its
+//! decoder is linked in (`embedded-producer/` in the repository is the whole path for a
+//! Cortex-M).
+//!
+//! ```
+//! use heapless::Vec;
+//! use kafka_wire::codec::Array;
+//! use kafka_wire::frame;
+//! use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+//! use kafka_wire::messages::{ProduceRequest, ProduceResponse, RequestHeader};
+//! use kafka_wire::records::{BatchBuilder, NewRecord, Records};
+//! # use kafka_wire::messages::ResponseHeader;
+//! # use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+//!
+//! let readings = [
+//!     NewRecord::new(b"21.5C").with_key(b"board-7"),
+//!     NewRecord::new(b"21.7C").with_key(b"board-7"),
+//! ];
+//! let mut batch = [0u8; 256];
+//! let batch_len = BatchBuilder::new().write(&readings, &mut batch)?;
+//!
+//! let mut partitions: Vec<PartitionProduceData<'_>, 4> = Vec::new();
+//! let partition = PartitionProduceData::default()
+//!     .with_index(0)
+//!     .with_records(Some(Records::new(&batch[..batch_len])));
+//! partitions.push(partition).map_err(|_| "more than 4 partitions")?;
+//! let topics = [TopicProduceData::default()
+//!     .with_name("sensors")
+//!     .with_partition_data(Array::from(&partitions))];
+//! let request = ProduceRequest::default()
+//!     .with_acks(-1)
+//!     .with_timeout_ms(5_000)
+//!     .with_topic_data(Array::from(&topics));
+//! let header = RequestHeader::default()
+//!     .with_request_api_key(0)
+//!     .with_request_api_version(11)
+//!     .with_correlation_id(1)
+//!     .with_client_id(Some("board-7"));
+//! let mut out = [0u8; 512];
+//! let n = frame::encode_request(&header, &request, &mut out)?;
+//! // ... send out[..n], read the answer into a buffer ...
+//! # let parts = [PartitionProduceResponse::default().with_index(0).with_base_offset(42)];
+//! # let answers = [TopicProduceResponse::default().with_name("sensors")
+//! #     .with_partition_responses(Array::from(&parts))];
+//! # let body = ProduceResponse::default().with_responses(Array::from(&answers));
+//! # let mut answer = [0u8; 128];
+//! # let m = frame::encode_response(&ResponseHeader::default().with_correlation_id(1), &body, 11,
+//! #     &mut answer)?;
+//! let (response_header, response) =
+//!     frame::decode_response_as::<ProduceResponse<'_>>(&answer[..m], 11)?;
+//! assert_eq!(response_header.correlation_id, 1);
+//! for topic in &response.responses {
+//!     for p in &topic.partition_responses {
+//!         assert_eq!((p.error_code, p.base_offset), (0, 42));
+//!     }
+//! }
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+//!
+//! ## For a proxy: touch one field, copy the rest
+//!
+//! A decoded message borrows the frame it came from; re-encoding it at the version it was read
+//! at copies every array that was not replaced as the bytes it was read from
+//! (`examples/proxy.rs` is a whole proxy).
+//!
+//! ```
+//! use kafka_wire::frame;
+//! # use kafka_wire::messages::{MetadataRequest, RequestHeader};
+//! # let header = RequestHeader::default().with_request_api_key(3).with_request_api_version(12)
+//! #     .with_correlation_id(5).with_client_id(Some("app"));
+//! # let mut incoming = [0u8; 64];
+//! # let len = frame::encode_request(&header, &MetadataRequest::default(), &mut incoming)?;
+//! # let incoming = &incoming[..len];
+//!
+//! let (mut header, body) = frame::decode_request(incoming)?;
+//! header.client_id = Some("through-the-proxy");
+//! let mut out = [0u8; 128];
+//! let n = frame::encode_request(&header, &body, &mut out)?;
+//! let (rewritten, _) = frame::decode_request(&out[..n])?;
+//! assert_eq!(rewritten.client_id, Some("through-the-proxy"));
+//! assert_eq!(rewritten.correlation_id, 5);
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+//!
+//! ## For a protocol tool: the tree of any frame
+//!
+//! With the `describe` feature, any request or response frame, of any API and version, well
+//! formed or not, renders as an annotated tree (`kafka-wire dissect` on the command line).
+//!
+//! ```
+//! # #[cfg(feature = "describe")] {
+//! let frame = [0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+//! let mut text = String::new();
+//! kafka_wire::describe::write_request_frame(&frame, &mut text)?;
+//! assert!(text.contains("= 39 (RenewDelegationToken)"));
+//! assert!(!text.contains("error"));
+//! # }
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+//!
 //! ## Layers
 //!
 //! | module | holds |
@@ -76,6 +179,7 @@
     rust_2018_idioms
 )]
 #![deny(
+    clippy::missing_errors_doc,
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
     clippy::as_conversions,
