@@ -32,7 +32,7 @@ use kafka_wire::messages::{
 };
 use kafka_wire::records::compression::BuiltinCodecs;
 use kafka_wire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
-use kafka_wire::{ApiKey, EncodeError, Response, Status};
+use kafka_wire::{ApiKey, Response, Status};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -205,12 +205,7 @@ impl Connection {
             .with_request_api_version(version)
             .with_correlation_id(id)
             .with_client_id(Some(CLIENT_ID));
-        let required = match frame::encode_request(&header, body, &mut []) {
-            Err(EncodeError::BufferTooSmall { required, .. }) => required,
-            Err(e) => return Err(e.into()),
-            Ok(n) => n,
-        };
-        let mut out = vec![0u8; required];
+        let mut out = vec![0u8; frame::request_len(&header, body)?];
         frame::encode_request(&header, body, &mut out)?;
         self.stream.write_all(&out)?;
         Ok(id)

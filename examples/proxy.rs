@@ -209,8 +209,12 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
     if let Some(id) = &config.client_id {
         header.client_id = Some(id);
     }
-    match encode_with(out, |buf| frame::encode_request(&header, &body, buf)) {
-        Ok(()) => {
+    let encoded = frame::request_len(&header, &body).and_then(|len| {
+        out.resize(len, 0);
+        frame::encode_request(&header, &body, out)
+    });
+    match encoded {
+        Ok(_) => {
             if !config.quiet {
                 println!(
                     "[{n}] -> {key} v{version} correlation {} client {:?}: {} bytes in, {} out",
@@ -335,23 +339,7 @@ fn encode_response<B: Body>(
     body: &B,
     version: i16,
 ) -> Result<(), EncodeError> {
-    encode_with(out, |buf| {
-        frame::encode_response(header, body, version, buf)
-    })
-}
-
-/// Runs an encoder into `out`, sized from its `BufferTooSmall` answer.
-fn encode_with(
-    out: &mut Vec<u8>,
-    mut encode: impl FnMut(&mut [u8]) -> Result<usize, EncodeError>,
-) -> Result<(), EncodeError> {
-    let required = match encode(&mut []) {
-        Err(EncodeError::BufferTooSmall { required, .. }) => required,
-        Err(e) => return Err(e),
-        Ok(n) => n,
-    };
-    out.resize(required, 0);
-    let n = encode(out)?;
-    out.truncate(n);
+    out.resize(frame::response_len(header, body, version)?, 0);
+    frame::encode_response(header, body, version, out)?;
     Ok(())
 }

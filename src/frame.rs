@@ -87,6 +87,21 @@ pub fn encode_response<B: Body>(
     encode_frame(header, hv, body, version, out)
 }
 
+/// The whole frame's length for header (at header version `hv`) and body (at `version`): the
+/// size prefix included, after every check the encoders make.
+fn frame_len<H: Encode, B: Encode>(
+    header: &H,
+    hv: i16,
+    body: &B,
+    version: i16,
+) -> Result<usize, EncodeError> {
+    let size = header
+        .encoded_len(hv)?
+        .saturating_add(body.encoded_len(version)?);
+    frame_size(size, "Frame.size")?;
+    Ok(size.saturating_add(SIZE_LEN))
+}
+
 /// Writes size prefix, header (at header version `hv`) and body (at `version`), after sizing and
 /// checking everything.
 fn encode_frame<H: Encode, B: Encode>(
@@ -96,11 +111,8 @@ fn encode_frame<H: Encode, B: Encode>(
     version: i16,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let size = header
-        .encoded_len(hv)?
-        .saturating_add(body.encoded_len(version)?);
-    let prefix = frame_size(size, "Frame.size")?;
-    let total = size.saturating_add(SIZE_LEN);
+    let total = frame_len(header, hv, body, version)?;
+    let prefix = frame_size(total.saturating_sub(SIZE_LEN), "Frame.size")?;
     let mut w = Writer::new(out);
     w.check_capacity(total)?;
     w.i32(prefix);
@@ -108,6 +120,53 @@ fn encode_frame<H: Encode, B: Encode>(
     body.write(&mut w, version);
     debug_assert!(!w.overflowed() && w.position() == total);
     Ok(total)
+}
+
+/// The exact number of bytes [`encode_request`] writes for `header` and `body`, size prefix
+/// included: the buffer to give it, for callers who allocate one per frame.
+///
+/// ```
+/// use kafka_wire::frame;
+/// use kafka_wire::messages::{MetadataRequest, RequestHeader};
+///
+/// let header = RequestHeader::default()
+///     .with_request_api_key(3)
+///     .with_request_api_version(12)
+///     .with_correlation_id(1);
+/// let body = MetadataRequest::default();
+/// let mut out = vec![0u8; frame::request_len(&header, &body)?];
+/// assert_eq!(frame::encode_request(&header, &body, &mut out)?, out.len());
+/// # Ok::<(), kafka_wire::EncodeError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`encode_request`], except `BufferTooSmall`.
+pub fn request_len<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<usize, EncodeError> {
+    let key = ApiKey(header.request_api_key);
+    if key != body.body_api_key() {
+        return Err(EncodeError::ApiKeyMismatch {
+            expected: key,
+            found: body.body_api_key(),
+        });
+    }
+    let version = header.request_api_version;
+    frame_len(header, request_header_version(key, version), body, version)
+}
+
+/// The exact number of bytes [`encode_response`] writes for `header` and `body` at `version`,
+/// size prefix included.
+///
+/// # Errors
+///
+/// As [`encode_response`], except `BufferTooSmall`.
+pub fn response_len<B: Body>(
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+) -> Result<usize, EncodeError> {
+    let hv = response_header_version(body.body_api_key(), version);
+    frame_len(header, hv, body, version)
 }
 
 /// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.

@@ -41,7 +41,7 @@ use kafka_wire::messages::{
     OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
 };
 use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
-use kafka_wire::{ApiKey, EncodeError, Response, Status};
+use kafka_wire::{ApiKey, Response, Status};
 
 use broker::{Broker, Config, SERVED, served_versions};
 use log::code;
@@ -97,10 +97,8 @@ impl Client {
             .with_request_api_version(version)
             .with_correlation_id(id)
             .with_client_id(Some("mini-broker-test"));
-        let n = match frame::encode_request(&header, body, &mut []) {
-            Err(EncodeError::BufferTooSmall { required, .. }) => required,
-            other => panic!("{key} v{version}: sizing the request: {other:?}"),
-        };
+        let n = frame::request_len(&header, body)
+            .unwrap_or_else(|e| panic!("{key} v{version}: sizing the request: {e}"));
         let mut out = vec![0u8; n];
         frame::encode_request(&header, body, &mut out)
             .unwrap_or_else(|e| panic!("{key} v{version}: encoding the request: {e}"));

@@ -914,13 +914,8 @@ fn len_i32(n: usize) -> i32 {
 /// Encodes a response frame into a buffer of exactly its size.
 pub fn encode<B: Body>(correlation_id: i32, body: &B, version: i16) -> Result<Vec<u8>, String> {
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
-    let required = match frame::encode_response(&header, body, version, &mut []) {
-        Err(EncodeError::BufferTooSmall { required, .. }) => required,
-        Err(e) => return Err(format!("{} v{version}: {e}", body.body_api_key())),
-        Ok(n) => n,
-    };
-    let mut out = vec![0u8; required];
-    frame::encode_response(&header, body, version, &mut out)
-        .map_err(|e| format!("{} v{version}: {e}", body.body_api_key()))?;
+    let failed = |e: EncodeError| format!("{} v{version}: {e}", body.body_api_key());
+    let mut out = vec![0u8; frame::response_len(&header, body, version).map_err(failed)?];
+    frame::encode_response(&header, body, version, &mut out).map_err(failed)?;
     Ok(out)
 }
