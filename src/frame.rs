@@ -54,6 +54,12 @@ pub fn encode_request<B: Body>(
     body: &B,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
+    let hv = request_header_for(header, body)?;
+    encode_frame(header, hv, body, header.request_api_version, out)
+}
+
+/// The request header version for `header`, once its API key is checked against the body's.
+fn request_header_for<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<i16, EncodeError> {
     let key = ApiKey(header.request_api_key);
     if key != body.body_api_key() {
         return Err(EncodeError::ApiKeyMismatch {
@@ -61,14 +67,7 @@ pub fn encode_request<B: Body>(
             found: body.body_api_key(),
         });
     }
-    let version = header.request_api_version;
-    encode_frame(
-        header,
-        request_header_version(key, version),
-        body,
-        version,
-        out,
-    )
+    Ok(request_header_version(key, header.request_api_version))
 }
 
 /// Encodes a response frame for `version` of the body's API: size prefix, response header and
@@ -143,15 +142,8 @@ fn encode_frame<H: Encode, B: Encode>(
 ///
 /// As [`encode_request`], except `BufferTooSmall`.
 pub fn request_len<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<usize, EncodeError> {
-    let key = ApiKey(header.request_api_key);
-    if key != body.body_api_key() {
-        return Err(EncodeError::ApiKeyMismatch {
-            expected: key,
-            found: body.body_api_key(),
-        });
-    }
-    let version = header.request_api_version;
-    frame_len(header, request_header_version(key, version), body, version)
+    let hv = request_header_for(header, body)?;
+    frame_len(header, hv, body, header.request_api_version)
 }
 
 /// The exact number of bytes [`encode_response`] writes for `header` and `body` at `version`,
