@@ -161,6 +161,7 @@
 //!
 //! | feature | effect |
 //! |---|---|
+//! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays of structs that a decode already validated stepped over rather than validated again, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |

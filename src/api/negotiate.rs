@@ -396,7 +396,16 @@ impl VersionTable {
             let victim = self.entries.iter().rposition(|(k, _)| !speaks(*k));
             match victim {
                 Some(victim) if speaks(key) => {
-                    self.entries.remove(victim);
+                    // Remove the victim by shifting the entries after it down one place.
+                    // (`Vec::remove` and `rotate_left` carry panic paths for indices the
+                    // compiler cannot see are in bounds; this has none.)
+                    if let Some(mut carry) = self.entries.pop()
+                        && let Some(tail) = self.entries.get_mut(victim..)
+                    {
+                        for slot in tail.iter_mut().rev() {
+                            core::mem::swap(slot, &mut carry);
+                        }
+                    }
                     self.dropped = self.dropped.saturating_add(1);
                     if let Err(again) = self.entries.binary_search_by_key(&key, |(k, _)| *k) {
                         at = again;
@@ -408,7 +417,14 @@ impl VersionTable {
                 }
             }
         }
-        if self.entries.insert(at, (key, range)).is_err() {
+        // Insert at `at` by shifting the entries from there up one place, as above.
+        let mut carry = (key, range);
+        if let Some(tail) = self.entries.get_mut(at..) {
+            for slot in tail {
+                core::mem::swap(slot, &mut carry);
+            }
+        }
+        if self.entries.push(carry).is_err() {
             self.dropped = self.dropped.saturating_add(1);
         }
         Ok(())

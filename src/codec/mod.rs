@@ -344,7 +344,10 @@ impl<'a> Element<'a> for &'a str {
 macro_rules! __struct_element {
     ($t:ident) => {
         impl<'a> $crate::codec::Element<'a> for $t<'a> {
-            #[inline]
+            // Inlined into the array loops and iterators with the `perf` feature; one
+            // out-of-line copy per struct without it.
+            #[cfg_attr(feature = "perf", inline)]
+            #[cfg_attr(not(feature = "perf"), inline(never))]
             fn read_element(
                 r: &mut $crate::codec::Reader<'a>,
                 version: i16,

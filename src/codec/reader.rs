@@ -99,11 +99,13 @@ impl<'a> Reader<'a> {
     }
 
     #[cold]
+    #[inline(never)]
     fn err(&self, kind: DecodeErrorKind, path: &'static str) -> DecodeError {
         DecodeError::new(self.offset(), kind, path)
     }
 
     #[cold]
+    #[inline(never)]
     fn truncated(&self, n: usize, path: &'static str) -> DecodeError {
         self.err(
             DecodeErrorKind::Truncated {

@@ -5,8 +5,9 @@
 //! * [`crc32`]: CRC-32 (IEEE 802.3, the zlib checksum), stored in every legacy message (magic 0
 //!   and 1) over the bytes from the magic byte to the end of the message.
 //!
-//! Both are table-driven, sixteen bytes per step, in safe portable code: the same result on every
-//! target, no runtime feature detection. With the `crc-hw` feature (which needs `std`), CRC-32C
+//! Both are table-driven in safe portable code: the same result on every target, no runtime
+//! feature detection. With the `perf` feature (on by default) they take sixteen bytes a step
+//! through 16 KiB of tables each; without it, a byte a step through one 1 KiB table. With the `crc-hw` feature (which needs `std`), CRC-32C
 //! uses the processor's CRC-32C instruction when it has one (SSE 4.2 on x86-64, the CRC
 //! extension on AArch64, detected at run time, through the `crc32c` crate) and a table
 //! otherwise.
@@ -20,9 +21,16 @@
 use crc::CRC_32_ISCSI;
 use crc::{CRC_32_ISO_HDLC, Crc, Table};
 
+/// Sixteen 1 KiB tables, sixteen bytes a step, with the `perf` feature; one table and a byte a
+/// step without it.
+#[cfg(feature = "perf")]
+type Tables = Table<16>;
+#[cfg(not(feature = "perf"))]
+type Tables = Table<1>;
+
 #[cfg(not(feature = "crc-hw"))]
-static CASTAGNOLI: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISCSI);
-static IEEE: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISO_HDLC);
+static CASTAGNOLI: Crc<u32, Tables> = Crc::<u32, Tables>::new(&CRC_32_ISCSI);
+static IEEE: Crc<u32, Tables> = Crc::<u32, Tables>::new(&CRC_32_ISO_HDLC);
 
 /// CRC-32C of `bytes`.
 ///
@@ -56,7 +64,7 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 #[derive(Clone)]
 pub struct Crc32c {
     #[cfg(not(feature = "crc-hw"))]
-    digest: crc::Digest<'static, u32, Table<16>>,
+    digest: crc::Digest<'static, u32, Tables>,
     #[cfg(feature = "crc-hw")]
     state: u32,
 }
