@@ -5,32 +5,141 @@
 //! * [`crc32`]: CRC-32 (IEEE 802.3, the zlib checksum), stored in every legacy message (magic 0
 //!   and 1) over the bytes from the magic byte to the end of the message.
 //!
-//! Both are table-driven in safe portable code: the same result on every target, no runtime
-//! feature detection. With the `perf` feature (on by default) they take sixteen bytes a step
-//! through 16 KiB of tables each; without it, a byte a step through one 1 KiB table. With the `crc-hw` feature (which needs `std`), CRC-32C
-//! uses the processor's CRC-32C instruction when it has one (SSE 4.2 on x86-64, the CRC
-//! extension on AArch64, detected at run time, through the `crc32c` crate) and a table
-//! otherwise.
+//! Both are table-driven in safe portable code, with no panic path: the same result on every
+//! target, no runtime feature detection. With the `perf` feature (on by default) they take
+//! sixteen bytes a step through 16 KiB of tables each; without it, a byte a step through one
+//! 1 KiB table. With the `crc-hw` feature (which needs `std`), CRC-32C uses the processor's
+//! CRC-32C instruction when it has one (SSE 4.2 on x86-64, the CRC extension on AArch64,
+//! detected at run time, through the `crc32c` crate) and a table otherwise.
 //!
 //! A build compiled with SSE 4.2 enabled (`-C target-cpu=native`) still uses the table without
 //! `crc-hw`: calling `_mm_crc32_u64` safely needs a `#[target_feature]` function, and a function
 //! without the attribute can only call that one in `unsafe` code, whatever the build enables,
 //! and this crate forbids `unsafe`.
 
-#[cfg(not(feature = "crc-hw"))]
-use crc::CRC_32_ISCSI;
-use crc::{CRC_32_ISO_HDLC, Crc, Table};
-
-/// Sixteen 1 KiB tables, sixteen bytes a step, with the `perf` feature; one table and a byte a
-/// step without it.
+/// Tables kept: sixteen with the `perf` feature (a 16-byte step), one without (a byte step).
 #[cfg(feature = "perf")]
-type Tables = Table<16>;
+const TABLES: usize = 16;
 #[cfg(not(feature = "perf"))]
-type Tables = Table<1>;
+const TABLES: usize = 1;
+
+/// The tables of a reflected CRC-32 with the reflected polynomial `poly`: table 0 holds the CRC
+/// of each byte value; table `k` the CRC of that byte followed by `k` zero bytes.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::as_conversions,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time, where an index out of range or an overflow fails the build"
+)]
+const fn tables(poly: u32) -> [[u32; 256]; TABLES] {
+    let mut t = [[0u32; 256]; TABLES];
+    let mut b = 0;
+    while b < 256 {
+        let mut crc = b as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ poly
+            } else {
+                crc >> 1
+            };
+            bit += 1;
+        }
+        t[0][b] = crc;
+        b += 1;
+    }
+    let mut k = 1;
+    while k < TABLES {
+        let mut b = 0;
+        while b < 256 {
+            let prev = t[k - 1][b];
+            t[k][b] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            b += 1;
+        }
+        k += 1;
+    }
+    t
+}
 
 #[cfg(not(feature = "crc-hw"))]
-static CASTAGNOLI: Crc<u32, Tables> = Crc::<u32, Tables>::new(&CRC_32_ISCSI);
-static IEEE: Crc<u32, Tables> = Crc::<u32, Tables>::new(&CRC_32_ISO_HDLC);
+static CASTAGNOLI: [[u32; 256]; TABLES] = tables(0x82f6_3b78);
+static IEEE: [[u32; 256]; TABLES] = tables(0xedb8_8320);
+
+/// One table lookup; a `u8` index is always in range, so this compiles to a plain load.
+#[inline(always)]
+fn at(table: &[u32; 256], byte: u8) -> u32 {
+    table.get(usize::from(byte)).copied().unwrap_or(0)
+}
+
+/// Advances the (inverted) CRC state `crc` over `bytes`.
+#[inline]
+fn update(mut crc: u32, t: &[[u32; 256]; TABLES], bytes: &[u8]) -> u32 {
+    #[cfg(feature = "perf")]
+    let bytes = {
+        let [
+            t0,
+            t1,
+            t2,
+            t3,
+            t4,
+            t5,
+            t6,
+            t7,
+            t8,
+            t9,
+            t10,
+            t11,
+            t12,
+            t13,
+            t14,
+            t15,
+        ] = t;
+        let (chunks, rest) = bytes.as_chunks::<16>();
+        for &[
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] in chunks
+        {
+            // The twelve lookups that do not depend on the running CRC first, so that only
+            // the last four are on the chain from one step to the next.
+            let ahead = at(t0, b15)
+                ^ at(t1, b14)
+                ^ at(t2, b13)
+                ^ at(t3, b12)
+                ^ at(t4, b11)
+                ^ at(t5, b10)
+                ^ at(t6, b9)
+                ^ at(t7, b8)
+                ^ at(t8, b7)
+                ^ at(t9, b6)
+                ^ at(t10, b5)
+                ^ at(t11, b4);
+            let [c0, c1, c2, c3] = (crc ^ u32::from_le_bytes([b0, b1, b2, b3])).to_le_bytes();
+            crc = ahead ^ (at(t12, c3) ^ at(t13, c2) ^ at(t14, c1) ^ at(t15, c0));
+        }
+        rest
+    };
+    let [t0, ..] = t;
+    for &b in bytes {
+        let [low, ..] = crc.to_le_bytes();
+        crc = (crc >> 8) ^ at(t0, low ^ b);
+    }
+    crc
+}
 
 /// CRC-32C of `bytes`.
 ///
@@ -46,7 +155,7 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     }
     #[cfg(not(feature = "crc-hw"))]
     {
-        CASTAGNOLI.checksum(bytes)
+        !update(!0, &CASTAGNOLI, bytes)
     }
 }
 
@@ -57,15 +166,13 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
 /// ```
 #[must_use]
 pub fn crc32(bytes: &[u8]) -> u32 {
-    IEEE.checksum(bytes)
+    !update(!0, &IEEE, bytes)
 }
 
 /// A CRC-32C computed over several pieces, for data that is not contiguous.
 #[derive(Clone)]
 pub struct Crc32c {
-    #[cfg(not(feature = "crc-hw"))]
-    digest: crc::Digest<'static, u32, Tables>,
-    #[cfg(feature = "crc-hw")]
+    /// The CRC of the bytes so far (with `crc-hw`), or its inverted running state (without).
     state: u32,
 }
 
@@ -74,17 +181,16 @@ impl Crc32c {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            #[cfg(not(feature = "crc-hw"))]
-            digest: CASTAGNOLI.digest(),
-            #[cfg(feature = "crc-hw")]
-            state: 0,
+            state: if cfg!(feature = "crc-hw") { 0 } else { !0 },
         }
     }
 
     /// Adds `bytes`.
     pub fn update(&mut self, bytes: &[u8]) {
         #[cfg(not(feature = "crc-hw"))]
-        self.digest.update(bytes);
+        {
+            self.state = update(self.state, &CASTAGNOLI, bytes);
+        }
         #[cfg(feature = "crc-hw")]
         {
             self.state = crc32c::crc32c_append(self.state, bytes);
@@ -94,13 +200,10 @@ impl Crc32c {
     /// The CRC of everything added.
     #[must_use]
     pub fn finish(self) -> u32 {
-        #[cfg(not(feature = "crc-hw"))]
-        {
-            self.digest.finalize()
-        }
-        #[cfg(feature = "crc-hw")]
-        {
+        if cfg!(feature = "crc-hw") {
             self.state
+        } else {
+            !self.state
         }
     }
 }
@@ -160,6 +263,33 @@ mod tests {
                 c.update(&bytes[..len / 3]);
                 c.update(&bytes[len / 3..]);
                 assert_eq!(c.finish(), expected, "pieces, start {start} len {len}");
+            }
+        }
+    }
+
+    /// Bitwise CRC-32 (IEEE), for the legacy message sets.
+    fn bitwise_ieee(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn ieee_every_length_and_alignment() {
+        let data: [u8; 320] = core::array::from_fn(|i| (i as u8).wrapping_mul(151) ^ 0xa5);
+        for start in 0..16 {
+            for len in 0..300 {
+                let bytes = &data[start..start + len];
+                assert_eq!(crc32(bytes), bitwise_ieee(bytes), "start {start} len {len}");
             }
         }
     }
