@@ -105,9 +105,9 @@ impl<'b> Writer<'b> {
         if let Some(dst) = self.reserve(bytes.len()) {
             #[cfg(feature = "perf")]
             dst.copy_from_slice(bytes);
-            // The same copy (the loop becomes a `memcpy`), without `copy_from_slice`'s length
-            // check: a size-optimized build keeps that check out of line, and with it a panic
-            // path the lengths, equal by construction, never take.
+            // The same copy (a `memcpy` at opt-level "s", a byte loop at "z") without
+            // `copy_from_slice`'s length check, which a size-optimized build keeps out of line,
+            // and with it a panic path that these lengths, equal by construction, never take.
             #[cfg(not(feature = "perf"))]
             for (d, s) in dst.iter_mut().zip(bytes) {
                 *d = *s;
