@@ -86,19 +86,19 @@ pub fn encode_response<B: Body>(
     encode_frame(header, hv, body, version, out)
 }
 
-/// The whole frame's length for header (at header version `hv`) and body (at `version`): the
-/// size prefix included, after every check the encoders make.
+/// The whole frame's length for header (at header version `hv`) and body (at `version`), size
+/// prefix included, and the prefix's value, after every check the encoders make.
 fn frame_len<H: Encode, B: Encode>(
     header: &H,
     hv: i16,
     body: &B,
     version: i16,
-) -> Result<usize, EncodeError> {
+) -> Result<(usize, i32), EncodeError> {
     let size = header
         .encoded_len(hv)?
         .saturating_add(body.encoded_len(version)?);
-    frame_size(size, "Frame.size")?;
-    Ok(size.saturating_add(SIZE_LEN))
+    let prefix = frame_size(size, "Frame.size")?;
+    Ok((size.saturating_add(SIZE_LEN), prefix))
 }
 
 /// Writes size prefix, header (at header version `hv`) and body (at `version`), after sizing and
@@ -110,8 +110,7 @@ fn encode_frame<H: Encode, B: Encode>(
     version: i16,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let total = frame_len(header, hv, body, version)?;
-    let prefix = frame_size(total.saturating_sub(SIZE_LEN), "Frame.size")?;
+    let (total, prefix) = frame_len(header, hv, body, version)?;
     let mut w = Writer::new(out);
     w.check_capacity(total)?;
     w.i32(prefix);
@@ -143,7 +142,7 @@ fn encode_frame<H: Encode, B: Encode>(
 /// As [`encode_request`], except `BufferTooSmall`.
 pub fn request_len<B: Body>(header: &RequestHeader<'_>, body: &B) -> Result<usize, EncodeError> {
     let hv = request_header_for(header, body)?;
-    frame_len(header, hv, body, header.request_api_version)
+    frame_len(header, hv, body, header.request_api_version).map(|(total, _)| total)
 }
 
 /// The exact number of bytes [`encode_response`] writes for `header` and `body` at `version`,
@@ -158,7 +157,7 @@ pub fn response_len<B: Body>(
     version: i16,
 ) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
-    frame_len(header, hv, body, version)
+    frame_len(header, hv, body, version).map(|(total, _)| total)
 }
 
 /// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
