@@ -65,6 +65,9 @@ pub enum DecodeErrorKind {
     },
     /// The API key is not one this crate knows, or it has no valid version.
     UnknownApiKey(ApiKey),
+    /// The API key is a valid one, but this build leaves its message types out: its cargo
+    /// feature (named as the API, such as `Produce`; all of them with `all-apis`) is not enabled.
+    ApiNotEnabled(ApiKey),
     /// The version is outside the message's valid versions.
     UnsupportedVersion {
         /// The API key of the message.
@@ -166,6 +169,9 @@ impl fmt::Display for DecodeErrorKind {
                 "tagged field {tag} declared {declared} bytes but its value used {consumed}"
             ),
             Self::UnknownApiKey(key) => write!(f, "unknown API key {}", key.0),
+            Self::ApiNotEnabled(key) => {
+                write!(f, "API key {} is not enabled in this build", key.0)
+            }
             Self::UnsupportedVersion { api_key, version } => {
                 write!(
                     f,

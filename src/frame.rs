@@ -183,8 +183,8 @@ fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
 ///
 /// # Errors
 ///
-/// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, `UnknownApiKey`, `UnsupportedVersion`,
-/// and any header or body error.
+/// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, `UnknownApiKey`, `ApiNotEnabled`,
+/// `UnsupportedVersion`, and any header or body error.
 pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), DecodeError> {
     let mut r = payload(frame)?;
     let mut peek = r.clone();

@@ -775,11 +775,11 @@ fn emit_struct(
     let mut reads = String::new();
     if flex != Cond::Never {
         let mut section = String::new();
-        let _ = writeln!(
-            section,
-            "let mut section = c::TaggedSection::begin(r, {tag_count}, {tf_path})?;"
-        );
         if tag_count > 0 {
+            let _ = writeln!(
+                section,
+                "let mut section = c::TaggedSection::begin(r, {tag_count}, {tf_path})?;"
+            );
             let mut arms = Vec::new();
             for x in fields.iter().filter(|x| x.f.tag.is_some()) {
                 let t = x.f.tag.unwrap_or_default();
@@ -813,10 +813,14 @@ fn emit_struct(
                 }
                 section.push_str("_ => {}\n}\n}\n");
             }
+            section.push_str("this.unknown_tagged_fields = section.finish(r);\n");
         } else {
-            section.push_str("while section.next(r)?.is_some() {}\n");
+            // A struct without tagged fields of its own keeps whatever a section holds, out of line.
+            let _ = writeln!(
+                section,
+                "this.unknown_tagged_fields = c::TaggedSection::read_unknown(r, {tf_path})?;"
+            );
         }
-        section.push_str("this.unknown_tagged_fields = section.finish(r);\n");
         // Most sections are empty: one zero byte, consumed without setting up the section.
         match &flex {
             Cond::Always => {
@@ -1215,7 +1219,15 @@ pub fn emit_message(
         }
         _ => format!("versions {}, flexible versions {}", m.valid, m.flexible),
     };
-    let _ = writeln!(out, "//! `{}`: {what}.\n", m.name);
+    let _ = writeln!(out, "//! `{}`: {what}.", m.name);
+    if m.api_key.is_some() {
+        let _ = writeln!(
+            out,
+            "//!\n//! Compiled with the `{}` cargo feature (part of the default `all-apis`).",
+            m.api_name()
+        );
+    }
+    out.push('\n');
     out.push_str("use crate::codec as c;\nuse crate::error::{DecodeError, EncodeError};\n\n");
     for s in &structs.list {
         emit_struct(&mut out, m, structs, s)?;

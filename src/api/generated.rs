@@ -3,7 +3,104 @@
 
 use super::{ApiInfo, ApiKey};
 use crate::codec::{self as c, VersionRange};
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::error::{DecodeError, EncodeError};
+#[cfg(any(
+    feature = "Produce",
+    feature = "Fetch",
+    feature = "ListOffsets",
+    feature = "Metadata",
+    feature = "LeaderAndIsr",
+    feature = "StopReplica",
+    feature = "UpdateMetadata",
+    feature = "ControlledShutdown",
+    feature = "OffsetCommit",
+    feature = "OffsetFetch",
+    feature = "FindCoordinator",
+    feature = "JoinGroup",
+    feature = "Heartbeat",
+    feature = "LeaveGroup",
+    feature = "SyncGroup",
+    feature = "DescribeGroups",
+    feature = "ListGroups",
+    feature = "SaslHandshake",
+    feature = "ApiVersions",
+    feature = "CreateTopics",
+    feature = "DeleteTopics",
+    feature = "DeleteRecords",
+    feature = "InitProducerId",
+    feature = "OffsetForLeaderEpoch",
+    feature = "AddPartitionsToTxn",
+    feature = "AddOffsetsToTxn",
+    feature = "EndTxn",
+    feature = "WriteTxnMarkers",
+    feature = "TxnOffsetCommit",
+    feature = "DescribeAcls",
+    feature = "CreateAcls",
+    feature = "DeleteAcls",
+    feature = "DescribeConfigs",
+    feature = "AlterConfigs",
+    feature = "AlterReplicaLogDirs",
+    feature = "DescribeLogDirs",
+    feature = "SaslAuthenticate",
+    feature = "CreatePartitions",
+    feature = "CreateDelegationToken",
+    feature = "RenewDelegationToken",
+    feature = "ExpireDelegationToken",
+    feature = "DescribeDelegationToken",
+    feature = "DeleteGroups",
+    feature = "ElectLeaders",
+    feature = "IncrementalAlterConfigs",
+    feature = "AlterPartitionReassignments",
+    feature = "ListPartitionReassignments",
+    feature = "OffsetDelete",
+    feature = "DescribeClientQuotas",
+    feature = "AlterClientQuotas",
+    feature = "DescribeUserScramCredentials",
+    feature = "AlterUserScramCredentials",
+    feature = "Vote",
+    feature = "BeginQuorumEpoch",
+    feature = "EndQuorumEpoch",
+    feature = "DescribeQuorum",
+    feature = "AlterPartition",
+    feature = "UpdateFeatures",
+    feature = "Envelope",
+    feature = "FetchSnapshot",
+    feature = "DescribeCluster",
+    feature = "DescribeProducers",
+    feature = "BrokerRegistration",
+    feature = "BrokerHeartbeat",
+    feature = "UnregisterBroker",
+    feature = "DescribeTransactions",
+    feature = "ListTransactions",
+    feature = "AllocateProducerIds",
+    feature = "ConsumerGroupHeartbeat",
+    feature = "ConsumerGroupDescribe",
+    feature = "ControllerRegistration",
+    feature = "GetTelemetrySubscriptions",
+    feature = "PushTelemetry",
+    feature = "AssignReplicasToDirs",
+    feature = "ListConfigResources",
+    feature = "DescribeTopicPartitions",
+    feature = "ShareGroupHeartbeat",
+    feature = "ShareGroupDescribe",
+    feature = "ShareFetch",
+    feature = "ShareAcknowledge",
+    feature = "AddRaftVoter",
+    feature = "RemoveRaftVoter",
+    feature = "UpdateRaftVoter",
+    feature = "InitializeShareGroupState",
+    feature = "ReadShareGroupState",
+    feature = "WriteShareGroupState",
+    feature = "DeleteShareGroupState",
+    feature = "ReadShareGroupStateSummary",
+    feature = "StreamsGroupHeartbeat",
+    feature = "StreamsGroupDescribe",
+    feature = "DescribeShareGroupOffsets",
+    feature = "AlterShareGroupOffsets",
+    feature = "DeleteShareGroupOffsets",
+    feature = "StreamsGroupTopologyDescriptionUpdate",
+    feature = "UnregisterController"
+))]
 use crate::messages as m;
 
 impl ApiKey {
@@ -197,6 +294,204 @@ impl ApiKey {
     pub const STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE: Self = Self(93);
     /// `UnregisterController` (key 94).
     pub const UNREGISTER_CONTROLLER: Self = Self(94);
+    /// True when this build holds the message types of this API: its feature, named as the
+    /// API (such as `Produce`), is enabled, alone or through `all-apis`.
+    #[must_use]
+    pub const fn is_enabled(self) -> bool {
+        match self.0 {
+            #[cfg(feature = "Produce")]
+            0 => true,
+            #[cfg(feature = "Fetch")]
+            1 => true,
+            #[cfg(feature = "ListOffsets")]
+            2 => true,
+            #[cfg(feature = "Metadata")]
+            3 => true,
+            #[cfg(feature = "LeaderAndIsr")]
+            4 => true,
+            #[cfg(feature = "StopReplica")]
+            5 => true,
+            #[cfg(feature = "UpdateMetadata")]
+            6 => true,
+            #[cfg(feature = "ControlledShutdown")]
+            7 => true,
+            #[cfg(feature = "OffsetCommit")]
+            8 => true,
+            #[cfg(feature = "OffsetFetch")]
+            9 => true,
+            #[cfg(feature = "FindCoordinator")]
+            10 => true,
+            #[cfg(feature = "JoinGroup")]
+            11 => true,
+            #[cfg(feature = "Heartbeat")]
+            12 => true,
+            #[cfg(feature = "LeaveGroup")]
+            13 => true,
+            #[cfg(feature = "SyncGroup")]
+            14 => true,
+            #[cfg(feature = "DescribeGroups")]
+            15 => true,
+            #[cfg(feature = "ListGroups")]
+            16 => true,
+            #[cfg(feature = "SaslHandshake")]
+            17 => true,
+            #[cfg(feature = "ApiVersions")]
+            18 => true,
+            #[cfg(feature = "CreateTopics")]
+            19 => true,
+            #[cfg(feature = "DeleteTopics")]
+            20 => true,
+            #[cfg(feature = "DeleteRecords")]
+            21 => true,
+            #[cfg(feature = "InitProducerId")]
+            22 => true,
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            23 => true,
+            #[cfg(feature = "AddPartitionsToTxn")]
+            24 => true,
+            #[cfg(feature = "AddOffsetsToTxn")]
+            25 => true,
+            #[cfg(feature = "EndTxn")]
+            26 => true,
+            #[cfg(feature = "WriteTxnMarkers")]
+            27 => true,
+            #[cfg(feature = "TxnOffsetCommit")]
+            28 => true,
+            #[cfg(feature = "DescribeAcls")]
+            29 => true,
+            #[cfg(feature = "CreateAcls")]
+            30 => true,
+            #[cfg(feature = "DeleteAcls")]
+            31 => true,
+            #[cfg(feature = "DescribeConfigs")]
+            32 => true,
+            #[cfg(feature = "AlterConfigs")]
+            33 => true,
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            34 => true,
+            #[cfg(feature = "DescribeLogDirs")]
+            35 => true,
+            #[cfg(feature = "SaslAuthenticate")]
+            36 => true,
+            #[cfg(feature = "CreatePartitions")]
+            37 => true,
+            #[cfg(feature = "CreateDelegationToken")]
+            38 => true,
+            #[cfg(feature = "RenewDelegationToken")]
+            39 => true,
+            #[cfg(feature = "ExpireDelegationToken")]
+            40 => true,
+            #[cfg(feature = "DescribeDelegationToken")]
+            41 => true,
+            #[cfg(feature = "DeleteGroups")]
+            42 => true,
+            #[cfg(feature = "ElectLeaders")]
+            43 => true,
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            44 => true,
+            #[cfg(feature = "AlterPartitionReassignments")]
+            45 => true,
+            #[cfg(feature = "ListPartitionReassignments")]
+            46 => true,
+            #[cfg(feature = "OffsetDelete")]
+            47 => true,
+            #[cfg(feature = "DescribeClientQuotas")]
+            48 => true,
+            #[cfg(feature = "AlterClientQuotas")]
+            49 => true,
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            50 => true,
+            #[cfg(feature = "AlterUserScramCredentials")]
+            51 => true,
+            #[cfg(feature = "Vote")]
+            52 => true,
+            #[cfg(feature = "BeginQuorumEpoch")]
+            53 => true,
+            #[cfg(feature = "EndQuorumEpoch")]
+            54 => true,
+            #[cfg(feature = "DescribeQuorum")]
+            55 => true,
+            #[cfg(feature = "AlterPartition")]
+            56 => true,
+            #[cfg(feature = "UpdateFeatures")]
+            57 => true,
+            #[cfg(feature = "Envelope")]
+            58 => true,
+            #[cfg(feature = "FetchSnapshot")]
+            59 => true,
+            #[cfg(feature = "DescribeCluster")]
+            60 => true,
+            #[cfg(feature = "DescribeProducers")]
+            61 => true,
+            #[cfg(feature = "BrokerRegistration")]
+            62 => true,
+            #[cfg(feature = "BrokerHeartbeat")]
+            63 => true,
+            #[cfg(feature = "UnregisterBroker")]
+            64 => true,
+            #[cfg(feature = "DescribeTransactions")]
+            65 => true,
+            #[cfg(feature = "ListTransactions")]
+            66 => true,
+            #[cfg(feature = "AllocateProducerIds")]
+            67 => true,
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            68 => true,
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            69 => true,
+            #[cfg(feature = "ControllerRegistration")]
+            70 => true,
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            71 => true,
+            #[cfg(feature = "PushTelemetry")]
+            72 => true,
+            #[cfg(feature = "AssignReplicasToDirs")]
+            73 => true,
+            #[cfg(feature = "ListConfigResources")]
+            74 => true,
+            #[cfg(feature = "DescribeTopicPartitions")]
+            75 => true,
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            76 => true,
+            #[cfg(feature = "ShareGroupDescribe")]
+            77 => true,
+            #[cfg(feature = "ShareFetch")]
+            78 => true,
+            #[cfg(feature = "ShareAcknowledge")]
+            79 => true,
+            #[cfg(feature = "AddRaftVoter")]
+            80 => true,
+            #[cfg(feature = "RemoveRaftVoter")]
+            81 => true,
+            #[cfg(feature = "UpdateRaftVoter")]
+            82 => true,
+            #[cfg(feature = "InitializeShareGroupState")]
+            83 => true,
+            #[cfg(feature = "ReadShareGroupState")]
+            84 => true,
+            #[cfg(feature = "WriteShareGroupState")]
+            85 => true,
+            #[cfg(feature = "DeleteShareGroupState")]
+            86 => true,
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            87 => true,
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            88 => true,
+            #[cfg(feature = "StreamsGroupDescribe")]
+            89 => true,
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            90 => true,
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            91 => true,
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            92 => true,
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            93 => true,
+            #[cfg(feature = "UnregisterController")]
+            94 => true,
+            _ => false,
+        }
+    }
 }
 
 /// Every API key Kafka has assigned, indexed by key.
@@ -1153,7 +1448,7 @@ pub static API_TABLE: [ApiInfo; 95] = [
     },
 ];
 
-/// Any request body, by API key.
+/// Any request body, by API key: one variant per API whose feature is enabled.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -1163,195 +1458,389 @@ pub static API_TABLE: [ApiInfo; 95] = [
 )]
 pub enum Request<'a> {
     /// A `ProduceRequest` body.
+    #[cfg(feature = "Produce")]
     Produce(m::ProduceRequest<'a>),
     /// A `FetchRequest` body.
+    #[cfg(feature = "Fetch")]
     Fetch(m::FetchRequest<'a>),
     /// A `ListOffsetsRequest` body.
+    #[cfg(feature = "ListOffsets")]
     ListOffsets(m::ListOffsetsRequest<'a>),
     /// A `MetadataRequest` body.
+    #[cfg(feature = "Metadata")]
     Metadata(m::MetadataRequest<'a>),
     /// A `LeaderAndIsrRequest` body.
+    #[cfg(feature = "LeaderAndIsr")]
     LeaderAndIsr(m::LeaderAndIsrRequest<'a>),
     /// A `StopReplicaRequest` body.
+    #[cfg(feature = "StopReplica")]
     StopReplica(m::StopReplicaRequest<'a>),
     /// A `UpdateMetadataRequest` body.
+    #[cfg(feature = "UpdateMetadata")]
     UpdateMetadata(m::UpdateMetadataRequest<'a>),
     /// A `ControlledShutdownRequest` body.
+    #[cfg(feature = "ControlledShutdown")]
     ControlledShutdown(m::ControlledShutdownRequest<'a>),
     /// A `OffsetCommitRequest` body.
+    #[cfg(feature = "OffsetCommit")]
     OffsetCommit(m::OffsetCommitRequest<'a>),
     /// A `OffsetFetchRequest` body.
+    #[cfg(feature = "OffsetFetch")]
     OffsetFetch(m::OffsetFetchRequest<'a>),
     /// A `FindCoordinatorRequest` body.
+    #[cfg(feature = "FindCoordinator")]
     FindCoordinator(m::FindCoordinatorRequest<'a>),
     /// A `JoinGroupRequest` body.
+    #[cfg(feature = "JoinGroup")]
     JoinGroup(m::JoinGroupRequest<'a>),
     /// A `HeartbeatRequest` body.
+    #[cfg(feature = "Heartbeat")]
     Heartbeat(m::HeartbeatRequest<'a>),
     /// A `LeaveGroupRequest` body.
+    #[cfg(feature = "LeaveGroup")]
     LeaveGroup(m::LeaveGroupRequest<'a>),
     /// A `SyncGroupRequest` body.
+    #[cfg(feature = "SyncGroup")]
     SyncGroup(m::SyncGroupRequest<'a>),
     /// A `DescribeGroupsRequest` body.
+    #[cfg(feature = "DescribeGroups")]
     DescribeGroups(m::DescribeGroupsRequest<'a>),
     /// A `ListGroupsRequest` body.
+    #[cfg(feature = "ListGroups")]
     ListGroups(m::ListGroupsRequest<'a>),
     /// A `SaslHandshakeRequest` body.
+    #[cfg(feature = "SaslHandshake")]
     SaslHandshake(m::SaslHandshakeRequest<'a>),
     /// A `ApiVersionsRequest` body.
+    #[cfg(feature = "ApiVersions")]
     ApiVersions(m::ApiVersionsRequest<'a>),
     /// A `CreateTopicsRequest` body.
+    #[cfg(feature = "CreateTopics")]
     CreateTopics(m::CreateTopicsRequest<'a>),
     /// A `DeleteTopicsRequest` body.
+    #[cfg(feature = "DeleteTopics")]
     DeleteTopics(m::DeleteTopicsRequest<'a>),
     /// A `DeleteRecordsRequest` body.
+    #[cfg(feature = "DeleteRecords")]
     DeleteRecords(m::DeleteRecordsRequest<'a>),
     /// A `InitProducerIdRequest` body.
+    #[cfg(feature = "InitProducerId")]
     InitProducerId(m::InitProducerIdRequest<'a>),
     /// A `OffsetForLeaderEpochRequest` body.
+    #[cfg(feature = "OffsetForLeaderEpoch")]
     OffsetForLeaderEpoch(m::OffsetForLeaderEpochRequest<'a>),
     /// A `AddPartitionsToTxnRequest` body.
+    #[cfg(feature = "AddPartitionsToTxn")]
     AddPartitionsToTxn(m::AddPartitionsToTxnRequest<'a>),
     /// A `AddOffsetsToTxnRequest` body.
+    #[cfg(feature = "AddOffsetsToTxn")]
     AddOffsetsToTxn(m::AddOffsetsToTxnRequest<'a>),
     /// A `EndTxnRequest` body.
+    #[cfg(feature = "EndTxn")]
     EndTxn(m::EndTxnRequest<'a>),
     /// A `WriteTxnMarkersRequest` body.
+    #[cfg(feature = "WriteTxnMarkers")]
     WriteTxnMarkers(m::WriteTxnMarkersRequest<'a>),
     /// A `TxnOffsetCommitRequest` body.
+    #[cfg(feature = "TxnOffsetCommit")]
     TxnOffsetCommit(m::TxnOffsetCommitRequest<'a>),
     /// A `DescribeAclsRequest` body.
+    #[cfg(feature = "DescribeAcls")]
     DescribeAcls(m::DescribeAclsRequest<'a>),
     /// A `CreateAclsRequest` body.
+    #[cfg(feature = "CreateAcls")]
     CreateAcls(m::CreateAclsRequest<'a>),
     /// A `DeleteAclsRequest` body.
+    #[cfg(feature = "DeleteAcls")]
     DeleteAcls(m::DeleteAclsRequest<'a>),
     /// A `DescribeConfigsRequest` body.
+    #[cfg(feature = "DescribeConfigs")]
     DescribeConfigs(m::DescribeConfigsRequest<'a>),
     /// A `AlterConfigsRequest` body.
+    #[cfg(feature = "AlterConfigs")]
     AlterConfigs(m::AlterConfigsRequest<'a>),
     /// A `AlterReplicaLogDirsRequest` body.
+    #[cfg(feature = "AlterReplicaLogDirs")]
     AlterReplicaLogDirs(m::AlterReplicaLogDirsRequest<'a>),
     /// A `DescribeLogDirsRequest` body.
+    #[cfg(feature = "DescribeLogDirs")]
     DescribeLogDirs(m::DescribeLogDirsRequest<'a>),
     /// A `SaslAuthenticateRequest` body.
+    #[cfg(feature = "SaslAuthenticate")]
     SaslAuthenticate(m::SaslAuthenticateRequest<'a>),
     /// A `CreatePartitionsRequest` body.
+    #[cfg(feature = "CreatePartitions")]
     CreatePartitions(m::CreatePartitionsRequest<'a>),
     /// A `CreateDelegationTokenRequest` body.
+    #[cfg(feature = "CreateDelegationToken")]
     CreateDelegationToken(m::CreateDelegationTokenRequest<'a>),
     /// A `RenewDelegationTokenRequest` body.
+    #[cfg(feature = "RenewDelegationToken")]
     RenewDelegationToken(m::RenewDelegationTokenRequest<'a>),
     /// A `ExpireDelegationTokenRequest` body.
+    #[cfg(feature = "ExpireDelegationToken")]
     ExpireDelegationToken(m::ExpireDelegationTokenRequest<'a>),
     /// A `DescribeDelegationTokenRequest` body.
+    #[cfg(feature = "DescribeDelegationToken")]
     DescribeDelegationToken(m::DescribeDelegationTokenRequest<'a>),
     /// A `DeleteGroupsRequest` body.
+    #[cfg(feature = "DeleteGroups")]
     DeleteGroups(m::DeleteGroupsRequest<'a>),
     /// A `ElectLeadersRequest` body.
+    #[cfg(feature = "ElectLeaders")]
     ElectLeaders(m::ElectLeadersRequest<'a>),
     /// A `IncrementalAlterConfigsRequest` body.
+    #[cfg(feature = "IncrementalAlterConfigs")]
     IncrementalAlterConfigs(m::IncrementalAlterConfigsRequest<'a>),
     /// A `AlterPartitionReassignmentsRequest` body.
+    #[cfg(feature = "AlterPartitionReassignments")]
     AlterPartitionReassignments(m::AlterPartitionReassignmentsRequest<'a>),
     /// A `ListPartitionReassignmentsRequest` body.
+    #[cfg(feature = "ListPartitionReassignments")]
     ListPartitionReassignments(m::ListPartitionReassignmentsRequest<'a>),
     /// A `OffsetDeleteRequest` body.
+    #[cfg(feature = "OffsetDelete")]
     OffsetDelete(m::OffsetDeleteRequest<'a>),
     /// A `DescribeClientQuotasRequest` body.
+    #[cfg(feature = "DescribeClientQuotas")]
     DescribeClientQuotas(m::DescribeClientQuotasRequest<'a>),
     /// A `AlterClientQuotasRequest` body.
+    #[cfg(feature = "AlterClientQuotas")]
     AlterClientQuotas(m::AlterClientQuotasRequest<'a>),
     /// A `DescribeUserScramCredentialsRequest` body.
+    #[cfg(feature = "DescribeUserScramCredentials")]
     DescribeUserScramCredentials(m::DescribeUserScramCredentialsRequest<'a>),
     /// A `AlterUserScramCredentialsRequest` body.
+    #[cfg(feature = "AlterUserScramCredentials")]
     AlterUserScramCredentials(m::AlterUserScramCredentialsRequest<'a>),
     /// A `VoteRequest` body.
+    #[cfg(feature = "Vote")]
     Vote(m::VoteRequest<'a>),
     /// A `BeginQuorumEpochRequest` body.
+    #[cfg(feature = "BeginQuorumEpoch")]
     BeginQuorumEpoch(m::BeginQuorumEpochRequest<'a>),
     /// A `EndQuorumEpochRequest` body.
+    #[cfg(feature = "EndQuorumEpoch")]
     EndQuorumEpoch(m::EndQuorumEpochRequest<'a>),
     /// A `DescribeQuorumRequest` body.
+    #[cfg(feature = "DescribeQuorum")]
     DescribeQuorum(m::DescribeQuorumRequest<'a>),
     /// A `AlterPartitionRequest` body.
+    #[cfg(feature = "AlterPartition")]
     AlterPartition(m::AlterPartitionRequest<'a>),
     /// A `UpdateFeaturesRequest` body.
+    #[cfg(feature = "UpdateFeatures")]
     UpdateFeatures(m::UpdateFeaturesRequest<'a>),
     /// A `EnvelopeRequest` body.
+    #[cfg(feature = "Envelope")]
     Envelope(m::EnvelopeRequest<'a>),
     /// A `FetchSnapshotRequest` body.
+    #[cfg(feature = "FetchSnapshot")]
     FetchSnapshot(m::FetchSnapshotRequest<'a>),
     /// A `DescribeClusterRequest` body.
+    #[cfg(feature = "DescribeCluster")]
     DescribeCluster(m::DescribeClusterRequest<'a>),
     /// A `DescribeProducersRequest` body.
+    #[cfg(feature = "DescribeProducers")]
     DescribeProducers(m::DescribeProducersRequest<'a>),
     /// A `BrokerRegistrationRequest` body.
+    #[cfg(feature = "BrokerRegistration")]
     BrokerRegistration(m::BrokerRegistrationRequest<'a>),
     /// A `BrokerHeartbeatRequest` body.
+    #[cfg(feature = "BrokerHeartbeat")]
     BrokerHeartbeat(m::BrokerHeartbeatRequest<'a>),
     /// A `UnregisterBrokerRequest` body.
+    #[cfg(feature = "UnregisterBroker")]
     UnregisterBroker(m::UnregisterBrokerRequest<'a>),
     /// A `DescribeTransactionsRequest` body.
+    #[cfg(feature = "DescribeTransactions")]
     DescribeTransactions(m::DescribeTransactionsRequest<'a>),
     /// A `ListTransactionsRequest` body.
+    #[cfg(feature = "ListTransactions")]
     ListTransactions(m::ListTransactionsRequest<'a>),
     /// A `AllocateProducerIdsRequest` body.
+    #[cfg(feature = "AllocateProducerIds")]
     AllocateProducerIds(m::AllocateProducerIdsRequest<'a>),
     /// A `ConsumerGroupHeartbeatRequest` body.
+    #[cfg(feature = "ConsumerGroupHeartbeat")]
     ConsumerGroupHeartbeat(m::ConsumerGroupHeartbeatRequest<'a>),
     /// A `ConsumerGroupDescribeRequest` body.
+    #[cfg(feature = "ConsumerGroupDescribe")]
     ConsumerGroupDescribe(m::ConsumerGroupDescribeRequest<'a>),
     /// A `ControllerRegistrationRequest` body.
+    #[cfg(feature = "ControllerRegistration")]
     ControllerRegistration(m::ControllerRegistrationRequest<'a>),
     /// A `GetTelemetrySubscriptionsRequest` body.
+    #[cfg(feature = "GetTelemetrySubscriptions")]
     GetTelemetrySubscriptions(m::GetTelemetrySubscriptionsRequest<'a>),
     /// A `PushTelemetryRequest` body.
+    #[cfg(feature = "PushTelemetry")]
     PushTelemetry(m::PushTelemetryRequest<'a>),
     /// A `AssignReplicasToDirsRequest` body.
+    #[cfg(feature = "AssignReplicasToDirs")]
     AssignReplicasToDirs(m::AssignReplicasToDirsRequest<'a>),
     /// A `ListConfigResourcesRequest` body.
+    #[cfg(feature = "ListConfigResources")]
     ListConfigResources(m::ListConfigResourcesRequest<'a>),
     /// A `DescribeTopicPartitionsRequest` body.
+    #[cfg(feature = "DescribeTopicPartitions")]
     DescribeTopicPartitions(m::DescribeTopicPartitionsRequest<'a>),
     /// A `ShareGroupHeartbeatRequest` body.
+    #[cfg(feature = "ShareGroupHeartbeat")]
     ShareGroupHeartbeat(m::ShareGroupHeartbeatRequest<'a>),
     /// A `ShareGroupDescribeRequest` body.
+    #[cfg(feature = "ShareGroupDescribe")]
     ShareGroupDescribe(m::ShareGroupDescribeRequest<'a>),
     /// A `ShareFetchRequest` body.
+    #[cfg(feature = "ShareFetch")]
     ShareFetch(m::ShareFetchRequest<'a>),
     /// A `ShareAcknowledgeRequest` body.
+    #[cfg(feature = "ShareAcknowledge")]
     ShareAcknowledge(m::ShareAcknowledgeRequest<'a>),
     /// A `AddRaftVoterRequest` body.
+    #[cfg(feature = "AddRaftVoter")]
     AddRaftVoter(m::AddRaftVoterRequest<'a>),
     /// A `RemoveRaftVoterRequest` body.
+    #[cfg(feature = "RemoveRaftVoter")]
     RemoveRaftVoter(m::RemoveRaftVoterRequest<'a>),
     /// A `UpdateRaftVoterRequest` body.
+    #[cfg(feature = "UpdateRaftVoter")]
     UpdateRaftVoter(m::UpdateRaftVoterRequest<'a>),
     /// A `InitializeShareGroupStateRequest` body.
+    #[cfg(feature = "InitializeShareGroupState")]
     InitializeShareGroupState(m::InitializeShareGroupStateRequest<'a>),
     /// A `ReadShareGroupStateRequest` body.
+    #[cfg(feature = "ReadShareGroupState")]
     ReadShareGroupState(m::ReadShareGroupStateRequest<'a>),
     /// A `WriteShareGroupStateRequest` body.
+    #[cfg(feature = "WriteShareGroupState")]
     WriteShareGroupState(m::WriteShareGroupStateRequest<'a>),
     /// A `DeleteShareGroupStateRequest` body.
+    #[cfg(feature = "DeleteShareGroupState")]
     DeleteShareGroupState(m::DeleteShareGroupStateRequest<'a>),
     /// A `ReadShareGroupStateSummaryRequest` body.
+    #[cfg(feature = "ReadShareGroupStateSummary")]
     ReadShareGroupStateSummary(m::ReadShareGroupStateSummaryRequest<'a>),
     /// A `StreamsGroupHeartbeatRequest` body.
+    #[cfg(feature = "StreamsGroupHeartbeat")]
     StreamsGroupHeartbeat(m::StreamsGroupHeartbeatRequest<'a>),
     /// A `StreamsGroupDescribeRequest` body.
+    #[cfg(feature = "StreamsGroupDescribe")]
     StreamsGroupDescribe(m::StreamsGroupDescribeRequest<'a>),
     /// A `DescribeShareGroupOffsetsRequest` body.
+    #[cfg(feature = "DescribeShareGroupOffsets")]
     DescribeShareGroupOffsets(m::DescribeShareGroupOffsetsRequest<'a>),
     /// A `AlterShareGroupOffsetsRequest` body.
+    #[cfg(feature = "AlterShareGroupOffsets")]
     AlterShareGroupOffsets(m::AlterShareGroupOffsetsRequest<'a>),
     /// A `DeleteShareGroupOffsetsRequest` body.
+    #[cfg(feature = "DeleteShareGroupOffsets")]
     DeleteShareGroupOffsets(m::DeleteShareGroupOffsetsRequest<'a>),
     /// A `StreamsGroupTopologyDescriptionUpdateRequest` body.
+    #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
     StreamsGroupTopologyDescriptionUpdate(m::StreamsGroupTopologyDescriptionUpdateRequest<'a>),
     /// A `UnregisterControllerRequest` body.
+    #[cfg(feature = "UnregisterController")]
     UnregisterController(m::UnregisterControllerRequest<'a>),
+    #[doc(hidden)]
+    #[cfg(not(any(
+        feature = "Produce",
+        feature = "Fetch",
+        feature = "ListOffsets",
+        feature = "Metadata",
+        feature = "LeaderAndIsr",
+        feature = "StopReplica",
+        feature = "UpdateMetadata",
+        feature = "ControlledShutdown",
+        feature = "OffsetCommit",
+        feature = "OffsetFetch",
+        feature = "FindCoordinator",
+        feature = "JoinGroup",
+        feature = "Heartbeat",
+        feature = "LeaveGroup",
+        feature = "SyncGroup",
+        feature = "DescribeGroups",
+        feature = "ListGroups",
+        feature = "SaslHandshake",
+        feature = "ApiVersions",
+        feature = "CreateTopics",
+        feature = "DeleteTopics",
+        feature = "DeleteRecords",
+        feature = "InitProducerId",
+        feature = "OffsetForLeaderEpoch",
+        feature = "AddPartitionsToTxn",
+        feature = "AddOffsetsToTxn",
+        feature = "EndTxn",
+        feature = "WriteTxnMarkers",
+        feature = "TxnOffsetCommit",
+        feature = "DescribeAcls",
+        feature = "CreateAcls",
+        feature = "DeleteAcls",
+        feature = "DescribeConfigs",
+        feature = "AlterConfigs",
+        feature = "AlterReplicaLogDirs",
+        feature = "DescribeLogDirs",
+        feature = "SaslAuthenticate",
+        feature = "CreatePartitions",
+        feature = "CreateDelegationToken",
+        feature = "RenewDelegationToken",
+        feature = "ExpireDelegationToken",
+        feature = "DescribeDelegationToken",
+        feature = "DeleteGroups",
+        feature = "ElectLeaders",
+        feature = "IncrementalAlterConfigs",
+        feature = "AlterPartitionReassignments",
+        feature = "ListPartitionReassignments",
+        feature = "OffsetDelete",
+        feature = "DescribeClientQuotas",
+        feature = "AlterClientQuotas",
+        feature = "DescribeUserScramCredentials",
+        feature = "AlterUserScramCredentials",
+        feature = "Vote",
+        feature = "BeginQuorumEpoch",
+        feature = "EndQuorumEpoch",
+        feature = "DescribeQuorum",
+        feature = "AlterPartition",
+        feature = "UpdateFeatures",
+        feature = "Envelope",
+        feature = "FetchSnapshot",
+        feature = "DescribeCluster",
+        feature = "DescribeProducers",
+        feature = "BrokerRegistration",
+        feature = "BrokerHeartbeat",
+        feature = "UnregisterBroker",
+        feature = "DescribeTransactions",
+        feature = "ListTransactions",
+        feature = "AllocateProducerIds",
+        feature = "ConsumerGroupHeartbeat",
+        feature = "ConsumerGroupDescribe",
+        feature = "ControllerRegistration",
+        feature = "GetTelemetrySubscriptions",
+        feature = "PushTelemetry",
+        feature = "AssignReplicasToDirs",
+        feature = "ListConfigResources",
+        feature = "DescribeTopicPartitions",
+        feature = "ShareGroupHeartbeat",
+        feature = "ShareGroupDescribe",
+        feature = "ShareFetch",
+        feature = "ShareAcknowledge",
+        feature = "AddRaftVoter",
+        feature = "RemoveRaftVoter",
+        feature = "UpdateRaftVoter",
+        feature = "InitializeShareGroupState",
+        feature = "ReadShareGroupState",
+        feature = "WriteShareGroupState",
+        feature = "DeleteShareGroupState",
+        feature = "ReadShareGroupStateSummary",
+        feature = "StreamsGroupHeartbeat",
+        feature = "StreamsGroupDescribe",
+        feature = "DescribeShareGroupOffsets",
+        feature = "AlterShareGroupOffsets",
+        feature = "DeleteShareGroupOffsets",
+        feature = "StreamsGroupTopologyDescriptionUpdate",
+        feature = "UnregisterController"
+    )))]
+    __NoApi(super::NoApi<'a>),
 }
 
 impl<'a> Request<'a> {
@@ -1359,1410 +1848,2264 @@ impl<'a> Request<'a> {
     ///
     /// # Errors
     ///
-    /// `UnknownApiKey` for a key without a valid version, `UnsupportedVersion`, and any body error.
+    /// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose
+    /// feature is off, `UnsupportedVersion`, and any body error.
     pub fn decode(
         api_key: ApiKey,
         version: i16,
         r: &mut c::Reader<'a>,
     ) -> Result<Self, DecodeError> {
-        Ok(match api_key.0 {
-            0 => Self::Produce(<m::ProduceRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            1 => Self::Fetch(<m::FetchRequest<'a> as c::Decode<'a>>::decode(r, version)?),
-            2 => Self::ListOffsets(<m::ListOffsetsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            3 => Self::Metadata(<m::MetadataRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            4 => Self::LeaderAndIsr(<m::LeaderAndIsrRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            5 => Self::StopReplica(<m::StopReplicaRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            6 => Self::UpdateMetadata(<m::UpdateMetadataRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            7 => Self::ControlledShutdown(
-                <m::ControlledShutdownRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            8 => Self::OffsetCommit(<m::OffsetCommitRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            9 => Self::OffsetFetch(<m::OffsetFetchRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            10 => Self::FindCoordinator(<m::FindCoordinatorRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            11 => Self::JoinGroup(<m::JoinGroupRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            12 => Self::Heartbeat(<m::HeartbeatRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            13 => Self::LeaveGroup(<m::LeaveGroupRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            14 => Self::SyncGroup(<m::SyncGroupRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            15 => Self::DescribeGroups(<m::DescribeGroupsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            16 => Self::ListGroups(<m::ListGroupsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            17 => Self::SaslHandshake(<m::SaslHandshakeRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            18 => Self::ApiVersions(<m::ApiVersionsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            19 => Self::CreateTopics(<m::CreateTopicsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            20 => Self::DeleteTopics(<m::DeleteTopicsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            21 => Self::DeleteRecords(<m::DeleteRecordsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            22 => Self::InitProducerId(<m::InitProducerIdRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            23 => Self::OffsetForLeaderEpoch(<m::OffsetForLeaderEpochRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            24 => Self::AddPartitionsToTxn(
-                <m::AddPartitionsToTxnRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            25 => Self::AddOffsetsToTxn(<m::AddOffsetsToTxnRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            26 => Self::EndTxn(<m::EndTxnRequest<'a> as c::Decode<'a>>::decode(r, version)?),
-            27 => Self::WriteTxnMarkers(<m::WriteTxnMarkersRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            28 => Self::TxnOffsetCommit(<m::TxnOffsetCommitRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            29 => Self::DescribeAcls(<m::DescribeAclsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            30 => Self::CreateAcls(<m::CreateAclsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            31 => Self::DeleteAcls(<m::DeleteAclsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            32 => Self::DescribeConfigs(<m::DescribeConfigsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            33 => Self::AlterConfigs(<m::AlterConfigsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            34 => Self::AlterReplicaLogDirs(<m::AlterReplicaLogDirsRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            35 => Self::DescribeLogDirs(<m::DescribeLogDirsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            36 => Self::SaslAuthenticate(
-                <m::SaslAuthenticateRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            37 => Self::CreatePartitions(
-                <m::CreatePartitionsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            38 => {
-                Self::CreateDelegationToken(<m::CreateDelegationTokenRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+        let _ = version;
+        match api_key.0 {
+            #[cfg(feature = "Produce")]
+            0 => <m::ProduceRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Produce),
+            #[cfg(feature = "Fetch")]
+            1 => <m::FetchRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Fetch),
+            #[cfg(feature = "ListOffsets")]
+            2 => <m::ListOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListOffsets),
+            #[cfg(feature = "Metadata")]
+            3 => <m::MetadataRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Metadata),
+            #[cfg(feature = "LeaderAndIsr")]
+            4 => <m::LeaderAndIsrRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::LeaderAndIsr),
+            #[cfg(feature = "StopReplica")]
+            5 => <m::StopReplicaRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StopReplica),
+            #[cfg(feature = "UpdateMetadata")]
+            6 => <m::UpdateMetadataRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateMetadata),
+            #[cfg(feature = "ControlledShutdown")]
+            7 => <m::ControlledShutdownRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ControlledShutdown),
+            #[cfg(feature = "OffsetCommit")]
+            8 => <m::OffsetCommitRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetCommit),
+            #[cfg(feature = "OffsetFetch")]
+            9 => <m::OffsetFetchRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetFetch),
+            #[cfg(feature = "FindCoordinator")]
+            10 => <m::FindCoordinatorRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::FindCoordinator),
+            #[cfg(feature = "JoinGroup")]
+            11 => {
+                <m::JoinGroupRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::JoinGroup)
             }
-            39 => Self::RenewDelegationToken(<m::RenewDelegationTokenRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            40 => {
-                Self::ExpireDelegationToken(<m::ExpireDelegationTokenRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "Heartbeat")]
+            12 => {
+                <m::HeartbeatRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Heartbeat)
             }
-            41 => Self::DescribeDelegationToken(
-                <m::DescribeDelegationTokenRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            42 => Self::DeleteGroups(<m::DeleteGroupsRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            43 => Self::ElectLeaders(<m::ElectLeadersRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            44 => Self::IncrementalAlterConfigs(
-                <m::IncrementalAlterConfigsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            45 => Self::AlterPartitionReassignments(
-                <m::AlterPartitionReassignmentsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            46 => Self::ListPartitionReassignments(
-                <m::ListPartitionReassignmentsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            47 => Self::OffsetDelete(<m::OffsetDeleteRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            48 => Self::DescribeClientQuotas(<m::DescribeClientQuotasRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            49 => Self::AlterClientQuotas(
-                <m::AlterClientQuotasRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            50 => Self::DescribeUserScramCredentials(
-                <m::DescribeUserScramCredentialsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            51 => Self::AlterUserScramCredentials(
-                <m::AlterUserScramCredentialsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            52 => Self::Vote(<m::VoteRequest<'a> as c::Decode<'a>>::decode(r, version)?),
-            53 => Self::BeginQuorumEpoch(
-                <m::BeginQuorumEpochRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            54 => Self::EndQuorumEpoch(<m::EndQuorumEpochRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            55 => Self::DescribeQuorum(<m::DescribeQuorumRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            56 => Self::AlterPartition(<m::AlterPartitionRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            57 => Self::UpdateFeatures(<m::UpdateFeaturesRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            58 => Self::Envelope(<m::EnvelopeRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            59 => Self::FetchSnapshot(<m::FetchSnapshotRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            60 => Self::DescribeCluster(<m::DescribeClusterRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            61 => Self::DescribeProducers(
-                <m::DescribeProducersRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            62 => Self::BrokerRegistration(
-                <m::BrokerRegistrationRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            63 => Self::BrokerHeartbeat(<m::BrokerHeartbeatRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            64 => Self::UnregisterBroker(
-                <m::UnregisterBrokerRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            65 => Self::DescribeTransactions(<m::DescribeTransactionsRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            66 => Self::ListTransactions(
-                <m::ListTransactionsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            67 => Self::AllocateProducerIds(<m::AllocateProducerIdsRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            68 => {
-                Self::ConsumerGroupHeartbeat(<m::ConsumerGroupHeartbeatRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "LeaveGroup")]
+            13 => <m::LeaveGroupRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::LeaveGroup),
+            #[cfg(feature = "SyncGroup")]
+            14 => {
+                <m::SyncGroupRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::SyncGroup)
             }
-            69 => {
-                Self::ConsumerGroupDescribe(<m::ConsumerGroupDescribeRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
-            }
-            70 => {
-                Self::ControllerRegistration(<m::ControllerRegistrationRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
-            }
-            71 => Self::GetTelemetrySubscriptions(
-                <m::GetTelemetrySubscriptionsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            72 => Self::PushTelemetry(<m::PushTelemetryRequest<'a> as c::Decode<'a>>::decode(
+            #[cfg(feature = "DescribeGroups")]
+            15 => <m::DescribeGroupsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeGroups),
+            #[cfg(feature = "ListGroups")]
+            16 => <m::ListGroupsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListGroups),
+            #[cfg(feature = "SaslHandshake")]
+            17 => <m::SaslHandshakeRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::SaslHandshake),
+            #[cfg(feature = "ApiVersions")]
+            18 => <m::ApiVersionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ApiVersions),
+            #[cfg(feature = "CreateTopics")]
+            19 => <m::CreateTopicsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateTopics),
+            #[cfg(feature = "DeleteTopics")]
+            20 => <m::DeleteTopicsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteTopics),
+            #[cfg(feature = "DeleteRecords")]
+            21 => <m::DeleteRecordsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteRecords),
+            #[cfg(feature = "InitProducerId")]
+            22 => <m::InitProducerIdRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::InitProducerId),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            23 => <m::OffsetForLeaderEpochRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetForLeaderEpoch),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            24 => <m::AddPartitionsToTxnRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddPartitionsToTxn),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            25 => <m::AddOffsetsToTxnRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddOffsetsToTxn),
+            #[cfg(feature = "EndTxn")]
+            26 => <m::EndTxnRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::EndTxn),
+            #[cfg(feature = "WriteTxnMarkers")]
+            27 => <m::WriteTxnMarkersRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::WriteTxnMarkers),
+            #[cfg(feature = "TxnOffsetCommit")]
+            28 => <m::TxnOffsetCommitRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::TxnOffsetCommit),
+            #[cfg(feature = "DescribeAcls")]
+            29 => <m::DescribeAclsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeAcls),
+            #[cfg(feature = "CreateAcls")]
+            30 => <m::CreateAclsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateAcls),
+            #[cfg(feature = "DeleteAcls")]
+            31 => <m::DeleteAclsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteAcls),
+            #[cfg(feature = "DescribeConfigs")]
+            32 => <m::DescribeConfigsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeConfigs),
+            #[cfg(feature = "AlterConfigs")]
+            33 => <m::AlterConfigsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterConfigs),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            34 => <m::AlterReplicaLogDirsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterReplicaLogDirs),
+            #[cfg(feature = "DescribeLogDirs")]
+            35 => <m::DescribeLogDirsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeLogDirs),
+            #[cfg(feature = "SaslAuthenticate")]
+            36 => <m::SaslAuthenticateRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::SaslAuthenticate),
+            #[cfg(feature = "CreatePartitions")]
+            37 => <m::CreatePartitionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreatePartitions),
+            #[cfg(feature = "CreateDelegationToken")]
+            38 => <m::CreateDelegationTokenRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateDelegationToken),
+            #[cfg(feature = "RenewDelegationToken")]
+            39 => <m::RenewDelegationTokenRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::RenewDelegationToken),
+            #[cfg(feature = "ExpireDelegationToken")]
+            40 => <m::ExpireDelegationTokenRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ExpireDelegationToken),
+            #[cfg(feature = "DescribeDelegationToken")]
+            41 => <m::DescribeDelegationTokenRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeDelegationToken),
+            #[cfg(feature = "DeleteGroups")]
+            42 => <m::DeleteGroupsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteGroups),
+            #[cfg(feature = "ElectLeaders")]
+            43 => <m::ElectLeadersRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ElectLeaders),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            44 => <m::IncrementalAlterConfigsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::IncrementalAlterConfigs),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            45 => <m::AlterPartitionReassignmentsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterPartitionReassignments),
+            #[cfg(feature = "ListPartitionReassignments")]
+            46 => <m::ListPartitionReassignmentsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListPartitionReassignments),
+            #[cfg(feature = "OffsetDelete")]
+            47 => <m::OffsetDeleteRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetDelete),
+            #[cfg(feature = "DescribeClientQuotas")]
+            48 => <m::DescribeClientQuotasRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeClientQuotas),
+            #[cfg(feature = "AlterClientQuotas")]
+            49 => <m::AlterClientQuotasRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterClientQuotas),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            50 => <m::DescribeUserScramCredentialsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeUserScramCredentials),
+            #[cfg(feature = "AlterUserScramCredentials")]
+            51 => <m::AlterUserScramCredentialsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterUserScramCredentials),
+            #[cfg(feature = "Vote")]
+            52 => <m::VoteRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Vote),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            53 => <m::BeginQuorumEpochRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BeginQuorumEpoch),
+            #[cfg(feature = "EndQuorumEpoch")]
+            54 => <m::EndQuorumEpochRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::EndQuorumEpoch),
+            #[cfg(feature = "DescribeQuorum")]
+            55 => <m::DescribeQuorumRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeQuorum),
+            #[cfg(feature = "AlterPartition")]
+            56 => <m::AlterPartitionRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterPartition),
+            #[cfg(feature = "UpdateFeatures")]
+            57 => <m::UpdateFeaturesRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateFeatures),
+            #[cfg(feature = "Envelope")]
+            58 => <m::EnvelopeRequest<'a> as c::Decode<'a>>::decode(r, version).map(Self::Envelope),
+            #[cfg(feature = "FetchSnapshot")]
+            59 => <m::FetchSnapshotRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::FetchSnapshot),
+            #[cfg(feature = "DescribeCluster")]
+            60 => <m::DescribeClusterRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeCluster),
+            #[cfg(feature = "DescribeProducers")]
+            61 => <m::DescribeProducersRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeProducers),
+            #[cfg(feature = "BrokerRegistration")]
+            62 => <m::BrokerRegistrationRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BrokerRegistration),
+            #[cfg(feature = "BrokerHeartbeat")]
+            63 => <m::BrokerHeartbeatRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BrokerHeartbeat),
+            #[cfg(feature = "UnregisterBroker")]
+            64 => <m::UnregisterBrokerRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UnregisterBroker),
+            #[cfg(feature = "DescribeTransactions")]
+            65 => <m::DescribeTransactionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeTransactions),
+            #[cfg(feature = "ListTransactions")]
+            66 => <m::ListTransactionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListTransactions),
+            #[cfg(feature = "AllocateProducerIds")]
+            67 => <m::AllocateProducerIdsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AllocateProducerIds),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            68 => <m::ConsumerGroupHeartbeatRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ConsumerGroupHeartbeat),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            69 => <m::ConsumerGroupDescribeRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ConsumerGroupDescribe),
+            #[cfg(feature = "ControllerRegistration")]
+            70 => <m::ControllerRegistrationRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ControllerRegistration),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            71 => <m::GetTelemetrySubscriptionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::GetTelemetrySubscriptions),
+            #[cfg(feature = "PushTelemetry")]
+            72 => <m::PushTelemetryRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::PushTelemetry),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            73 => <m::AssignReplicasToDirsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AssignReplicasToDirs),
+            #[cfg(feature = "ListConfigResources")]
+            74 => <m::ListConfigResourcesRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListConfigResources),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            75 => <m::DescribeTopicPartitionsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeTopicPartitions),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            76 => <m::ShareGroupHeartbeatRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareGroupHeartbeat),
+            #[cfg(feature = "ShareGroupDescribe")]
+            77 => <m::ShareGroupDescribeRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareGroupDescribe),
+            #[cfg(feature = "ShareFetch")]
+            78 => <m::ShareFetchRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareFetch),
+            #[cfg(feature = "ShareAcknowledge")]
+            79 => <m::ShareAcknowledgeRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareAcknowledge),
+            #[cfg(feature = "AddRaftVoter")]
+            80 => <m::AddRaftVoterRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddRaftVoter),
+            #[cfg(feature = "RemoveRaftVoter")]
+            81 => <m::RemoveRaftVoterRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::RemoveRaftVoter),
+            #[cfg(feature = "UpdateRaftVoter")]
+            82 => <m::UpdateRaftVoterRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateRaftVoter),
+            #[cfg(feature = "InitializeShareGroupState")]
+            83 => <m::InitializeShareGroupStateRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::InitializeShareGroupState),
+            #[cfg(feature = "ReadShareGroupState")]
+            84 => <m::ReadShareGroupStateRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ReadShareGroupState),
+            #[cfg(feature = "WriteShareGroupState")]
+            85 => <m::WriteShareGroupStateRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::WriteShareGroupState),
+            #[cfg(feature = "DeleteShareGroupState")]
+            86 => <m::DeleteShareGroupStateRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteShareGroupState),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            87 => <m::ReadShareGroupStateSummaryRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ReadShareGroupStateSummary),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            88 => <m::StreamsGroupHeartbeatRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StreamsGroupHeartbeat),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            89 => <m::StreamsGroupDescribeRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StreamsGroupDescribe),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            90 => <m::DescribeShareGroupOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeShareGroupOffsets),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            91 => <m::AlterShareGroupOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterShareGroupOffsets),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            92 => <m::DeleteShareGroupOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteShareGroupOffsets),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            93 => <m::StreamsGroupTopologyDescriptionUpdateRequest<'a> as c::Decode<'a>>::decode(
                 r, version,
-            )?),
-            73 => Self::AssignReplicasToDirs(<m::AssignReplicasToDirsRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            74 => Self::ListConfigResources(<m::ListConfigResourcesRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            75 => Self::DescribeTopicPartitions(
-                <m::DescribeTopicPartitionsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            76 => Self::ShareGroupHeartbeat(<m::ShareGroupHeartbeatRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            77 => Self::ShareGroupDescribe(
-                <m::ShareGroupDescribeRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            78 => Self::ShareFetch(<m::ShareFetchRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            79 => Self::ShareAcknowledge(
-                <m::ShareAcknowledgeRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            80 => Self::AddRaftVoter(<m::AddRaftVoterRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            81 => Self::RemoveRaftVoter(<m::RemoveRaftVoterRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            82 => Self::UpdateRaftVoter(<m::UpdateRaftVoterRequest<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            83 => Self::InitializeShareGroupState(
-                <m::InitializeShareGroupStateRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            84 => Self::ReadShareGroupState(<m::ReadShareGroupStateRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            85 => Self::WriteShareGroupState(<m::WriteShareGroupStateRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            86 => {
-                Self::DeleteShareGroupState(<m::DeleteShareGroupStateRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
-            }
-            87 => Self::ReadShareGroupStateSummary(
-                <m::ReadShareGroupStateSummaryRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            88 => {
-                Self::StreamsGroupHeartbeat(<m::StreamsGroupHeartbeatRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
-            }
-            89 => Self::StreamsGroupDescribe(<m::StreamsGroupDescribeRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            90 => Self::DescribeShareGroupOffsets(
-                <m::DescribeShareGroupOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            91 => {
-                Self::AlterShareGroupOffsets(<m::AlterShareGroupOffsetsRequest<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
-            }
-            92 => Self::DeleteShareGroupOffsets(
-                <m::DeleteShareGroupOffsetsRequest<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            93 => Self::StreamsGroupTopologyDescriptionUpdate(
-                <m::StreamsGroupTopologyDescriptionUpdateRequest<'a> as c::Decode<'a>>::decode(
-                    r, version,
-                )?,
-            ),
-            94 => Self::UnregisterController(<m::UnregisterControllerRequest<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            _ => {
-                return Err(DecodeError::new(
-                    r.offset(),
-                    DecodeErrorKind::UnknownApiKey(api_key),
-                    "Request",
-                ));
-            }
-        })
+            )
+            .map(Self::StreamsGroupTopologyDescriptionUpdate),
+            #[cfg(feature = "UnregisterController")]
+            94 => <m::UnregisterControllerRequest<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UnregisterController),
+            _ => Err(super::missing_api(api_key, r.offset(), "Request")),
+        }
     }
 
     /// The API key of this body.
     #[must_use]
     pub const fn api_key(&self) -> ApiKey {
-        match self {
+        match *self {
+            #[cfg(feature = "Produce")]
             Self::Produce(_) => ApiKey(0),
+            #[cfg(feature = "Fetch")]
             Self::Fetch(_) => ApiKey(1),
+            #[cfg(feature = "ListOffsets")]
             Self::ListOffsets(_) => ApiKey(2),
+            #[cfg(feature = "Metadata")]
             Self::Metadata(_) => ApiKey(3),
+            #[cfg(feature = "LeaderAndIsr")]
             Self::LeaderAndIsr(_) => ApiKey(4),
+            #[cfg(feature = "StopReplica")]
             Self::StopReplica(_) => ApiKey(5),
+            #[cfg(feature = "UpdateMetadata")]
             Self::UpdateMetadata(_) => ApiKey(6),
+            #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => ApiKey(7),
+            #[cfg(feature = "OffsetCommit")]
             Self::OffsetCommit(_) => ApiKey(8),
+            #[cfg(feature = "OffsetFetch")]
             Self::OffsetFetch(_) => ApiKey(9),
+            #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => ApiKey(10),
+            #[cfg(feature = "JoinGroup")]
             Self::JoinGroup(_) => ApiKey(11),
+            #[cfg(feature = "Heartbeat")]
             Self::Heartbeat(_) => ApiKey(12),
+            #[cfg(feature = "LeaveGroup")]
             Self::LeaveGroup(_) => ApiKey(13),
+            #[cfg(feature = "SyncGroup")]
             Self::SyncGroup(_) => ApiKey(14),
+            #[cfg(feature = "DescribeGroups")]
             Self::DescribeGroups(_) => ApiKey(15),
+            #[cfg(feature = "ListGroups")]
             Self::ListGroups(_) => ApiKey(16),
+            #[cfg(feature = "SaslHandshake")]
             Self::SaslHandshake(_) => ApiKey(17),
+            #[cfg(feature = "ApiVersions")]
             Self::ApiVersions(_) => ApiKey(18),
+            #[cfg(feature = "CreateTopics")]
             Self::CreateTopics(_) => ApiKey(19),
+            #[cfg(feature = "DeleteTopics")]
             Self::DeleteTopics(_) => ApiKey(20),
+            #[cfg(feature = "DeleteRecords")]
             Self::DeleteRecords(_) => ApiKey(21),
+            #[cfg(feature = "InitProducerId")]
             Self::InitProducerId(_) => ApiKey(22),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => ApiKey(23),
+            #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => ApiKey(24),
+            #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => ApiKey(25),
+            #[cfg(feature = "EndTxn")]
             Self::EndTxn(_) => ApiKey(26),
+            #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => ApiKey(27),
+            #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => ApiKey(28),
+            #[cfg(feature = "DescribeAcls")]
             Self::DescribeAcls(_) => ApiKey(29),
+            #[cfg(feature = "CreateAcls")]
             Self::CreateAcls(_) => ApiKey(30),
+            #[cfg(feature = "DeleteAcls")]
             Self::DeleteAcls(_) => ApiKey(31),
+            #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => ApiKey(32),
+            #[cfg(feature = "AlterConfigs")]
             Self::AlterConfigs(_) => ApiKey(33),
+            #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => ApiKey(34),
+            #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => ApiKey(35),
+            #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => ApiKey(36),
+            #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => ApiKey(37),
+            #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => ApiKey(38),
+            #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => ApiKey(39),
+            #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => ApiKey(40),
+            #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => ApiKey(41),
+            #[cfg(feature = "DeleteGroups")]
             Self::DeleteGroups(_) => ApiKey(42),
+            #[cfg(feature = "ElectLeaders")]
             Self::ElectLeaders(_) => ApiKey(43),
+            #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => ApiKey(44),
+            #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => ApiKey(45),
+            #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => ApiKey(46),
+            #[cfg(feature = "OffsetDelete")]
             Self::OffsetDelete(_) => ApiKey(47),
+            #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => ApiKey(48),
+            #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => ApiKey(49),
+            #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => ApiKey(50),
+            #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => ApiKey(51),
+            #[cfg(feature = "Vote")]
             Self::Vote(_) => ApiKey(52),
+            #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => ApiKey(53),
+            #[cfg(feature = "EndQuorumEpoch")]
             Self::EndQuorumEpoch(_) => ApiKey(54),
+            #[cfg(feature = "DescribeQuorum")]
             Self::DescribeQuorum(_) => ApiKey(55),
+            #[cfg(feature = "AlterPartition")]
             Self::AlterPartition(_) => ApiKey(56),
+            #[cfg(feature = "UpdateFeatures")]
             Self::UpdateFeatures(_) => ApiKey(57),
+            #[cfg(feature = "Envelope")]
             Self::Envelope(_) => ApiKey(58),
+            #[cfg(feature = "FetchSnapshot")]
             Self::FetchSnapshot(_) => ApiKey(59),
+            #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => ApiKey(60),
+            #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => ApiKey(61),
+            #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => ApiKey(62),
+            #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => ApiKey(63),
+            #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => ApiKey(64),
+            #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => ApiKey(65),
+            #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => ApiKey(66),
+            #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => ApiKey(67),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => ApiKey(68),
+            #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => ApiKey(69),
+            #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => ApiKey(70),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => ApiKey(71),
+            #[cfg(feature = "PushTelemetry")]
             Self::PushTelemetry(_) => ApiKey(72),
+            #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => ApiKey(73),
+            #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => ApiKey(74),
+            #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => ApiKey(75),
+            #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => ApiKey(76),
+            #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => ApiKey(77),
+            #[cfg(feature = "ShareFetch")]
             Self::ShareFetch(_) => ApiKey(78),
+            #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => ApiKey(79),
+            #[cfg(feature = "AddRaftVoter")]
             Self::AddRaftVoter(_) => ApiKey(80),
+            #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => ApiKey(81),
+            #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => ApiKey(82),
+            #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => ApiKey(83),
+            #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => ApiKey(84),
+            #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => ApiKey(85),
+            #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => ApiKey(86),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => ApiKey(87),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => ApiKey(88),
+            #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => ApiKey(89),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => ApiKey(90),
+            #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => ApiKey(91),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => ApiKey(92),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => ApiKey(93),
+            #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => ApiKey(94),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 
     /// The versions this body can be encoded at.
     #[must_use]
     pub const fn valid_versions(&self) -> VersionRange {
-        match self {
+        match *self {
+            #[cfg(feature = "Produce")]
             Self::Produce(_) => <m::ProduceRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Fetch")]
             Self::Fetch(_) => <m::FetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ListOffsets")]
             Self::ListOffsets(_) => <m::ListOffsetsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Metadata")]
             Self::Metadata(_) => <m::MetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "LeaderAndIsr")]
             Self::LeaderAndIsr(_) => <m::LeaderAndIsrRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "StopReplica")]
             Self::StopReplica(_) => <m::StopReplicaRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "UpdateMetadata")]
             Self::UpdateMetadata(_) => <m::UpdateMetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => {
                 <m::ControlledShutdownRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "OffsetCommit")]
             Self::OffsetCommit(_) => <m::OffsetCommitRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "OffsetFetch")]
             Self::OffsetFetch(_) => <m::OffsetFetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => {
                 <m::FindCoordinatorRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "JoinGroup")]
             Self::JoinGroup(_) => <m::JoinGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Heartbeat")]
             Self::Heartbeat(_) => <m::HeartbeatRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "LeaveGroup")]
             Self::LeaveGroup(_) => <m::LeaveGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "SyncGroup")]
             Self::SyncGroup(_) => <m::SyncGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeGroups")]
             Self::DescribeGroups(_) => <m::DescribeGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ListGroups")]
             Self::ListGroups(_) => <m::ListGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "SaslHandshake")]
             Self::SaslHandshake(_) => <m::SaslHandshakeRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ApiVersions")]
             Self::ApiVersions(_) => <m::ApiVersionsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "CreateTopics")]
             Self::CreateTopics(_) => <m::CreateTopicsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteTopics")]
             Self::DeleteTopics(_) => <m::DeleteTopicsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteRecords")]
             Self::DeleteRecords(_) => <m::DeleteRecordsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "InitProducerId")]
             Self::InitProducerId(_) => <m::InitProducerIdRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => {
                 <m::OffsetForLeaderEpochRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => {
                 <m::AddPartitionsToTxnRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => {
                 <m::AddOffsetsToTxnRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "EndTxn")]
             Self::EndTxn(_) => <m::EndTxnRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => {
                 <m::WriteTxnMarkersRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => {
                 <m::TxnOffsetCommitRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeAcls")]
             Self::DescribeAcls(_) => <m::DescribeAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "CreateAcls")]
             Self::CreateAcls(_) => <m::CreateAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteAcls")]
             Self::DeleteAcls(_) => <m::DeleteAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => {
                 <m::DescribeConfigsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterConfigs")]
             Self::AlterConfigs(_) => <m::AlterConfigsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => {
                 <m::AlterReplicaLogDirsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => {
                 <m::DescribeLogDirsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => {
                 <m::SaslAuthenticateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => {
                 <m::CreatePartitionsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => {
                 <m::CreateDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => {
                 <m::RenewDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => {
                 <m::ExpireDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => {
                 <m::DescribeDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteGroups")]
             Self::DeleteGroups(_) => <m::DeleteGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ElectLeaders")]
             Self::ElectLeaders(_) => <m::ElectLeadersRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => {
                 <m::IncrementalAlterConfigsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => {
                 <m::AlterPartitionReassignmentsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => {
                 <m::ListPartitionReassignmentsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "OffsetDelete")]
             Self::OffsetDelete(_) => <m::OffsetDeleteRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => {
                 <m::DescribeClientQuotasRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => {
                 <m::AlterClientQuotasRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => {
                 <m::DescribeUserScramCredentialsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => {
                 <m::AlterUserScramCredentialsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "Vote")]
             Self::Vote(_) => <m::VoteRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => {
                 <m::BeginQuorumEpochRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "EndQuorumEpoch")]
             Self::EndQuorumEpoch(_) => <m::EndQuorumEpochRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeQuorum")]
             Self::DescribeQuorum(_) => <m::DescribeQuorumRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "AlterPartition")]
             Self::AlterPartition(_) => <m::AlterPartitionRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "UpdateFeatures")]
             Self::UpdateFeatures(_) => <m::UpdateFeaturesRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Envelope")]
             Self::Envelope(_) => <m::EnvelopeRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "FetchSnapshot")]
             Self::FetchSnapshot(_) => <m::FetchSnapshotRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => {
                 <m::DescribeClusterRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => {
                 <m::DescribeProducersRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => {
                 <m::BrokerRegistrationRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => {
                 <m::BrokerHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => {
                 <m::UnregisterBrokerRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => {
                 <m::DescribeTransactionsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => {
                 <m::ListTransactionsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => {
                 <m::AllocateProducerIdsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => {
                 <m::ConsumerGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => {
                 <m::ConsumerGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => {
                 <m::ControllerRegistrationRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => {
                 <m::GetTelemetrySubscriptionsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "PushTelemetry")]
             Self::PushTelemetry(_) => <m::PushTelemetryRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => {
                 <m::AssignReplicasToDirsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => {
                 <m::ListConfigResourcesRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => {
                 <m::DescribeTopicPartitionsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => {
                 <m::ShareGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => {
                 <m::ShareGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareFetch")]
             Self::ShareFetch(_) => <m::ShareFetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => {
                 <m::ShareAcknowledgeRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddRaftVoter")]
             Self::AddRaftVoter(_) => <m::AddRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => {
                 <m::RemoveRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => {
                 <m::UpdateRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => {
                 <m::InitializeShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => {
                 <m::ReadShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => {
                 <m::WriteShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => {
                 <m::DeleteShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => {
                 <m::ReadShareGroupStateSummaryRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => {
                 <m::StreamsGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => {
                 <m::StreamsGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => {
                 <m::DescribeShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => {
                 <m::AlterShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => {
                 <m::DeleteShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => {
                 <m::StreamsGroupTopologyDescriptionUpdateRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => {
                 <m::UnregisterControllerRequest<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 }
 
 impl c::Encode for Request<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        match self {
-            Self::Produce(b) => c::Encode::encoded_len(b, version),
-            Self::Fetch(b) => c::Encode::encoded_len(b, version),
-            Self::ListOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::Metadata(b) => c::Encode::encoded_len(b, version),
-            Self::LeaderAndIsr(b) => c::Encode::encoded_len(b, version),
-            Self::StopReplica(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateMetadata(b) => c::Encode::encoded_len(b, version),
-            Self::ControlledShutdown(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetCommit(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetFetch(b) => c::Encode::encoded_len(b, version),
-            Self::FindCoordinator(b) => c::Encode::encoded_len(b, version),
-            Self::JoinGroup(b) => c::Encode::encoded_len(b, version),
-            Self::Heartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::LeaveGroup(b) => c::Encode::encoded_len(b, version),
-            Self::SyncGroup(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeGroups(b) => c::Encode::encoded_len(b, version),
-            Self::ListGroups(b) => c::Encode::encoded_len(b, version),
-            Self::SaslHandshake(b) => c::Encode::encoded_len(b, version),
-            Self::ApiVersions(b) => c::Encode::encoded_len(b, version),
-            Self::CreateTopics(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteTopics(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteRecords(b) => c::Encode::encoded_len(b, version),
-            Self::InitProducerId(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetForLeaderEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::AddPartitionsToTxn(b) => c::Encode::encoded_len(b, version),
-            Self::AddOffsetsToTxn(b) => c::Encode::encoded_len(b, version),
-            Self::EndTxn(b) => c::Encode::encoded_len(b, version),
-            Self::WriteTxnMarkers(b) => c::Encode::encoded_len(b, version),
-            Self::TxnOffsetCommit(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeAcls(b) => c::Encode::encoded_len(b, version),
-            Self::CreateAcls(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteAcls(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterReplicaLogDirs(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeLogDirs(b) => c::Encode::encoded_len(b, version),
-            Self::SaslAuthenticate(b) => c::Encode::encoded_len(b, version),
-            Self::CreatePartitions(b) => c::Encode::encoded_len(b, version),
-            Self::CreateDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::RenewDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::ExpireDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteGroups(b) => c::Encode::encoded_len(b, version),
-            Self::ElectLeaders(b) => c::Encode::encoded_len(b, version),
-            Self::IncrementalAlterConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterPartitionReassignments(b) => c::Encode::encoded_len(b, version),
-            Self::ListPartitionReassignments(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetDelete(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeClientQuotas(b) => c::Encode::encoded_len(b, version),
-            Self::AlterClientQuotas(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeUserScramCredentials(b) => c::Encode::encoded_len(b, version),
-            Self::AlterUserScramCredentials(b) => c::Encode::encoded_len(b, version),
-            Self::Vote(b) => c::Encode::encoded_len(b, version),
-            Self::BeginQuorumEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::EndQuorumEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeQuorum(b) => c::Encode::encoded_len(b, version),
-            Self::AlterPartition(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateFeatures(b) => c::Encode::encoded_len(b, version),
-            Self::Envelope(b) => c::Encode::encoded_len(b, version),
-            Self::FetchSnapshot(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeCluster(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeProducers(b) => c::Encode::encoded_len(b, version),
-            Self::BrokerRegistration(b) => c::Encode::encoded_len(b, version),
-            Self::BrokerHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::UnregisterBroker(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeTransactions(b) => c::Encode::encoded_len(b, version),
-            Self::ListTransactions(b) => c::Encode::encoded_len(b, version),
-            Self::AllocateProducerIds(b) => c::Encode::encoded_len(b, version),
-            Self::ConsumerGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::ConsumerGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::ControllerRegistration(b) => c::Encode::encoded_len(b, version),
-            Self::GetTelemetrySubscriptions(b) => c::Encode::encoded_len(b, version),
-            Self::PushTelemetry(b) => c::Encode::encoded_len(b, version),
-            Self::AssignReplicasToDirs(b) => c::Encode::encoded_len(b, version),
-            Self::ListConfigResources(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeTopicPartitions(b) => c::Encode::encoded_len(b, version),
-            Self::ShareGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::ShareGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::ShareFetch(b) => c::Encode::encoded_len(b, version),
-            Self::ShareAcknowledge(b) => c::Encode::encoded_len(b, version),
-            Self::AddRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::RemoveRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::InitializeShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::ReadShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::WriteShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::ReadShareGroupStateSummary(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::AlterShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupTopologyDescriptionUpdate(b) => c::Encode::encoded_len(b, version),
-            Self::UnregisterController(b) => c::Encode::encoded_len(b, version),
+        let _ = version;
+        match *self {
+            #[cfg(feature = "Produce")]
+            Self::Produce(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Fetch")]
+            Self::Fetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListOffsets")]
+            Self::ListOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Metadata")]
+            Self::Metadata(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "LeaderAndIsr")]
+            Self::LeaderAndIsr(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StopReplica")]
+            Self::StopReplica(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateMetadata")]
+            Self::UpdateMetadata(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ControlledShutdown")]
+            Self::ControlledShutdown(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetCommit")]
+            Self::OffsetCommit(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetFetch")]
+            Self::OffsetFetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "FindCoordinator")]
+            Self::FindCoordinator(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "JoinGroup")]
+            Self::JoinGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Heartbeat")]
+            Self::Heartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "LeaveGroup")]
+            Self::LeaveGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SyncGroup")]
+            Self::SyncGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeGroups")]
+            Self::DescribeGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListGroups")]
+            Self::ListGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SaslHandshake")]
+            Self::SaslHandshake(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ApiVersions")]
+            Self::ApiVersions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateTopics")]
+            Self::CreateTopics(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteTopics")]
+            Self::DeleteTopics(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteRecords")]
+            Self::DeleteRecords(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "InitProducerId")]
+            Self::InitProducerId(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            Self::OffsetForLeaderEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            Self::AddPartitionsToTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            Self::AddOffsetsToTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "EndTxn")]
+            Self::EndTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "WriteTxnMarkers")]
+            Self::WriteTxnMarkers(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "TxnOffsetCommit")]
+            Self::TxnOffsetCommit(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeAcls")]
+            Self::DescribeAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateAcls")]
+            Self::CreateAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteAcls")]
+            Self::DeleteAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeConfigs")]
+            Self::DescribeConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterConfigs")]
+            Self::AlterConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            Self::AlterReplicaLogDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeLogDirs")]
+            Self::DescribeLogDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SaslAuthenticate")]
+            Self::SaslAuthenticate(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreatePartitions")]
+            Self::CreatePartitions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateDelegationToken")]
+            Self::CreateDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "RenewDelegationToken")]
+            Self::RenewDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ExpireDelegationToken")]
+            Self::ExpireDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeDelegationToken")]
+            Self::DescribeDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteGroups")]
+            Self::DeleteGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ElectLeaders")]
+            Self::ElectLeaders(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            Self::IncrementalAlterConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            Self::AlterPartitionReassignments(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListPartitionReassignments")]
+            Self::ListPartitionReassignments(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetDelete")]
+            Self::OffsetDelete(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeClientQuotas")]
+            Self::DescribeClientQuotas(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterClientQuotas")]
+            Self::AlterClientQuotas(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            Self::DescribeUserScramCredentials(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterUserScramCredentials")]
+            Self::AlterUserScramCredentials(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Vote")]
+            Self::Vote(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            Self::BeginQuorumEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "EndQuorumEpoch")]
+            Self::EndQuorumEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeQuorum")]
+            Self::DescribeQuorum(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterPartition")]
+            Self::AlterPartition(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateFeatures")]
+            Self::UpdateFeatures(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Envelope")]
+            Self::Envelope(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "FetchSnapshot")]
+            Self::FetchSnapshot(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeCluster")]
+            Self::DescribeCluster(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeProducers")]
+            Self::DescribeProducers(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BrokerRegistration")]
+            Self::BrokerRegistration(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BrokerHeartbeat")]
+            Self::BrokerHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UnregisterBroker")]
+            Self::UnregisterBroker(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeTransactions")]
+            Self::DescribeTransactions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListTransactions")]
+            Self::ListTransactions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AllocateProducerIds")]
+            Self::AllocateProducerIds(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            Self::ConsumerGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            Self::ConsumerGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ControllerRegistration")]
+            Self::ControllerRegistration(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            Self::GetTelemetrySubscriptions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "PushTelemetry")]
+            Self::PushTelemetry(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            Self::AssignReplicasToDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListConfigResources")]
+            Self::ListConfigResources(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            Self::DescribeTopicPartitions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            Self::ShareGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareGroupDescribe")]
+            Self::ShareGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareFetch")]
+            Self::ShareFetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareAcknowledge")]
+            Self::ShareAcknowledge(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddRaftVoter")]
+            Self::AddRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "RemoveRaftVoter")]
+            Self::RemoveRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateRaftVoter")]
+            Self::UpdateRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "InitializeShareGroupState")]
+            Self::InitializeShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ReadShareGroupState")]
+            Self::ReadShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "WriteShareGroupState")]
+            Self::WriteShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteShareGroupState")]
+            Self::DeleteShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            Self::ReadShareGroupStateSummary(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            Self::StreamsGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            Self::StreamsGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            Self::DescribeShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            Self::AlterShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            Self::DeleteShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            Self::StreamsGroupTopologyDescriptionUpdate(ref b) => {
+                c::Encode::encoded_len(b, version)
+            }
+            #[cfg(feature = "UnregisterController")]
+            Self::UnregisterController(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        match self {
-            Self::Produce(b) => c::Encode::write(b, w, version),
-            Self::Fetch(b) => c::Encode::write(b, w, version),
-            Self::ListOffsets(b) => c::Encode::write(b, w, version),
-            Self::Metadata(b) => c::Encode::write(b, w, version),
-            Self::LeaderAndIsr(b) => c::Encode::write(b, w, version),
-            Self::StopReplica(b) => c::Encode::write(b, w, version),
-            Self::UpdateMetadata(b) => c::Encode::write(b, w, version),
-            Self::ControlledShutdown(b) => c::Encode::write(b, w, version),
-            Self::OffsetCommit(b) => c::Encode::write(b, w, version),
-            Self::OffsetFetch(b) => c::Encode::write(b, w, version),
-            Self::FindCoordinator(b) => c::Encode::write(b, w, version),
-            Self::JoinGroup(b) => c::Encode::write(b, w, version),
-            Self::Heartbeat(b) => c::Encode::write(b, w, version),
-            Self::LeaveGroup(b) => c::Encode::write(b, w, version),
-            Self::SyncGroup(b) => c::Encode::write(b, w, version),
-            Self::DescribeGroups(b) => c::Encode::write(b, w, version),
-            Self::ListGroups(b) => c::Encode::write(b, w, version),
-            Self::SaslHandshake(b) => c::Encode::write(b, w, version),
-            Self::ApiVersions(b) => c::Encode::write(b, w, version),
-            Self::CreateTopics(b) => c::Encode::write(b, w, version),
-            Self::DeleteTopics(b) => c::Encode::write(b, w, version),
-            Self::DeleteRecords(b) => c::Encode::write(b, w, version),
-            Self::InitProducerId(b) => c::Encode::write(b, w, version),
-            Self::OffsetForLeaderEpoch(b) => c::Encode::write(b, w, version),
-            Self::AddPartitionsToTxn(b) => c::Encode::write(b, w, version),
-            Self::AddOffsetsToTxn(b) => c::Encode::write(b, w, version),
-            Self::EndTxn(b) => c::Encode::write(b, w, version),
-            Self::WriteTxnMarkers(b) => c::Encode::write(b, w, version),
-            Self::TxnOffsetCommit(b) => c::Encode::write(b, w, version),
-            Self::DescribeAcls(b) => c::Encode::write(b, w, version),
-            Self::CreateAcls(b) => c::Encode::write(b, w, version),
-            Self::DeleteAcls(b) => c::Encode::write(b, w, version),
-            Self::DescribeConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterReplicaLogDirs(b) => c::Encode::write(b, w, version),
-            Self::DescribeLogDirs(b) => c::Encode::write(b, w, version),
-            Self::SaslAuthenticate(b) => c::Encode::write(b, w, version),
-            Self::CreatePartitions(b) => c::Encode::write(b, w, version),
-            Self::CreateDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::RenewDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::ExpireDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::DescribeDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::DeleteGroups(b) => c::Encode::write(b, w, version),
-            Self::ElectLeaders(b) => c::Encode::write(b, w, version),
-            Self::IncrementalAlterConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterPartitionReassignments(b) => c::Encode::write(b, w, version),
-            Self::ListPartitionReassignments(b) => c::Encode::write(b, w, version),
-            Self::OffsetDelete(b) => c::Encode::write(b, w, version),
-            Self::DescribeClientQuotas(b) => c::Encode::write(b, w, version),
-            Self::AlterClientQuotas(b) => c::Encode::write(b, w, version),
-            Self::DescribeUserScramCredentials(b) => c::Encode::write(b, w, version),
-            Self::AlterUserScramCredentials(b) => c::Encode::write(b, w, version),
-            Self::Vote(b) => c::Encode::write(b, w, version),
-            Self::BeginQuorumEpoch(b) => c::Encode::write(b, w, version),
-            Self::EndQuorumEpoch(b) => c::Encode::write(b, w, version),
-            Self::DescribeQuorum(b) => c::Encode::write(b, w, version),
-            Self::AlterPartition(b) => c::Encode::write(b, w, version),
-            Self::UpdateFeatures(b) => c::Encode::write(b, w, version),
-            Self::Envelope(b) => c::Encode::write(b, w, version),
-            Self::FetchSnapshot(b) => c::Encode::write(b, w, version),
-            Self::DescribeCluster(b) => c::Encode::write(b, w, version),
-            Self::DescribeProducers(b) => c::Encode::write(b, w, version),
-            Self::BrokerRegistration(b) => c::Encode::write(b, w, version),
-            Self::BrokerHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::UnregisterBroker(b) => c::Encode::write(b, w, version),
-            Self::DescribeTransactions(b) => c::Encode::write(b, w, version),
-            Self::ListTransactions(b) => c::Encode::write(b, w, version),
-            Self::AllocateProducerIds(b) => c::Encode::write(b, w, version),
-            Self::ConsumerGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::ConsumerGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::ControllerRegistration(b) => c::Encode::write(b, w, version),
-            Self::GetTelemetrySubscriptions(b) => c::Encode::write(b, w, version),
-            Self::PushTelemetry(b) => c::Encode::write(b, w, version),
-            Self::AssignReplicasToDirs(b) => c::Encode::write(b, w, version),
-            Self::ListConfigResources(b) => c::Encode::write(b, w, version),
-            Self::DescribeTopicPartitions(b) => c::Encode::write(b, w, version),
-            Self::ShareGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::ShareGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::ShareFetch(b) => c::Encode::write(b, w, version),
-            Self::ShareAcknowledge(b) => c::Encode::write(b, w, version),
-            Self::AddRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::RemoveRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::UpdateRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::InitializeShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::ReadShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::WriteShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::DeleteShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::ReadShareGroupStateSummary(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::DescribeShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::AlterShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::DeleteShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupTopologyDescriptionUpdate(b) => c::Encode::write(b, w, version),
-            Self::UnregisterController(b) => c::Encode::write(b, w, version),
+        let _ = (&w, version);
+        match *self {
+            #[cfg(feature = "Produce")]
+            Self::Produce(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Fetch")]
+            Self::Fetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListOffsets")]
+            Self::ListOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Metadata")]
+            Self::Metadata(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "LeaderAndIsr")]
+            Self::LeaderAndIsr(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StopReplica")]
+            Self::StopReplica(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateMetadata")]
+            Self::UpdateMetadata(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ControlledShutdown")]
+            Self::ControlledShutdown(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetCommit")]
+            Self::OffsetCommit(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetFetch")]
+            Self::OffsetFetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "FindCoordinator")]
+            Self::FindCoordinator(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "JoinGroup")]
+            Self::JoinGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Heartbeat")]
+            Self::Heartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "LeaveGroup")]
+            Self::LeaveGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SyncGroup")]
+            Self::SyncGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeGroups")]
+            Self::DescribeGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListGroups")]
+            Self::ListGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SaslHandshake")]
+            Self::SaslHandshake(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ApiVersions")]
+            Self::ApiVersions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateTopics")]
+            Self::CreateTopics(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteTopics")]
+            Self::DeleteTopics(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteRecords")]
+            Self::DeleteRecords(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "InitProducerId")]
+            Self::InitProducerId(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            Self::OffsetForLeaderEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            Self::AddPartitionsToTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            Self::AddOffsetsToTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "EndTxn")]
+            Self::EndTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "WriteTxnMarkers")]
+            Self::WriteTxnMarkers(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "TxnOffsetCommit")]
+            Self::TxnOffsetCommit(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeAcls")]
+            Self::DescribeAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateAcls")]
+            Self::CreateAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteAcls")]
+            Self::DeleteAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeConfigs")]
+            Self::DescribeConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterConfigs")]
+            Self::AlterConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            Self::AlterReplicaLogDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeLogDirs")]
+            Self::DescribeLogDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SaslAuthenticate")]
+            Self::SaslAuthenticate(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreatePartitions")]
+            Self::CreatePartitions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateDelegationToken")]
+            Self::CreateDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "RenewDelegationToken")]
+            Self::RenewDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ExpireDelegationToken")]
+            Self::ExpireDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeDelegationToken")]
+            Self::DescribeDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteGroups")]
+            Self::DeleteGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ElectLeaders")]
+            Self::ElectLeaders(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            Self::IncrementalAlterConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            Self::AlterPartitionReassignments(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListPartitionReassignments")]
+            Self::ListPartitionReassignments(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetDelete")]
+            Self::OffsetDelete(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeClientQuotas")]
+            Self::DescribeClientQuotas(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterClientQuotas")]
+            Self::AlterClientQuotas(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            Self::DescribeUserScramCredentials(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterUserScramCredentials")]
+            Self::AlterUserScramCredentials(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Vote")]
+            Self::Vote(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            Self::BeginQuorumEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "EndQuorumEpoch")]
+            Self::EndQuorumEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeQuorum")]
+            Self::DescribeQuorum(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterPartition")]
+            Self::AlterPartition(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateFeatures")]
+            Self::UpdateFeatures(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Envelope")]
+            Self::Envelope(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "FetchSnapshot")]
+            Self::FetchSnapshot(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeCluster")]
+            Self::DescribeCluster(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeProducers")]
+            Self::DescribeProducers(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BrokerRegistration")]
+            Self::BrokerRegistration(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BrokerHeartbeat")]
+            Self::BrokerHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UnregisterBroker")]
+            Self::UnregisterBroker(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeTransactions")]
+            Self::DescribeTransactions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListTransactions")]
+            Self::ListTransactions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AllocateProducerIds")]
+            Self::AllocateProducerIds(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            Self::ConsumerGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            Self::ConsumerGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ControllerRegistration")]
+            Self::ControllerRegistration(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            Self::GetTelemetrySubscriptions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "PushTelemetry")]
+            Self::PushTelemetry(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            Self::AssignReplicasToDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListConfigResources")]
+            Self::ListConfigResources(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            Self::DescribeTopicPartitions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            Self::ShareGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareGroupDescribe")]
+            Self::ShareGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareFetch")]
+            Self::ShareFetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareAcknowledge")]
+            Self::ShareAcknowledge(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddRaftVoter")]
+            Self::AddRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "RemoveRaftVoter")]
+            Self::RemoveRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateRaftVoter")]
+            Self::UpdateRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "InitializeShareGroupState")]
+            Self::InitializeShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ReadShareGroupState")]
+            Self::ReadShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "WriteShareGroupState")]
+            Self::WriteShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteShareGroupState")]
+            Self::DeleteShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            Self::ReadShareGroupStateSummary(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            Self::StreamsGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            Self::StreamsGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            Self::DescribeShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            Self::AlterShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            Self::DeleteShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            Self::StreamsGroupTopologyDescriptionUpdate(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UnregisterController")]
+            Self::UnregisterController(ref b) => c::Encode::write(b, w, version),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 }
 
+#[cfg(feature = "Produce")]
 impl<'a> From<m::ProduceRequest<'a>> for Request<'a> {
     fn from(b: m::ProduceRequest<'a>) -> Self {
         Self::Produce(b)
     }
 }
 
+#[cfg(feature = "Fetch")]
 impl<'a> From<m::FetchRequest<'a>> for Request<'a> {
     fn from(b: m::FetchRequest<'a>) -> Self {
         Self::Fetch(b)
     }
 }
 
+#[cfg(feature = "ListOffsets")]
 impl<'a> From<m::ListOffsetsRequest<'a>> for Request<'a> {
     fn from(b: m::ListOffsetsRequest<'a>) -> Self {
         Self::ListOffsets(b)
     }
 }
 
+#[cfg(feature = "Metadata")]
 impl<'a> From<m::MetadataRequest<'a>> for Request<'a> {
     fn from(b: m::MetadataRequest<'a>) -> Self {
         Self::Metadata(b)
     }
 }
 
+#[cfg(feature = "LeaderAndIsr")]
 impl<'a> From<m::LeaderAndIsrRequest<'a>> for Request<'a> {
     fn from(b: m::LeaderAndIsrRequest<'a>) -> Self {
         Self::LeaderAndIsr(b)
     }
 }
 
+#[cfg(feature = "StopReplica")]
 impl<'a> From<m::StopReplicaRequest<'a>> for Request<'a> {
     fn from(b: m::StopReplicaRequest<'a>) -> Self {
         Self::StopReplica(b)
     }
 }
 
+#[cfg(feature = "UpdateMetadata")]
 impl<'a> From<m::UpdateMetadataRequest<'a>> for Request<'a> {
     fn from(b: m::UpdateMetadataRequest<'a>) -> Self {
         Self::UpdateMetadata(b)
     }
 }
 
+#[cfg(feature = "ControlledShutdown")]
 impl<'a> From<m::ControlledShutdownRequest<'a>> for Request<'a> {
     fn from(b: m::ControlledShutdownRequest<'a>) -> Self {
         Self::ControlledShutdown(b)
     }
 }
 
+#[cfg(feature = "OffsetCommit")]
 impl<'a> From<m::OffsetCommitRequest<'a>> for Request<'a> {
     fn from(b: m::OffsetCommitRequest<'a>) -> Self {
         Self::OffsetCommit(b)
     }
 }
 
+#[cfg(feature = "OffsetFetch")]
 impl<'a> From<m::OffsetFetchRequest<'a>> for Request<'a> {
     fn from(b: m::OffsetFetchRequest<'a>) -> Self {
         Self::OffsetFetch(b)
     }
 }
 
+#[cfg(feature = "FindCoordinator")]
 impl<'a> From<m::FindCoordinatorRequest<'a>> for Request<'a> {
     fn from(b: m::FindCoordinatorRequest<'a>) -> Self {
         Self::FindCoordinator(b)
     }
 }
 
+#[cfg(feature = "JoinGroup")]
 impl<'a> From<m::JoinGroupRequest<'a>> for Request<'a> {
     fn from(b: m::JoinGroupRequest<'a>) -> Self {
         Self::JoinGroup(b)
     }
 }
 
+#[cfg(feature = "Heartbeat")]
 impl<'a> From<m::HeartbeatRequest<'a>> for Request<'a> {
     fn from(b: m::HeartbeatRequest<'a>) -> Self {
         Self::Heartbeat(b)
     }
 }
 
+#[cfg(feature = "LeaveGroup")]
 impl<'a> From<m::LeaveGroupRequest<'a>> for Request<'a> {
     fn from(b: m::LeaveGroupRequest<'a>) -> Self {
         Self::LeaveGroup(b)
     }
 }
 
+#[cfg(feature = "SyncGroup")]
 impl<'a> From<m::SyncGroupRequest<'a>> for Request<'a> {
     fn from(b: m::SyncGroupRequest<'a>) -> Self {
         Self::SyncGroup(b)
     }
 }
 
+#[cfg(feature = "DescribeGroups")]
 impl<'a> From<m::DescribeGroupsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeGroupsRequest<'a>) -> Self {
         Self::DescribeGroups(b)
     }
 }
 
+#[cfg(feature = "ListGroups")]
 impl<'a> From<m::ListGroupsRequest<'a>> for Request<'a> {
     fn from(b: m::ListGroupsRequest<'a>) -> Self {
         Self::ListGroups(b)
     }
 }
 
+#[cfg(feature = "SaslHandshake")]
 impl<'a> From<m::SaslHandshakeRequest<'a>> for Request<'a> {
     fn from(b: m::SaslHandshakeRequest<'a>) -> Self {
         Self::SaslHandshake(b)
     }
 }
 
+#[cfg(feature = "ApiVersions")]
 impl<'a> From<m::ApiVersionsRequest<'a>> for Request<'a> {
     fn from(b: m::ApiVersionsRequest<'a>) -> Self {
         Self::ApiVersions(b)
     }
 }
 
+#[cfg(feature = "CreateTopics")]
 impl<'a> From<m::CreateTopicsRequest<'a>> for Request<'a> {
     fn from(b: m::CreateTopicsRequest<'a>) -> Self {
         Self::CreateTopics(b)
     }
 }
 
+#[cfg(feature = "DeleteTopics")]
 impl<'a> From<m::DeleteTopicsRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteTopicsRequest<'a>) -> Self {
         Self::DeleteTopics(b)
     }
 }
 
+#[cfg(feature = "DeleteRecords")]
 impl<'a> From<m::DeleteRecordsRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteRecordsRequest<'a>) -> Self {
         Self::DeleteRecords(b)
     }
 }
 
+#[cfg(feature = "InitProducerId")]
 impl<'a> From<m::InitProducerIdRequest<'a>> for Request<'a> {
     fn from(b: m::InitProducerIdRequest<'a>) -> Self {
         Self::InitProducerId(b)
     }
 }
 
+#[cfg(feature = "OffsetForLeaderEpoch")]
 impl<'a> From<m::OffsetForLeaderEpochRequest<'a>> for Request<'a> {
     fn from(b: m::OffsetForLeaderEpochRequest<'a>) -> Self {
         Self::OffsetForLeaderEpoch(b)
     }
 }
 
+#[cfg(feature = "AddPartitionsToTxn")]
 impl<'a> From<m::AddPartitionsToTxnRequest<'a>> for Request<'a> {
     fn from(b: m::AddPartitionsToTxnRequest<'a>) -> Self {
         Self::AddPartitionsToTxn(b)
     }
 }
 
+#[cfg(feature = "AddOffsetsToTxn")]
 impl<'a> From<m::AddOffsetsToTxnRequest<'a>> for Request<'a> {
     fn from(b: m::AddOffsetsToTxnRequest<'a>) -> Self {
         Self::AddOffsetsToTxn(b)
     }
 }
 
+#[cfg(feature = "EndTxn")]
 impl<'a> From<m::EndTxnRequest<'a>> for Request<'a> {
     fn from(b: m::EndTxnRequest<'a>) -> Self {
         Self::EndTxn(b)
     }
 }
 
+#[cfg(feature = "WriteTxnMarkers")]
 impl<'a> From<m::WriteTxnMarkersRequest<'a>> for Request<'a> {
     fn from(b: m::WriteTxnMarkersRequest<'a>) -> Self {
         Self::WriteTxnMarkers(b)
     }
 }
 
+#[cfg(feature = "TxnOffsetCommit")]
 impl<'a> From<m::TxnOffsetCommitRequest<'a>> for Request<'a> {
     fn from(b: m::TxnOffsetCommitRequest<'a>) -> Self {
         Self::TxnOffsetCommit(b)
     }
 }
 
+#[cfg(feature = "DescribeAcls")]
 impl<'a> From<m::DescribeAclsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeAclsRequest<'a>) -> Self {
         Self::DescribeAcls(b)
     }
 }
 
+#[cfg(feature = "CreateAcls")]
 impl<'a> From<m::CreateAclsRequest<'a>> for Request<'a> {
     fn from(b: m::CreateAclsRequest<'a>) -> Self {
         Self::CreateAcls(b)
     }
 }
 
+#[cfg(feature = "DeleteAcls")]
 impl<'a> From<m::DeleteAclsRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteAclsRequest<'a>) -> Self {
         Self::DeleteAcls(b)
     }
 }
 
+#[cfg(feature = "DescribeConfigs")]
 impl<'a> From<m::DescribeConfigsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeConfigsRequest<'a>) -> Self {
         Self::DescribeConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterConfigs")]
 impl<'a> From<m::AlterConfigsRequest<'a>> for Request<'a> {
     fn from(b: m::AlterConfigsRequest<'a>) -> Self {
         Self::AlterConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterReplicaLogDirs")]
 impl<'a> From<m::AlterReplicaLogDirsRequest<'a>> for Request<'a> {
     fn from(b: m::AlterReplicaLogDirsRequest<'a>) -> Self {
         Self::AlterReplicaLogDirs(b)
     }
 }
 
+#[cfg(feature = "DescribeLogDirs")]
 impl<'a> From<m::DescribeLogDirsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeLogDirsRequest<'a>) -> Self {
         Self::DescribeLogDirs(b)
     }
 }
 
+#[cfg(feature = "SaslAuthenticate")]
 impl<'a> From<m::SaslAuthenticateRequest<'a>> for Request<'a> {
     fn from(b: m::SaslAuthenticateRequest<'a>) -> Self {
         Self::SaslAuthenticate(b)
     }
 }
 
+#[cfg(feature = "CreatePartitions")]
 impl<'a> From<m::CreatePartitionsRequest<'a>> for Request<'a> {
     fn from(b: m::CreatePartitionsRequest<'a>) -> Self {
         Self::CreatePartitions(b)
     }
 }
 
+#[cfg(feature = "CreateDelegationToken")]
 impl<'a> From<m::CreateDelegationTokenRequest<'a>> for Request<'a> {
     fn from(b: m::CreateDelegationTokenRequest<'a>) -> Self {
         Self::CreateDelegationToken(b)
     }
 }
 
+#[cfg(feature = "RenewDelegationToken")]
 impl<'a> From<m::RenewDelegationTokenRequest<'a>> for Request<'a> {
     fn from(b: m::RenewDelegationTokenRequest<'a>) -> Self {
         Self::RenewDelegationToken(b)
     }
 }
 
+#[cfg(feature = "ExpireDelegationToken")]
 impl<'a> From<m::ExpireDelegationTokenRequest<'a>> for Request<'a> {
     fn from(b: m::ExpireDelegationTokenRequest<'a>) -> Self {
         Self::ExpireDelegationToken(b)
     }
 }
 
+#[cfg(feature = "DescribeDelegationToken")]
 impl<'a> From<m::DescribeDelegationTokenRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeDelegationTokenRequest<'a>) -> Self {
         Self::DescribeDelegationToken(b)
     }
 }
 
+#[cfg(feature = "DeleteGroups")]
 impl<'a> From<m::DeleteGroupsRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteGroupsRequest<'a>) -> Self {
         Self::DeleteGroups(b)
     }
 }
 
+#[cfg(feature = "ElectLeaders")]
 impl<'a> From<m::ElectLeadersRequest<'a>> for Request<'a> {
     fn from(b: m::ElectLeadersRequest<'a>) -> Self {
         Self::ElectLeaders(b)
     }
 }
 
+#[cfg(feature = "IncrementalAlterConfigs")]
 impl<'a> From<m::IncrementalAlterConfigsRequest<'a>> for Request<'a> {
     fn from(b: m::IncrementalAlterConfigsRequest<'a>) -> Self {
         Self::IncrementalAlterConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterPartitionReassignments")]
 impl<'a> From<m::AlterPartitionReassignmentsRequest<'a>> for Request<'a> {
     fn from(b: m::AlterPartitionReassignmentsRequest<'a>) -> Self {
         Self::AlterPartitionReassignments(b)
     }
 }
 
+#[cfg(feature = "ListPartitionReassignments")]
 impl<'a> From<m::ListPartitionReassignmentsRequest<'a>> for Request<'a> {
     fn from(b: m::ListPartitionReassignmentsRequest<'a>) -> Self {
         Self::ListPartitionReassignments(b)
     }
 }
 
+#[cfg(feature = "OffsetDelete")]
 impl<'a> From<m::OffsetDeleteRequest<'a>> for Request<'a> {
     fn from(b: m::OffsetDeleteRequest<'a>) -> Self {
         Self::OffsetDelete(b)
     }
 }
 
+#[cfg(feature = "DescribeClientQuotas")]
 impl<'a> From<m::DescribeClientQuotasRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeClientQuotasRequest<'a>) -> Self {
         Self::DescribeClientQuotas(b)
     }
 }
 
+#[cfg(feature = "AlterClientQuotas")]
 impl<'a> From<m::AlterClientQuotasRequest<'a>> for Request<'a> {
     fn from(b: m::AlterClientQuotasRequest<'a>) -> Self {
         Self::AlterClientQuotas(b)
     }
 }
 
+#[cfg(feature = "DescribeUserScramCredentials")]
 impl<'a> From<m::DescribeUserScramCredentialsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeUserScramCredentialsRequest<'a>) -> Self {
         Self::DescribeUserScramCredentials(b)
     }
 }
 
+#[cfg(feature = "AlterUserScramCredentials")]
 impl<'a> From<m::AlterUserScramCredentialsRequest<'a>> for Request<'a> {
     fn from(b: m::AlterUserScramCredentialsRequest<'a>) -> Self {
         Self::AlterUserScramCredentials(b)
     }
 }
 
+#[cfg(feature = "Vote")]
 impl<'a> From<m::VoteRequest<'a>> for Request<'a> {
     fn from(b: m::VoteRequest<'a>) -> Self {
         Self::Vote(b)
     }
 }
 
+#[cfg(feature = "BeginQuorumEpoch")]
 impl<'a> From<m::BeginQuorumEpochRequest<'a>> for Request<'a> {
     fn from(b: m::BeginQuorumEpochRequest<'a>) -> Self {
         Self::BeginQuorumEpoch(b)
     }
 }
 
+#[cfg(feature = "EndQuorumEpoch")]
 impl<'a> From<m::EndQuorumEpochRequest<'a>> for Request<'a> {
     fn from(b: m::EndQuorumEpochRequest<'a>) -> Self {
         Self::EndQuorumEpoch(b)
     }
 }
 
+#[cfg(feature = "DescribeQuorum")]
 impl<'a> From<m::DescribeQuorumRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeQuorumRequest<'a>) -> Self {
         Self::DescribeQuorum(b)
     }
 }
 
+#[cfg(feature = "AlterPartition")]
 impl<'a> From<m::AlterPartitionRequest<'a>> for Request<'a> {
     fn from(b: m::AlterPartitionRequest<'a>) -> Self {
         Self::AlterPartition(b)
     }
 }
 
+#[cfg(feature = "UpdateFeatures")]
 impl<'a> From<m::UpdateFeaturesRequest<'a>> for Request<'a> {
     fn from(b: m::UpdateFeaturesRequest<'a>) -> Self {
         Self::UpdateFeatures(b)
     }
 }
 
+#[cfg(feature = "Envelope")]
 impl<'a> From<m::EnvelopeRequest<'a>> for Request<'a> {
     fn from(b: m::EnvelopeRequest<'a>) -> Self {
         Self::Envelope(b)
     }
 }
 
+#[cfg(feature = "FetchSnapshot")]
 impl<'a> From<m::FetchSnapshotRequest<'a>> for Request<'a> {
     fn from(b: m::FetchSnapshotRequest<'a>) -> Self {
         Self::FetchSnapshot(b)
     }
 }
 
+#[cfg(feature = "DescribeCluster")]
 impl<'a> From<m::DescribeClusterRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeClusterRequest<'a>) -> Self {
         Self::DescribeCluster(b)
     }
 }
 
+#[cfg(feature = "DescribeProducers")]
 impl<'a> From<m::DescribeProducersRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeProducersRequest<'a>) -> Self {
         Self::DescribeProducers(b)
     }
 }
 
+#[cfg(feature = "BrokerRegistration")]
 impl<'a> From<m::BrokerRegistrationRequest<'a>> for Request<'a> {
     fn from(b: m::BrokerRegistrationRequest<'a>) -> Self {
         Self::BrokerRegistration(b)
     }
 }
 
+#[cfg(feature = "BrokerHeartbeat")]
 impl<'a> From<m::BrokerHeartbeatRequest<'a>> for Request<'a> {
     fn from(b: m::BrokerHeartbeatRequest<'a>) -> Self {
         Self::BrokerHeartbeat(b)
     }
 }
 
+#[cfg(feature = "UnregisterBroker")]
 impl<'a> From<m::UnregisterBrokerRequest<'a>> for Request<'a> {
     fn from(b: m::UnregisterBrokerRequest<'a>) -> Self {
         Self::UnregisterBroker(b)
     }
 }
 
+#[cfg(feature = "DescribeTransactions")]
 impl<'a> From<m::DescribeTransactionsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeTransactionsRequest<'a>) -> Self {
         Self::DescribeTransactions(b)
     }
 }
 
+#[cfg(feature = "ListTransactions")]
 impl<'a> From<m::ListTransactionsRequest<'a>> for Request<'a> {
     fn from(b: m::ListTransactionsRequest<'a>) -> Self {
         Self::ListTransactions(b)
     }
 }
 
+#[cfg(feature = "AllocateProducerIds")]
 impl<'a> From<m::AllocateProducerIdsRequest<'a>> for Request<'a> {
     fn from(b: m::AllocateProducerIdsRequest<'a>) -> Self {
         Self::AllocateProducerIds(b)
     }
 }
 
+#[cfg(feature = "ConsumerGroupHeartbeat")]
 impl<'a> From<m::ConsumerGroupHeartbeatRequest<'a>> for Request<'a> {
     fn from(b: m::ConsumerGroupHeartbeatRequest<'a>) -> Self {
         Self::ConsumerGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "ConsumerGroupDescribe")]
 impl<'a> From<m::ConsumerGroupDescribeRequest<'a>> for Request<'a> {
     fn from(b: m::ConsumerGroupDescribeRequest<'a>) -> Self {
         Self::ConsumerGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "ControllerRegistration")]
 impl<'a> From<m::ControllerRegistrationRequest<'a>> for Request<'a> {
     fn from(b: m::ControllerRegistrationRequest<'a>) -> Self {
         Self::ControllerRegistration(b)
     }
 }
 
+#[cfg(feature = "GetTelemetrySubscriptions")]
 impl<'a> From<m::GetTelemetrySubscriptionsRequest<'a>> for Request<'a> {
     fn from(b: m::GetTelemetrySubscriptionsRequest<'a>) -> Self {
         Self::GetTelemetrySubscriptions(b)
     }
 }
 
+#[cfg(feature = "PushTelemetry")]
 impl<'a> From<m::PushTelemetryRequest<'a>> for Request<'a> {
     fn from(b: m::PushTelemetryRequest<'a>) -> Self {
         Self::PushTelemetry(b)
     }
 }
 
+#[cfg(feature = "AssignReplicasToDirs")]
 impl<'a> From<m::AssignReplicasToDirsRequest<'a>> for Request<'a> {
     fn from(b: m::AssignReplicasToDirsRequest<'a>) -> Self {
         Self::AssignReplicasToDirs(b)
     }
 }
 
+#[cfg(feature = "ListConfigResources")]
 impl<'a> From<m::ListConfigResourcesRequest<'a>> for Request<'a> {
     fn from(b: m::ListConfigResourcesRequest<'a>) -> Self {
         Self::ListConfigResources(b)
     }
 }
 
+#[cfg(feature = "DescribeTopicPartitions")]
 impl<'a> From<m::DescribeTopicPartitionsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeTopicPartitionsRequest<'a>) -> Self {
         Self::DescribeTopicPartitions(b)
     }
 }
 
+#[cfg(feature = "ShareGroupHeartbeat")]
 impl<'a> From<m::ShareGroupHeartbeatRequest<'a>> for Request<'a> {
     fn from(b: m::ShareGroupHeartbeatRequest<'a>) -> Self {
         Self::ShareGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "ShareGroupDescribe")]
 impl<'a> From<m::ShareGroupDescribeRequest<'a>> for Request<'a> {
     fn from(b: m::ShareGroupDescribeRequest<'a>) -> Self {
         Self::ShareGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "ShareFetch")]
 impl<'a> From<m::ShareFetchRequest<'a>> for Request<'a> {
     fn from(b: m::ShareFetchRequest<'a>) -> Self {
         Self::ShareFetch(b)
     }
 }
 
+#[cfg(feature = "ShareAcknowledge")]
 impl<'a> From<m::ShareAcknowledgeRequest<'a>> for Request<'a> {
     fn from(b: m::ShareAcknowledgeRequest<'a>) -> Self {
         Self::ShareAcknowledge(b)
     }
 }
 
+#[cfg(feature = "AddRaftVoter")]
 impl<'a> From<m::AddRaftVoterRequest<'a>> for Request<'a> {
     fn from(b: m::AddRaftVoterRequest<'a>) -> Self {
         Self::AddRaftVoter(b)
     }
 }
 
+#[cfg(feature = "RemoveRaftVoter")]
 impl<'a> From<m::RemoveRaftVoterRequest<'a>> for Request<'a> {
     fn from(b: m::RemoveRaftVoterRequest<'a>) -> Self {
         Self::RemoveRaftVoter(b)
     }
 }
 
+#[cfg(feature = "UpdateRaftVoter")]
 impl<'a> From<m::UpdateRaftVoterRequest<'a>> for Request<'a> {
     fn from(b: m::UpdateRaftVoterRequest<'a>) -> Self {
         Self::UpdateRaftVoter(b)
     }
 }
 
+#[cfg(feature = "InitializeShareGroupState")]
 impl<'a> From<m::InitializeShareGroupStateRequest<'a>> for Request<'a> {
     fn from(b: m::InitializeShareGroupStateRequest<'a>) -> Self {
         Self::InitializeShareGroupState(b)
     }
 }
 
+#[cfg(feature = "ReadShareGroupState")]
 impl<'a> From<m::ReadShareGroupStateRequest<'a>> for Request<'a> {
     fn from(b: m::ReadShareGroupStateRequest<'a>) -> Self {
         Self::ReadShareGroupState(b)
     }
 }
 
+#[cfg(feature = "WriteShareGroupState")]
 impl<'a> From<m::WriteShareGroupStateRequest<'a>> for Request<'a> {
     fn from(b: m::WriteShareGroupStateRequest<'a>) -> Self {
         Self::WriteShareGroupState(b)
     }
 }
 
+#[cfg(feature = "DeleteShareGroupState")]
 impl<'a> From<m::DeleteShareGroupStateRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteShareGroupStateRequest<'a>) -> Self {
         Self::DeleteShareGroupState(b)
     }
 }
 
+#[cfg(feature = "ReadShareGroupStateSummary")]
 impl<'a> From<m::ReadShareGroupStateSummaryRequest<'a>> for Request<'a> {
     fn from(b: m::ReadShareGroupStateSummaryRequest<'a>) -> Self {
         Self::ReadShareGroupStateSummary(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupHeartbeat")]
 impl<'a> From<m::StreamsGroupHeartbeatRequest<'a>> for Request<'a> {
     fn from(b: m::StreamsGroupHeartbeatRequest<'a>) -> Self {
         Self::StreamsGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupDescribe")]
 impl<'a> From<m::StreamsGroupDescribeRequest<'a>> for Request<'a> {
     fn from(b: m::StreamsGroupDescribeRequest<'a>) -> Self {
         Self::StreamsGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "DescribeShareGroupOffsets")]
 impl<'a> From<m::DescribeShareGroupOffsetsRequest<'a>> for Request<'a> {
     fn from(b: m::DescribeShareGroupOffsetsRequest<'a>) -> Self {
         Self::DescribeShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "AlterShareGroupOffsets")]
 impl<'a> From<m::AlterShareGroupOffsetsRequest<'a>> for Request<'a> {
     fn from(b: m::AlterShareGroupOffsetsRequest<'a>) -> Self {
         Self::AlterShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "DeleteShareGroupOffsets")]
 impl<'a> From<m::DeleteShareGroupOffsetsRequest<'a>> for Request<'a> {
     fn from(b: m::DeleteShareGroupOffsetsRequest<'a>) -> Self {
         Self::DeleteShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
 impl<'a> From<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>> for Request<'a> {
     fn from(b: m::StreamsGroupTopologyDescriptionUpdateRequest<'a>) -> Self {
         Self::StreamsGroupTopologyDescriptionUpdate(b)
     }
 }
 
+#[cfg(feature = "UnregisterController")]
 impl<'a> From<m::UnregisterControllerRequest<'a>> for Request<'a> {
     fn from(b: m::UnregisterControllerRequest<'a>) -> Self {
         Self::UnregisterController(b)
     }
 }
 
-/// Any response body, by API key.
+/// Any response body, by API key: one variant per API whose feature is enabled.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -2772,195 +4115,389 @@ impl<'a> From<m::UnregisterControllerRequest<'a>> for Request<'a> {
 )]
 pub enum Response<'a> {
     /// A `ProduceResponse` body.
+    #[cfg(feature = "Produce")]
     Produce(m::ProduceResponse<'a>),
     /// A `FetchResponse` body.
+    #[cfg(feature = "Fetch")]
     Fetch(m::FetchResponse<'a>),
     /// A `ListOffsetsResponse` body.
+    #[cfg(feature = "ListOffsets")]
     ListOffsets(m::ListOffsetsResponse<'a>),
     /// A `MetadataResponse` body.
+    #[cfg(feature = "Metadata")]
     Metadata(m::MetadataResponse<'a>),
     /// A `LeaderAndIsrResponse` body.
+    #[cfg(feature = "LeaderAndIsr")]
     LeaderAndIsr(m::LeaderAndIsrResponse<'a>),
     /// A `StopReplicaResponse` body.
+    #[cfg(feature = "StopReplica")]
     StopReplica(m::StopReplicaResponse<'a>),
     /// A `UpdateMetadataResponse` body.
+    #[cfg(feature = "UpdateMetadata")]
     UpdateMetadata(m::UpdateMetadataResponse<'a>),
     /// A `ControlledShutdownResponse` body.
+    #[cfg(feature = "ControlledShutdown")]
     ControlledShutdown(m::ControlledShutdownResponse<'a>),
     /// A `OffsetCommitResponse` body.
+    #[cfg(feature = "OffsetCommit")]
     OffsetCommit(m::OffsetCommitResponse<'a>),
     /// A `OffsetFetchResponse` body.
+    #[cfg(feature = "OffsetFetch")]
     OffsetFetch(m::OffsetFetchResponse<'a>),
     /// A `FindCoordinatorResponse` body.
+    #[cfg(feature = "FindCoordinator")]
     FindCoordinator(m::FindCoordinatorResponse<'a>),
     /// A `JoinGroupResponse` body.
+    #[cfg(feature = "JoinGroup")]
     JoinGroup(m::JoinGroupResponse<'a>),
     /// A `HeartbeatResponse` body.
+    #[cfg(feature = "Heartbeat")]
     Heartbeat(m::HeartbeatResponse<'a>),
     /// A `LeaveGroupResponse` body.
+    #[cfg(feature = "LeaveGroup")]
     LeaveGroup(m::LeaveGroupResponse<'a>),
     /// A `SyncGroupResponse` body.
+    #[cfg(feature = "SyncGroup")]
     SyncGroup(m::SyncGroupResponse<'a>),
     /// A `DescribeGroupsResponse` body.
+    #[cfg(feature = "DescribeGroups")]
     DescribeGroups(m::DescribeGroupsResponse<'a>),
     /// A `ListGroupsResponse` body.
+    #[cfg(feature = "ListGroups")]
     ListGroups(m::ListGroupsResponse<'a>),
     /// A `SaslHandshakeResponse` body.
+    #[cfg(feature = "SaslHandshake")]
     SaslHandshake(m::SaslHandshakeResponse<'a>),
     /// A `ApiVersionsResponse` body.
+    #[cfg(feature = "ApiVersions")]
     ApiVersions(m::ApiVersionsResponse<'a>),
     /// A `CreateTopicsResponse` body.
+    #[cfg(feature = "CreateTopics")]
     CreateTopics(m::CreateTopicsResponse<'a>),
     /// A `DeleteTopicsResponse` body.
+    #[cfg(feature = "DeleteTopics")]
     DeleteTopics(m::DeleteTopicsResponse<'a>),
     /// A `DeleteRecordsResponse` body.
+    #[cfg(feature = "DeleteRecords")]
     DeleteRecords(m::DeleteRecordsResponse<'a>),
     /// A `InitProducerIdResponse` body.
+    #[cfg(feature = "InitProducerId")]
     InitProducerId(m::InitProducerIdResponse<'a>),
     /// A `OffsetForLeaderEpochResponse` body.
+    #[cfg(feature = "OffsetForLeaderEpoch")]
     OffsetForLeaderEpoch(m::OffsetForLeaderEpochResponse<'a>),
     /// A `AddPartitionsToTxnResponse` body.
+    #[cfg(feature = "AddPartitionsToTxn")]
     AddPartitionsToTxn(m::AddPartitionsToTxnResponse<'a>),
     /// A `AddOffsetsToTxnResponse` body.
+    #[cfg(feature = "AddOffsetsToTxn")]
     AddOffsetsToTxn(m::AddOffsetsToTxnResponse<'a>),
     /// A `EndTxnResponse` body.
+    #[cfg(feature = "EndTxn")]
     EndTxn(m::EndTxnResponse<'a>),
     /// A `WriteTxnMarkersResponse` body.
+    #[cfg(feature = "WriteTxnMarkers")]
     WriteTxnMarkers(m::WriteTxnMarkersResponse<'a>),
     /// A `TxnOffsetCommitResponse` body.
+    #[cfg(feature = "TxnOffsetCommit")]
     TxnOffsetCommit(m::TxnOffsetCommitResponse<'a>),
     /// A `DescribeAclsResponse` body.
+    #[cfg(feature = "DescribeAcls")]
     DescribeAcls(m::DescribeAclsResponse<'a>),
     /// A `CreateAclsResponse` body.
+    #[cfg(feature = "CreateAcls")]
     CreateAcls(m::CreateAclsResponse<'a>),
     /// A `DeleteAclsResponse` body.
+    #[cfg(feature = "DeleteAcls")]
     DeleteAcls(m::DeleteAclsResponse<'a>),
     /// A `DescribeConfigsResponse` body.
+    #[cfg(feature = "DescribeConfigs")]
     DescribeConfigs(m::DescribeConfigsResponse<'a>),
     /// A `AlterConfigsResponse` body.
+    #[cfg(feature = "AlterConfigs")]
     AlterConfigs(m::AlterConfigsResponse<'a>),
     /// A `AlterReplicaLogDirsResponse` body.
+    #[cfg(feature = "AlterReplicaLogDirs")]
     AlterReplicaLogDirs(m::AlterReplicaLogDirsResponse<'a>),
     /// A `DescribeLogDirsResponse` body.
+    #[cfg(feature = "DescribeLogDirs")]
     DescribeLogDirs(m::DescribeLogDirsResponse<'a>),
     /// A `SaslAuthenticateResponse` body.
+    #[cfg(feature = "SaslAuthenticate")]
     SaslAuthenticate(m::SaslAuthenticateResponse<'a>),
     /// A `CreatePartitionsResponse` body.
+    #[cfg(feature = "CreatePartitions")]
     CreatePartitions(m::CreatePartitionsResponse<'a>),
     /// A `CreateDelegationTokenResponse` body.
+    #[cfg(feature = "CreateDelegationToken")]
     CreateDelegationToken(m::CreateDelegationTokenResponse<'a>),
     /// A `RenewDelegationTokenResponse` body.
+    #[cfg(feature = "RenewDelegationToken")]
     RenewDelegationToken(m::RenewDelegationTokenResponse<'a>),
     /// A `ExpireDelegationTokenResponse` body.
+    #[cfg(feature = "ExpireDelegationToken")]
     ExpireDelegationToken(m::ExpireDelegationTokenResponse<'a>),
     /// A `DescribeDelegationTokenResponse` body.
+    #[cfg(feature = "DescribeDelegationToken")]
     DescribeDelegationToken(m::DescribeDelegationTokenResponse<'a>),
     /// A `DeleteGroupsResponse` body.
+    #[cfg(feature = "DeleteGroups")]
     DeleteGroups(m::DeleteGroupsResponse<'a>),
     /// A `ElectLeadersResponse` body.
+    #[cfg(feature = "ElectLeaders")]
     ElectLeaders(m::ElectLeadersResponse<'a>),
     /// A `IncrementalAlterConfigsResponse` body.
+    #[cfg(feature = "IncrementalAlterConfigs")]
     IncrementalAlterConfigs(m::IncrementalAlterConfigsResponse<'a>),
     /// A `AlterPartitionReassignmentsResponse` body.
+    #[cfg(feature = "AlterPartitionReassignments")]
     AlterPartitionReassignments(m::AlterPartitionReassignmentsResponse<'a>),
     /// A `ListPartitionReassignmentsResponse` body.
+    #[cfg(feature = "ListPartitionReassignments")]
     ListPartitionReassignments(m::ListPartitionReassignmentsResponse<'a>),
     /// A `OffsetDeleteResponse` body.
+    #[cfg(feature = "OffsetDelete")]
     OffsetDelete(m::OffsetDeleteResponse<'a>),
     /// A `DescribeClientQuotasResponse` body.
+    #[cfg(feature = "DescribeClientQuotas")]
     DescribeClientQuotas(m::DescribeClientQuotasResponse<'a>),
     /// A `AlterClientQuotasResponse` body.
+    #[cfg(feature = "AlterClientQuotas")]
     AlterClientQuotas(m::AlterClientQuotasResponse<'a>),
     /// A `DescribeUserScramCredentialsResponse` body.
+    #[cfg(feature = "DescribeUserScramCredentials")]
     DescribeUserScramCredentials(m::DescribeUserScramCredentialsResponse<'a>),
     /// A `AlterUserScramCredentialsResponse` body.
+    #[cfg(feature = "AlterUserScramCredentials")]
     AlterUserScramCredentials(m::AlterUserScramCredentialsResponse<'a>),
     /// A `VoteResponse` body.
+    #[cfg(feature = "Vote")]
     Vote(m::VoteResponse<'a>),
     /// A `BeginQuorumEpochResponse` body.
+    #[cfg(feature = "BeginQuorumEpoch")]
     BeginQuorumEpoch(m::BeginQuorumEpochResponse<'a>),
     /// A `EndQuorumEpochResponse` body.
+    #[cfg(feature = "EndQuorumEpoch")]
     EndQuorumEpoch(m::EndQuorumEpochResponse<'a>),
     /// A `DescribeQuorumResponse` body.
+    #[cfg(feature = "DescribeQuorum")]
     DescribeQuorum(m::DescribeQuorumResponse<'a>),
     /// A `AlterPartitionResponse` body.
+    #[cfg(feature = "AlterPartition")]
     AlterPartition(m::AlterPartitionResponse<'a>),
     /// A `UpdateFeaturesResponse` body.
+    #[cfg(feature = "UpdateFeatures")]
     UpdateFeatures(m::UpdateFeaturesResponse<'a>),
     /// A `EnvelopeResponse` body.
+    #[cfg(feature = "Envelope")]
     Envelope(m::EnvelopeResponse<'a>),
     /// A `FetchSnapshotResponse` body.
+    #[cfg(feature = "FetchSnapshot")]
     FetchSnapshot(m::FetchSnapshotResponse<'a>),
     /// A `DescribeClusterResponse` body.
+    #[cfg(feature = "DescribeCluster")]
     DescribeCluster(m::DescribeClusterResponse<'a>),
     /// A `DescribeProducersResponse` body.
+    #[cfg(feature = "DescribeProducers")]
     DescribeProducers(m::DescribeProducersResponse<'a>),
     /// A `BrokerRegistrationResponse` body.
+    #[cfg(feature = "BrokerRegistration")]
     BrokerRegistration(m::BrokerRegistrationResponse<'a>),
     /// A `BrokerHeartbeatResponse` body.
+    #[cfg(feature = "BrokerHeartbeat")]
     BrokerHeartbeat(m::BrokerHeartbeatResponse<'a>),
     /// A `UnregisterBrokerResponse` body.
+    #[cfg(feature = "UnregisterBroker")]
     UnregisterBroker(m::UnregisterBrokerResponse<'a>),
     /// A `DescribeTransactionsResponse` body.
+    #[cfg(feature = "DescribeTransactions")]
     DescribeTransactions(m::DescribeTransactionsResponse<'a>),
     /// A `ListTransactionsResponse` body.
+    #[cfg(feature = "ListTransactions")]
     ListTransactions(m::ListTransactionsResponse<'a>),
     /// A `AllocateProducerIdsResponse` body.
+    #[cfg(feature = "AllocateProducerIds")]
     AllocateProducerIds(m::AllocateProducerIdsResponse<'a>),
     /// A `ConsumerGroupHeartbeatResponse` body.
+    #[cfg(feature = "ConsumerGroupHeartbeat")]
     ConsumerGroupHeartbeat(m::ConsumerGroupHeartbeatResponse<'a>),
     /// A `ConsumerGroupDescribeResponse` body.
+    #[cfg(feature = "ConsumerGroupDescribe")]
     ConsumerGroupDescribe(m::ConsumerGroupDescribeResponse<'a>),
     /// A `ControllerRegistrationResponse` body.
+    #[cfg(feature = "ControllerRegistration")]
     ControllerRegistration(m::ControllerRegistrationResponse<'a>),
     /// A `GetTelemetrySubscriptionsResponse` body.
+    #[cfg(feature = "GetTelemetrySubscriptions")]
     GetTelemetrySubscriptions(m::GetTelemetrySubscriptionsResponse<'a>),
     /// A `PushTelemetryResponse` body.
+    #[cfg(feature = "PushTelemetry")]
     PushTelemetry(m::PushTelemetryResponse<'a>),
     /// A `AssignReplicasToDirsResponse` body.
+    #[cfg(feature = "AssignReplicasToDirs")]
     AssignReplicasToDirs(m::AssignReplicasToDirsResponse<'a>),
     /// A `ListConfigResourcesResponse` body.
+    #[cfg(feature = "ListConfigResources")]
     ListConfigResources(m::ListConfigResourcesResponse<'a>),
     /// A `DescribeTopicPartitionsResponse` body.
+    #[cfg(feature = "DescribeTopicPartitions")]
     DescribeTopicPartitions(m::DescribeTopicPartitionsResponse<'a>),
     /// A `ShareGroupHeartbeatResponse` body.
+    #[cfg(feature = "ShareGroupHeartbeat")]
     ShareGroupHeartbeat(m::ShareGroupHeartbeatResponse<'a>),
     /// A `ShareGroupDescribeResponse` body.
+    #[cfg(feature = "ShareGroupDescribe")]
     ShareGroupDescribe(m::ShareGroupDescribeResponse<'a>),
     /// A `ShareFetchResponse` body.
+    #[cfg(feature = "ShareFetch")]
     ShareFetch(m::ShareFetchResponse<'a>),
     /// A `ShareAcknowledgeResponse` body.
+    #[cfg(feature = "ShareAcknowledge")]
     ShareAcknowledge(m::ShareAcknowledgeResponse<'a>),
     /// A `AddRaftVoterResponse` body.
+    #[cfg(feature = "AddRaftVoter")]
     AddRaftVoter(m::AddRaftVoterResponse<'a>),
     /// A `RemoveRaftVoterResponse` body.
+    #[cfg(feature = "RemoveRaftVoter")]
     RemoveRaftVoter(m::RemoveRaftVoterResponse<'a>),
     /// A `UpdateRaftVoterResponse` body.
+    #[cfg(feature = "UpdateRaftVoter")]
     UpdateRaftVoter(m::UpdateRaftVoterResponse<'a>),
     /// A `InitializeShareGroupStateResponse` body.
+    #[cfg(feature = "InitializeShareGroupState")]
     InitializeShareGroupState(m::InitializeShareGroupStateResponse<'a>),
     /// A `ReadShareGroupStateResponse` body.
+    #[cfg(feature = "ReadShareGroupState")]
     ReadShareGroupState(m::ReadShareGroupStateResponse<'a>),
     /// A `WriteShareGroupStateResponse` body.
+    #[cfg(feature = "WriteShareGroupState")]
     WriteShareGroupState(m::WriteShareGroupStateResponse<'a>),
     /// A `DeleteShareGroupStateResponse` body.
+    #[cfg(feature = "DeleteShareGroupState")]
     DeleteShareGroupState(m::DeleteShareGroupStateResponse<'a>),
     /// A `ReadShareGroupStateSummaryResponse` body.
+    #[cfg(feature = "ReadShareGroupStateSummary")]
     ReadShareGroupStateSummary(m::ReadShareGroupStateSummaryResponse<'a>),
     /// A `StreamsGroupHeartbeatResponse` body.
+    #[cfg(feature = "StreamsGroupHeartbeat")]
     StreamsGroupHeartbeat(m::StreamsGroupHeartbeatResponse<'a>),
     /// A `StreamsGroupDescribeResponse` body.
+    #[cfg(feature = "StreamsGroupDescribe")]
     StreamsGroupDescribe(m::StreamsGroupDescribeResponse<'a>),
     /// A `DescribeShareGroupOffsetsResponse` body.
+    #[cfg(feature = "DescribeShareGroupOffsets")]
     DescribeShareGroupOffsets(m::DescribeShareGroupOffsetsResponse<'a>),
     /// A `AlterShareGroupOffsetsResponse` body.
+    #[cfg(feature = "AlterShareGroupOffsets")]
     AlterShareGroupOffsets(m::AlterShareGroupOffsetsResponse<'a>),
     /// A `DeleteShareGroupOffsetsResponse` body.
+    #[cfg(feature = "DeleteShareGroupOffsets")]
     DeleteShareGroupOffsets(m::DeleteShareGroupOffsetsResponse<'a>),
     /// A `StreamsGroupTopologyDescriptionUpdateResponse` body.
+    #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
     StreamsGroupTopologyDescriptionUpdate(m::StreamsGroupTopologyDescriptionUpdateResponse<'a>),
     /// A `UnregisterControllerResponse` body.
+    #[cfg(feature = "UnregisterController")]
     UnregisterController(m::UnregisterControllerResponse<'a>),
+    #[doc(hidden)]
+    #[cfg(not(any(
+        feature = "Produce",
+        feature = "Fetch",
+        feature = "ListOffsets",
+        feature = "Metadata",
+        feature = "LeaderAndIsr",
+        feature = "StopReplica",
+        feature = "UpdateMetadata",
+        feature = "ControlledShutdown",
+        feature = "OffsetCommit",
+        feature = "OffsetFetch",
+        feature = "FindCoordinator",
+        feature = "JoinGroup",
+        feature = "Heartbeat",
+        feature = "LeaveGroup",
+        feature = "SyncGroup",
+        feature = "DescribeGroups",
+        feature = "ListGroups",
+        feature = "SaslHandshake",
+        feature = "ApiVersions",
+        feature = "CreateTopics",
+        feature = "DeleteTopics",
+        feature = "DeleteRecords",
+        feature = "InitProducerId",
+        feature = "OffsetForLeaderEpoch",
+        feature = "AddPartitionsToTxn",
+        feature = "AddOffsetsToTxn",
+        feature = "EndTxn",
+        feature = "WriteTxnMarkers",
+        feature = "TxnOffsetCommit",
+        feature = "DescribeAcls",
+        feature = "CreateAcls",
+        feature = "DeleteAcls",
+        feature = "DescribeConfigs",
+        feature = "AlterConfigs",
+        feature = "AlterReplicaLogDirs",
+        feature = "DescribeLogDirs",
+        feature = "SaslAuthenticate",
+        feature = "CreatePartitions",
+        feature = "CreateDelegationToken",
+        feature = "RenewDelegationToken",
+        feature = "ExpireDelegationToken",
+        feature = "DescribeDelegationToken",
+        feature = "DeleteGroups",
+        feature = "ElectLeaders",
+        feature = "IncrementalAlterConfigs",
+        feature = "AlterPartitionReassignments",
+        feature = "ListPartitionReassignments",
+        feature = "OffsetDelete",
+        feature = "DescribeClientQuotas",
+        feature = "AlterClientQuotas",
+        feature = "DescribeUserScramCredentials",
+        feature = "AlterUserScramCredentials",
+        feature = "Vote",
+        feature = "BeginQuorumEpoch",
+        feature = "EndQuorumEpoch",
+        feature = "DescribeQuorum",
+        feature = "AlterPartition",
+        feature = "UpdateFeatures",
+        feature = "Envelope",
+        feature = "FetchSnapshot",
+        feature = "DescribeCluster",
+        feature = "DescribeProducers",
+        feature = "BrokerRegistration",
+        feature = "BrokerHeartbeat",
+        feature = "UnregisterBroker",
+        feature = "DescribeTransactions",
+        feature = "ListTransactions",
+        feature = "AllocateProducerIds",
+        feature = "ConsumerGroupHeartbeat",
+        feature = "ConsumerGroupDescribe",
+        feature = "ControllerRegistration",
+        feature = "GetTelemetrySubscriptions",
+        feature = "PushTelemetry",
+        feature = "AssignReplicasToDirs",
+        feature = "ListConfigResources",
+        feature = "DescribeTopicPartitions",
+        feature = "ShareGroupHeartbeat",
+        feature = "ShareGroupDescribe",
+        feature = "ShareFetch",
+        feature = "ShareAcknowledge",
+        feature = "AddRaftVoter",
+        feature = "RemoveRaftVoter",
+        feature = "UpdateRaftVoter",
+        feature = "InitializeShareGroupState",
+        feature = "ReadShareGroupState",
+        feature = "WriteShareGroupState",
+        feature = "DeleteShareGroupState",
+        feature = "ReadShareGroupStateSummary",
+        feature = "StreamsGroupHeartbeat",
+        feature = "StreamsGroupDescribe",
+        feature = "DescribeShareGroupOffsets",
+        feature = "AlterShareGroupOffsets",
+        feature = "DeleteShareGroupOffsets",
+        feature = "StreamsGroupTopologyDescriptionUpdate",
+        feature = "UnregisterController"
+    )))]
+    __NoApi(super::NoApi<'a>),
 }
 
 impl<'a> Response<'a> {
@@ -2968,1413 +4505,2275 @@ impl<'a> Response<'a> {
     ///
     /// # Errors
     ///
-    /// `UnknownApiKey` for a key without a valid version, `UnsupportedVersion`, and any body error.
+    /// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose
+    /// feature is off, `UnsupportedVersion`, and any body error.
     pub fn decode(
         api_key: ApiKey,
         version: i16,
         r: &mut c::Reader<'a>,
     ) -> Result<Self, DecodeError> {
-        Ok(match api_key.0 {
-            0 => Self::Produce(<m::ProduceResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            1 => Self::Fetch(<m::FetchResponse<'a> as c::Decode<'a>>::decode(r, version)?),
-            2 => Self::ListOffsets(<m::ListOffsetsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            3 => Self::Metadata(<m::MetadataResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            4 => Self::LeaderAndIsr(<m::LeaderAndIsrResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            5 => Self::StopReplica(<m::StopReplicaResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            6 => Self::UpdateMetadata(<m::UpdateMetadataResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            7 => Self::ControlledShutdown(
-                <m::ControlledShutdownResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            8 => Self::OffsetCommit(<m::OffsetCommitResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            9 => Self::OffsetFetch(<m::OffsetFetchResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            10 => Self::FindCoordinator(<m::FindCoordinatorResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            11 => Self::JoinGroup(<m::JoinGroupResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            12 => Self::Heartbeat(<m::HeartbeatResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            13 => Self::LeaveGroup(<m::LeaveGroupResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            14 => Self::SyncGroup(<m::SyncGroupResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            15 => Self::DescribeGroups(<m::DescribeGroupsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            16 => Self::ListGroups(<m::ListGroupsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            17 => Self::SaslHandshake(<m::SaslHandshakeResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            18 => Self::ApiVersions(<m::ApiVersionsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            19 => Self::CreateTopics(<m::CreateTopicsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            20 => Self::DeleteTopics(<m::DeleteTopicsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            21 => Self::DeleteRecords(<m::DeleteRecordsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            22 => Self::InitProducerId(<m::InitProducerIdResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            23 => Self::OffsetForLeaderEpoch(<m::OffsetForLeaderEpochResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            24 => Self::AddPartitionsToTxn(
-                <m::AddPartitionsToTxnResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            25 => Self::AddOffsetsToTxn(<m::AddOffsetsToTxnResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            26 => Self::EndTxn(<m::EndTxnResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            27 => Self::WriteTxnMarkers(<m::WriteTxnMarkersResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            28 => Self::TxnOffsetCommit(<m::TxnOffsetCommitResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            29 => Self::DescribeAcls(<m::DescribeAclsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            30 => Self::CreateAcls(<m::CreateAclsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            31 => Self::DeleteAcls(<m::DeleteAclsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            32 => Self::DescribeConfigs(<m::DescribeConfigsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            33 => Self::AlterConfigs(<m::AlterConfigsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            34 => Self::AlterReplicaLogDirs(<m::AlterReplicaLogDirsResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            35 => Self::DescribeLogDirs(<m::DescribeLogDirsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            36 => Self::SaslAuthenticate(
-                <m::SaslAuthenticateResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            37 => Self::CreatePartitions(
-                <m::CreatePartitionsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            38 => {
-                Self::CreateDelegationToken(<m::CreateDelegationTokenResponse<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+        let _ = version;
+        match api_key.0 {
+            #[cfg(feature = "Produce")]
+            0 => <m::ProduceResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Produce),
+            #[cfg(feature = "Fetch")]
+            1 => <m::FetchResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Fetch),
+            #[cfg(feature = "ListOffsets")]
+            2 => <m::ListOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListOffsets),
+            #[cfg(feature = "Metadata")]
+            3 => <m::MetadataResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Metadata),
+            #[cfg(feature = "LeaderAndIsr")]
+            4 => <m::LeaderAndIsrResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::LeaderAndIsr),
+            #[cfg(feature = "StopReplica")]
+            5 => <m::StopReplicaResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StopReplica),
+            #[cfg(feature = "UpdateMetadata")]
+            6 => <m::UpdateMetadataResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateMetadata),
+            #[cfg(feature = "ControlledShutdown")]
+            7 => <m::ControlledShutdownResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ControlledShutdown),
+            #[cfg(feature = "OffsetCommit")]
+            8 => <m::OffsetCommitResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetCommit),
+            #[cfg(feature = "OffsetFetch")]
+            9 => <m::OffsetFetchResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetFetch),
+            #[cfg(feature = "FindCoordinator")]
+            10 => <m::FindCoordinatorResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::FindCoordinator),
+            #[cfg(feature = "JoinGroup")]
+            11 => {
+                <m::JoinGroupResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::JoinGroup)
             }
-            39 => Self::RenewDelegationToken(<m::RenewDelegationTokenResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            40 => {
-                Self::ExpireDelegationToken(<m::ExpireDelegationTokenResponse<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "Heartbeat")]
+            12 => {
+                <m::HeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Heartbeat)
             }
-            41 => Self::DescribeDelegationToken(
-                <m::DescribeDelegationTokenResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            42 => Self::DeleteGroups(<m::DeleteGroupsResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            43 => Self::ElectLeaders(<m::ElectLeadersResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            44 => Self::IncrementalAlterConfigs(
-                <m::IncrementalAlterConfigsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            45 => Self::AlterPartitionReassignments(
-                <m::AlterPartitionReassignmentsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            46 => Self::ListPartitionReassignments(
-                <m::ListPartitionReassignmentsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            47 => Self::OffsetDelete(<m::OffsetDeleteResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            48 => Self::DescribeClientQuotas(<m::DescribeClientQuotasResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            49 => Self::AlterClientQuotas(
-                <m::AlterClientQuotasResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            50 => Self::DescribeUserScramCredentials(
-                <m::DescribeUserScramCredentialsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            51 => Self::AlterUserScramCredentials(
-                <m::AlterUserScramCredentialsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            52 => Self::Vote(<m::VoteResponse<'a> as c::Decode<'a>>::decode(r, version)?),
-            53 => Self::BeginQuorumEpoch(
-                <m::BeginQuorumEpochResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            54 => Self::EndQuorumEpoch(<m::EndQuorumEpochResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            55 => Self::DescribeQuorum(<m::DescribeQuorumResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            56 => Self::AlterPartition(<m::AlterPartitionResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            57 => Self::UpdateFeatures(<m::UpdateFeaturesResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            58 => Self::Envelope(<m::EnvelopeResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            59 => Self::FetchSnapshot(<m::FetchSnapshotResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            60 => Self::DescribeCluster(<m::DescribeClusterResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            61 => Self::DescribeProducers(
-                <m::DescribeProducersResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            62 => Self::BrokerRegistration(
-                <m::BrokerRegistrationResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            63 => Self::BrokerHeartbeat(<m::BrokerHeartbeatResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            64 => Self::UnregisterBroker(
-                <m::UnregisterBrokerResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            65 => Self::DescribeTransactions(<m::DescribeTransactionsResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            66 => Self::ListTransactions(
-                <m::ListTransactionsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            67 => Self::AllocateProducerIds(<m::AllocateProducerIdsResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            68 => Self::ConsumerGroupHeartbeat(
-                <m::ConsumerGroupHeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            69 => {
-                Self::ConsumerGroupDescribe(<m::ConsumerGroupDescribeResponse<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "LeaveGroup")]
+            13 => <m::LeaveGroupResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::LeaveGroup),
+            #[cfg(feature = "SyncGroup")]
+            14 => {
+                <m::SyncGroupResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::SyncGroup)
             }
-            70 => Self::ControllerRegistration(
-                <m::ControllerRegistrationResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            71 => Self::GetTelemetrySubscriptions(
-                <m::GetTelemetrySubscriptionsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            72 => Self::PushTelemetry(<m::PushTelemetryResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            73 => Self::AssignReplicasToDirs(<m::AssignReplicasToDirsResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            74 => Self::ListConfigResources(<m::ListConfigResourcesResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            75 => Self::DescribeTopicPartitions(
-                <m::DescribeTopicPartitionsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            76 => Self::ShareGroupHeartbeat(<m::ShareGroupHeartbeatResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            77 => Self::ShareGroupDescribe(
-                <m::ShareGroupDescribeResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            78 => Self::ShareFetch(<m::ShareFetchResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            79 => Self::ShareAcknowledge(
-                <m::ShareAcknowledgeResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            80 => Self::AddRaftVoter(<m::AddRaftVoterResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            81 => Self::RemoveRaftVoter(<m::RemoveRaftVoterResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            82 => Self::UpdateRaftVoter(<m::UpdateRaftVoterResponse<'a> as c::Decode<'a>>::decode(
-                r, version,
-            )?),
-            83 => Self::InitializeShareGroupState(
-                <m::InitializeShareGroupStateResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            84 => Self::ReadShareGroupState(<m::ReadShareGroupStateResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            85 => Self::WriteShareGroupState(<m::WriteShareGroupStateResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            86 => {
-                Self::DeleteShareGroupState(<m::DeleteShareGroupStateResponse<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "DescribeGroups")]
+            15 => <m::DescribeGroupsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeGroups),
+            #[cfg(feature = "ListGroups")]
+            16 => <m::ListGroupsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListGroups),
+            #[cfg(feature = "SaslHandshake")]
+            17 => <m::SaslHandshakeResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::SaslHandshake),
+            #[cfg(feature = "ApiVersions")]
+            18 => <m::ApiVersionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ApiVersions),
+            #[cfg(feature = "CreateTopics")]
+            19 => <m::CreateTopicsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateTopics),
+            #[cfg(feature = "DeleteTopics")]
+            20 => <m::DeleteTopicsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteTopics),
+            #[cfg(feature = "DeleteRecords")]
+            21 => <m::DeleteRecordsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteRecords),
+            #[cfg(feature = "InitProducerId")]
+            22 => <m::InitProducerIdResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::InitProducerId),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            23 => <m::OffsetForLeaderEpochResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetForLeaderEpoch),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            24 => <m::AddPartitionsToTxnResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddPartitionsToTxn),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            25 => <m::AddOffsetsToTxnResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddOffsetsToTxn),
+            #[cfg(feature = "EndTxn")]
+            26 => <m::EndTxnResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::EndTxn),
+            #[cfg(feature = "WriteTxnMarkers")]
+            27 => <m::WriteTxnMarkersResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::WriteTxnMarkers),
+            #[cfg(feature = "TxnOffsetCommit")]
+            28 => <m::TxnOffsetCommitResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::TxnOffsetCommit),
+            #[cfg(feature = "DescribeAcls")]
+            29 => <m::DescribeAclsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeAcls),
+            #[cfg(feature = "CreateAcls")]
+            30 => <m::CreateAclsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateAcls),
+            #[cfg(feature = "DeleteAcls")]
+            31 => <m::DeleteAclsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteAcls),
+            #[cfg(feature = "DescribeConfigs")]
+            32 => <m::DescribeConfigsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeConfigs),
+            #[cfg(feature = "AlterConfigs")]
+            33 => <m::AlterConfigsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterConfigs),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            34 => <m::AlterReplicaLogDirsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterReplicaLogDirs),
+            #[cfg(feature = "DescribeLogDirs")]
+            35 => <m::DescribeLogDirsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeLogDirs),
+            #[cfg(feature = "SaslAuthenticate")]
+            36 => <m::SaslAuthenticateResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::SaslAuthenticate),
+            #[cfg(feature = "CreatePartitions")]
+            37 => <m::CreatePartitionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreatePartitions),
+            #[cfg(feature = "CreateDelegationToken")]
+            38 => <m::CreateDelegationTokenResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::CreateDelegationToken),
+            #[cfg(feature = "RenewDelegationToken")]
+            39 => <m::RenewDelegationTokenResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::RenewDelegationToken),
+            #[cfg(feature = "ExpireDelegationToken")]
+            40 => <m::ExpireDelegationTokenResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ExpireDelegationToken),
+            #[cfg(feature = "DescribeDelegationToken")]
+            41 => <m::DescribeDelegationTokenResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeDelegationToken),
+            #[cfg(feature = "DeleteGroups")]
+            42 => <m::DeleteGroupsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteGroups),
+            #[cfg(feature = "ElectLeaders")]
+            43 => <m::ElectLeadersResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ElectLeaders),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            44 => <m::IncrementalAlterConfigsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::IncrementalAlterConfigs),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            45 => <m::AlterPartitionReassignmentsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterPartitionReassignments),
+            #[cfg(feature = "ListPartitionReassignments")]
+            46 => <m::ListPartitionReassignmentsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListPartitionReassignments),
+            #[cfg(feature = "OffsetDelete")]
+            47 => <m::OffsetDeleteResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::OffsetDelete),
+            #[cfg(feature = "DescribeClientQuotas")]
+            48 => <m::DescribeClientQuotasResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeClientQuotas),
+            #[cfg(feature = "AlterClientQuotas")]
+            49 => <m::AlterClientQuotasResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterClientQuotas),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            50 => {
+                <m::DescribeUserScramCredentialsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                    .map(Self::DescribeUserScramCredentials)
             }
-            87 => Self::ReadShareGroupStateSummary(
-                <m::ReadShareGroupStateSummaryResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            88 => {
-                Self::StreamsGroupHeartbeat(<m::StreamsGroupHeartbeatResponse<'a> as c::Decode<
-                    'a,
-                >>::decode(r, version)?)
+            #[cfg(feature = "AlterUserScramCredentials")]
+            51 => <m::AlterUserScramCredentialsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterUserScramCredentials),
+            #[cfg(feature = "Vote")]
+            52 => <m::VoteResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Vote),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            53 => <m::BeginQuorumEpochResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BeginQuorumEpoch),
+            #[cfg(feature = "EndQuorumEpoch")]
+            54 => <m::EndQuorumEpochResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::EndQuorumEpoch),
+            #[cfg(feature = "DescribeQuorum")]
+            55 => <m::DescribeQuorumResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeQuorum),
+            #[cfg(feature = "AlterPartition")]
+            56 => <m::AlterPartitionResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterPartition),
+            #[cfg(feature = "UpdateFeatures")]
+            57 => <m::UpdateFeaturesResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateFeatures),
+            #[cfg(feature = "Envelope")]
+            58 => {
+                <m::EnvelopeResponse<'a> as c::Decode<'a>>::decode(r, version).map(Self::Envelope)
             }
-            89 => Self::StreamsGroupDescribe(<m::StreamsGroupDescribeResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            90 => Self::DescribeShareGroupOffsets(
-                <m::DescribeShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            91 => Self::AlterShareGroupOffsets(
-                <m::AlterShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            92 => Self::DeleteShareGroupOffsets(
-                <m::DeleteShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)?,
-            ),
-            93 => Self::StreamsGroupTopologyDescriptionUpdate(
-                <m::StreamsGroupTopologyDescriptionUpdateResponse<'a> as c::Decode<'a>>::decode(
-                    r, version,
-                )?,
-            ),
-            94 => Self::UnregisterController(<m::UnregisterControllerResponse<'a> as c::Decode<
-                'a,
-            >>::decode(r, version)?),
-            _ => {
-                return Err(DecodeError::new(
-                    r.offset(),
-                    DecodeErrorKind::UnknownApiKey(api_key),
-                    "Response",
-                ));
-            }
-        })
+            #[cfg(feature = "FetchSnapshot")]
+            59 => <m::FetchSnapshotResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::FetchSnapshot),
+            #[cfg(feature = "DescribeCluster")]
+            60 => <m::DescribeClusterResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeCluster),
+            #[cfg(feature = "DescribeProducers")]
+            61 => <m::DescribeProducersResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeProducers),
+            #[cfg(feature = "BrokerRegistration")]
+            62 => <m::BrokerRegistrationResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BrokerRegistration),
+            #[cfg(feature = "BrokerHeartbeat")]
+            63 => <m::BrokerHeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::BrokerHeartbeat),
+            #[cfg(feature = "UnregisterBroker")]
+            64 => <m::UnregisterBrokerResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UnregisterBroker),
+            #[cfg(feature = "DescribeTransactions")]
+            65 => <m::DescribeTransactionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeTransactions),
+            #[cfg(feature = "ListTransactions")]
+            66 => <m::ListTransactionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListTransactions),
+            #[cfg(feature = "AllocateProducerIds")]
+            67 => <m::AllocateProducerIdsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AllocateProducerIds),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            68 => <m::ConsumerGroupHeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ConsumerGroupHeartbeat),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            69 => <m::ConsumerGroupDescribeResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ConsumerGroupDescribe),
+            #[cfg(feature = "ControllerRegistration")]
+            70 => <m::ControllerRegistrationResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ControllerRegistration),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            71 => <m::GetTelemetrySubscriptionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::GetTelemetrySubscriptions),
+            #[cfg(feature = "PushTelemetry")]
+            72 => <m::PushTelemetryResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::PushTelemetry),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            73 => <m::AssignReplicasToDirsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AssignReplicasToDirs),
+            #[cfg(feature = "ListConfigResources")]
+            74 => <m::ListConfigResourcesResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ListConfigResources),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            75 => <m::DescribeTopicPartitionsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeTopicPartitions),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            76 => <m::ShareGroupHeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareGroupHeartbeat),
+            #[cfg(feature = "ShareGroupDescribe")]
+            77 => <m::ShareGroupDescribeResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareGroupDescribe),
+            #[cfg(feature = "ShareFetch")]
+            78 => <m::ShareFetchResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareFetch),
+            #[cfg(feature = "ShareAcknowledge")]
+            79 => <m::ShareAcknowledgeResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ShareAcknowledge),
+            #[cfg(feature = "AddRaftVoter")]
+            80 => <m::AddRaftVoterResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AddRaftVoter),
+            #[cfg(feature = "RemoveRaftVoter")]
+            81 => <m::RemoveRaftVoterResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::RemoveRaftVoter),
+            #[cfg(feature = "UpdateRaftVoter")]
+            82 => <m::UpdateRaftVoterResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UpdateRaftVoter),
+            #[cfg(feature = "InitializeShareGroupState")]
+            83 => <m::InitializeShareGroupStateResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::InitializeShareGroupState),
+            #[cfg(feature = "ReadShareGroupState")]
+            84 => <m::ReadShareGroupStateResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ReadShareGroupState),
+            #[cfg(feature = "WriteShareGroupState")]
+            85 => <m::WriteShareGroupStateResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::WriteShareGroupState),
+            #[cfg(feature = "DeleteShareGroupState")]
+            86 => <m::DeleteShareGroupStateResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteShareGroupState),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            87 => <m::ReadShareGroupStateSummaryResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::ReadShareGroupStateSummary),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            88 => <m::StreamsGroupHeartbeatResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StreamsGroupHeartbeat),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            89 => <m::StreamsGroupDescribeResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::StreamsGroupDescribe),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            90 => <m::DescribeShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DescribeShareGroupOffsets),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            91 => <m::AlterShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::AlterShareGroupOffsets),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            92 => <m::DeleteShareGroupOffsetsResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::DeleteShareGroupOffsets),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            93 => <m::StreamsGroupTopologyDescriptionUpdateResponse<'a> as c::Decode<'a>>::decode(
+                r, version,
+            )
+            .map(Self::StreamsGroupTopologyDescriptionUpdate),
+            #[cfg(feature = "UnregisterController")]
+            94 => <m::UnregisterControllerResponse<'a> as c::Decode<'a>>::decode(r, version)
+                .map(Self::UnregisterController),
+            _ => Err(super::missing_api(api_key, r.offset(), "Response")),
+        }
     }
 
     /// The API key of this body.
     #[must_use]
     pub const fn api_key(&self) -> ApiKey {
-        match self {
+        match *self {
+            #[cfg(feature = "Produce")]
             Self::Produce(_) => ApiKey(0),
+            #[cfg(feature = "Fetch")]
             Self::Fetch(_) => ApiKey(1),
+            #[cfg(feature = "ListOffsets")]
             Self::ListOffsets(_) => ApiKey(2),
+            #[cfg(feature = "Metadata")]
             Self::Metadata(_) => ApiKey(3),
+            #[cfg(feature = "LeaderAndIsr")]
             Self::LeaderAndIsr(_) => ApiKey(4),
+            #[cfg(feature = "StopReplica")]
             Self::StopReplica(_) => ApiKey(5),
+            #[cfg(feature = "UpdateMetadata")]
             Self::UpdateMetadata(_) => ApiKey(6),
+            #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => ApiKey(7),
+            #[cfg(feature = "OffsetCommit")]
             Self::OffsetCommit(_) => ApiKey(8),
+            #[cfg(feature = "OffsetFetch")]
             Self::OffsetFetch(_) => ApiKey(9),
+            #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => ApiKey(10),
+            #[cfg(feature = "JoinGroup")]
             Self::JoinGroup(_) => ApiKey(11),
+            #[cfg(feature = "Heartbeat")]
             Self::Heartbeat(_) => ApiKey(12),
+            #[cfg(feature = "LeaveGroup")]
             Self::LeaveGroup(_) => ApiKey(13),
+            #[cfg(feature = "SyncGroup")]
             Self::SyncGroup(_) => ApiKey(14),
+            #[cfg(feature = "DescribeGroups")]
             Self::DescribeGroups(_) => ApiKey(15),
+            #[cfg(feature = "ListGroups")]
             Self::ListGroups(_) => ApiKey(16),
+            #[cfg(feature = "SaslHandshake")]
             Self::SaslHandshake(_) => ApiKey(17),
+            #[cfg(feature = "ApiVersions")]
             Self::ApiVersions(_) => ApiKey(18),
+            #[cfg(feature = "CreateTopics")]
             Self::CreateTopics(_) => ApiKey(19),
+            #[cfg(feature = "DeleteTopics")]
             Self::DeleteTopics(_) => ApiKey(20),
+            #[cfg(feature = "DeleteRecords")]
             Self::DeleteRecords(_) => ApiKey(21),
+            #[cfg(feature = "InitProducerId")]
             Self::InitProducerId(_) => ApiKey(22),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => ApiKey(23),
+            #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => ApiKey(24),
+            #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => ApiKey(25),
+            #[cfg(feature = "EndTxn")]
             Self::EndTxn(_) => ApiKey(26),
+            #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => ApiKey(27),
+            #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => ApiKey(28),
+            #[cfg(feature = "DescribeAcls")]
             Self::DescribeAcls(_) => ApiKey(29),
+            #[cfg(feature = "CreateAcls")]
             Self::CreateAcls(_) => ApiKey(30),
+            #[cfg(feature = "DeleteAcls")]
             Self::DeleteAcls(_) => ApiKey(31),
+            #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => ApiKey(32),
+            #[cfg(feature = "AlterConfigs")]
             Self::AlterConfigs(_) => ApiKey(33),
+            #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => ApiKey(34),
+            #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => ApiKey(35),
+            #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => ApiKey(36),
+            #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => ApiKey(37),
+            #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => ApiKey(38),
+            #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => ApiKey(39),
+            #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => ApiKey(40),
+            #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => ApiKey(41),
+            #[cfg(feature = "DeleteGroups")]
             Self::DeleteGroups(_) => ApiKey(42),
+            #[cfg(feature = "ElectLeaders")]
             Self::ElectLeaders(_) => ApiKey(43),
+            #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => ApiKey(44),
+            #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => ApiKey(45),
+            #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => ApiKey(46),
+            #[cfg(feature = "OffsetDelete")]
             Self::OffsetDelete(_) => ApiKey(47),
+            #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => ApiKey(48),
+            #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => ApiKey(49),
+            #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => ApiKey(50),
+            #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => ApiKey(51),
+            #[cfg(feature = "Vote")]
             Self::Vote(_) => ApiKey(52),
+            #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => ApiKey(53),
+            #[cfg(feature = "EndQuorumEpoch")]
             Self::EndQuorumEpoch(_) => ApiKey(54),
+            #[cfg(feature = "DescribeQuorum")]
             Self::DescribeQuorum(_) => ApiKey(55),
+            #[cfg(feature = "AlterPartition")]
             Self::AlterPartition(_) => ApiKey(56),
+            #[cfg(feature = "UpdateFeatures")]
             Self::UpdateFeatures(_) => ApiKey(57),
+            #[cfg(feature = "Envelope")]
             Self::Envelope(_) => ApiKey(58),
+            #[cfg(feature = "FetchSnapshot")]
             Self::FetchSnapshot(_) => ApiKey(59),
+            #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => ApiKey(60),
+            #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => ApiKey(61),
+            #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => ApiKey(62),
+            #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => ApiKey(63),
+            #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => ApiKey(64),
+            #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => ApiKey(65),
+            #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => ApiKey(66),
+            #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => ApiKey(67),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => ApiKey(68),
+            #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => ApiKey(69),
+            #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => ApiKey(70),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => ApiKey(71),
+            #[cfg(feature = "PushTelemetry")]
             Self::PushTelemetry(_) => ApiKey(72),
+            #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => ApiKey(73),
+            #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => ApiKey(74),
+            #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => ApiKey(75),
+            #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => ApiKey(76),
+            #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => ApiKey(77),
+            #[cfg(feature = "ShareFetch")]
             Self::ShareFetch(_) => ApiKey(78),
+            #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => ApiKey(79),
+            #[cfg(feature = "AddRaftVoter")]
             Self::AddRaftVoter(_) => ApiKey(80),
+            #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => ApiKey(81),
+            #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => ApiKey(82),
+            #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => ApiKey(83),
+            #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => ApiKey(84),
+            #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => ApiKey(85),
+            #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => ApiKey(86),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => ApiKey(87),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => ApiKey(88),
+            #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => ApiKey(89),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => ApiKey(90),
+            #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => ApiKey(91),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => ApiKey(92),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => ApiKey(93),
+            #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => ApiKey(94),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 
     /// The versions this body can be encoded at.
     #[must_use]
     pub const fn valid_versions(&self) -> VersionRange {
-        match self {
+        match *self {
+            #[cfg(feature = "Produce")]
             Self::Produce(_) => <m::ProduceResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Fetch")]
             Self::Fetch(_) => <m::FetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ListOffsets")]
             Self::ListOffsets(_) => <m::ListOffsetsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Metadata")]
             Self::Metadata(_) => <m::MetadataResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "LeaderAndIsr")]
             Self::LeaderAndIsr(_) => <m::LeaderAndIsrResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "StopReplica")]
             Self::StopReplica(_) => <m::StopReplicaResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "UpdateMetadata")]
             Self::UpdateMetadata(_) => {
                 <m::UpdateMetadataResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => {
                 <m::ControlledShutdownResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "OffsetCommit")]
             Self::OffsetCommit(_) => <m::OffsetCommitResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "OffsetFetch")]
             Self::OffsetFetch(_) => <m::OffsetFetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => {
                 <m::FindCoordinatorResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "JoinGroup")]
             Self::JoinGroup(_) => <m::JoinGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "Heartbeat")]
             Self::Heartbeat(_) => <m::HeartbeatResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "LeaveGroup")]
             Self::LeaveGroup(_) => <m::LeaveGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "SyncGroup")]
             Self::SyncGroup(_) => <m::SyncGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeGroups")]
             Self::DescribeGroups(_) => {
                 <m::DescribeGroupsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListGroups")]
             Self::ListGroups(_) => <m::ListGroupsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "SaslHandshake")]
             Self::SaslHandshake(_) => <m::SaslHandshakeResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ApiVersions")]
             Self::ApiVersions(_) => <m::ApiVersionsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "CreateTopics")]
             Self::CreateTopics(_) => <m::CreateTopicsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteTopics")]
             Self::DeleteTopics(_) => <m::DeleteTopicsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteRecords")]
             Self::DeleteRecords(_) => <m::DeleteRecordsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "InitProducerId")]
             Self::InitProducerId(_) => {
                 <m::InitProducerIdResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => {
                 <m::OffsetForLeaderEpochResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => {
                 <m::AddPartitionsToTxnResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => {
                 <m::AddOffsetsToTxnResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "EndTxn")]
             Self::EndTxn(_) => <m::EndTxnResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => {
                 <m::WriteTxnMarkersResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => {
                 <m::TxnOffsetCommitResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeAcls")]
             Self::DescribeAcls(_) => <m::DescribeAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "CreateAcls")]
             Self::CreateAcls(_) => <m::CreateAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DeleteAcls")]
             Self::DeleteAcls(_) => <m::DeleteAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => {
                 <m::DescribeConfigsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterConfigs")]
             Self::AlterConfigs(_) => <m::AlterConfigsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => {
                 <m::AlterReplicaLogDirsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => {
                 <m::DescribeLogDirsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => {
                 <m::SaslAuthenticateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => {
                 <m::CreatePartitionsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => {
                 <m::CreateDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => {
                 <m::RenewDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => {
                 <m::ExpireDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => {
                 <m::DescribeDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteGroups")]
             Self::DeleteGroups(_) => <m::DeleteGroupsResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ElectLeaders")]
             Self::ElectLeaders(_) => <m::ElectLeadersResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => {
                 <m::IncrementalAlterConfigsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => {
                 <m::AlterPartitionReassignmentsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => {
                 <m::ListPartitionReassignmentsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "OffsetDelete")]
             Self::OffsetDelete(_) => <m::OffsetDeleteResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => {
                 <m::DescribeClientQuotasResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => {
                 <m::AlterClientQuotasResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => {
                 <m::DescribeUserScramCredentialsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => {
                 <m::AlterUserScramCredentialsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "Vote")]
             Self::Vote(_) => <m::VoteResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => {
                 <m::BeginQuorumEpochResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "EndQuorumEpoch")]
             Self::EndQuorumEpoch(_) => {
                 <m::EndQuorumEpochResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeQuorum")]
             Self::DescribeQuorum(_) => {
                 <m::DescribeQuorumResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterPartition")]
             Self::AlterPartition(_) => {
                 <m::AlterPartitionResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UpdateFeatures")]
             Self::UpdateFeatures(_) => {
                 <m::UpdateFeaturesResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "Envelope")]
             Self::Envelope(_) => <m::EnvelopeResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "FetchSnapshot")]
             Self::FetchSnapshot(_) => <m::FetchSnapshotResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => {
                 <m::DescribeClusterResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => {
                 <m::DescribeProducersResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => {
                 <m::BrokerRegistrationResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => {
                 <m::BrokerHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => {
                 <m::UnregisterBrokerResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => {
                 <m::DescribeTransactionsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => {
                 <m::ListTransactionsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => {
                 <m::AllocateProducerIdsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => {
                 <m::ConsumerGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => {
                 <m::ConsumerGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => {
                 <m::ControllerRegistrationResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => {
                 <m::GetTelemetrySubscriptionsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "PushTelemetry")]
             Self::PushTelemetry(_) => <m::PushTelemetryResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => {
                 <m::AssignReplicasToDirsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => {
                 <m::ListConfigResourcesResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => {
                 <m::DescribeTopicPartitionsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => {
                 <m::ShareGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => {
                 <m::ShareGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ShareFetch")]
             Self::ShareFetch(_) => <m::ShareFetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => {
                 <m::ShareAcknowledgeResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AddRaftVoter")]
             Self::AddRaftVoter(_) => <m::AddRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS,
+            #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => {
                 <m::RemoveRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => {
                 <m::UpdateRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => {
                 <m::InitializeShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => {
                 <m::ReadShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => {
                 <m::WriteShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => {
                 <m::DeleteShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => {
                 <m::ReadShareGroupStateSummaryResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => {
                 <m::StreamsGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => {
                 <m::StreamsGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => {
                 <m::DescribeShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => {
                 <m::AlterShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => {
                 <m::DeleteShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => {
                 <m::StreamsGroupTopologyDescriptionUpdateResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => {
                 <m::UnregisterControllerResponse<'_> as c::Message>::VALID_VERSIONS
             }
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 }
 
 impl c::Encode for Response<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        match self {
-            Self::Produce(b) => c::Encode::encoded_len(b, version),
-            Self::Fetch(b) => c::Encode::encoded_len(b, version),
-            Self::ListOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::Metadata(b) => c::Encode::encoded_len(b, version),
-            Self::LeaderAndIsr(b) => c::Encode::encoded_len(b, version),
-            Self::StopReplica(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateMetadata(b) => c::Encode::encoded_len(b, version),
-            Self::ControlledShutdown(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetCommit(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetFetch(b) => c::Encode::encoded_len(b, version),
-            Self::FindCoordinator(b) => c::Encode::encoded_len(b, version),
-            Self::JoinGroup(b) => c::Encode::encoded_len(b, version),
-            Self::Heartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::LeaveGroup(b) => c::Encode::encoded_len(b, version),
-            Self::SyncGroup(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeGroups(b) => c::Encode::encoded_len(b, version),
-            Self::ListGroups(b) => c::Encode::encoded_len(b, version),
-            Self::SaslHandshake(b) => c::Encode::encoded_len(b, version),
-            Self::ApiVersions(b) => c::Encode::encoded_len(b, version),
-            Self::CreateTopics(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteTopics(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteRecords(b) => c::Encode::encoded_len(b, version),
-            Self::InitProducerId(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetForLeaderEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::AddPartitionsToTxn(b) => c::Encode::encoded_len(b, version),
-            Self::AddOffsetsToTxn(b) => c::Encode::encoded_len(b, version),
-            Self::EndTxn(b) => c::Encode::encoded_len(b, version),
-            Self::WriteTxnMarkers(b) => c::Encode::encoded_len(b, version),
-            Self::TxnOffsetCommit(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeAcls(b) => c::Encode::encoded_len(b, version),
-            Self::CreateAcls(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteAcls(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterReplicaLogDirs(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeLogDirs(b) => c::Encode::encoded_len(b, version),
-            Self::SaslAuthenticate(b) => c::Encode::encoded_len(b, version),
-            Self::CreatePartitions(b) => c::Encode::encoded_len(b, version),
-            Self::CreateDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::RenewDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::ExpireDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeDelegationToken(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteGroups(b) => c::Encode::encoded_len(b, version),
-            Self::ElectLeaders(b) => c::Encode::encoded_len(b, version),
-            Self::IncrementalAlterConfigs(b) => c::Encode::encoded_len(b, version),
-            Self::AlterPartitionReassignments(b) => c::Encode::encoded_len(b, version),
-            Self::ListPartitionReassignments(b) => c::Encode::encoded_len(b, version),
-            Self::OffsetDelete(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeClientQuotas(b) => c::Encode::encoded_len(b, version),
-            Self::AlterClientQuotas(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeUserScramCredentials(b) => c::Encode::encoded_len(b, version),
-            Self::AlterUserScramCredentials(b) => c::Encode::encoded_len(b, version),
-            Self::Vote(b) => c::Encode::encoded_len(b, version),
-            Self::BeginQuorumEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::EndQuorumEpoch(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeQuorum(b) => c::Encode::encoded_len(b, version),
-            Self::AlterPartition(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateFeatures(b) => c::Encode::encoded_len(b, version),
-            Self::Envelope(b) => c::Encode::encoded_len(b, version),
-            Self::FetchSnapshot(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeCluster(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeProducers(b) => c::Encode::encoded_len(b, version),
-            Self::BrokerRegistration(b) => c::Encode::encoded_len(b, version),
-            Self::BrokerHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::UnregisterBroker(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeTransactions(b) => c::Encode::encoded_len(b, version),
-            Self::ListTransactions(b) => c::Encode::encoded_len(b, version),
-            Self::AllocateProducerIds(b) => c::Encode::encoded_len(b, version),
-            Self::ConsumerGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::ConsumerGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::ControllerRegistration(b) => c::Encode::encoded_len(b, version),
-            Self::GetTelemetrySubscriptions(b) => c::Encode::encoded_len(b, version),
-            Self::PushTelemetry(b) => c::Encode::encoded_len(b, version),
-            Self::AssignReplicasToDirs(b) => c::Encode::encoded_len(b, version),
-            Self::ListConfigResources(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeTopicPartitions(b) => c::Encode::encoded_len(b, version),
-            Self::ShareGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::ShareGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::ShareFetch(b) => c::Encode::encoded_len(b, version),
-            Self::ShareAcknowledge(b) => c::Encode::encoded_len(b, version),
-            Self::AddRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::RemoveRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::UpdateRaftVoter(b) => c::Encode::encoded_len(b, version),
-            Self::InitializeShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::ReadShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::WriteShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteShareGroupState(b) => c::Encode::encoded_len(b, version),
-            Self::ReadShareGroupStateSummary(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupHeartbeat(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupDescribe(b) => c::Encode::encoded_len(b, version),
-            Self::DescribeShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::AlterShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::DeleteShareGroupOffsets(b) => c::Encode::encoded_len(b, version),
-            Self::StreamsGroupTopologyDescriptionUpdate(b) => c::Encode::encoded_len(b, version),
-            Self::UnregisterController(b) => c::Encode::encoded_len(b, version),
+        let _ = version;
+        match *self {
+            #[cfg(feature = "Produce")]
+            Self::Produce(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Fetch")]
+            Self::Fetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListOffsets")]
+            Self::ListOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Metadata")]
+            Self::Metadata(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "LeaderAndIsr")]
+            Self::LeaderAndIsr(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StopReplica")]
+            Self::StopReplica(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateMetadata")]
+            Self::UpdateMetadata(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ControlledShutdown")]
+            Self::ControlledShutdown(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetCommit")]
+            Self::OffsetCommit(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetFetch")]
+            Self::OffsetFetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "FindCoordinator")]
+            Self::FindCoordinator(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "JoinGroup")]
+            Self::JoinGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Heartbeat")]
+            Self::Heartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "LeaveGroup")]
+            Self::LeaveGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SyncGroup")]
+            Self::SyncGroup(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeGroups")]
+            Self::DescribeGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListGroups")]
+            Self::ListGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SaslHandshake")]
+            Self::SaslHandshake(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ApiVersions")]
+            Self::ApiVersions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateTopics")]
+            Self::CreateTopics(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteTopics")]
+            Self::DeleteTopics(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteRecords")]
+            Self::DeleteRecords(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "InitProducerId")]
+            Self::InitProducerId(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            Self::OffsetForLeaderEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            Self::AddPartitionsToTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            Self::AddOffsetsToTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "EndTxn")]
+            Self::EndTxn(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "WriteTxnMarkers")]
+            Self::WriteTxnMarkers(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "TxnOffsetCommit")]
+            Self::TxnOffsetCommit(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeAcls")]
+            Self::DescribeAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateAcls")]
+            Self::CreateAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteAcls")]
+            Self::DeleteAcls(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeConfigs")]
+            Self::DescribeConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterConfigs")]
+            Self::AlterConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            Self::AlterReplicaLogDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeLogDirs")]
+            Self::DescribeLogDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "SaslAuthenticate")]
+            Self::SaslAuthenticate(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreatePartitions")]
+            Self::CreatePartitions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "CreateDelegationToken")]
+            Self::CreateDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "RenewDelegationToken")]
+            Self::RenewDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ExpireDelegationToken")]
+            Self::ExpireDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeDelegationToken")]
+            Self::DescribeDelegationToken(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteGroups")]
+            Self::DeleteGroups(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ElectLeaders")]
+            Self::ElectLeaders(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            Self::IncrementalAlterConfigs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            Self::AlterPartitionReassignments(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListPartitionReassignments")]
+            Self::ListPartitionReassignments(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "OffsetDelete")]
+            Self::OffsetDelete(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeClientQuotas")]
+            Self::DescribeClientQuotas(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterClientQuotas")]
+            Self::AlterClientQuotas(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            Self::DescribeUserScramCredentials(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterUserScramCredentials")]
+            Self::AlterUserScramCredentials(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Vote")]
+            Self::Vote(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            Self::BeginQuorumEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "EndQuorumEpoch")]
+            Self::EndQuorumEpoch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeQuorum")]
+            Self::DescribeQuorum(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterPartition")]
+            Self::AlterPartition(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateFeatures")]
+            Self::UpdateFeatures(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "Envelope")]
+            Self::Envelope(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "FetchSnapshot")]
+            Self::FetchSnapshot(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeCluster")]
+            Self::DescribeCluster(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeProducers")]
+            Self::DescribeProducers(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BrokerRegistration")]
+            Self::BrokerRegistration(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "BrokerHeartbeat")]
+            Self::BrokerHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UnregisterBroker")]
+            Self::UnregisterBroker(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeTransactions")]
+            Self::DescribeTransactions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListTransactions")]
+            Self::ListTransactions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AllocateProducerIds")]
+            Self::AllocateProducerIds(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            Self::ConsumerGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            Self::ConsumerGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ControllerRegistration")]
+            Self::ControllerRegistration(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            Self::GetTelemetrySubscriptions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "PushTelemetry")]
+            Self::PushTelemetry(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            Self::AssignReplicasToDirs(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ListConfigResources")]
+            Self::ListConfigResources(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            Self::DescribeTopicPartitions(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            Self::ShareGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareGroupDescribe")]
+            Self::ShareGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareFetch")]
+            Self::ShareFetch(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ShareAcknowledge")]
+            Self::ShareAcknowledge(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AddRaftVoter")]
+            Self::AddRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "RemoveRaftVoter")]
+            Self::RemoveRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "UpdateRaftVoter")]
+            Self::UpdateRaftVoter(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "InitializeShareGroupState")]
+            Self::InitializeShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ReadShareGroupState")]
+            Self::ReadShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "WriteShareGroupState")]
+            Self::WriteShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteShareGroupState")]
+            Self::DeleteShareGroupState(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            Self::ReadShareGroupStateSummary(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            Self::StreamsGroupHeartbeat(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            Self::StreamsGroupDescribe(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            Self::DescribeShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            Self::AlterShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            Self::DeleteShareGroupOffsets(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            Self::StreamsGroupTopologyDescriptionUpdate(ref b) => {
+                c::Encode::encoded_len(b, version)
+            }
+            #[cfg(feature = "UnregisterController")]
+            Self::UnregisterController(ref b) => c::Encode::encoded_len(b, version),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        match self {
-            Self::Produce(b) => c::Encode::write(b, w, version),
-            Self::Fetch(b) => c::Encode::write(b, w, version),
-            Self::ListOffsets(b) => c::Encode::write(b, w, version),
-            Self::Metadata(b) => c::Encode::write(b, w, version),
-            Self::LeaderAndIsr(b) => c::Encode::write(b, w, version),
-            Self::StopReplica(b) => c::Encode::write(b, w, version),
-            Self::UpdateMetadata(b) => c::Encode::write(b, w, version),
-            Self::ControlledShutdown(b) => c::Encode::write(b, w, version),
-            Self::OffsetCommit(b) => c::Encode::write(b, w, version),
-            Self::OffsetFetch(b) => c::Encode::write(b, w, version),
-            Self::FindCoordinator(b) => c::Encode::write(b, w, version),
-            Self::JoinGroup(b) => c::Encode::write(b, w, version),
-            Self::Heartbeat(b) => c::Encode::write(b, w, version),
-            Self::LeaveGroup(b) => c::Encode::write(b, w, version),
-            Self::SyncGroup(b) => c::Encode::write(b, w, version),
-            Self::DescribeGroups(b) => c::Encode::write(b, w, version),
-            Self::ListGroups(b) => c::Encode::write(b, w, version),
-            Self::SaslHandshake(b) => c::Encode::write(b, w, version),
-            Self::ApiVersions(b) => c::Encode::write(b, w, version),
-            Self::CreateTopics(b) => c::Encode::write(b, w, version),
-            Self::DeleteTopics(b) => c::Encode::write(b, w, version),
-            Self::DeleteRecords(b) => c::Encode::write(b, w, version),
-            Self::InitProducerId(b) => c::Encode::write(b, w, version),
-            Self::OffsetForLeaderEpoch(b) => c::Encode::write(b, w, version),
-            Self::AddPartitionsToTxn(b) => c::Encode::write(b, w, version),
-            Self::AddOffsetsToTxn(b) => c::Encode::write(b, w, version),
-            Self::EndTxn(b) => c::Encode::write(b, w, version),
-            Self::WriteTxnMarkers(b) => c::Encode::write(b, w, version),
-            Self::TxnOffsetCommit(b) => c::Encode::write(b, w, version),
-            Self::DescribeAcls(b) => c::Encode::write(b, w, version),
-            Self::CreateAcls(b) => c::Encode::write(b, w, version),
-            Self::DeleteAcls(b) => c::Encode::write(b, w, version),
-            Self::DescribeConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterReplicaLogDirs(b) => c::Encode::write(b, w, version),
-            Self::DescribeLogDirs(b) => c::Encode::write(b, w, version),
-            Self::SaslAuthenticate(b) => c::Encode::write(b, w, version),
-            Self::CreatePartitions(b) => c::Encode::write(b, w, version),
-            Self::CreateDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::RenewDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::ExpireDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::DescribeDelegationToken(b) => c::Encode::write(b, w, version),
-            Self::DeleteGroups(b) => c::Encode::write(b, w, version),
-            Self::ElectLeaders(b) => c::Encode::write(b, w, version),
-            Self::IncrementalAlterConfigs(b) => c::Encode::write(b, w, version),
-            Self::AlterPartitionReassignments(b) => c::Encode::write(b, w, version),
-            Self::ListPartitionReassignments(b) => c::Encode::write(b, w, version),
-            Self::OffsetDelete(b) => c::Encode::write(b, w, version),
-            Self::DescribeClientQuotas(b) => c::Encode::write(b, w, version),
-            Self::AlterClientQuotas(b) => c::Encode::write(b, w, version),
-            Self::DescribeUserScramCredentials(b) => c::Encode::write(b, w, version),
-            Self::AlterUserScramCredentials(b) => c::Encode::write(b, w, version),
-            Self::Vote(b) => c::Encode::write(b, w, version),
-            Self::BeginQuorumEpoch(b) => c::Encode::write(b, w, version),
-            Self::EndQuorumEpoch(b) => c::Encode::write(b, w, version),
-            Self::DescribeQuorum(b) => c::Encode::write(b, w, version),
-            Self::AlterPartition(b) => c::Encode::write(b, w, version),
-            Self::UpdateFeatures(b) => c::Encode::write(b, w, version),
-            Self::Envelope(b) => c::Encode::write(b, w, version),
-            Self::FetchSnapshot(b) => c::Encode::write(b, w, version),
-            Self::DescribeCluster(b) => c::Encode::write(b, w, version),
-            Self::DescribeProducers(b) => c::Encode::write(b, w, version),
-            Self::BrokerRegistration(b) => c::Encode::write(b, w, version),
-            Self::BrokerHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::UnregisterBroker(b) => c::Encode::write(b, w, version),
-            Self::DescribeTransactions(b) => c::Encode::write(b, w, version),
-            Self::ListTransactions(b) => c::Encode::write(b, w, version),
-            Self::AllocateProducerIds(b) => c::Encode::write(b, w, version),
-            Self::ConsumerGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::ConsumerGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::ControllerRegistration(b) => c::Encode::write(b, w, version),
-            Self::GetTelemetrySubscriptions(b) => c::Encode::write(b, w, version),
-            Self::PushTelemetry(b) => c::Encode::write(b, w, version),
-            Self::AssignReplicasToDirs(b) => c::Encode::write(b, w, version),
-            Self::ListConfigResources(b) => c::Encode::write(b, w, version),
-            Self::DescribeTopicPartitions(b) => c::Encode::write(b, w, version),
-            Self::ShareGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::ShareGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::ShareFetch(b) => c::Encode::write(b, w, version),
-            Self::ShareAcknowledge(b) => c::Encode::write(b, w, version),
-            Self::AddRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::RemoveRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::UpdateRaftVoter(b) => c::Encode::write(b, w, version),
-            Self::InitializeShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::ReadShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::WriteShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::DeleteShareGroupState(b) => c::Encode::write(b, w, version),
-            Self::ReadShareGroupStateSummary(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupHeartbeat(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupDescribe(b) => c::Encode::write(b, w, version),
-            Self::DescribeShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::AlterShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::DeleteShareGroupOffsets(b) => c::Encode::write(b, w, version),
-            Self::StreamsGroupTopologyDescriptionUpdate(b) => c::Encode::write(b, w, version),
-            Self::UnregisterController(b) => c::Encode::write(b, w, version),
+        let _ = (&w, version);
+        match *self {
+            #[cfg(feature = "Produce")]
+            Self::Produce(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Fetch")]
+            Self::Fetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListOffsets")]
+            Self::ListOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Metadata")]
+            Self::Metadata(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "LeaderAndIsr")]
+            Self::LeaderAndIsr(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StopReplica")]
+            Self::StopReplica(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateMetadata")]
+            Self::UpdateMetadata(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ControlledShutdown")]
+            Self::ControlledShutdown(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetCommit")]
+            Self::OffsetCommit(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetFetch")]
+            Self::OffsetFetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "FindCoordinator")]
+            Self::FindCoordinator(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "JoinGroup")]
+            Self::JoinGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Heartbeat")]
+            Self::Heartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "LeaveGroup")]
+            Self::LeaveGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SyncGroup")]
+            Self::SyncGroup(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeGroups")]
+            Self::DescribeGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListGroups")]
+            Self::ListGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SaslHandshake")]
+            Self::SaslHandshake(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ApiVersions")]
+            Self::ApiVersions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateTopics")]
+            Self::CreateTopics(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteTopics")]
+            Self::DeleteTopics(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteRecords")]
+            Self::DeleteRecords(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "InitProducerId")]
+            Self::InitProducerId(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetForLeaderEpoch")]
+            Self::OffsetForLeaderEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddPartitionsToTxn")]
+            Self::AddPartitionsToTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddOffsetsToTxn")]
+            Self::AddOffsetsToTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "EndTxn")]
+            Self::EndTxn(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "WriteTxnMarkers")]
+            Self::WriteTxnMarkers(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "TxnOffsetCommit")]
+            Self::TxnOffsetCommit(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeAcls")]
+            Self::DescribeAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateAcls")]
+            Self::CreateAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteAcls")]
+            Self::DeleteAcls(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeConfigs")]
+            Self::DescribeConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterConfigs")]
+            Self::AlterConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterReplicaLogDirs")]
+            Self::AlterReplicaLogDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeLogDirs")]
+            Self::DescribeLogDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "SaslAuthenticate")]
+            Self::SaslAuthenticate(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreatePartitions")]
+            Self::CreatePartitions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "CreateDelegationToken")]
+            Self::CreateDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "RenewDelegationToken")]
+            Self::RenewDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ExpireDelegationToken")]
+            Self::ExpireDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeDelegationToken")]
+            Self::DescribeDelegationToken(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteGroups")]
+            Self::DeleteGroups(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ElectLeaders")]
+            Self::ElectLeaders(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "IncrementalAlterConfigs")]
+            Self::IncrementalAlterConfigs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterPartitionReassignments")]
+            Self::AlterPartitionReassignments(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListPartitionReassignments")]
+            Self::ListPartitionReassignments(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "OffsetDelete")]
+            Self::OffsetDelete(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeClientQuotas")]
+            Self::DescribeClientQuotas(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterClientQuotas")]
+            Self::AlterClientQuotas(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeUserScramCredentials")]
+            Self::DescribeUserScramCredentials(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterUserScramCredentials")]
+            Self::AlterUserScramCredentials(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Vote")]
+            Self::Vote(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BeginQuorumEpoch")]
+            Self::BeginQuorumEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "EndQuorumEpoch")]
+            Self::EndQuorumEpoch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeQuorum")]
+            Self::DescribeQuorum(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterPartition")]
+            Self::AlterPartition(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateFeatures")]
+            Self::UpdateFeatures(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "Envelope")]
+            Self::Envelope(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "FetchSnapshot")]
+            Self::FetchSnapshot(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeCluster")]
+            Self::DescribeCluster(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeProducers")]
+            Self::DescribeProducers(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BrokerRegistration")]
+            Self::BrokerRegistration(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "BrokerHeartbeat")]
+            Self::BrokerHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UnregisterBroker")]
+            Self::UnregisterBroker(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeTransactions")]
+            Self::DescribeTransactions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListTransactions")]
+            Self::ListTransactions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AllocateProducerIds")]
+            Self::AllocateProducerIds(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ConsumerGroupHeartbeat")]
+            Self::ConsumerGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ConsumerGroupDescribe")]
+            Self::ConsumerGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ControllerRegistration")]
+            Self::ControllerRegistration(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "GetTelemetrySubscriptions")]
+            Self::GetTelemetrySubscriptions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "PushTelemetry")]
+            Self::PushTelemetry(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AssignReplicasToDirs")]
+            Self::AssignReplicasToDirs(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ListConfigResources")]
+            Self::ListConfigResources(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeTopicPartitions")]
+            Self::DescribeTopicPartitions(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareGroupHeartbeat")]
+            Self::ShareGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareGroupDescribe")]
+            Self::ShareGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareFetch")]
+            Self::ShareFetch(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ShareAcknowledge")]
+            Self::ShareAcknowledge(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AddRaftVoter")]
+            Self::AddRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "RemoveRaftVoter")]
+            Self::RemoveRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UpdateRaftVoter")]
+            Self::UpdateRaftVoter(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "InitializeShareGroupState")]
+            Self::InitializeShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ReadShareGroupState")]
+            Self::ReadShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "WriteShareGroupState")]
+            Self::WriteShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteShareGroupState")]
+            Self::DeleteShareGroupState(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "ReadShareGroupStateSummary")]
+            Self::ReadShareGroupStateSummary(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupHeartbeat")]
+            Self::StreamsGroupHeartbeat(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupDescribe")]
+            Self::StreamsGroupDescribe(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DescribeShareGroupOffsets")]
+            Self::DescribeShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "AlterShareGroupOffsets")]
+            Self::AlterShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "DeleteShareGroupOffsets")]
+            Self::DeleteShareGroupOffsets(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
+            Self::StreamsGroupTopologyDescriptionUpdate(ref b) => c::Encode::write(b, w, version),
+            #[cfg(feature = "UnregisterController")]
+            Self::UnregisterController(ref b) => c::Encode::write(b, w, version),
+            #[cfg(not(any(
+                feature = "Produce",
+                feature = "Fetch",
+                feature = "ListOffsets",
+                feature = "Metadata",
+                feature = "LeaderAndIsr",
+                feature = "StopReplica",
+                feature = "UpdateMetadata",
+                feature = "ControlledShutdown",
+                feature = "OffsetCommit",
+                feature = "OffsetFetch",
+                feature = "FindCoordinator",
+                feature = "JoinGroup",
+                feature = "Heartbeat",
+                feature = "LeaveGroup",
+                feature = "SyncGroup",
+                feature = "DescribeGroups",
+                feature = "ListGroups",
+                feature = "SaslHandshake",
+                feature = "ApiVersions",
+                feature = "CreateTopics",
+                feature = "DeleteTopics",
+                feature = "DeleteRecords",
+                feature = "InitProducerId",
+                feature = "OffsetForLeaderEpoch",
+                feature = "AddPartitionsToTxn",
+                feature = "AddOffsetsToTxn",
+                feature = "EndTxn",
+                feature = "WriteTxnMarkers",
+                feature = "TxnOffsetCommit",
+                feature = "DescribeAcls",
+                feature = "CreateAcls",
+                feature = "DeleteAcls",
+                feature = "DescribeConfigs",
+                feature = "AlterConfigs",
+                feature = "AlterReplicaLogDirs",
+                feature = "DescribeLogDirs",
+                feature = "SaslAuthenticate",
+                feature = "CreatePartitions",
+                feature = "CreateDelegationToken",
+                feature = "RenewDelegationToken",
+                feature = "ExpireDelegationToken",
+                feature = "DescribeDelegationToken",
+                feature = "DeleteGroups",
+                feature = "ElectLeaders",
+                feature = "IncrementalAlterConfigs",
+                feature = "AlterPartitionReassignments",
+                feature = "ListPartitionReassignments",
+                feature = "OffsetDelete",
+                feature = "DescribeClientQuotas",
+                feature = "AlterClientQuotas",
+                feature = "DescribeUserScramCredentials",
+                feature = "AlterUserScramCredentials",
+                feature = "Vote",
+                feature = "BeginQuorumEpoch",
+                feature = "EndQuorumEpoch",
+                feature = "DescribeQuorum",
+                feature = "AlterPartition",
+                feature = "UpdateFeatures",
+                feature = "Envelope",
+                feature = "FetchSnapshot",
+                feature = "DescribeCluster",
+                feature = "DescribeProducers",
+                feature = "BrokerRegistration",
+                feature = "BrokerHeartbeat",
+                feature = "UnregisterBroker",
+                feature = "DescribeTransactions",
+                feature = "ListTransactions",
+                feature = "AllocateProducerIds",
+                feature = "ConsumerGroupHeartbeat",
+                feature = "ConsumerGroupDescribe",
+                feature = "ControllerRegistration",
+                feature = "GetTelemetrySubscriptions",
+                feature = "PushTelemetry",
+                feature = "AssignReplicasToDirs",
+                feature = "ListConfigResources",
+                feature = "DescribeTopicPartitions",
+                feature = "ShareGroupHeartbeat",
+                feature = "ShareGroupDescribe",
+                feature = "ShareFetch",
+                feature = "ShareAcknowledge",
+                feature = "AddRaftVoter",
+                feature = "RemoveRaftVoter",
+                feature = "UpdateRaftVoter",
+                feature = "InitializeShareGroupState",
+                feature = "ReadShareGroupState",
+                feature = "WriteShareGroupState",
+                feature = "DeleteShareGroupState",
+                feature = "ReadShareGroupStateSummary",
+                feature = "StreamsGroupHeartbeat",
+                feature = "StreamsGroupDescribe",
+                feature = "DescribeShareGroupOffsets",
+                feature = "AlterShareGroupOffsets",
+                feature = "DeleteShareGroupOffsets",
+                feature = "StreamsGroupTopologyDescriptionUpdate",
+                feature = "UnregisterController"
+            )))]
+            Self::__NoApi(n) => match n.0 {},
         }
     }
 }
 
+#[cfg(feature = "Produce")]
 impl<'a> From<m::ProduceResponse<'a>> for Response<'a> {
     fn from(b: m::ProduceResponse<'a>) -> Self {
         Self::Produce(b)
     }
 }
 
+#[cfg(feature = "Fetch")]
 impl<'a> From<m::FetchResponse<'a>> for Response<'a> {
     fn from(b: m::FetchResponse<'a>) -> Self {
         Self::Fetch(b)
     }
 }
 
+#[cfg(feature = "ListOffsets")]
 impl<'a> From<m::ListOffsetsResponse<'a>> for Response<'a> {
     fn from(b: m::ListOffsetsResponse<'a>) -> Self {
         Self::ListOffsets(b)
     }
 }
 
+#[cfg(feature = "Metadata")]
 impl<'a> From<m::MetadataResponse<'a>> for Response<'a> {
     fn from(b: m::MetadataResponse<'a>) -> Self {
         Self::Metadata(b)
     }
 }
 
+#[cfg(feature = "LeaderAndIsr")]
 impl<'a> From<m::LeaderAndIsrResponse<'a>> for Response<'a> {
     fn from(b: m::LeaderAndIsrResponse<'a>) -> Self {
         Self::LeaderAndIsr(b)
     }
 }
 
+#[cfg(feature = "StopReplica")]
 impl<'a> From<m::StopReplicaResponse<'a>> for Response<'a> {
     fn from(b: m::StopReplicaResponse<'a>) -> Self {
         Self::StopReplica(b)
     }
 }
 
+#[cfg(feature = "UpdateMetadata")]
 impl<'a> From<m::UpdateMetadataResponse<'a>> for Response<'a> {
     fn from(b: m::UpdateMetadataResponse<'a>) -> Self {
         Self::UpdateMetadata(b)
     }
 }
 
+#[cfg(feature = "ControlledShutdown")]
 impl<'a> From<m::ControlledShutdownResponse<'a>> for Response<'a> {
     fn from(b: m::ControlledShutdownResponse<'a>) -> Self {
         Self::ControlledShutdown(b)
     }
 }
 
+#[cfg(feature = "OffsetCommit")]
 impl<'a> From<m::OffsetCommitResponse<'a>> for Response<'a> {
     fn from(b: m::OffsetCommitResponse<'a>) -> Self {
         Self::OffsetCommit(b)
     }
 }
 
+#[cfg(feature = "OffsetFetch")]
 impl<'a> From<m::OffsetFetchResponse<'a>> for Response<'a> {
     fn from(b: m::OffsetFetchResponse<'a>) -> Self {
         Self::OffsetFetch(b)
     }
 }
 
+#[cfg(feature = "FindCoordinator")]
 impl<'a> From<m::FindCoordinatorResponse<'a>> for Response<'a> {
     fn from(b: m::FindCoordinatorResponse<'a>) -> Self {
         Self::FindCoordinator(b)
     }
 }
 
+#[cfg(feature = "JoinGroup")]
 impl<'a> From<m::JoinGroupResponse<'a>> for Response<'a> {
     fn from(b: m::JoinGroupResponse<'a>) -> Self {
         Self::JoinGroup(b)
     }
 }
 
+#[cfg(feature = "Heartbeat")]
 impl<'a> From<m::HeartbeatResponse<'a>> for Response<'a> {
     fn from(b: m::HeartbeatResponse<'a>) -> Self {
         Self::Heartbeat(b)
     }
 }
 
+#[cfg(feature = "LeaveGroup")]
 impl<'a> From<m::LeaveGroupResponse<'a>> for Response<'a> {
     fn from(b: m::LeaveGroupResponse<'a>) -> Self {
         Self::LeaveGroup(b)
     }
 }
 
+#[cfg(feature = "SyncGroup")]
 impl<'a> From<m::SyncGroupResponse<'a>> for Response<'a> {
     fn from(b: m::SyncGroupResponse<'a>) -> Self {
         Self::SyncGroup(b)
     }
 }
 
+#[cfg(feature = "DescribeGroups")]
 impl<'a> From<m::DescribeGroupsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeGroupsResponse<'a>) -> Self {
         Self::DescribeGroups(b)
     }
 }
 
+#[cfg(feature = "ListGroups")]
 impl<'a> From<m::ListGroupsResponse<'a>> for Response<'a> {
     fn from(b: m::ListGroupsResponse<'a>) -> Self {
         Self::ListGroups(b)
     }
 }
 
+#[cfg(feature = "SaslHandshake")]
 impl<'a> From<m::SaslHandshakeResponse<'a>> for Response<'a> {
     fn from(b: m::SaslHandshakeResponse<'a>) -> Self {
         Self::SaslHandshake(b)
     }
 }
 
+#[cfg(feature = "ApiVersions")]
 impl<'a> From<m::ApiVersionsResponse<'a>> for Response<'a> {
     fn from(b: m::ApiVersionsResponse<'a>) -> Self {
         Self::ApiVersions(b)
     }
 }
 
+#[cfg(feature = "CreateTopics")]
 impl<'a> From<m::CreateTopicsResponse<'a>> for Response<'a> {
     fn from(b: m::CreateTopicsResponse<'a>) -> Self {
         Self::CreateTopics(b)
     }
 }
 
+#[cfg(feature = "DeleteTopics")]
 impl<'a> From<m::DeleteTopicsResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteTopicsResponse<'a>) -> Self {
         Self::DeleteTopics(b)
     }
 }
 
+#[cfg(feature = "DeleteRecords")]
 impl<'a> From<m::DeleteRecordsResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteRecordsResponse<'a>) -> Self {
         Self::DeleteRecords(b)
     }
 }
 
+#[cfg(feature = "InitProducerId")]
 impl<'a> From<m::InitProducerIdResponse<'a>> for Response<'a> {
     fn from(b: m::InitProducerIdResponse<'a>) -> Self {
         Self::InitProducerId(b)
     }
 }
 
+#[cfg(feature = "OffsetForLeaderEpoch")]
 impl<'a> From<m::OffsetForLeaderEpochResponse<'a>> for Response<'a> {
     fn from(b: m::OffsetForLeaderEpochResponse<'a>) -> Self {
         Self::OffsetForLeaderEpoch(b)
     }
 }
 
+#[cfg(feature = "AddPartitionsToTxn")]
 impl<'a> From<m::AddPartitionsToTxnResponse<'a>> for Response<'a> {
     fn from(b: m::AddPartitionsToTxnResponse<'a>) -> Self {
         Self::AddPartitionsToTxn(b)
     }
 }
 
+#[cfg(feature = "AddOffsetsToTxn")]
 impl<'a> From<m::AddOffsetsToTxnResponse<'a>> for Response<'a> {
     fn from(b: m::AddOffsetsToTxnResponse<'a>) -> Self {
         Self::AddOffsetsToTxn(b)
     }
 }
 
+#[cfg(feature = "EndTxn")]
 impl<'a> From<m::EndTxnResponse<'a>> for Response<'a> {
     fn from(b: m::EndTxnResponse<'a>) -> Self {
         Self::EndTxn(b)
     }
 }
 
+#[cfg(feature = "WriteTxnMarkers")]
 impl<'a> From<m::WriteTxnMarkersResponse<'a>> for Response<'a> {
     fn from(b: m::WriteTxnMarkersResponse<'a>) -> Self {
         Self::WriteTxnMarkers(b)
     }
 }
 
+#[cfg(feature = "TxnOffsetCommit")]
 impl<'a> From<m::TxnOffsetCommitResponse<'a>> for Response<'a> {
     fn from(b: m::TxnOffsetCommitResponse<'a>) -> Self {
         Self::TxnOffsetCommit(b)
     }
 }
 
+#[cfg(feature = "DescribeAcls")]
 impl<'a> From<m::DescribeAclsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeAclsResponse<'a>) -> Self {
         Self::DescribeAcls(b)
     }
 }
 
+#[cfg(feature = "CreateAcls")]
 impl<'a> From<m::CreateAclsResponse<'a>> for Response<'a> {
     fn from(b: m::CreateAclsResponse<'a>) -> Self {
         Self::CreateAcls(b)
     }
 }
 
+#[cfg(feature = "DeleteAcls")]
 impl<'a> From<m::DeleteAclsResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteAclsResponse<'a>) -> Self {
         Self::DeleteAcls(b)
     }
 }
 
+#[cfg(feature = "DescribeConfigs")]
 impl<'a> From<m::DescribeConfigsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeConfigsResponse<'a>) -> Self {
         Self::DescribeConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterConfigs")]
 impl<'a> From<m::AlterConfigsResponse<'a>> for Response<'a> {
     fn from(b: m::AlterConfigsResponse<'a>) -> Self {
         Self::AlterConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterReplicaLogDirs")]
 impl<'a> From<m::AlterReplicaLogDirsResponse<'a>> for Response<'a> {
     fn from(b: m::AlterReplicaLogDirsResponse<'a>) -> Self {
         Self::AlterReplicaLogDirs(b)
     }
 }
 
+#[cfg(feature = "DescribeLogDirs")]
 impl<'a> From<m::DescribeLogDirsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeLogDirsResponse<'a>) -> Self {
         Self::DescribeLogDirs(b)
     }
 }
 
+#[cfg(feature = "SaslAuthenticate")]
 impl<'a> From<m::SaslAuthenticateResponse<'a>> for Response<'a> {
     fn from(b: m::SaslAuthenticateResponse<'a>) -> Self {
         Self::SaslAuthenticate(b)
     }
 }
 
+#[cfg(feature = "CreatePartitions")]
 impl<'a> From<m::CreatePartitionsResponse<'a>> for Response<'a> {
     fn from(b: m::CreatePartitionsResponse<'a>) -> Self {
         Self::CreatePartitions(b)
     }
 }
 
+#[cfg(feature = "CreateDelegationToken")]
 impl<'a> From<m::CreateDelegationTokenResponse<'a>> for Response<'a> {
     fn from(b: m::CreateDelegationTokenResponse<'a>) -> Self {
         Self::CreateDelegationToken(b)
     }
 }
 
+#[cfg(feature = "RenewDelegationToken")]
 impl<'a> From<m::RenewDelegationTokenResponse<'a>> for Response<'a> {
     fn from(b: m::RenewDelegationTokenResponse<'a>) -> Self {
         Self::RenewDelegationToken(b)
     }
 }
 
+#[cfg(feature = "ExpireDelegationToken")]
 impl<'a> From<m::ExpireDelegationTokenResponse<'a>> for Response<'a> {
     fn from(b: m::ExpireDelegationTokenResponse<'a>) -> Self {
         Self::ExpireDelegationToken(b)
     }
 }
 
+#[cfg(feature = "DescribeDelegationToken")]
 impl<'a> From<m::DescribeDelegationTokenResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeDelegationTokenResponse<'a>) -> Self {
         Self::DescribeDelegationToken(b)
     }
 }
 
+#[cfg(feature = "DeleteGroups")]
 impl<'a> From<m::DeleteGroupsResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteGroupsResponse<'a>) -> Self {
         Self::DeleteGroups(b)
     }
 }
 
+#[cfg(feature = "ElectLeaders")]
 impl<'a> From<m::ElectLeadersResponse<'a>> for Response<'a> {
     fn from(b: m::ElectLeadersResponse<'a>) -> Self {
         Self::ElectLeaders(b)
     }
 }
 
+#[cfg(feature = "IncrementalAlterConfigs")]
 impl<'a> From<m::IncrementalAlterConfigsResponse<'a>> for Response<'a> {
     fn from(b: m::IncrementalAlterConfigsResponse<'a>) -> Self {
         Self::IncrementalAlterConfigs(b)
     }
 }
 
+#[cfg(feature = "AlterPartitionReassignments")]
 impl<'a> From<m::AlterPartitionReassignmentsResponse<'a>> for Response<'a> {
     fn from(b: m::AlterPartitionReassignmentsResponse<'a>) -> Self {
         Self::AlterPartitionReassignments(b)
     }
 }
 
+#[cfg(feature = "ListPartitionReassignments")]
 impl<'a> From<m::ListPartitionReassignmentsResponse<'a>> for Response<'a> {
     fn from(b: m::ListPartitionReassignmentsResponse<'a>) -> Self {
         Self::ListPartitionReassignments(b)
     }
 }
 
+#[cfg(feature = "OffsetDelete")]
 impl<'a> From<m::OffsetDeleteResponse<'a>> for Response<'a> {
     fn from(b: m::OffsetDeleteResponse<'a>) -> Self {
         Self::OffsetDelete(b)
     }
 }
 
+#[cfg(feature = "DescribeClientQuotas")]
 impl<'a> From<m::DescribeClientQuotasResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeClientQuotasResponse<'a>) -> Self {
         Self::DescribeClientQuotas(b)
     }
 }
 
+#[cfg(feature = "AlterClientQuotas")]
 impl<'a> From<m::AlterClientQuotasResponse<'a>> for Response<'a> {
     fn from(b: m::AlterClientQuotasResponse<'a>) -> Self {
         Self::AlterClientQuotas(b)
     }
 }
 
+#[cfg(feature = "DescribeUserScramCredentials")]
 impl<'a> From<m::DescribeUserScramCredentialsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeUserScramCredentialsResponse<'a>) -> Self {
         Self::DescribeUserScramCredentials(b)
     }
 }
 
+#[cfg(feature = "AlterUserScramCredentials")]
 impl<'a> From<m::AlterUserScramCredentialsResponse<'a>> for Response<'a> {
     fn from(b: m::AlterUserScramCredentialsResponse<'a>) -> Self {
         Self::AlterUserScramCredentials(b)
     }
 }
 
+#[cfg(feature = "Vote")]
 impl<'a> From<m::VoteResponse<'a>> for Response<'a> {
     fn from(b: m::VoteResponse<'a>) -> Self {
         Self::Vote(b)
     }
 }
 
+#[cfg(feature = "BeginQuorumEpoch")]
 impl<'a> From<m::BeginQuorumEpochResponse<'a>> for Response<'a> {
     fn from(b: m::BeginQuorumEpochResponse<'a>) -> Self {
         Self::BeginQuorumEpoch(b)
     }
 }
 
+#[cfg(feature = "EndQuorumEpoch")]
 impl<'a> From<m::EndQuorumEpochResponse<'a>> for Response<'a> {
     fn from(b: m::EndQuorumEpochResponse<'a>) -> Self {
         Self::EndQuorumEpoch(b)
     }
 }
 
+#[cfg(feature = "DescribeQuorum")]
 impl<'a> From<m::DescribeQuorumResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeQuorumResponse<'a>) -> Self {
         Self::DescribeQuorum(b)
     }
 }
 
+#[cfg(feature = "AlterPartition")]
 impl<'a> From<m::AlterPartitionResponse<'a>> for Response<'a> {
     fn from(b: m::AlterPartitionResponse<'a>) -> Self {
         Self::AlterPartition(b)
     }
 }
 
+#[cfg(feature = "UpdateFeatures")]
 impl<'a> From<m::UpdateFeaturesResponse<'a>> for Response<'a> {
     fn from(b: m::UpdateFeaturesResponse<'a>) -> Self {
         Self::UpdateFeatures(b)
     }
 }
 
+#[cfg(feature = "Envelope")]
 impl<'a> From<m::EnvelopeResponse<'a>> for Response<'a> {
     fn from(b: m::EnvelopeResponse<'a>) -> Self {
         Self::Envelope(b)
     }
 }
 
+#[cfg(feature = "FetchSnapshot")]
 impl<'a> From<m::FetchSnapshotResponse<'a>> for Response<'a> {
     fn from(b: m::FetchSnapshotResponse<'a>) -> Self {
         Self::FetchSnapshot(b)
     }
 }
 
+#[cfg(feature = "DescribeCluster")]
 impl<'a> From<m::DescribeClusterResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeClusterResponse<'a>) -> Self {
         Self::DescribeCluster(b)
     }
 }
 
+#[cfg(feature = "DescribeProducers")]
 impl<'a> From<m::DescribeProducersResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeProducersResponse<'a>) -> Self {
         Self::DescribeProducers(b)
     }
 }
 
+#[cfg(feature = "BrokerRegistration")]
 impl<'a> From<m::BrokerRegistrationResponse<'a>> for Response<'a> {
     fn from(b: m::BrokerRegistrationResponse<'a>) -> Self {
         Self::BrokerRegistration(b)
     }
 }
 
+#[cfg(feature = "BrokerHeartbeat")]
 impl<'a> From<m::BrokerHeartbeatResponse<'a>> for Response<'a> {
     fn from(b: m::BrokerHeartbeatResponse<'a>) -> Self {
         Self::BrokerHeartbeat(b)
     }
 }
 
+#[cfg(feature = "UnregisterBroker")]
 impl<'a> From<m::UnregisterBrokerResponse<'a>> for Response<'a> {
     fn from(b: m::UnregisterBrokerResponse<'a>) -> Self {
         Self::UnregisterBroker(b)
     }
 }
 
+#[cfg(feature = "DescribeTransactions")]
 impl<'a> From<m::DescribeTransactionsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeTransactionsResponse<'a>) -> Self {
         Self::DescribeTransactions(b)
     }
 }
 
+#[cfg(feature = "ListTransactions")]
 impl<'a> From<m::ListTransactionsResponse<'a>> for Response<'a> {
     fn from(b: m::ListTransactionsResponse<'a>) -> Self {
         Self::ListTransactions(b)
     }
 }
 
+#[cfg(feature = "AllocateProducerIds")]
 impl<'a> From<m::AllocateProducerIdsResponse<'a>> for Response<'a> {
     fn from(b: m::AllocateProducerIdsResponse<'a>) -> Self {
         Self::AllocateProducerIds(b)
     }
 }
 
+#[cfg(feature = "ConsumerGroupHeartbeat")]
 impl<'a> From<m::ConsumerGroupHeartbeatResponse<'a>> for Response<'a> {
     fn from(b: m::ConsumerGroupHeartbeatResponse<'a>) -> Self {
         Self::ConsumerGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "ConsumerGroupDescribe")]
 impl<'a> From<m::ConsumerGroupDescribeResponse<'a>> for Response<'a> {
     fn from(b: m::ConsumerGroupDescribeResponse<'a>) -> Self {
         Self::ConsumerGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "ControllerRegistration")]
 impl<'a> From<m::ControllerRegistrationResponse<'a>> for Response<'a> {
     fn from(b: m::ControllerRegistrationResponse<'a>) -> Self {
         Self::ControllerRegistration(b)
     }
 }
 
+#[cfg(feature = "GetTelemetrySubscriptions")]
 impl<'a> From<m::GetTelemetrySubscriptionsResponse<'a>> for Response<'a> {
     fn from(b: m::GetTelemetrySubscriptionsResponse<'a>) -> Self {
         Self::GetTelemetrySubscriptions(b)
     }
 }
 
+#[cfg(feature = "PushTelemetry")]
 impl<'a> From<m::PushTelemetryResponse<'a>> for Response<'a> {
     fn from(b: m::PushTelemetryResponse<'a>) -> Self {
         Self::PushTelemetry(b)
     }
 }
 
+#[cfg(feature = "AssignReplicasToDirs")]
 impl<'a> From<m::AssignReplicasToDirsResponse<'a>> for Response<'a> {
     fn from(b: m::AssignReplicasToDirsResponse<'a>) -> Self {
         Self::AssignReplicasToDirs(b)
     }
 }
 
+#[cfg(feature = "ListConfigResources")]
 impl<'a> From<m::ListConfigResourcesResponse<'a>> for Response<'a> {
     fn from(b: m::ListConfigResourcesResponse<'a>) -> Self {
         Self::ListConfigResources(b)
     }
 }
 
+#[cfg(feature = "DescribeTopicPartitions")]
 impl<'a> From<m::DescribeTopicPartitionsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeTopicPartitionsResponse<'a>) -> Self {
         Self::DescribeTopicPartitions(b)
     }
 }
 
+#[cfg(feature = "ShareGroupHeartbeat")]
 impl<'a> From<m::ShareGroupHeartbeatResponse<'a>> for Response<'a> {
     fn from(b: m::ShareGroupHeartbeatResponse<'a>) -> Self {
         Self::ShareGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "ShareGroupDescribe")]
 impl<'a> From<m::ShareGroupDescribeResponse<'a>> for Response<'a> {
     fn from(b: m::ShareGroupDescribeResponse<'a>) -> Self {
         Self::ShareGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "ShareFetch")]
 impl<'a> From<m::ShareFetchResponse<'a>> for Response<'a> {
     fn from(b: m::ShareFetchResponse<'a>) -> Self {
         Self::ShareFetch(b)
     }
 }
 
+#[cfg(feature = "ShareAcknowledge")]
 impl<'a> From<m::ShareAcknowledgeResponse<'a>> for Response<'a> {
     fn from(b: m::ShareAcknowledgeResponse<'a>) -> Self {
         Self::ShareAcknowledge(b)
     }
 }
 
+#[cfg(feature = "AddRaftVoter")]
 impl<'a> From<m::AddRaftVoterResponse<'a>> for Response<'a> {
     fn from(b: m::AddRaftVoterResponse<'a>) -> Self {
         Self::AddRaftVoter(b)
     }
 }
 
+#[cfg(feature = "RemoveRaftVoter")]
 impl<'a> From<m::RemoveRaftVoterResponse<'a>> for Response<'a> {
     fn from(b: m::RemoveRaftVoterResponse<'a>) -> Self {
         Self::RemoveRaftVoter(b)
     }
 }
 
+#[cfg(feature = "UpdateRaftVoter")]
 impl<'a> From<m::UpdateRaftVoterResponse<'a>> for Response<'a> {
     fn from(b: m::UpdateRaftVoterResponse<'a>) -> Self {
         Self::UpdateRaftVoter(b)
     }
 }
 
+#[cfg(feature = "InitializeShareGroupState")]
 impl<'a> From<m::InitializeShareGroupStateResponse<'a>> for Response<'a> {
     fn from(b: m::InitializeShareGroupStateResponse<'a>) -> Self {
         Self::InitializeShareGroupState(b)
     }
 }
 
+#[cfg(feature = "ReadShareGroupState")]
 impl<'a> From<m::ReadShareGroupStateResponse<'a>> for Response<'a> {
     fn from(b: m::ReadShareGroupStateResponse<'a>) -> Self {
         Self::ReadShareGroupState(b)
     }
 }
 
+#[cfg(feature = "WriteShareGroupState")]
 impl<'a> From<m::WriteShareGroupStateResponse<'a>> for Response<'a> {
     fn from(b: m::WriteShareGroupStateResponse<'a>) -> Self {
         Self::WriteShareGroupState(b)
     }
 }
 
+#[cfg(feature = "DeleteShareGroupState")]
 impl<'a> From<m::DeleteShareGroupStateResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteShareGroupStateResponse<'a>) -> Self {
         Self::DeleteShareGroupState(b)
     }
 }
 
+#[cfg(feature = "ReadShareGroupStateSummary")]
 impl<'a> From<m::ReadShareGroupStateSummaryResponse<'a>> for Response<'a> {
     fn from(b: m::ReadShareGroupStateSummaryResponse<'a>) -> Self {
         Self::ReadShareGroupStateSummary(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupHeartbeat")]
 impl<'a> From<m::StreamsGroupHeartbeatResponse<'a>> for Response<'a> {
     fn from(b: m::StreamsGroupHeartbeatResponse<'a>) -> Self {
         Self::StreamsGroupHeartbeat(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupDescribe")]
 impl<'a> From<m::StreamsGroupDescribeResponse<'a>> for Response<'a> {
     fn from(b: m::StreamsGroupDescribeResponse<'a>) -> Self {
         Self::StreamsGroupDescribe(b)
     }
 }
 
+#[cfg(feature = "DescribeShareGroupOffsets")]
 impl<'a> From<m::DescribeShareGroupOffsetsResponse<'a>> for Response<'a> {
     fn from(b: m::DescribeShareGroupOffsetsResponse<'a>) -> Self {
         Self::DescribeShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "AlterShareGroupOffsets")]
 impl<'a> From<m::AlterShareGroupOffsetsResponse<'a>> for Response<'a> {
     fn from(b: m::AlterShareGroupOffsetsResponse<'a>) -> Self {
         Self::AlterShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "DeleteShareGroupOffsets")]
 impl<'a> From<m::DeleteShareGroupOffsetsResponse<'a>> for Response<'a> {
     fn from(b: m::DeleteShareGroupOffsetsResponse<'a>) -> Self {
         Self::DeleteShareGroupOffsets(b)
     }
 }
 
+#[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
 impl<'a> From<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>> for Response<'a> {
     fn from(b: m::StreamsGroupTopologyDescriptionUpdateResponse<'a>) -> Self {
         Self::StreamsGroupTopologyDescriptionUpdate(b)
     }
 }
 
+#[cfg(feature = "UnregisterController")]
 impl<'a> From<m::UnregisterControllerResponse<'a>> for Response<'a> {
     fn from(b: m::UnregisterControllerResponse<'a>) -> Self {
         Self::UnregisterController(b)

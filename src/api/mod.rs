@@ -6,15 +6,48 @@
 mod generated;
 mod negotiate;
 
+use core::convert::Infallible;
 use core::fmt;
+use core::marker::PhantomData;
 
 use crate::codec::VersionRange;
+use crate::error::{DecodeError, DecodeErrorKind};
 
 pub use generated::{API_TABLE, Request, Response};
+#[cfg(feature = "ApiVersions")]
+pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};
 pub use negotiate::{
-    ApiVersionsReply, MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
-    api_versions_request_version, decode_api_versions, decode_api_versions_body,
+    MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
+    api_versions_request_version,
 };
+
+/// The body of the [`Request`] and [`Response`] variant that exists only when no API feature is
+/// enabled, so that the enums keep their lifetime. It has no values.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoApi<'a>(Infallible, PhantomData<&'a ()>);
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for NoApi<'_> {
+    fn format(&self, _: defmt::Formatter<'_>) {
+        match self.0 {}
+    }
+}
+
+/// The error for an API key that [`Request::decode`] or [`Response::decode`] has no body type
+/// for: `ApiNotEnabled` when the key is a live API whose feature is off, `UnknownApiKey` otherwise.
+#[cold]
+fn missing_api(api_key: ApiKey, offset: usize, path: &'static str) -> DecodeError {
+    let live = api_key
+        .info()
+        .is_some_and(|info| !info.request_versions.is_empty());
+    let kind = if live {
+        DecodeErrorKind::ApiNotEnabled(api_key)
+    } else {
+        DecodeErrorKind::UnknownApiKey(api_key)
+    };
+    DecodeError::new(offset, kind, path)
+}
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
 ///

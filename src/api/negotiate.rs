@@ -7,8 +7,12 @@ use core::fmt;
 use heapless::Vec;
 
 use super::{API_TABLE, ApiKey};
-use crate::codec::{Decode, Reader, VersionRange};
+use crate::codec::VersionRange;
+#[cfg(feature = "ApiVersions")]
+use crate::codec::{Decode, Reader};
+#[cfg(feature = "ApiVersions")]
 use crate::error::{DecodeError, DecodeErrorKind};
+#[cfg(feature = "ApiVersions")]
 use crate::messages::{ApiVersionsResponse, ResponseHeader};
 
 /// The most API keys a [`VersionTable`] holds (Kafka assigns fewer than 100).
@@ -142,6 +146,7 @@ impl fmt::Display for NegotiateError {
 
 impl core::error::Error for NegotiateError {}
 
+#[cfg(feature = "ApiVersions")]
 /// A decoded ApiVersions response frame ([`decode_api_versions`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ApiVersionsReply<'a> {
@@ -154,6 +159,7 @@ pub struct ApiVersionsReply<'a> {
     pub version: i16,
 }
 
+#[cfg(feature = "ApiVersions")]
 /// Decodes a whole ApiVersions response frame (size prefix included) to a request sent at
 /// version `sent`, reading the v0 layout a broker falls back to when it does not know `sent`.
 /// Offsets in errors count from the start of `frame`.
@@ -238,6 +244,7 @@ pub fn decode_api_versions(frame: &[u8], sent: i16) -> Result<ApiVersionsReply<'
     })
 }
 
+#[cfg(feature = "ApiVersions")]
 /// Decodes an ApiVersions response body alone (no size prefix, no header) to a request sent at
 /// version `sent`, as [`decode_api_versions`] does. Returns the body and the version it was read
 /// at.
@@ -253,6 +260,7 @@ pub fn decode_api_versions_body(
     decode_body(&Reader::new(body), sent)
 }
 
+#[cfg(feature = "ApiVersions")]
 fn decode_body<'a>(
     r: &Reader<'a>,
     sent: i16,
@@ -273,6 +281,7 @@ fn decode_body<'a>(
     }
 }
 
+#[cfg(feature = "ApiVersions")]
 /// Decodes the body at `version`, requiring it to fill the rest of the reader.
 fn decode_exact<'a>(r: &Reader<'a>, version: i16) -> Result<ApiVersionsResponse<'a>, DecodeError> {
     let mut r = r.clone();
@@ -322,6 +331,7 @@ impl defmt::Format for VersionTable {
 }
 
 impl VersionTable {
+    #[cfg(feature = "ApiVersions")]
     /// Builds a table from the `ApiKeys` of a broker's response, leniently: the error code is
     /// not looked at, and a key advertised twice keeps its first range. See
     /// [`VersionTable::try_from_response`] for the checked form.
@@ -335,6 +345,7 @@ impl VersionTable {
         table
     }
 
+    #[cfg(feature = "ApiVersions")]
     /// Builds a table from a broker's response, checking it: the error code must be 0 and no
     /// key may be advertised twice.
     ///
@@ -523,6 +534,7 @@ impl VersionTable {
     }
 }
 
+#[cfg(feature = "ApiVersions")]
 /// The `(key, range)` pairs of a response's `ApiKeys`.
 fn advertised<'r>(
     response: &'r ApiVersionsResponse<'_>,
@@ -535,6 +547,7 @@ fn advertised<'r>(
     })
 }
 
+#[cfg(feature = "ApiVersions")]
 #[cfg(test)]
 mod tests {
     use super::*;

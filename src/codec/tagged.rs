@@ -297,6 +297,23 @@ impl<'a> TaggedSection<'a> {
         })
     }
 
+    /// Reads a whole section for a struct that defines no tagged field, keeping every field as
+    /// unknown. Out of line: sections are almost always empty, and
+    /// [`Reader::empty_tagged_section`] consumes those.
+    ///
+    /// # Errors
+    ///
+    /// As [`TaggedSection::begin`] and [`TaggedSection::next`].
+    #[inline(never)]
+    pub fn read_unknown(
+        r: &mut Reader<'a>,
+        path: &'static str,
+    ) -> Result<TaggedFields<'a>, DecodeError> {
+        let mut section = Self::begin(r, 0, path)?;
+        while section.next(r)?.is_some() {}
+        Ok(section.finish(r))
+    }
+
     /// Returns the next known tag and a reader over exactly its payload, skipping (and keeping)
     /// unknown tags.
     ///
@@ -349,22 +366,38 @@ impl<'a> TaggedSection<'a> {
         path: &'static str,
         read: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
+        match read(&mut payload) {
+            Ok(value) if payload.is_empty() => Ok(value),
+            // Both failures are settled out of line, one copy for every field.
+            Ok(_) => Err(self.unread(&payload, tag, path)),
+            Err(e) => Err(self.field_error(e, tag, path)),
+        }
+    }
+
+    /// The error for a value that left part of its payload unread.
+    #[cold]
+    #[inline(never)]
+    fn unread(&self, payload: &Reader<'a>, tag: u32, path: &'static str) -> DecodeError {
         let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
-        let value = read(&mut payload).map_err(|e| match e.kind {
+        let consumed = declared.saturating_sub(payload.remaining());
+        self.mismatch(payload.offset(), tag, consumed, path)
+    }
+
+    /// The error of a value read from a payload: running past the payload's end means the value
+    /// wanted more than the declared size, any other error stands.
+    #[cold]
+    #[inline(never)]
+    fn field_error(&self, e: DecodeError, tag: u32, path: &'static str) -> DecodeError {
+        match e.kind {
             // The value wanted `needed` bytes beyond the end of its payload.
             DecodeErrorKind::Truncated { needed } => {
+                let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
                 self.mismatch(e.offset, tag, declared.saturating_add(needed), path)
             }
             _ => e,
-        })?;
-        if payload.is_empty() {
-            return Ok(value);
         }
-        let consumed = declared.saturating_sub(payload.remaining());
-        Err(self.mismatch(payload.offset(), tag, consumed, path))
     }
 
-    #[cold]
     fn mismatch(
         &self,
         offset: usize,

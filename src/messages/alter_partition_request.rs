@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/AlterPartitionRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/AlterPartitionRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `AlterPartitionRequest`: API key 56, valid versions 0-3, flexible versions 0+.
+//!
+//! Compiled with the `AlterPartition` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -105,9 +107,8 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "AlterPartitionRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "AlterPartitionRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -264,10 +265,8 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterPartitionRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "AlterPartitionRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -489,13 +488,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "AlterPartitionRequest.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -687,13 +683,10 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

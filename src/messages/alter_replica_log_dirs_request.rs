@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/AlterReplicaLogDirsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/AlterReplicaLogDirsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `AlterReplicaLogDirsRequest`: API key 34, valid versions 0-2, flexible versions 2+.
+//!
+//! Compiled with the `AlterReplicaLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,10 +80,8 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "AlterReplicaLogDirsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -227,10 +227,8 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
         }
         Ok(this)
     }
@@ -378,13 +376,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

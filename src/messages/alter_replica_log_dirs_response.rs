@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/AlterReplicaLogDirsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/AlterReplicaLogDirsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `AlterReplicaLogDirsResponse`: API key 34, valid versions 0-2, flexible versions 2+.
+//!
+//! Compiled with the `AlterReplicaLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -92,10 +94,8 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "AlterReplicaLogDirsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -248,10 +248,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "AlterReplicaLogDirsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "AlterReplicaLogDirsResponse.Results.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -399,13 +399,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

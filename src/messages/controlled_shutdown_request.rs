@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ControlledShutdownRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-3 kafka-schemas/message-3.9/ControlledShutdownRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ControlledShutdownRequest`: API key 7, valid versions 0-3, flexible versions 3+.
+//!
+//! Compiled with the `ControlledShutdown` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,10 +98,8 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ControlledShutdownRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ControlledShutdownRequest.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ControlledShutdownResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-3 kafka-schemas/message-3.9/ControlledShutdownResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ControlledShutdownResponse`: API key 7, valid versions 0-3, flexible versions 3+.
+//!
+//! Compiled with the `ControlledShutdown` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -100,10 +102,8 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ControlledShutdownResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ControlledShutdownResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -252,13 +252,10 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ControlledShutdownResponse.RemainingPartitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/CreateAclsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/CreateAclsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `CreateAclsRequest`: API key 30, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `CreateAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,9 +80,8 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateAclsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateAclsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -290,10 +291,8 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateAclsRequest.Creations.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateAclsRequest.Creations.tagged_fields")?;
         }
         Ok(this)
     }

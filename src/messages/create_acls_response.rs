@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/CreateAclsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/CreateAclsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `CreateAclsResponse`: API key 30, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `CreateAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -92,9 +94,8 @@ impl<'a> c::Decode<'a> for CreateAclsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateAclsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateAclsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -240,10 +241,8 @@ impl<'a> c::Decode<'a> for AclCreationResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateAclsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateAclsResponse.Results.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/CreateDelegationTokenRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/CreateDelegationTokenRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `CreateDelegationTokenRequest`: API key 38, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `CreateDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -141,10 +143,8 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateDelegationTokenRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -353,13 +353,10 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "CreateDelegationTokenRequest.Renewers.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/CreateTopicsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/CreateTopicsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `CreateTopicsRequest`: API key 19, valid versions 0-7, flexible versions 5+.
+//!
+//! Compiled with the `CreateTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -110,9 +112,8 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateTopicsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateTopicsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -320,10 +321,8 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateTopicsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -493,13 +492,10 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "CreateTopicsRequest.Topics.Assignments.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -638,10 +634,10 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateTopicsRequest.Topics.Configs.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "CreateTopicsRequest.Topics.Configs.tagged_fields",
+            )?;
         }
         Ok(this)
     }

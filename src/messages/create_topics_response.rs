@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/CreateTopicsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/CreateTopicsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `CreateTopicsResponse`: API key 19, valid versions 0-7, flexible versions 5+.
+//!
+//! Compiled with the `CreateTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,9 +98,8 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "CreateTopicsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "CreateTopicsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -640,10 +641,10 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "CreateTopicsResponse.Topics.Configs.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "CreateTopicsResponse.Topics.Configs.tagged_fields",
+            )?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DeleteAclsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DeleteAclsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DeleteAclsResponse`: API key 31, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `DeleteAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -97,9 +99,8 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteAclsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DeleteAclsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -264,10 +265,10 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DeleteAclsResponse.FilterResults.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "DeleteAclsResponse.FilterResults.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -533,13 +534,10 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DeleteTopicsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DeleteTopicsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DeleteTopicsRequest`: API key 20, valid versions 0-6, flexible versions 4+.
+//!
+//! Compiled with the `DeleteTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -114,9 +116,8 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DeleteTopicsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -287,10 +288,8 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DeleteTopicsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DeleteTopicsRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DeleteTopicsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DeleteTopicsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DeleteTopicsResponse`: API key 20, valid versions 0-6, flexible versions 4+.
+//!
+//! Compiled with the `DeleteTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,9 +98,8 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "DeleteTopicsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DeleteTopicsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -289,10 +290,8 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DeleteTopicsResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DeleteTopicsResponse.Responses.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeAclsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeAclsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeAclsResponse`: API key 29, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `DescribeAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -120,9 +122,8 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "DescribeAclsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeAclsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -312,10 +313,8 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeAclsResponse.Resources.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeAclsResponse.Resources.tagged_fields")?;
         }
         Ok(this)
     }
@@ -510,10 +509,10 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeAclsResponse.Resources.Acls.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "DescribeAclsResponse.Resources.Acls.tagged_fields",
+            )?;
         }
         Ok(this)
     }

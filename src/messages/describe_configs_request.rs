@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeConfigsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeConfigsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeConfigsRequest`: API key 32, valid versions 0-4, flexible versions 4+.
+//!
+//! Compiled with the `DescribeConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -114,10 +116,8 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeConfigsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -313,10 +313,10 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsRequest.Resources.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "DescribeConfigsRequest.Resources.tagged_fields",
+            )?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeConfigsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeConfigsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeConfigsResponse`: API key 32, valid versions 0-4, flexible versions 4+.
+//!
+//! Compiled with the `DescribeConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -92,10 +94,8 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeConfigsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -288,10 +288,8 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeConfigsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeConfigsResponse.Results.tagged_fields")?;
         }
         Ok(this)
     }
@@ -584,13 +582,10 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeConfigsResponse.Results.Configs.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -837,13 +832,10 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

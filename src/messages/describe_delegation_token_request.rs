@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeDelegationTokenRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeDelegationTokenRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeDelegationTokenRequest`: API key 41, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `DescribeDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -86,10 +88,8 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeDelegationTokenRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -237,13 +237,10 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeDelegationTokenRequest.Owners.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeDelegationTokenResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeDelegationTokenResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeDelegationTokenResponse`: API key 41, valid versions 0-3, flexible versions 2+.
+//!
+//! Compiled with the `DescribeDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -111,10 +113,8 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeDelegationTokenResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeDelegationTokenResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -403,13 +403,10 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeDelegationTokenResponse.Tokens.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -658,13 +655,10 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

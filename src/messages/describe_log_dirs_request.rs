@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeLogDirsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeLogDirsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeLogDirsRequest`: API key 35, valid versions 0-5, flexible versions 2+.
+//!
+//! Compiled with the `DescribeLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,10 +80,8 @@ impl<'a> c::Decode<'a> for DescribeLogDirsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeLogDirsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -228,10 +228,8 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeLogDirsRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/DescribeLogDirsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/DescribeLogDirsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `DescribeLogDirsResponse`: API key 35, valid versions 0-5, flexible versions 2+.
+//!
+//! Compiled with the `DescribeLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -110,10 +112,8 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -341,10 +341,8 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "DescribeLogDirsResponse.Results.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.Results.tagged_fields")?;
         }
         Ok(this)
     }
@@ -526,13 +524,10 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeLogDirsResponse.Results.Topics.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -710,13 +705,10 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ExpireDelegationTokenRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/ExpireDelegationTokenRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ExpireDelegationTokenRequest`: API key 40, valid versions 0-2, flexible versions 2+.
+//!
+//! Compiled with the `ExpireDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -92,10 +94,8 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ExpireDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ExpireDelegationTokenRequest.tagged_fields")?;
         }
         Ok(this)
     }

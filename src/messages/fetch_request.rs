@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/FetchRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-3 kafka-schemas/message-3.9/FetchRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `FetchRequest`: API key 1, valid versions 0-18, flexible versions 12+.
+//!
+//! Compiled with the `Fetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -570,10 +572,8 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchRequest.ReplicaState.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "FetchRequest.ReplicaState.tagged_fields")?;
         }
         Ok(this)
     }
@@ -715,9 +715,8 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "FetchRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "FetchRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -1244,10 +1243,10 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchRequest.ForgottenTopicsData.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "FetchRequest.ForgottenTopicsData.tagged_fields",
+            )?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/FetchResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-3 kafka-schemas/message-3.9/FetchResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `FetchResponse`: API key 1, valid versions 0-18, flexible versions 12+.
+//!
+//! Compiled with the `Fetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -389,10 +391,8 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "FetchResponse.Responses.tagged_fields")?;
         }
         Ok(this)
     }
@@ -1030,13 +1030,10 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1156,13 +1153,10 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1282,13 +1276,10 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "FetchResponse.Responses.Partitions.SnapshotId.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1410,13 +1401,10 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1577,10 +1565,8 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "FetchResponse.NodeEndpoints.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "FetchResponse.NodeEndpoints.tagged_fields")?;
         }
         Ok(this)
     }

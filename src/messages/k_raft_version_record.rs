@@ -90,9 +90,8 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "KRaftVersionRecord.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "KRaftVersionRecord.tagged_fields")?;
         }
         Ok(this)
     }

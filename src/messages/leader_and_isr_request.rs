@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/LeaderAndIsrRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-7 kafka-schemas/message-3.9/LeaderAndIsrRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `LeaderAndIsrRequest`: API key 4, valid versions 0-7, flexible versions 4+.
+//!
+//! Compiled with the `LeaderAndIsr` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -204,9 +206,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -473,10 +474,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
         }
         Ok(this)
     }
@@ -643,10 +642,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
         }
         Ok(this)
     }
@@ -970,13 +967,10 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

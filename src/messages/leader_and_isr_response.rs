@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/LeaderAndIsrResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-7 kafka-schemas/message-3.9/LeaderAndIsrResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `LeaderAndIsrResponse`: API key 4, valid versions 0-7, flexible versions 4+.
+//!
+//! Compiled with the `LeaderAndIsr` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -117,9 +119,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -308,10 +309,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderAndIsrResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -458,13 +457,10 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

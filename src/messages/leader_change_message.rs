@@ -123,9 +123,8 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "LeaderChangeMessage.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderChangeMessage.tagged_fields")?;
         }
         Ok(this)
     }
@@ -267,10 +266,8 @@ impl<'a> c::Decode<'a> for Voter<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "LeaderChangeMessage.Voter.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "LeaderChangeMessage.Voter.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ListOffsetsRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/ListOffsetsRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ListOffsetsRequest`: API key 2, valid versions 0-11, flexible versions 6+.
+//!
+//! Compiled with the `ListOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -128,9 +130,8 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "ListOffsetsRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ListOffsetsRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -306,10 +307,8 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ListOffsetsRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ListOffsetsRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -488,13 +487,10 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ListOffsetsRequest.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

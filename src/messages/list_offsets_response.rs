@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ListOffsetsResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/ListOffsetsResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ListOffsetsResponse`: API key 2, valid versions 0-11, flexible versions 6+.
+//!
+//! Compiled with the `ListOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,9 +98,8 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "ListOffsetsResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ListOffsetsResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -257,10 +258,8 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ListOffsetsResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ListOffsetsResponse.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -480,13 +479,10 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ListOffsetsResponse.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

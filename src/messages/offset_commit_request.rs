@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/OffsetCommitRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/OffsetCommitRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `OffsetCommitRequest`: API key 8, valid versions 0-10, flexible versions 8+.
+//!
+//! Compiled with the `OffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -164,9 +166,8 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetCommitRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetCommitRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -399,10 +400,8 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetCommitRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetCommitRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -618,13 +617,10 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "OffsetCommitRequest.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/OffsetCommitResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/OffsetCommitResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `OffsetCommitResponse`: API key 8, valid versions 0-10, flexible versions 8+.
+//!
+//! Compiled with the `OffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,9 +98,8 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetCommitResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetCommitResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -279,10 +280,8 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetCommitResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetCommitResponse.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -441,13 +440,10 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "OffsetCommitResponse.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

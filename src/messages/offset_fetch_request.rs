@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/OffsetFetchRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/OffsetFetchRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `OffsetFetchRequest`: API key 9, valid versions 0-10, flexible versions 6+.
+//!
+//! Compiled with the `OffsetFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -145,9 +147,8 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetFetchRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -383,10 +384,8 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -567,10 +566,8 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchRequest.Groups.tagged_fields")?;
         }
         Ok(this)
     }
@@ -750,10 +747,10 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchRequest.Groups.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "OffsetFetchRequest.Groups.Topics.tagged_fields",
+            )?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/OffsetFetchResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/OffsetFetchResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `OffsetFetchResponse`: API key 9, valid versions 0-10, flexible versions 6+.
+//!
+//! Compiled with the `OffsetFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -136,9 +138,8 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "OffsetFetchResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -344,10 +345,8 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchResponse.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -537,13 +536,10 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "OffsetFetchResponse.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -716,10 +712,8 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetFetchResponse.Groups.tagged_fields")?;
         }
         Ok(this)
     }
@@ -881,10 +875,10 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetFetchResponse.Groups.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "OffsetFetchResponse.Groups.Topics.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -1077,13 +1071,10 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

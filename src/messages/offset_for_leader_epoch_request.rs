@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/OffsetForLeaderEpochRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-1 kafka-schemas/message-3.9/OffsetForLeaderEpochRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `OffsetForLeaderEpochRequest`: API key 23, valid versions 0-4, flexible versions 4+.
+//!
+//! Compiled with the `OffsetForLeaderEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -96,10 +98,8 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "OffsetForLeaderEpochRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -255,10 +255,10 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "OffsetForLeaderEpochRequest.Topics.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -419,13 +419,10 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

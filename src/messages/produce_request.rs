@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ProduceRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-2 kafka-schemas/message-3.9/ProduceRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ProduceRequest`: API key 0, valid versions 0-13, flexible versions 9+.
+//!
+//! Compiled with the `Produce` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -124,9 +126,8 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "ProduceRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ProduceRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -323,10 +324,8 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ProduceRequest.TopicData.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ProduceRequest.TopicData.tagged_fields")?;
         }
         Ok(this)
     }
@@ -486,13 +485,10 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ProduceRequest.TopicData.PartitionData.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

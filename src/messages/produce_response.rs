@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/ProduceResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-2 kafka-schemas/message-3.9/ProduceResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `ProduceResponse`: API key 0, valid versions 0-13, flexible versions 9+.
+//!
+//! Compiled with the `Produce` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -335,10 +337,8 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ProduceResponse.Responses.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ProduceResponse.Responses.tagged_fields")?;
         }
         Ok(this)
     }
@@ -858,13 +858,10 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1009,13 +1006,10 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1168,10 +1162,8 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "ProduceResponse.NodeEndpoints.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ProduceResponse.NodeEndpoints.tagged_fields")?;
         }
         Ok(this)
     }

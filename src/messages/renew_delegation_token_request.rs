@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/RenewDelegationTokenRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/RenewDelegationTokenRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `RenewDelegationTokenRequest`: API key 39, valid versions 0-2, flexible versions 2+.
+//!
+//! Compiled with the `RenewDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -92,10 +94,8 @@ impl<'a> c::Decode<'a> for RenewDelegationTokenRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "RenewDelegationTokenRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "RenewDelegationTokenRequest.tagged_fields")?;
         }
         Ok(this)
     }

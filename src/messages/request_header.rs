@@ -124,9 +124,8 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "RequestHeader.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "RequestHeader.tagged_fields")?;
         }
         Ok(this)
     }

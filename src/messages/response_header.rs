@@ -77,9 +77,8 @@ impl<'a> c::Decode<'a> for ResponseHeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "ResponseHeader.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "ResponseHeader.tagged_fields")?;
         }
         Ok(this)
     }

@@ -76,9 +76,8 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "SnapshotFooterRecord.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "SnapshotFooterRecord.tagged_fields")?;
         }
         Ok(this)
     }

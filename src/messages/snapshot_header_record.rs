@@ -91,9 +91,8 @@ impl<'a> c::Decode<'a> for SnapshotHeaderRecord<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "SnapshotHeaderRecord.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "SnapshotHeaderRecord.tagged_fields")?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/StopReplicaRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-4 kafka-schemas/message-3.9/StopReplicaRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `StopReplicaRequest`: API key 5, valid versions 0-4, flexible versions 2+.
+//!
+//! Compiled with the `StopReplica` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -208,9 +210,8 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "StopReplicaRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "StopReplicaRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -591,10 +592,8 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "StopReplicaRequest.Topics.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "StopReplicaRequest.Topics.tagged_fields")?;
         }
         Ok(this)
     }
@@ -744,10 +743,8 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "StopReplicaRequest.TopicStates.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "StopReplicaRequest.TopicStates.tagged_fields")?;
         }
         Ok(this)
     }
@@ -892,13 +889,10 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "StopReplicaRequest.TopicStates.PartitionStates.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/StopReplicaResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-4 kafka-schemas/message-3.9/StopReplicaResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `StopReplicaResponse`: API key 5, valid versions 0-4, flexible versions 2+.
+//!
+//! Compiled with the `StopReplica` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -100,9 +102,8 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "StopReplicaResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "StopReplicaResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -261,10 +262,10 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "StopReplicaResponse.PartitionErrors.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "StopReplicaResponse.PartitionErrors.tagged_fields",
+            )?;
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/UpdateMetadataRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-8 kafka-schemas/message-3.9/UpdateMetadataRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `UpdateMetadataRequest`: API key 6, valid versions 0-8, flexible versions 6+.
+//!
+//! Compiled with the `UpdateMetadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -495,10 +497,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.TopicStates.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "UpdateMetadataRequest.TopicStates.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -718,10 +720,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+                r,
+                "UpdateMetadataRequest.LiveBrokers.tagged_fields",
+            )?;
         }
         Ok(this)
     }
@@ -940,13 +942,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -1233,13 +1232,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

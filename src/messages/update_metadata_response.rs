@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/UpdateMetadataResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for versions 0-8 kafka-schemas/message-3.9/UpdateMetadataResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `UpdateMetadataResponse`: API key 6, valid versions 0-8, flexible versions 6+.
+//!
+//! Compiled with the `UpdateMetadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,10 +80,8 @@ impl<'a> c::Decode<'a> for UpdateMetadataResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "UpdateMetadataResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "UpdateMetadataResponse.tagged_fields")?;
         }
         Ok(this)
     }

@@ -90,9 +90,8 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "VotersRecord.tagged_fields")?;
         }
         Ok(this)
     }
@@ -241,9 +240,8 @@ impl<'a> c::Decode<'a> for Voter<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 0, "VotersRecord.Voters.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "VotersRecord.Voters.tagged_fields")?;
         }
         Ok(this)
     }
@@ -389,10 +387,8 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "VotersRecord.Voters.Endpoints.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "VotersRecord.Voters.Endpoints.tagged_fields")?;
         }
         Ok(this)
     }
@@ -525,13 +521,10 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "VotersRecord.Voters.KRaftVersionFeature.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/WriteTxnMarkersRequest.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/WriteTxnMarkersRequest.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `WriteTxnMarkersRequest`: API key 27, valid versions 0-2, flexible versions 1+.
+//!
+//! Compiled with the `WriteTxnMarkers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,10 +80,8 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "WriteTxnMarkersRequest.tagged_fields")?;
         }
         Ok(this)
     }
@@ -287,10 +287,8 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersRequest.Markers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "WriteTxnMarkersRequest.Markers.tagged_fields")?;
         }
         Ok(this)
     }
@@ -456,13 +454,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "WriteTxnMarkersRequest.Markers.Topics.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }

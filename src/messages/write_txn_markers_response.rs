@@ -2,6 +2,8 @@
 // Source: kafka-schemas/message/WriteTxnMarkersResponse.json (Apache Kafka d79bd502, 4.5.0-SNAPSHOT),
 // and for version 0 kafka-schemas/message-3.9/WriteTxnMarkersResponse.json (Apache Kafka 5e9866f4, 3.9.2).
 //! `WriteTxnMarkersResponse`: API key 27, valid versions 0-2, flexible versions 1+.
+//!
+//! Compiled with the `WriteTxnMarkers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
 use crate::error::{DecodeError, EncodeError};
@@ -78,10 +80,8 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.tagged_fields")?;
         }
         Ok(this)
     }
@@ -227,10 +227,8 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 0, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
+            this.unknown_tagged_fields =
+                c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
         }
         Ok(this)
     }
@@ -377,13 +375,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "WriteTxnMarkersResponse.Markers.Topics.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
@@ -531,13 +526,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
+            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
                 r,
-                0,
                 "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
             )?;
-            while section.next(r)?.is_some() {}
-            this.unknown_tagged_fields = section.finish(r);
         }
         Ok(this)
     }
