@@ -40,9 +40,9 @@ use core::fmt;
 
 use crate::api::{API_TABLE, ApiKey, Request, Response};
 use crate::codec::{
-    Encode, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer, bytes_len, len_prefix,
-    null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len, uvarint_len,
-    varint_len, varlong_len,
+    Encode, Failed, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer, bytes_len,
+    len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
+    uvarint_len, varint_len, varlong_len,
 };
 #[cfg(feature = "describe")]
 use crate::describe::{self, DescribeError, Node, Value, Visit};
@@ -928,7 +928,7 @@ impl<'a> Known<'a> {
             fields: [RawTaggedField { tag: 0, data: &[] }; MAX_KNOWN],
             count: 0,
         };
-        while let Some((tag, payload)) = section.next(r)? {
+        while let Some((tag, payload)) = section.next(r).map_err(|Failed| r.take_error())? {
             let slot = known
                 .fields
                 .get_mut(known.count)
@@ -959,7 +959,7 @@ impl<'a> Known<'a> {
 
 fn tagged_section(known_tags: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Stop> {
     let first_unknown = u32::from(known_tags);
-    let mut section = TaggedSection::begin(r, first_unknown, P)?;
+    let mut section = TaggedSection::begin(r, first_unknown, P).map_err(|Failed| r.take_error())?;
     let known = Known::read(&mut section, r)?;
     let unknown = section.finish(r);
     check_unknown(&unknown, first_unknown)?;
@@ -986,7 +986,8 @@ fn tagged_section(known_tags: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Res
 
     let mut again = Reader::new(out);
     let redecode = |error| OracleFailure::Redecode { stage, error };
-    let mut section2 = TaggedSection::begin(&mut again, first_unknown, P).map_err(redecode)?;
+    let mut section2 = TaggedSection::begin(&mut again, first_unknown, P)
+        .map_err(|Failed| redecode(again.take_error()))?;
     let known2 = match Known::read(&mut section2, &mut again) {
         Ok(k) => k,
         Err(Stop::Read(error)) => return Err(redecode(error).into()),

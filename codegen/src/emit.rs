@@ -417,35 +417,35 @@ fn read_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
     let plain = |nullable: bool| -> Result<String, String> {
         Ok(match &x.f.ty {
             Ty::Prim(pr) => match pr {
-                Prim::Bool => format!("{r}.bool({p})?"),
-                Prim::Int8 => format!("{r}.i8({p})?"),
-                Prim::Int16 => format!("{r}.i16({p})?"),
-                Prim::Uint16 => format!("{r}.u16({p})?"),
-                Prim::Int32 => format!("{r}.i32({p})?"),
-                Prim::Uint32 => format!("{r}.u32({p})?"),
-                Prim::Int64 => format!("{r}.i64({p})?"),
-                Prim::Float64 => format!("{r}.f64({p})?"),
-                Prim::Uuid => format!("{r}.uuid({p})?"),
-                Prim::String if nullable => format!("{r}.nullable_string({flex}, {p})?"),
-                Prim::String => format!("{r}.string({flex}, {p})?"),
-                Prim::Bytes if nullable => format!("{r}.nullable_bytes({flex}, {p})?"),
-                Prim::Bytes => format!("{r}.bytes({flex}, {p})?"),
+                Prim::Bool => format!("{r}.bool_({p})?"),
+                Prim::Int8 => format!("{r}.i8_({p})?"),
+                Prim::Int16 => format!("{r}.i16_({p})?"),
+                Prim::Uint16 => format!("{r}.u16_({p})?"),
+                Prim::Int32 => format!("{r}.i32_({p})?"),
+                Prim::Uint32 => format!("{r}.u32_({p})?"),
+                Prim::Int64 => format!("{r}.i64_({p})?"),
+                Prim::Float64 => format!("{r}.f64_({p})?"),
+                Prim::Uuid => format!("{r}.uuid_({p})?"),
+                Prim::String if nullable => format!("{r}.nullable_string_({flex}, {p})?"),
+                Prim::String => format!("{r}.string_({flex}, {p})?"),
+                Prim::Bytes if nullable => format!("{r}.nullable_bytes_({flex}, {p})?"),
+                Prim::Bytes => format!("{r}.bytes_({flex}, {p})?"),
                 Prim::Records if unaligned_records(x) && nullable => format!(
-                    "{r}.nullable_bytes({flex}, {p})?.map(crate::records::UnalignedRecords::new)"
+                    "{r}.nullable_bytes_({flex}, {p})?.map(crate::records::UnalignedRecords::new)"
                 ),
                 Prim::Records if unaligned_records(x) => {
-                    format!("crate::records::UnalignedRecords::new({r}.bytes({flex}, {p})?)")
+                    format!("crate::records::UnalignedRecords::new({r}.bytes_({flex}, {p})?)")
                 }
-                Prim::Records if nullable => format!("{r}.nullable_records({flex}, {p})?"),
-                Prim::Records => format!("{r}.records({flex}, {p})?"),
+                Prim::Records if nullable => format!("{r}.nullable_records_({flex}, {p})?"),
+                Prim::Records => format!("{r}.records_({flex}, {p})?"),
             },
             Ty::Struct(s) => {
-                let dec = format!("<{s}<'a> as c::Decode<'a>>::decode({ra}, version)?");
+                let dec = format!("<{s}<'a> as c::Decode<'a>>::read({ra}, version)?");
                 if nullable {
                     let marker = if in_tag {
-                        format!("{r}.uvarint({p})? != 0")
+                        format!("{r}.uvarint_({p})? != 0")
                     } else {
-                        format!("{r}.struct_marker({p})?")
+                        format!("{r}.struct_marker_({p})?")
                     };
                     format!("if {marker} {{ Some({dec}) }} else {{ None }}")
                 } else {
@@ -754,7 +754,7 @@ fn emit_struct(
     if s.is_root {
         let _ = writeln!(
             body,
-            "if !<Self as c::Message>::VALID_VERSIONS.contains(version) {{ return Err(c::version_error(<Self as c::Message>::API_KEY, version, r.offset(), {path_lit})); }}"
+            "if !<Self as c::Message>::VALID_VERSIONS.contains(version) {{ return Err(c::version_error(r, <Self as c::Message>::API_KEY, version, {path_lit})); }}"
         );
     }
     body.push_str(&flex_let);
@@ -790,10 +790,10 @@ fn emit_struct(
                     _ => format!("Ok({read})"),
                 };
                 let assign = format!(
-                    "this.{} = section.field(p, tag, {p}, |p| {read})?;",
+                    "this.{} = section.field(r, p, tag, {p}, |p| {read})?;",
                     x.ident
                 );
-                let reject = "return Err(section.not_in_version(tag, version));";
+                let reject = "return Err(section.not_in_version(r, tag, version));";
                 let arm = match cond_not(x.f.tagged.intersect(x.f.versions), hull) {
                     Cond::Always => reject.to_string(),
                     Cond::Never => assign,
@@ -847,7 +847,7 @@ fn emit_struct(
         "impl<'a> c::Decode<'a> for {name}<'a> {{\nconst PATH: &'static str = {path_lit};\n"
     );
     out.push_str(
-        "#[inline]\nfn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {\n",
+        "#[inline]\nfn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {\n",
     );
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");
@@ -863,7 +863,7 @@ fn emit_struct(
     let mut fixed = 0usize;
     let flush = |skip: &mut String, fixed: &mut usize| {
         if *fixed > 0 {
-            let _ = writeln!(skip, "r.skip({fixed}, {path_lit})?;");
+            let _ = writeln!(skip, "r.skip_({fixed}, {path_lit})?;");
             *fixed = 0;
         }
     };
@@ -877,15 +877,15 @@ fn emit_struct(
                     fixed += w;
                     continue;
                 }
-                Some(w) => format!("r.skip({w}, {p})?;"),
+                Some(w) => format!("r.skip_({w}, {p})?;"),
                 None => {
                     let short = matches!(pr, Prim::String);
-                    format!("r.skip_sized({flex}, {short}, {p})?;")
+                    format!("r.skip_sized_({flex}, {short}, {p})?;")
                 }
             },
             Ty::Struct(st) => {
                 let call = format!("{st}::skip_wire(r, version)?;");
-                let marker = format!("r.struct_marker({p})?");
+                let marker = format!("r.struct_marker_({p})?");
                 match (&x.null_ok, &pos) {
                     _ if !x.option => call,
                     (Cond::Never, _) => call,
@@ -920,10 +920,13 @@ fn emit_struct(
     match &flex {
         Cond::Never => {}
         Cond::Always => {
-            let _ = writeln!(skip, "r.skip_tagged_section({tf_path})?;");
+            let _ = writeln!(skip, "r.skip_tagged_section_({tf_path})?;");
         }
         _ => {
-            let _ = writeln!(skip, "if flexible {{ r.skip_tagged_section({tf_path})?; }}");
+            let _ = writeln!(
+                skip,
+                "if flexible {{ r.skip_tagged_section_({tf_path})?; }}"
+            );
         }
     }
     let mut skip_fn = String::new();
@@ -939,7 +942,7 @@ fn emit_struct(
     skip_fn.push_str(&skip);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version` in bytes that a decode has already\n/// validated, without building it (how decoded arrays find their nested arrays' ends).\n///\n/// # Errors\n///\n/// Truncation and length errors (never, on validated bytes).\n#[doc(hidden)]\n#[inline]\npub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {{\n{skip_fn}Ok(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version` in bytes that a decode has already\n/// validated, without building it (how decoded arrays find their nested arrays' ends).\n///\n/// # Errors\n///\n/// [`c::Failed`] for truncation and length errors (never, on validated bytes).\n#[doc(hidden)]\n#[inline]\npub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{skip_fn}Ok(())\n}}\n}}\n"
     );
 
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)
@@ -1228,7 +1231,7 @@ pub fn emit_message(
         );
     }
     out.push('\n');
-    out.push_str("use crate::codec as c;\nuse crate::error::{DecodeError, EncodeError};\n\n");
+    out.push_str("use crate::codec as c;\nuse crate::error::EncodeError;\n\n");
     for s in &structs.list {
         emit_struct(&mut out, m, structs, s)?;
     }

@@ -3,9 +3,9 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
-use super::{Reader, Writer, len_prefix, null_len};
+use super::{Failed, Reader, Writer, len_prefix, null_len};
 
 /// A type that can be an array element.
 ///
@@ -23,13 +23,13 @@ pub trait Element<'a>: Copy {
     ///
     /// # Errors
     ///
-    /// Any [`DecodeError`] of the element's fields.
+    /// [`Failed`], with the [`DecodeError`](crate::DecodeError) of the element's fields in `r`.
     fn read_element(
         r: &mut Reader<'a>,
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Self, DecodeError>;
+    ) -> Result<Self, Failed>;
 
     /// Advances over one element at `version` in bytes that were already validated, without
     /// building it. Generated structs skip field by field; the default reads the element.
@@ -38,7 +38,7 @@ pub trait Element<'a>: Copy {
     ///
     /// As [`Element::read_element`] (never, on validated bytes).
     #[inline]
-    fn skip(r: &mut Reader<'a>, version: i16, flexible: bool) -> Result<(), DecodeError> {
+    fn skip(r: &mut Reader<'a>, version: i16, flexible: bool) -> Result<(), Failed> {
         Self::read_element(r, version, flexible, "").map(|_| ())
     }
 
@@ -96,7 +96,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     ///
     /// # Errors
     ///
-    /// The first element error.
+    /// [`Failed`], with the first element error in `r`.
     #[inline(always)]
     pub fn read(
         r: &mut Reader<'a>,
@@ -104,10 +104,10 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Self, DecodeError> {
+    ) -> Result<Self, Failed> {
         let offset = r.offset();
         let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) if total <= r.remaining() => r.take(total, path)?,
+            Some(total) if total <= r.remaining() => r.take_(total, path)?,
             // Bytes a decode already validated are stepped over field by field; without the
             // `perf` feature they are validated again instead, and the skip code is left out.
             _ if cfg!(feature = "perf") && r.is_validated() => {
@@ -134,7 +134,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         count: usize,
         version: i16,
         flexible: bool,
-    ) -> Result<&'a [u8], DecodeError> {
+    ) -> Result<&'a [u8], Failed> {
         span(r, count, |r| T::skip(r, version, flexible))
     }
 
@@ -142,19 +142,19 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     ///
     /// # Errors
     ///
-    /// Length and element errors (never, on validated bytes).
+    /// [`Failed`], with a length or element error in `r` (never, on validated bytes).
     #[inline(always)]
     pub fn skip(
         r: &mut Reader<'a>,
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<(), DecodeError> {
-        let Some(count) = r.nullable_array_len(flexible, path)? else {
+    ) -> Result<(), Failed> {
+        let Some(count) = r.nullable_array_len_(flexible, path)? else {
             return Ok(());
         };
         match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) => r.skip(total, path),
+            Some(total) => r.skip_(total, path),
             None => Self::skip_each(r, count, version, flexible).map(|_| ()),
         }
     }
@@ -167,7 +167,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<&'a [u8], DecodeError> {
+    ) -> Result<&'a [u8], Failed> {
         span(r, count, |r| {
             T::read_element(r, version, flexible, path).map(|_| ())
         })
@@ -220,8 +220,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
 fn span<'a>(
     r: &mut Reader<'a>,
     count: usize,
-    mut step: impl FnMut(&mut Reader<'a>) -> Result<(), DecodeError>,
-) -> Result<&'a [u8], DecodeError> {
+    mut step: impl FnMut(&mut Reader<'a>) -> Result<(), Failed>,
+) -> Result<&'a [u8], Failed> {
     let start = r.rest();
     for _ in 0..count {
         step(r)?;
@@ -278,15 +278,16 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ///
     /// # Errors
     ///
-    /// Length errors (`UnexpectedNull`, `NegativeLength`, `Truncated`) and element errors.
+    /// [`Failed`], with a length error (`UnexpectedNull`, `NegativeLength`, `Truncated`) or an
+    /// element error in `r`.
     #[inline(always)]
     pub fn read(
         r: &mut Reader<'a>,
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Self, DecodeError> {
-        let n = r.array_len(flexible, path)?;
+    ) -> Result<Self, Failed> {
+        let n = r.array_len_(flexible, path)?;
         ArrayView::read(r, n, version, flexible, path).map(Self::Wire)
     }
 
@@ -301,8 +302,8 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         version: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Option<Self>, DecodeError> {
-        match r.nullable_array_len(flexible, path)? {
+    ) -> Result<Option<Self>, Failed> {
+        match r.nullable_array_len_(flexible, path)? {
             Some(n) => ArrayView::read(r, n, version, flexible, path).map(|v| Some(Self::Wire(v))),
             None => Ok(None),
         }

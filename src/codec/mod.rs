@@ -34,7 +34,7 @@ mod writer;
 use core::fmt;
 
 pub use array::{Array, ArrayIter, ArrayView, Element};
-pub use reader::Reader;
+pub use reader::{Failed, Reader};
 pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
 pub use writer::{
     Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
@@ -155,13 +155,25 @@ pub trait Decode<'a>: Sized {
     /// Schema path of the type, used in errors (for example `"FetchRequest"`).
     const PATH: &'static str;
 
+    /// Decodes one value at `version`, advancing `r` past it; on failure the error is left in
+    /// `r` ([`Reader::take_error`]). What [`Decode::decode`] runs, and what decoders call for
+    /// their nested values.
+    ///
+    /// # Errors
+    ///
+    /// [`Failed`], with the [`DecodeError`] in `r`.
+    fn read(r: &mut Reader<'a>, version: i16) -> Result<Self, Failed>;
+
     /// Decodes one value at `version`, advancing `r` past it.
     ///
     /// # Errors
     ///
     /// Any [`DecodeError`]: truncation, bad lengths, invalid UTF-8, tagged-field violations, and
     /// for top-level messages a version outside the valid range.
-    fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError>;
+    #[inline]
+    fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+        Self::read(r, version).map_err(|Failed| r.take_error())
+    }
 
     /// Decodes a value that must span all of `bytes`.
     ///
@@ -236,17 +248,16 @@ pub trait Message {
     const FLEXIBLE_VERSIONS: VersionRange;
 }
 
-/// Builds the error for a version outside a message's valid range.
+/// Records the error for a version outside a message's valid range in `r`, at its offset.
 #[cold]
-#[must_use]
-pub const fn version_error(
+#[inline(never)]
+pub fn version_error(
+    r: &mut Reader<'_>,
     api_key: ApiKey,
     version: i16,
-    offset: usize,
     path: &'static str,
-) -> DecodeError {
-    DecodeError::new(
-        offset,
+) -> Failed {
+    r.fail(
         crate::error::DecodeErrorKind::UnsupportedVersion { api_key, version },
         path,
     )
@@ -262,7 +273,7 @@ macro_rules! primitive_element {
                 _: i16,
                 _: bool,
                 path: &'static str,
-            ) -> Result<Self, DecodeError> {
+            ) -> Result<Self, Failed> {
                 r.$read(path)
             }
             #[inline]
@@ -303,15 +314,15 @@ macro_rules! primitive_element {
     };
 }
 
-primitive_element!(bool, bool, bool, 1, |v| [u8::from(v)]);
-primitive_element!(i8, i8, i8, 1, i8::to_be_bytes);
-primitive_element!(i16, i16, i16, 2, i16::to_be_bytes);
-primitive_element!(u16, u16, u16, 2, u16::to_be_bytes);
-primitive_element!(i32, i32, i32, 4, i32::to_be_bytes);
-primitive_element!(u32, u32, u32, 4, u32::to_be_bytes);
-primitive_element!(i64, i64, i64, 8, i64::to_be_bytes);
-primitive_element!(f64, f64, f64, 8, f64::to_be_bytes);
-primitive_element!(Uuid, uuid, uuid, 16, |v| v.0);
+primitive_element!(bool, bool_, bool, 1, |v| [u8::from(v)]);
+primitive_element!(i8, i8_, i8, 1, i8::to_be_bytes);
+primitive_element!(i16, i16_, i16, 2, i16::to_be_bytes);
+primitive_element!(u16, u16_, u16, 2, u16::to_be_bytes);
+primitive_element!(i32, i32_, i32, 4, i32::to_be_bytes);
+primitive_element!(u32, u32_, u32, 4, u32::to_be_bytes);
+primitive_element!(i64, i64_, i64, 8, i64::to_be_bytes);
+primitive_element!(f64, f64_, f64, 8, f64::to_be_bytes);
+primitive_element!(Uuid, uuid_, uuid, 16, |v| v.0);
 
 impl<'a> Element<'a> for &'a str {
     #[inline]
@@ -320,8 +331,8 @@ impl<'a> Element<'a> for &'a str {
         _: i16,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Self, DecodeError> {
-        r.string(flexible, path)
+    ) -> Result<Self, Failed> {
+        r.string_(flexible, path)
     }
     #[inline]
     fn element_len(
@@ -353,15 +364,15 @@ macro_rules! __struct_element {
                 version: i16,
                 _: bool,
                 _: &'static str,
-            ) -> ::core::result::Result<Self, $crate::DecodeError> {
-                <Self as $crate::codec::Decode<'a>>::decode(r, version)
+            ) -> ::core::result::Result<Self, $crate::codec::Failed> {
+                <Self as $crate::codec::Decode<'a>>::read(r, version)
             }
             #[inline]
             fn skip(
                 r: &mut $crate::codec::Reader<'a>,
                 version: i16,
                 _: bool,
-            ) -> ::core::result::Result<(), $crate::DecodeError> {
+            ) -> ::core::result::Result<(), $crate::codec::Failed> {
                 $t::skip_wire(r, version)
             }
             #[inline]

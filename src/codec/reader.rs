@@ -18,7 +18,17 @@ pub struct Reader<'a> {
     /// Set on readers over bytes a decode has already validated (the elements of a decoded
     /// array): nested arrays of structs are then skipped over rather than decoded again.
     validated: bool,
+    /// The error of the last failed read through a `_`-suffixed method, until taken.
+    error: Option<DecodeError>,
 }
+
+/// A read that failed: the [`DecodeError`] is held by the [`Reader`] it failed on, until
+/// [`Reader::take_error`] takes it.
+///
+/// The crate's own decoders pass this zero-sized marker up instead of the error itself, which
+/// keeps every error exit a single branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failed;
 
 /// A length prefix as read from the wire, before nullability is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +47,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: bytes.len(),
             validated: false,
+            error: None,
         }
     }
 
@@ -48,6 +59,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
             validated: false,
+            error: None,
         }
     }
 
@@ -65,6 +77,7 @@ impl<'a> Reader<'a> {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),
             validated: true,
+            error: None,
         }
     }
 
@@ -98,203 +111,133 @@ impl<'a> Reader<'a> {
         self.rest.is_empty()
     }
 
+    /// Records `error` as this reader's failure.
     #[cold]
     #[inline(never)]
-    fn err(&self, kind: DecodeErrorKind, path: &'static str) -> DecodeError {
-        DecodeError::new(self.offset(), kind, path)
+    pub(crate) fn fail_with(&mut self, error: DecodeError) -> Failed {
+        self.error = Some(error);
+        Failed
     }
 
+    /// Records a failure of `kind` at absolute offset `offset`.
     #[cold]
     #[inline(never)]
-    fn truncated(&self, n: usize, path: &'static str) -> DecodeError {
-        self.err(
-            DecodeErrorKind::Truncated {
-                needed: n.saturating_sub(self.rest.len()),
-            },
-            path,
-        )
+    pub(crate) fn fail_at(
+        &mut self,
+        offset: usize,
+        kind: DecodeErrorKind,
+        path: &'static str,
+    ) -> Failed {
+        self.fail_with(DecodeError::new(offset, kind, path))
     }
 
-    /// Fails with [`DecodeErrorKind::TrailingBytes`] unless every byte has been read.
-    ///
-    /// # Errors
-    ///
-    /// `TrailingBytes` at the first unread byte.
-    pub fn finish(&self, path: &'static str) -> Result<(), DecodeError> {
-        if self.rest.is_empty() {
-            Ok(())
-        } else {
-            Err(self.err(
-                DecodeErrorKind::TrailingBytes {
-                    count: self.rest.len(),
-                },
-                path,
-            ))
-        }
+    /// Records a failure of `kind` at the current offset.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail(&mut self, kind: DecodeErrorKind, path: &'static str) -> Failed {
+        self.fail_at(self.offset(), kind, path)
     }
 
-    /// Takes the next `n` bytes.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the current offset when fewer than `n` bytes are left.
+    /// Records a `Truncated` failure for a read of `n` bytes at the current offset.
+    #[cold]
+    #[inline(never)]
+    fn fail_truncated(&mut self, n: usize, path: &'static str) -> Failed {
+        let needed = n.saturating_sub(self.rest.len());
+        self.fail(DecodeErrorKind::Truncated { needed }, path)
+    }
+
+    // The reads below return `Failed` and leave the error in the reader. Each is documented at
+    // its public form of the same name without the `_` (below), which returns the error itself.
+
     #[inline]
-    pub fn take(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn take_(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], Failed> {
         let Some((head, tail)) = self.rest.split_at_checked(n) else {
-            return Err(self.truncated(n, path));
+            return Err(self.fail_truncated(n, path));
         };
         self.rest = tail;
         Ok(head)
     }
 
-    /// Takes the next `n` bytes as a reader of their own that keeps absolute offsets.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than `n` bytes are left.
     #[inline]
-    pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, DecodeError> {
+    pub(crate) fn sub_(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, Failed> {
         let offset = self.offset();
-        let bytes = self.take(n, path)?;
+        let bytes = self.take_(n, path)?;
         Ok(Reader {
             rest: bytes,
             end: offset.wrapping_add(n),
             validated: self.validated,
+            error: None,
         })
     }
 
-    /// Takes the next `N` bytes as an array reference.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than `N` bytes are left.
     #[inline]
-    pub fn array<const N: usize>(
+    pub(crate) fn array_<const N: usize>(
         &mut self,
         path: &'static str,
-    ) -> Result<&'a [u8; N], DecodeError> {
+    ) -> Result<&'a [u8; N], Failed> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
-            return Err(self.truncated(N, path));
+            return Err(self.fail_truncated(N, path));
         };
         self.rest = tail;
         Ok(head)
     }
 
-    /// Reads a `bool`: any non-zero byte is `true`, as Kafka's Java reader has it.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
     #[inline]
-    pub fn bool(&mut self, path: &'static str) -> Result<bool, DecodeError> {
-        self.u8(path).map(|b| b != 0)
+    pub(crate) fn bool_(&mut self, path: &'static str) -> Result<bool, Failed> {
+        self.u8_(path).map(|b| b != 0)
     }
 
-    /// Reads one byte.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
     #[inline]
-    pub fn u8(&mut self, path: &'static str) -> Result<u8, DecodeError> {
+    pub(crate) fn u8_(&mut self, path: &'static str) -> Result<u8, Failed> {
         let Some((&b, tail)) = self.rest.split_first() else {
-            return Err(self.truncated(1, path));
+            return Err(self.fail_truncated(1, path));
         };
         self.rest = tail;
         Ok(b)
     }
 
-    /// Reads an `int8`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
     #[inline]
-    pub fn i8(&mut self, path: &'static str) -> Result<i8, DecodeError> {
-        self.u8(path).map(u8::cast_signed)
+    pub(crate) fn i8_(&mut self, path: &'static str) -> Result<i8, Failed> {
+        self.u8_(path).map(u8::cast_signed)
     }
 
-    /// Reads a big-endian `int16`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 2 bytes are left.
     #[inline]
-    pub fn i16(&mut self, path: &'static str) -> Result<i16, DecodeError> {
-        self.array::<2>(path).map(|b| i16::from_be_bytes(*b))
+    pub(crate) fn i16_(&mut self, path: &'static str) -> Result<i16, Failed> {
+        self.array_::<2>(path).map(|b| i16::from_be_bytes(*b))
     }
 
-    /// Reads a big-endian `uint16`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 2 bytes are left.
     #[inline]
-    pub fn u16(&mut self, path: &'static str) -> Result<u16, DecodeError> {
-        self.array::<2>(path).map(|b| u16::from_be_bytes(*b))
+    pub(crate) fn u16_(&mut self, path: &'static str) -> Result<u16, Failed> {
+        self.array_::<2>(path).map(|b| u16::from_be_bytes(*b))
     }
 
-    /// Reads a big-endian `int32`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 4 bytes are left.
     #[inline]
-    pub fn i32(&mut self, path: &'static str) -> Result<i32, DecodeError> {
-        self.array::<4>(path).map(|b| i32::from_be_bytes(*b))
+    pub(crate) fn i32_(&mut self, path: &'static str) -> Result<i32, Failed> {
+        self.array_::<4>(path).map(|b| i32::from_be_bytes(*b))
     }
 
-    /// Reads a big-endian `uint32`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 4 bytes are left.
     #[inline]
-    pub fn u32(&mut self, path: &'static str) -> Result<u32, DecodeError> {
-        self.array::<4>(path).map(|b| u32::from_be_bytes(*b))
+    pub(crate) fn u32_(&mut self, path: &'static str) -> Result<u32, Failed> {
+        self.array_::<4>(path).map(|b| u32::from_be_bytes(*b))
     }
 
-    /// Reads a big-endian `int64`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 8 bytes are left.
     #[inline]
-    pub fn i64(&mut self, path: &'static str) -> Result<i64, DecodeError> {
-        self.array::<8>(path).map(|b| i64::from_be_bytes(*b))
+    pub(crate) fn i64_(&mut self, path: &'static str) -> Result<i64, Failed> {
+        self.array_::<8>(path).map(|b| i64::from_be_bytes(*b))
     }
 
-    /// Reads a big-endian IEEE-754 `float64`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 8 bytes are left.
     #[inline]
-    pub fn f64(&mut self, path: &'static str) -> Result<f64, DecodeError> {
-        self.array::<8>(path).map(|b| f64::from_be_bytes(*b))
+    pub(crate) fn f64_(&mut self, path: &'static str) -> Result<f64, Failed> {
+        self.array_::<8>(path).map(|b| f64::from_be_bytes(*b))
     }
 
-    /// Reads a 16-byte UUID.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 16 bytes are left.
     #[inline]
-    pub fn uuid(&mut self, path: &'static str) -> Result<Uuid, DecodeError> {
-        self.array::<16>(path).map(|b| Uuid(*b))
+    pub(crate) fn uuid_(&mut self, path: &'static str) -> Result<Uuid, Failed> {
+        self.array_::<16>(path).map(|b| Uuid(*b))
     }
 
-    /// Reads an unsigned varint of at most 5 bytes (7 bits a byte, least significant first).
-    ///
-    /// Like Kafka's Java reader, it accepts non-minimal encodings (`80 00` is 0) and ignores the
-    /// bits of the 5th byte that do not fit in 32 bits.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
-    /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
     #[inline(always)]
-    pub fn uvarint(&mut self, path: &'static str) -> Result<u32, DecodeError> {
+    pub(crate) fn uvarint_(&mut self, path: &'static str) -> Result<u32, Failed> {
         if let Some((&b, tail)) = self.rest.split_first()
             && b & 0x80 == 0
         {
@@ -307,12 +250,12 @@ impl<'a> Reader<'a> {
     /// The multi-byte (and error) path of [`Reader::uvarint`], kept out of line so that the
     /// one-byte case inlines.
     #[inline(never)]
-    fn uvarint_long(&mut self, path: &'static str) -> Result<u32, DecodeError> {
+    fn uvarint_long(&mut self, path: &'static str) -> Result<u32, Failed> {
         let mut value: u32 = 0;
         let mut rest = self.rest;
         for i in 0..5u32 {
             let Some((&b, tail)) = rest.split_first() else {
-                return Err(self.err(DecodeErrorKind::Truncated { needed: 1 }, path));
+                return Err(self.fail(DecodeErrorKind::Truncated { needed: 1 }, path));
             };
             rest = tail;
             value |= u32::from(b & 0x7f).wrapping_shl(i.wrapping_mul(7));
@@ -321,34 +264,22 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
-        Err(self.err(DecodeErrorKind::VarintTooLong, path))
+        Err(self.fail(DecodeErrorKind::VarintTooLong, path))
     }
 
-    /// Reads a zig-zag signed varint (32-bit).
-    ///
-    /// # Errors
-    ///
-    /// As [`Reader::uvarint`].
     #[inline]
-    pub fn varint(&mut self, path: &'static str) -> Result<i32, DecodeError> {
-        let u = self.uvarint(path)?;
+    pub(crate) fn varint_(&mut self, path: &'static str) -> Result<i32, Failed> {
+        let u = self.uvarint_(path)?;
         Ok((u >> 1).cast_signed() ^ (u & 1).cast_signed().wrapping_neg())
     }
 
-    /// Reads a zig-zag signed varlong (64-bit, at most 10 bytes; bits past 64 are ignored, as in
-    /// Kafka's Java reader).
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when the input ends inside it; `VarintTooLong` when the 10th byte has its
-    /// continuation bit set.
     #[inline]
-    pub fn varlong(&mut self, path: &'static str) -> Result<i64, DecodeError> {
+    pub(crate) fn varlong_(&mut self, path: &'static str) -> Result<i64, Failed> {
         let mut value: u64 = 0;
         let mut rest = self.rest;
         for i in 0..10u32 {
             let Some((&b, tail)) = rest.split_first() else {
-                return Err(self.err(DecodeErrorKind::Truncated { needed: 1 }, path));
+                return Err(self.fail(DecodeErrorKind::Truncated { needed: 1 }, path));
             };
             rest = tail;
             value |= u64::from(b & 0x7f).wrapping_shl(i.wrapping_mul(7));
@@ -357,7 +288,7 @@ impl<'a> Reader<'a> {
                 return Ok((value >> 1).cast_signed() ^ (value & 1).cast_signed().wrapping_neg());
             }
         }
-        Err(self.err(DecodeErrorKind::VarintTooLong, path))
+        Err(self.fail(DecodeErrorKind::VarintTooLong, path))
     }
 
     /// Reads a length prefix: `int16` (classic strings), `int32` (classic bytes, records and
@@ -368,15 +299,15 @@ impl<'a> Reader<'a> {
         flexible: bool,
         short: bool,
         path: &'static str,
-    ) -> Result<RawLen, DecodeError> {
+    ) -> Result<RawLen, Failed> {
         let n: i32 = if flexible {
             let start = self.offset();
-            let u = self.uvarint(path)?;
+            let u = self.uvarint_(path)?;
             // N+1 with 0 = null. Java computes N in int arithmetic: 0x80000000 becomes
             // i32::MAX (too long), larger values wrap to negative lengths.
             let n = u.wrapping_sub(1).cast_signed();
             if u == 0x8000_0000 {
-                return Err(DecodeError::new(
+                return Err(self.fail_at(
                     start,
                     DecodeErrorKind::LengthTooLarge {
                         length: 0x7fff_ffff,
@@ -387,9 +318,9 @@ impl<'a> Reader<'a> {
             }
             n
         } else if short {
-            i32::from(self.i16(path)?)
+            i32::from(self.i16_(path)?)
         } else {
-            self.i32(path)?
+            self.i32_(path)?
         };
         Ok(match usize::try_from(n) {
             Ok(len) => RawLen::Len(len),
@@ -415,12 +346,7 @@ impl<'a> Reader<'a> {
     /// The common encodings (a one-byte compact length, a non-negative `int16` or `int32`) are
     /// read inline; everything else, errors included, goes through [`Reader::len_slow`].
     #[inline(always)]
-    fn len(
-        &mut self,
-        flexible: bool,
-        short: bool,
-        path: &'static str,
-    ) -> Result<usize, DecodeError> {
+    fn len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<usize, Failed> {
         match self.fast_len(flexible, short) {
             Some(n) => Ok(n),
             None => self.len_slow(flexible, short, path),
@@ -457,20 +383,12 @@ impl<'a> Reader<'a> {
         flexible: bool,
         short: bool,
         path: &'static str,
-    ) -> Result<usize, DecodeError> {
+    ) -> Result<usize, Failed> {
         let start = self.offset();
         match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Ok(n),
-            RawLen::Null(-1) => Err(DecodeError::new(
-                start,
-                DecodeErrorKind::UnexpectedNull,
-                path,
-            )),
-            RawLen::Null(n) => Err(DecodeError::new(
-                start,
-                DecodeErrorKind::NegativeLength(n),
-                path,
-            )),
+            RawLen::Null(-1) => Err(self.fail_at(start, DecodeErrorKind::UnexpectedNull, path)),
+            RawLen::Null(n) => Err(self.fail_at(start, DecodeErrorKind::NegativeLength(n), path)),
         }
     }
 
@@ -482,7 +400,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         short: bool,
         path: &'static str,
-    ) -> Result<Option<usize>, DecodeError> {
+    ) -> Result<Option<usize>, Failed> {
         if let Some(n) = self.fast_len(flexible, short) {
             return Ok(Some(n));
         }
@@ -497,7 +415,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         short: bool,
         path: &'static str,
-    ) -> Result<Option<usize>, DecodeError> {
+    ) -> Result<Option<usize>, Failed> {
         Ok(match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Some(n),
             RawLen::Null(_) => None,
@@ -505,14 +423,9 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn str_body(
-        &mut self,
-        n: usize,
-        start: usize,
-        path: &'static str,
-    ) -> Result<&'a str, DecodeError> {
+    fn str_body(&mut self, n: usize, start: usize, path: &'static str) -> Result<&'a str, Failed> {
         if n > MAX_STRING_LEN {
-            return Err(DecodeError::new(
+            return Err(self.fail_at(
                 start,
                 DecodeErrorKind::LengthTooLarge {
                     length: n,
@@ -522,9 +435,360 @@ impl<'a> Reader<'a> {
             ));
         }
         let at = self.offset();
-        let bytes = self.take(n, path)?;
-        core::str::from_utf8(bytes)
-            .map_err(|_| DecodeError::new(at, DecodeErrorKind::InvalidUtf8, path))
+        let bytes = self.take_(n, path)?;
+        match core::str::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(_) => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn string_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<&'a str, Failed> {
+        let start = self.offset();
+        let n = self.len(flexible, true, path)?;
+        self.str_body(n, start, path)
+    }
+
+    #[inline]
+    pub(crate) fn nullable_string_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<&'a str>, Failed> {
+        let start = self.offset();
+        match self.nullable_len(flexible, true, path)? {
+            Some(n) => self.str_body(n, start, path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn bytes_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<&'a [u8], Failed> {
+        let n = self.len(flexible, false, path)?;
+        self.take_(n, path)
+    }
+
+    #[inline]
+    pub(crate) fn nullable_bytes_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<&'a [u8]>, Failed> {
+        match self.nullable_len(flexible, false, path)? {
+            Some(n) => self.take_(n, path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn records_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<crate::records::Records<'a>, Failed> {
+        let n = self.len(flexible, false, path)?;
+        let at = self.offset();
+        self.take_(n, path)
+            .map(|b| crate::records::Records::with_offset(b, at))
+    }
+
+    #[inline]
+    pub(crate) fn nullable_records_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<crate::records::Records<'a>>, Failed> {
+        match self.nullable_len(flexible, false, path)? {
+            Some(n) => {
+                let at = self.offset();
+                self.take_(n, path)
+                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
+            }
+            None => Ok(None),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn skip_(&mut self, n: usize, path: &'static str) -> Result<(), Failed> {
+        self.take_(n, path).map(|_| ())
+    }
+
+    #[inline(always)]
+    pub(crate) fn skip_sized_(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<(), Failed> {
+        match self.nullable_len(flexible, short, path)? {
+            Some(n) => self.skip_(n, path),
+            None => Ok(()),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn skip_tagged_section_(&mut self, path: &'static str) -> Result<(), Failed> {
+        if self.empty_tagged_section() {
+            return Ok(());
+        }
+        let count = self.uvarint_(path)?;
+        for _ in 0..count {
+            self.uvarint_(path)?;
+            let size = self.uvarint_(path)?;
+            self.skip_(usize::try_from(size).unwrap_or(usize::MAX), path)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) fn array_len_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, Failed> {
+        let n = self.len(flexible, false, path)?;
+        self.check_count(n, path)?;
+        Ok(n)
+    }
+
+    #[inline(always)]
+    pub(crate) fn nullable_array_len_(
+        &mut self,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<Option<usize>, Failed> {
+        match self.nullable_len(flexible, false, path)? {
+            Some(n) => {
+                self.check_count(n, path)?;
+                Ok(Some(n))
+            }
+            None => Ok(None),
+        }
+    }
+
+    #[inline]
+    fn check_count(&mut self, n: usize, path: &'static str) -> Result<(), Failed> {
+        if n > self.rest.len() {
+            return Err(self.fail_truncated(n, path));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub(crate) fn struct_marker_(&mut self, path: &'static str) -> Result<bool, Failed> {
+        self.i8_(path).map(|m| m >= 0)
+    }
+}
+
+/// The forms that return a [`DecodeError`]: each is the `_`-suffixed read of the same name, then
+/// [`Reader::take_error`] on failure.
+impl<'a> Reader<'a> {
+    /// Takes the error of the read that returned [`Failed`] on this reader.
+    ///
+    /// Every [`Failed`] from this reader's methods leaves its error here. Should there be none,
+    /// the result is a `Malformed` error at the current offset.
+    pub fn take_error(&mut self) -> DecodeError {
+        match self.error.take() {
+            Some(e) => e,
+            None => DecodeError::new(self.offset(), DecodeErrorKind::Malformed, ""),
+        }
+    }
+
+    /// Fails with [`DecodeErrorKind::TrailingBytes`] unless every byte has been read.
+    ///
+    /// # Errors
+    ///
+    /// `TrailingBytes` at the first unread byte.
+    #[inline]
+    pub fn finish(&self, path: &'static str) -> Result<(), DecodeError> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(DecodeError::new(
+                self.offset(),
+                DecodeErrorKind::TrailingBytes {
+                    count: self.rest.len(),
+                },
+                path,
+            ))
+        }
+    }
+
+    /// Takes the next `n` bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the current offset when fewer than `n` bytes are left.
+    #[inline]
+    pub fn take(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], DecodeError> {
+        self.take_(n, path).map_err(|Failed| self.take_error())
+    }
+
+    /// Takes the next `n` bytes as a reader of their own that keeps absolute offsets.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `n` bytes are left.
+    #[inline]
+    pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, DecodeError> {
+        self.sub_(n, path).map_err(|Failed| self.take_error())
+    }
+
+    /// Takes the next `N` bytes as an array reference.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `N` bytes are left.
+    #[inline]
+    pub fn array<const N: usize>(
+        &mut self,
+        path: &'static str,
+    ) -> Result<&'a [u8; N], DecodeError> {
+        self.array_::<N>(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a `bool`: any non-zero byte is `true`, as Kafka's Java reader has it.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
+    #[inline]
+    pub fn bool(&mut self, path: &'static str) -> Result<bool, DecodeError> {
+        self.bool_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads one byte.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
+    #[inline]
+    pub fn u8(&mut self, path: &'static str) -> Result<u8, DecodeError> {
+        self.u8_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads an `int8`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
+    #[inline]
+    pub fn i8(&mut self, path: &'static str) -> Result<i8, DecodeError> {
+        self.i8_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian `int16`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 2 bytes are left.
+    #[inline]
+    pub fn i16(&mut self, path: &'static str) -> Result<i16, DecodeError> {
+        self.i16_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian `uint16`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 2 bytes are left.
+    #[inline]
+    pub fn u16(&mut self, path: &'static str) -> Result<u16, DecodeError> {
+        self.u16_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian `int32`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 4 bytes are left.
+    #[inline]
+    pub fn i32(&mut self, path: &'static str) -> Result<i32, DecodeError> {
+        self.i32_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian `uint32`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 4 bytes are left.
+    #[inline]
+    pub fn u32(&mut self, path: &'static str) -> Result<u32, DecodeError> {
+        self.u32_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian `int64`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 8 bytes are left.
+    #[inline]
+    pub fn i64(&mut self, path: &'static str) -> Result<i64, DecodeError> {
+        self.i64_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a big-endian IEEE-754 `float64`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 8 bytes are left.
+    #[inline]
+    pub fn f64(&mut self, path: &'static str) -> Result<f64, DecodeError> {
+        self.f64_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a 16-byte UUID.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 16 bytes are left.
+    #[inline]
+    pub fn uuid(&mut self, path: &'static str) -> Result<Uuid, DecodeError> {
+        self.uuid_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads an unsigned varint of at most 5 bytes (7 bits a byte, least significant first).
+    ///
+    /// Like Kafka's Java reader, it accepts non-minimal encodings (`80 00` is 0) and ignores the
+    /// bits of the 5th byte that do not fit in 32 bits.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
+    /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
+    #[inline]
+    pub fn uvarint(&mut self, path: &'static str) -> Result<u32, DecodeError> {
+        self.uvarint_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a zig-zag signed varint (32-bit).
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::uvarint`].
+    #[inline]
+    pub fn varint(&mut self, path: &'static str) -> Result<i32, DecodeError> {
+        self.varint_(path).map_err(|Failed| self.take_error())
+    }
+
+    /// Reads a zig-zag signed varlong (64-bit, at most 10 bytes; bits past 64 are ignored, as in
+    /// Kafka's Java reader).
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when the input ends inside it; `VarintTooLong` when the 10th byte has its
+    /// continuation bit set.
+    #[inline]
+    pub fn varlong(&mut self, path: &'static str) -> Result<i64, DecodeError> {
+        self.varlong_(path).map_err(|Failed| self.take_error())
     }
 
     /// Reads a string: `int16` length (classic) or compact length, then UTF-8 bytes.
@@ -535,9 +799,8 @@ impl<'a> Reader<'a> {
     /// bytes; `InvalidUtf8` (offset of the string's first byte).
     #[inline]
     pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, DecodeError> {
-        let start = self.offset();
-        let n = self.len(flexible, true, path)?;
-        self.str_body(n, start, path)
+        self.string_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads a nullable string (any negative length is null).
@@ -551,11 +814,8 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<&'a str>, DecodeError> {
-        let start = self.offset();
-        match self.nullable_len(flexible, true, path)? {
-            Some(n) => self.str_body(n, start, path).map(Some),
-            None => Ok(None),
-        }
+        self.nullable_string_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads bytes: `int32` length (classic) or compact length, then the bytes.
@@ -565,8 +825,8 @@ impl<'a> Reader<'a> {
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline]
     pub fn bytes(&mut self, flexible: bool, path: &'static str) -> Result<&'a [u8], DecodeError> {
-        let n = self.len(flexible, false, path)?;
-        self.take(n, path)
+        self.bytes_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads nullable bytes (any negative length is null).
@@ -580,10 +840,8 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<&'a [u8]>, DecodeError> {
-        match self.nullable_len(flexible, false, path)? {
-            Some(n) => self.take(n, path).map(Some),
-            None => Ok(None),
-        }
+        self.nullable_bytes_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads a `records` field that must not be null, keeping its absolute offset.
@@ -597,10 +855,8 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<crate::records::Records<'a>, DecodeError> {
-        let n = self.len(flexible, false, path)?;
-        let at = self.offset();
-        self.take(n, path)
-            .map(|b| crate::records::Records::with_offset(b, at))
+        self.records_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
@@ -614,14 +870,8 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<crate::records::Records<'a>>, DecodeError> {
-        match self.nullable_len(flexible, false, path)? {
-            Some(n) => {
-                let at = self.offset();
-                self.take(n, path)
-                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
-            }
-            None => Ok(None),
-        }
+        self.nullable_records_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Skips `n` bytes.
@@ -629,9 +879,9 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than `n` bytes are left.
-    #[inline(always)]
+    #[inline]
     pub fn skip(&mut self, n: usize, path: &'static str) -> Result<(), DecodeError> {
-        self.take(n, path).map(|_| ())
+        self.skip_(n, path).map_err(|Failed| self.take_error())
     }
 
     /// Skips a string, bytes or records field (`short`: the classic `int16` string length),
@@ -640,17 +890,15 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// Length and truncation errors.
-    #[inline(always)]
+    #[inline]
     pub fn skip_sized(
         &mut self,
         flexible: bool,
         short: bool,
         path: &'static str,
     ) -> Result<(), DecodeError> {
-        match self.nullable_len(flexible, short, path)? {
-            Some(n) => self.skip(n, path),
-            None => Ok(()),
-        }
+        self.skip_sized_(flexible, short, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Skips a tagged-field section: its count, then each entry's tag, size and payload.
@@ -658,18 +906,10 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// Varint and truncation errors.
-    #[inline(always)]
+    #[inline]
     pub fn skip_tagged_section(&mut self, path: &'static str) -> Result<(), DecodeError> {
-        if self.empty_tagged_section() {
-            return Ok(());
-        }
-        let count = self.uvarint(path)?;
-        for _ in 0..count {
-            self.uvarint(path)?;
-            let size = self.uvarint(path)?;
-            self.skip(usize::try_from(size).unwrap_or(usize::MAX), path)?;
-        }
-        Ok(())
+        self.skip_tagged_section_(path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads an array element count that must not be null.
@@ -680,11 +920,10 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
-    #[inline(always)]
+    #[inline]
     pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, DecodeError> {
-        let n = self.len(flexible, false, path)?;
-        self.check_count(n, path)?;
-        Ok(n)
+        self.array_len_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads a nullable array element count (any negative count is null).
@@ -692,27 +931,14 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated`, as [`Reader::array_len`].
-    #[inline(always)]
+    #[inline]
     pub fn nullable_array_len(
         &mut self,
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<usize>, DecodeError> {
-        match self.nullable_len(flexible, false, path)? {
-            Some(n) => {
-                self.check_count(n, path)?;
-                Ok(Some(n))
-            }
-            None => Ok(None),
-        }
-    }
-
-    #[inline]
-    fn check_count(&self, n: usize, path: &'static str) -> Result<(), DecodeError> {
-        if n > self.rest.len() {
-            return Err(self.truncated(n, path));
-        }
-        Ok(())
+        self.nullable_array_len_(flexible, path)
+            .map_err(|Failed| self.take_error())
     }
 
     /// Reads the int8 presence marker of a positional nullable struct: negative is null,
@@ -723,7 +949,8 @@ impl<'a> Reader<'a> {
     /// `Truncated`.
     #[inline]
     pub fn struct_marker(&mut self, path: &'static str) -> Result<bool, DecodeError> {
-        self.i8(path).map(|m| m >= 0)
+        self.struct_marker_(path)
+            .map_err(|Failed| self.take_error())
     }
 }
 

@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 
-use super::{Reader, Writer, uvarint_len};
+use super::{Failed, Reader, Writer, uvarint_len};
 
 /// One tagged field kept as raw bytes: its tag and its payload (without the tag and size
 /// varints).
@@ -224,9 +224,9 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
             Self::Wire { r, left } => {
                 *left = left.checked_sub(1)?;
                 // Validated at decode time; an error here only ends the iteration.
-                let tag = r.uvarint("").ok()?;
-                let size = r.uvarint("").ok()?;
-                let data = r.take(usize::try_from(size).ok()?, "").ok()?;
+                let tag = r.uvarint_("").ok()?;
+                let size = r.uvarint_("").ok()?;
+                let data = r.take_(usize::try_from(size).ok()?, "").ok()?;
                 Some(RawTaggedField { tag, data })
             }
             Self::Slice(it) => it.next().copied(),
@@ -242,10 +242,13 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
 /// ```text
 /// let mut section = TaggedSection::begin(r, KNOWN_TAGS, PATH)?;
 /// while let Some((tag, payload)) = section.next(r)? {
-///     match tag { 0 => field = section.field(payload, tag, PATH, |p| p.i32(PATH))?, ... }
+///     match tag { 0 => field = section.field(r, payload, tag, PATH, |p| p.i32_(PATH))?, ... }
 /// }
 /// let unknown = section.finish(r);
 /// ```
+///
+/// Like the reads of generated decoders, its methods return [`Failed`] and leave the error,
+/// named in each method's `# Errors`, in the reader `r` ([`Reader::take_error`]).
 #[derive(Debug)]
 pub struct TaggedSection<'a> {
     left: u32,
@@ -270,20 +273,15 @@ impl<'a> TaggedSection<'a> {
         r: &mut Reader<'a>,
         first_unknown: u32,
         path: &'static str,
-    ) -> Result<Self, DecodeError> {
-        let left = r.uvarint(path)?;
+    ) -> Result<Self, Failed> {
+        let left = r.uvarint_(path)?;
         // Each entry takes at least two bytes (tag and size).
         let min = usize::try_from(left)
             .unwrap_or(usize::MAX)
             .saturating_mul(2);
         if min > r.remaining() {
-            return Err(DecodeError::new(
-                r.offset(),
-                DecodeErrorKind::Truncated {
-                    needed: min.saturating_sub(r.remaining()),
-                },
-                path,
-            ));
+            let needed = min.saturating_sub(r.remaining());
+            return Err(r.fail(DecodeErrorKind::Truncated { needed }, path));
         }
         Ok(Self {
             left,
@@ -308,7 +306,7 @@ impl<'a> TaggedSection<'a> {
     pub fn read_unknown(
         r: &mut Reader<'a>,
         path: &'static str,
-    ) -> Result<TaggedFields<'a>, DecodeError> {
+    ) -> Result<TaggedFields<'a>, Failed> {
         let mut section = Self::begin(r, 0, path)?;
         while section.next(r)?.is_some() {}
         Ok(section.finish(r))
@@ -321,24 +319,24 @@ impl<'a> TaggedSection<'a> {
     ///
     /// Varint and truncation errors; `TagOutOfOrder` for a tag not greater than the previous one.
     #[inline]
-    pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, DecodeError> {
+    pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, Failed> {
         while self.left > 0 {
             self.left = self.left.saturating_sub(1);
             let entry = r.rest();
             let at = r.offset();
-            let tag = r.uvarint(self.path)?;
+            let tag = r.uvarint_(self.path)?;
             if let Some(previous) = self.previous
                 && tag <= previous
             {
-                return Err(DecodeError::new(
+                return Err(r.fail_at(
                     at,
                     DecodeErrorKind::TagOutOfOrder { tag, previous },
                     self.path,
                 ));
             }
             self.previous = Some(tag);
-            let size = r.uvarint(self.path)?;
-            let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
+            let size = r.uvarint_(self.path)?;
+            let payload = r.sub_(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
             if tag < self.first_unknown {
                 self.declared = size;
                 self.entry_offset = at;
@@ -361,41 +359,55 @@ impl<'a> TaggedSection<'a> {
     #[inline]
     pub fn field<T>(
         &self,
+        r: &mut Reader<'a>,
         mut payload: Reader<'a>,
         tag: u32,
         path: &'static str,
-        read: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
-    ) -> Result<T, DecodeError> {
+        read: impl FnOnce(&mut Reader<'a>) -> Result<T, Failed>,
+    ) -> Result<T, Failed> {
         match read(&mut payload) {
             Ok(value) if payload.is_empty() => Ok(value),
             // Both failures are settled out of line, one copy for every field.
-            Ok(_) => Err(self.unread(&payload, tag, path)),
-            Err(e) => Err(self.field_error(e, tag, path)),
+            Ok(_) => Err(self.unread(r, &payload, tag, path)),
+            Err(Failed) => Err(self.field_error(r, &mut payload, tag, path)),
         }
     }
 
-    /// The error for a value that left part of its payload unread.
+    /// Records in `r` the error for a value that left part of its payload unread.
     #[cold]
     #[inline(never)]
-    fn unread(&self, payload: &Reader<'a>, tag: u32, path: &'static str) -> DecodeError {
+    fn unread(
+        &self,
+        r: &mut Reader<'a>,
+        payload: &Reader<'a>,
+        tag: u32,
+        path: &'static str,
+    ) -> Failed {
         let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
         let consumed = declared.saturating_sub(payload.remaining());
-        self.mismatch(payload.offset(), tag, consumed, path)
+        r.fail_with(self.mismatch(payload.offset(), tag, consumed, path))
     }
 
-    /// The error of a value read from a payload: running past the payload's end means the value
-    /// wanted more than the declared size, any other error stands.
+    /// Records in `r` the error of a value read from `payload`: running past the payload's end
+    /// means the value wanted more than the declared size, any other error stands.
     #[cold]
     #[inline(never)]
-    fn field_error(&self, e: DecodeError, tag: u32, path: &'static str) -> DecodeError {
-        match e.kind {
+    fn field_error(
+        &self,
+        r: &mut Reader<'a>,
+        payload: &mut Reader<'a>,
+        tag: u32,
+        path: &'static str,
+    ) -> Failed {
+        let e = payload.take_error();
+        r.fail_with(match e.kind {
             // The value wanted `needed` bytes beyond the end of its payload.
             DecodeErrorKind::Truncated { needed } => {
                 let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
                 self.mismatch(e.offset, tag, declared.saturating_add(needed), path)
             }
             _ => e,
-        }
+        })
     }
 
     fn mismatch(
@@ -416,12 +428,12 @@ impl<'a> TaggedSection<'a> {
         )
     }
 
-    /// The error for a defined tag read at a version where the field is not tagged, at the
-    /// offset of the tag.
+    /// Records in `r` the error for a defined tag read at a version where the field is not
+    /// tagged, at the offset of the tag.
     #[cold]
-    #[must_use]
-    pub fn not_in_version(&self, tag: u32, version: i16) -> DecodeError {
-        DecodeError::new(
+    #[inline(never)]
+    pub fn not_in_version(&self, r: &mut Reader<'a>, tag: u32, version: i16) -> Failed {
+        r.fail_at(
             self.entry_offset,
             DecodeErrorKind::TagNotInVersion { tag, version },
             self.path,
@@ -466,7 +478,7 @@ mod tests {
         let mut s = TaggedSection::begin(&mut r, 2, "T").unwrap();
         let (tag, p) = s.next(&mut r).unwrap().unwrap();
         assert_eq!(tag, 0);
-        assert_eq!(s.field(p, tag, "T", |p| p.u8("T")).unwrap(), 0xaa);
+        assert_eq!(s.field(&mut r, p, tag, "T", |p| p.u8_("T")).unwrap(), 0xaa);
         assert!(s.next(&mut r).unwrap().is_none());
         let unknown = s.finish(&r);
         assert_eq!(unknown.len(), 2);
@@ -486,15 +498,56 @@ mod tests {
         let bytes = [2, 4, 0, 4, 0];
         let mut r = Reader::new(&bytes);
         let mut s = TaggedSection::begin(&mut r, 0, "T").unwrap();
+        assert_eq!(s.next(&mut r), Err(Failed));
         assert_eq!(
-            s.next(&mut r),
-            Err(DecodeError::new(
+            r.take_error(),
+            DecodeError::new(
                 3,
                 DecodeErrorKind::TagOutOfOrder {
                     tag: 4,
                     previous: 4
                 },
                 "T"
+            )
+        );
+    }
+
+    /// A known field's errors land in the section's reader: running past the payload is a size
+    /// mismatch, leaving part of it unread too, and any other error stands as it was.
+    #[test]
+    fn field_errors_are_recorded_in_the_outer_reader() {
+        // One known field, tag 0, declared 2 bytes: 0x00 0x05.
+        let bytes = [1, 0, 2, 0, 5];
+        let read_field = |read: fn(&mut Reader<'_>) -> Result<u32, Failed>| {
+            let mut r = Reader::new(&bytes);
+            let mut s = TaggedSection::begin(&mut r, 1, "T").unwrap();
+            let (tag, p) = s.next(&mut r).unwrap().unwrap();
+            s.field(&mut r, p, tag, "T.F", read)
+                .map_err(|Failed| r.take_error())
+        };
+        assert_eq!(read_field(|p| p.i16_("T.F").map(|v| v as u32)), Ok(5));
+        let mismatch = |offset, consumed| {
+            Err(DecodeError::new(
+                offset,
+                DecodeErrorKind::TaggedSizeMismatch {
+                    tag: 0,
+                    declared: 2,
+                    consumed,
+                },
+                "T.F",
+            ))
+        };
+        // Wants 4 bytes of a 2-byte payload: at the read's start.
+        assert_eq!(read_field(|p| p.u32_("T.F")), mismatch(3, 4));
+        // Leaves one of the two bytes: at the first byte left.
+        assert_eq!(read_field(|p| p.u8_("T.F").map(u32::from)), mismatch(4, 1));
+        // A compact string whose length byte 0 is null: the string's own error stands.
+        assert_eq!(
+            read_field(|p| p.string_(true, "T.F.S").map(|s| s.len() as u32)),
+            Err(DecodeError::new(
+                3,
+                DecodeErrorKind::UnexpectedNull,
+                "T.F.S"
             ))
         );
     }

@@ -3,7 +3,7 @@
 //! `AbortedTxn`: versions 0, flexible versions none.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `AbortedTxn` payload: versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,20 +101,20 @@ impl<'a> c::Decode<'a> for AbortedTxn<'a> {
     const PATH: &'static str = "AbortedTxn";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AbortedTxn",
             ));
         }
         let this = Self {
-            producer_id: r.i64("AbortedTxn.ProducerId")?,
-            first_offset: r.i64("AbortedTxn.FirstOffset")?,
-            last_offset: r.i64("AbortedTxn.LastOffset")?,
-            last_stable_offset: r.i64("AbortedTxn.LastStableOffset")?,
+            producer_id: r.i64_("AbortedTxn.ProducerId")?,
+            first_offset: r.i64_("AbortedTxn.FirstOffset")?,
+            last_offset: r.i64_("AbortedTxn.LastOffset")?,
+            last_stable_offset: r.i64_("AbortedTxn.LastStableOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -127,12 +127,12 @@ impl<'a> AbortedTxn<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(32, "AbortedTxn")?;
+        r.skip_(32, "AbortedTxn")?;
         Ok(())
     }
 }

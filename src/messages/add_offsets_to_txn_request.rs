@@ -5,7 +5,7 @@
 //! Compiled with the `AddOffsetsToTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddOffsetsToTxnRequest` (API key 25): valid versions 0-4, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,21 +103,21 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnRequest<'a> {
     const PATH: &'static str = "AddOffsetsToTxnRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddOffsetsToTxnRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string(flexible, "AddOffsetsToTxnRequest.TransactionalId")?,
-            producer_id: r.i64("AddOffsetsToTxnRequest.ProducerId")?,
-            producer_epoch: r.i16("AddOffsetsToTxnRequest.ProducerEpoch")?,
-            group_id: r.string(flexible, "AddOffsetsToTxnRequest.GroupId")?,
+            transactional_id: r.string_(flexible, "AddOffsetsToTxnRequest.TransactionalId")?,
+            producer_id: r.i64_("AddOffsetsToTxnRequest.ProducerId")?,
+            producer_epoch: r.i16_("AddOffsetsToTxnRequest.ProducerEpoch")?,
+            group_id: r.string_(flexible, "AddOffsetsToTxnRequest.GroupId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -134,16 +134,16 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(flexible, true, "AddOffsetsToTxnRequest.TransactionalId")?;
-        r.skip(10, "AddOffsetsToTxnRequest")?;
-        r.skip_sized(flexible, true, "AddOffsetsToTxnRequest.GroupId")?;
+        r.skip_sized_(flexible, true, "AddOffsetsToTxnRequest.TransactionalId")?;
+        r.skip_(10, "AddOffsetsToTxnRequest")?;
+        r.skip_sized_(flexible, true, "AddOffsetsToTxnRequest.GroupId")?;
         if flexible {
-            r.skip_tagged_section("AddOffsetsToTxnRequest.tagged_fields")?;
+            r.skip_tagged_section_("AddOffsetsToTxnRequest.tagged_fields")?;
         }
         Ok(())
     }

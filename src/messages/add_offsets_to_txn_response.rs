@@ -5,7 +5,7 @@
 //! Compiled with the `AddOffsetsToTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddOffsetsToTxnResponse` (API key 25): valid versions 0-4, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnResponse<'a> {
     const PATH: &'static str = "AddOffsetsToTxnResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddOffsetsToTxnResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32("AddOffsetsToTxnResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AddOffsetsToTxnResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("AddOffsetsToTxnResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AddOffsetsToTxnResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -106,14 +106,14 @@ impl<'a> AddOffsetsToTxnResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(6, "AddOffsetsToTxnResponse")?;
+        r.skip_(6, "AddOffsetsToTxnResponse")?;
         if flexible {
-            r.skip_tagged_section("AddOffsetsToTxnResponse.tagged_fields")?;
+            r.skip_tagged_section_("AddOffsetsToTxnResponse.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `AddPartitionsToTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddPartitionsToTxnRequest` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,12 +122,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddPartitionsToTxnRequest",
             ));
         }
@@ -144,7 +144,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
                 c::Array::Slice(&[])
             },
             v3_and_below_transactional_id: if version <= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
                 )?
@@ -152,12 +152,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
                 ""
             },
             v3_and_below_producer_id: if version <= 3 {
-                r.i64("AddPartitionsToTxnRequest.V3AndBelowProducerId")?
+                r.i64_("AddPartitionsToTxnRequest.V3AndBelowProducerId")?
             } else {
                 0
             },
             v3_and_below_producer_epoch: if version <= 3 {
-                r.i16("AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?
+                r.i16_("AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?
             } else {
                 0
             },
@@ -187,10 +187,10 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version >= 4 {
             c::ArrayView::<AddPartitionsToTxnTransaction<'a>>::skip(
@@ -202,7 +202,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         }
 
         if version <= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
@@ -210,11 +210,11 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         }
 
         if version <= 3 {
-            r.skip(8, "AddPartitionsToTxnRequest.V3AndBelowProducerId")?;
+            r.skip_(8, "AddPartitionsToTxnRequest.V3AndBelowProducerId")?;
         }
 
         if version <= 3 {
-            r.skip(2, "AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?;
+            r.skip_(2, "AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?;
         }
 
         if version <= 3 {
@@ -227,7 +227,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("AddPartitionsToTxnRequest.tagged_fields")?;
+            r.skip_tagged_section_("AddPartitionsToTxnRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -440,15 +440,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest.Transactions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            transactional_id: r.string(
+            transactional_id: r.string_(
                 true,
                 "AddPartitionsToTxnRequest.Transactions.TransactionalId",
             )?,
-            producer_id: r.i64("AddPartitionsToTxnRequest.Transactions.ProducerId")?,
-            producer_epoch: r.i16("AddPartitionsToTxnRequest.Transactions.ProducerEpoch")?,
-            verify_only: r.bool("AddPartitionsToTxnRequest.Transactions.VerifyOnly")?,
+            producer_id: r.i64_("AddPartitionsToTxnRequest.Transactions.ProducerId")?,
+            producer_epoch: r.i16_("AddPartitionsToTxnRequest.Transactions.ProducerEpoch")?,
+            verify_only: r.bool_("AddPartitionsToTxnRequest.Transactions.VerifyOnly")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -473,23 +473,23 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "AddPartitionsToTxnRequest.Transactions.TransactionalId",
         )?;
-        r.skip(11, "AddPartitionsToTxnRequest.Transactions")?;
+        r.skip_(11, "AddPartitionsToTxnRequest.Transactions")?;
         c::ArrayView::<AddPartitionsToTxnTopic<'a>>::skip(
             r,
             version,
             true,
             "AddPartitionsToTxnRequest.Transactions.Topics",
         )?;
-        r.skip_tagged_section("AddPartitionsToTxnRequest.Transactions.tagged_fields")?;
+        r.skip_tagged_section_("AddPartitionsToTxnRequest.Transactions.tagged_fields")?;
         Ok(())
     }
 }
@@ -598,10 +598,10 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
     const PATH: &'static str = "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 flexible,
                 "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Name",
             )?,
@@ -629,12 +629,12 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Name",
@@ -646,7 +646,7 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
             "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.tagged_fields",
             )?;
         }

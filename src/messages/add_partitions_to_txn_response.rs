@@ -5,7 +5,7 @@
 //! Compiled with the `AddPartitionsToTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddPartitionsToTxnResponse` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -109,20 +109,20 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddPartitionsToTxnResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32("AddPartitionsToTxnResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AddPartitionsToTxnResponse.ThrottleTimeMs")?,
             error_code: if version >= 4 {
-                r.i16("AddPartitionsToTxnResponse.ErrorCode")?
+                r.i16_("AddPartitionsToTxnResponse.ErrorCode")?
             } else {
                 0
             },
@@ -162,14 +162,14 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(4, "AddPartitionsToTxnResponse")?;
+        r.skip_(4, "AddPartitionsToTxnResponse")?;
         if version >= 4 {
-            r.skip(2, "AddPartitionsToTxnResponse.ErrorCode")?;
+            r.skip_(2, "AddPartitionsToTxnResponse.ErrorCode")?;
         }
 
         if version >= 4 {
@@ -191,7 +191,7 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("AddPartitionsToTxnResponse.tagged_fields")?;
+            r.skip_tagged_section_("AddPartitionsToTxnResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -338,9 +338,9 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.ResultsByTransaction";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            transactional_id: r.string(
+            transactional_id: r.string_(
                 true,
                 "AddPartitionsToTxnResponse.ResultsByTransaction.TransactionalId",
             )?,
@@ -368,11 +368,11 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "AddPartitionsToTxnResponse.ResultsByTransaction.TransactionalId",
@@ -383,7 +383,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
             true,
             "AddPartitionsToTxnResponse.ResultsByTransaction.TopicResults",
         )?;
-        r.skip_tagged_section("AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields")?;
+        r.skip_tagged_section_("AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields")?;
         Ok(())
     }
 }
@@ -484,10 +484,10 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 flexible,
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.Name",
             )?,
@@ -515,12 +515,12 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.Name",
@@ -532,7 +532,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
             "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.ResultsByPartition",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
             )?;
         }
@@ -644,13 +644,13 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     const PATH: &'static str = "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32(
+            partition_index: r.i32_(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.PartitionIndex",
             )?,
-            partition_error_code: r.i16(
+            partition_error_code: r.i16_(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.PartitionErrorCode",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -671,17 +671,17 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(
+        r.skip_(
             6,
             "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
             )?;
         }

@@ -5,7 +5,7 @@
 //! Compiled with the `AddRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddRaftVoterRequest` (API key 80): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,23 +129,23 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
     const PATH: &'static str = "AddRaftVoterRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddRaftVoterRequest",
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string(true, "AddRaftVoterRequest.ClusterId")?,
-            timeout_ms: r.i32("AddRaftVoterRequest.TimeoutMs")?,
-            voter_id: r.i32("AddRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid("AddRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string_(true, "AddRaftVoterRequest.ClusterId")?,
+            timeout_ms: r.i32_("AddRaftVoterRequest.TimeoutMs")?,
+            voter_id: r.i32_("AddRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid_("AddRaftVoterRequest.VoterDirectoryId")?,
             listeners: c::Array::read(r, version, true, "AddRaftVoterRequest.Listeners")?,
             ack_when_committed: if version >= 1 {
-                r.bool("AddRaftVoterRequest.AckWhenCommitted")?
+                r.bool_("AddRaftVoterRequest.AckWhenCommitted")?
             } else {
                 true
             },
@@ -165,18 +165,18 @@ impl<'a> AddRaftVoterRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "AddRaftVoterRequest.ClusterId")?;
-        r.skip(24, "AddRaftVoterRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "AddRaftVoterRequest.ClusterId")?;
+        r.skip_(24, "AddRaftVoterRequest")?;
         c::ArrayView::<Listener<'a>>::skip(r, version, true, "AddRaftVoterRequest.Listeners")?;
         if version >= 1 {
-            r.skip(1, "AddRaftVoterRequest.AckWhenCommitted")?;
+            r.skip_(1, "AddRaftVoterRequest.AckWhenCommitted")?;
         }
 
-        r.skip_tagged_section("AddRaftVoterRequest.tagged_fields")?;
+        r.skip_tagged_section_("AddRaftVoterRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -316,12 +316,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "AddRaftVoterRequest.Listeners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "AddRaftVoterRequest.Listeners.Name")?,
-            host: r.string(true, "AddRaftVoterRequest.Listeners.Host")?,
-            port: r.u16("AddRaftVoterRequest.Listeners.Port")?,
+            name: r.string_(true, "AddRaftVoterRequest.Listeners.Name")?,
+            host: r.string_(true, "AddRaftVoterRequest.Listeners.Host")?,
+            port: r.u16_("AddRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -338,15 +338,15 @@ impl<'a> Listener<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "AddRaftVoterRequest.Listeners.Name")?;
-        r.skip_sized(true, true, "AddRaftVoterRequest.Listeners.Host")?;
-        r.skip(2, "AddRaftVoterRequest.Listeners")?;
-        r.skip_tagged_section("AddRaftVoterRequest.Listeners.tagged_fields")?;
+        r.skip_sized_(true, true, "AddRaftVoterRequest.Listeners.Name")?;
+        r.skip_sized_(true, true, "AddRaftVoterRequest.Listeners.Host")?;
+        r.skip_(2, "AddRaftVoterRequest.Listeners")?;
+        r.skip_tagged_section_("AddRaftVoterRequest.Listeners.tagged_fields")?;
         Ok(())
     }
 }

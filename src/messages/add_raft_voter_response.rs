@@ -5,7 +5,7 @@
 //! Compiled with the `AddRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AddRaftVoterResponse` (API key 80): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for AddRaftVoterResponse<'a> {
     const PATH: &'static str = "AddRaftVoterResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AddRaftVoterResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AddRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AddRaftVoterResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "AddRaftVoterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("AddRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AddRaftVoterResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "AddRaftVoterResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -119,14 +119,14 @@ impl<'a> AddRaftVoterResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "AddRaftVoterResponse")?;
-        r.skip_sized(true, true, "AddRaftVoterResponse.ErrorMessage")?;
-        r.skip_tagged_section("AddRaftVoterResponse.tagged_fields")?;
+        r.skip_(6, "AddRaftVoterResponse")?;
+        r.skip_sized_(true, true, "AddRaftVoterResponse.ErrorMessage")?;
+        r.skip_tagged_section_("AddRaftVoterResponse.tagged_fields")?;
         Ok(())
     }
 }

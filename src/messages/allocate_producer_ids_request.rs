@@ -5,7 +5,7 @@
 //! Compiled with the `AllocateProducerIds` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AllocateProducerIdsRequest` (API key 67): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
     const PATH: &'static str = "AllocateProducerIdsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AllocateProducerIdsRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("AllocateProducerIdsRequest.BrokerId")?,
-            broker_epoch: r.i64("AllocateProducerIdsRequest.BrokerEpoch")?,
+            broker_id: r.i32_("AllocateProducerIdsRequest.BrokerId")?,
+            broker_epoch: r.i64_("AllocateProducerIdsRequest.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -105,13 +105,13 @@ impl<'a> AllocateProducerIdsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "AllocateProducerIdsRequest")?;
-        r.skip_tagged_section("AllocateProducerIdsRequest.tagged_fields")?;
+        r.skip_(12, "AllocateProducerIdsRequest")?;
+        r.skip_tagged_section_("AllocateProducerIdsRequest.tagged_fields")?;
         Ok(())
     }
 }

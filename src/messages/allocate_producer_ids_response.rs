@@ -5,7 +5,7 @@
 //! Compiled with the `AllocateProducerIds` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AllocateProducerIdsResponse` (API key 67): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,20 +103,20 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
     const PATH: &'static str = "AllocateProducerIdsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AllocateProducerIdsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AllocateProducerIdsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AllocateProducerIdsResponse.ErrorCode")?,
-            producer_id_start: r.i64("AllocateProducerIdsResponse.ProducerIdStart")?,
-            producer_id_len: r.i32("AllocateProducerIdsResponse.ProducerIdLen")?,
+            throttle_time_ms: r.i32_("AllocateProducerIdsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AllocateProducerIdsResponse.ErrorCode")?,
+            producer_id_start: r.i64_("AllocateProducerIdsResponse.ProducerIdStart")?,
+            producer_id_len: r.i32_("AllocateProducerIdsResponse.ProducerIdLen")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -133,13 +133,13 @@ impl<'a> AllocateProducerIdsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(18, "AllocateProducerIdsResponse")?;
-        r.skip_tagged_section("AllocateProducerIdsResponse.tagged_fields")?;
+        r.skip_(18, "AllocateProducerIdsResponse")?;
+        r.skip_tagged_section_("AllocateProducerIdsResponse.tagged_fields")?;
         Ok(())
     }
 }

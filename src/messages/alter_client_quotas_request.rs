@@ -5,7 +5,7 @@
 //! Compiled with the `AlterClientQuotas` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterClientQuotasRequest` (API key 49): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterClientQuotasRequest",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
             entries: c::Array::read(r, version, flexible, "AlterClientQuotasRequest.Entries")?,
-            validate_only: r.bool("AlterClientQuotasRequest.ValidateOnly")?,
+            validate_only: r.bool_("AlterClientQuotasRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -106,10 +106,10 @@ impl<'a> AlterClientQuotasRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<EntryData<'a>>::skip(
             r,
@@ -117,9 +117,9 @@ impl<'a> AlterClientQuotasRequest<'a> {
             flexible,
             "AlterClientQuotasRequest.Entries",
         )?;
-        r.skip(1, "AlterClientQuotasRequest")?;
+        r.skip_(1, "AlterClientQuotasRequest")?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasRequest.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -231,7 +231,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
             entity: c::Array::read(
@@ -259,10 +259,10 @@ impl<'a> EntryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<EntityData<'a>>::skip(
             r,
@@ -277,7 +277,7 @@ impl<'a> EntryData<'a> {
             "AlterClientQuotasRequest.Entries.Ops",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasRequest.Entries.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.tagged_fields")?;
         }
         Ok(())
     }
@@ -387,14 +387,14 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries.Entity";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string(
+            entity_type: r.string_(
                 flexible,
                 "AlterClientQuotasRequest.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string(
+            entity_name: r.nullable_string_(
                 flexible,
                 "AlterClientQuotasRequest.Entries.Entity.EntityName",
             )?,
@@ -416,23 +416,23 @@ impl<'a> EntityData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterClientQuotasRequest.Entries.Entity.EntityType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterClientQuotasRequest.Entries.Entity.EntityName",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasRequest.Entries.Entity.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.Entity.tagged_fields")?;
         }
         Ok(())
     }
@@ -555,12 +555,12 @@ impl<'a> c::Decode<'a> for OpData<'a> {
     const PATH: &'static str = "AlterClientQuotasRequest.Entries.Ops";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            key: r.string(flexible, "AlterClientQuotasRequest.Entries.Ops.Key")?,
-            value: r.f64("AlterClientQuotasRequest.Entries.Ops.Value")?,
-            remove: r.bool("AlterClientQuotasRequest.Entries.Ops.Remove")?,
+            key: r.string_(flexible, "AlterClientQuotasRequest.Entries.Ops.Key")?,
+            value: r.f64_("AlterClientQuotasRequest.Entries.Ops.Value")?,
+            remove: r.bool_("AlterClientQuotasRequest.Entries.Ops.Remove")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -579,15 +579,15 @@ impl<'a> OpData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "AlterClientQuotasRequest.Entries.Ops.Key")?;
-        r.skip(9, "AlterClientQuotasRequest.Entries.Ops")?;
+        r.skip_sized_(flexible, true, "AlterClientQuotasRequest.Entries.Ops.Key")?;
+        r.skip_(9, "AlterClientQuotasRequest.Entries.Ops")?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasRequest.Entries.Ops.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.Ops.tagged_fields")?;
         }
         Ok(())
     }

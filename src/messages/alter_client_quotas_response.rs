@@ -5,7 +5,7 @@
 //! Compiled with the `AlterClientQuotas` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterClientQuotasResponse` (API key 49): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterClientQuotasResponse",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterClientQuotasResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AlterClientQuotasResponse.ThrottleTimeMs")?,
             entries: c::Array::read(r, version, flexible, "AlterClientQuotasResponse.Entries")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> AlterClientQuotasResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(4, "AlterClientQuotasResponse")?;
+        r.skip_(4, "AlterClientQuotasResponse")?;
         c::ArrayView::<EntryData<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> AlterClientQuotasResponse<'a> {
             "AlterClientQuotasResponse.Entries",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasResponse.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -244,12 +244,12 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse.Entries";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16("AlterClientQuotasResponse.Entries.ErrorCode")?,
+            error_code: r.i16_("AlterClientQuotasResponse.Entries.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "AlterClientQuotasResponse.Entries.ErrorMessage")?,
+                .nullable_string_(flexible, "AlterClientQuotasResponse.Entries.ErrorMessage")?,
             entity: c::Array::read(
                 r,
                 version,
@@ -274,13 +274,13 @@ impl<'a> EntryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(2, "AlterClientQuotasResponse.Entries")?;
-        r.skip_sized(
+        r.skip_(2, "AlterClientQuotasResponse.Entries")?;
+        r.skip_sized_(
             flexible,
             true,
             "AlterClientQuotasResponse.Entries.ErrorMessage",
@@ -292,7 +292,7 @@ impl<'a> EntryData<'a> {
             "AlterClientQuotasResponse.Entries.Entity",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasResponse.Entries.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasResponse.Entries.tagged_fields")?;
         }
         Ok(())
     }
@@ -405,14 +405,14 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     const PATH: &'static str = "AlterClientQuotasResponse.Entries.Entity";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string(
+            entity_type: r.string_(
                 flexible,
                 "AlterClientQuotasResponse.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string(
+            entity_name: r.nullable_string_(
                 flexible,
                 "AlterClientQuotasResponse.Entries.Entity.EntityName",
             )?,
@@ -434,23 +434,23 @@ impl<'a> EntityData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterClientQuotasResponse.Entries.Entity.EntityType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterClientQuotasResponse.Entries.Entity.EntityName",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterClientQuotasResponse.Entries.Entity.tagged_fields")?;
+            r.skip_tagged_section_("AlterClientQuotasResponse.Entries.Entity.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `AlterConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterConfigsRequest` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
     const PATH: &'static str = "AlterConfigsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterConfigsRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "AlterConfigsRequest.Resources")?,
-            validate_only: r.bool("AlterConfigsRequest.ValidateOnly")?,
+            validate_only: r.bool_("AlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -106,10 +106,10 @@ impl<'a> AlterConfigsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<AlterConfigsResource<'a>>::skip(
             r,
@@ -117,9 +117,9 @@ impl<'a> AlterConfigsRequest<'a> {
             flexible,
             "AlterConfigsRequest.Resources",
         )?;
-        r.skip(1, "AlterConfigsRequest")?;
+        r.skip_(1, "AlterConfigsRequest")?;
         if flexible {
-            r.skip_tagged_section("AlterConfigsRequest.tagged_fields")?;
+            r.skip_tagged_section_("AlterConfigsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -244,11 +244,11 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     const PATH: &'static str = "AlterConfigsRequest.Resources";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8("AlterConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string(flexible, "AlterConfigsRequest.Resources.ResourceName")?,
+            resource_type: r.i8_("AlterConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string_(flexible, "AlterConfigsRequest.Resources.ResourceName")?,
             configs: c::Array::read(
                 r,
                 version,
@@ -271,13 +271,13 @@ impl<'a> AlterConfigsResource<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(1, "AlterConfigsRequest.Resources")?;
-        r.skip_sized(flexible, true, "AlterConfigsRequest.Resources.ResourceName")?;
+        r.skip_(1, "AlterConfigsRequest.Resources")?;
+        r.skip_sized_(flexible, true, "AlterConfigsRequest.Resources.ResourceName")?;
         c::ArrayView::<AlterableConfig<'a>>::skip(
             r,
             version,
@@ -285,7 +285,7 @@ impl<'a> AlterConfigsResource<'a> {
             "AlterConfigsRequest.Resources.Configs",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterConfigsRequest.Resources.tagged_fields")?;
+            r.skip_tagged_section_("AlterConfigsRequest.Resources.tagged_fields")?;
         }
         Ok(())
     }
@@ -398,11 +398,11 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     const PATH: &'static str = "AlterConfigsRequest.Resources.Configs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "AlterConfigsRequest.Resources.Configs.Name")?,
-            value: r.nullable_string(flexible, "AlterConfigsRequest.Resources.Configs.Value")?,
+            name: r.string_(flexible, "AlterConfigsRequest.Resources.Configs.Name")?,
+            value: r.nullable_string_(flexible, "AlterConfigsRequest.Resources.Configs.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -421,19 +421,19 @@ impl<'a> AlterableConfig<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "AlterConfigsRequest.Resources.Configs.Name")?;
-        r.skip_sized(
+        r.skip_sized_(flexible, true, "AlterConfigsRequest.Resources.Configs.Name")?;
+        r.skip_sized_(
             flexible,
             true,
             "AlterConfigsRequest.Resources.Configs.Value",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterConfigsRequest.Resources.Configs.tagged_fields")?;
+            r.skip_tagged_section_("AlterConfigsRequest.Resources.Configs.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `AlterConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterConfigsResponse` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
     const PATH: &'static str = "AlterConfigsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterConfigsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AlterConfigsResponse.ThrottleTimeMs")?,
             responses: c::Array::read(r, version, flexible, "AlterConfigsResponse.Responses")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> AlterConfigsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "AlterConfigsResponse")?;
+        r.skip_(4, "AlterConfigsResponse")?;
         c::ArrayView::<AlterConfigsResourceResponse<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> AlterConfigsResponse<'a> {
             "AlterConfigsResponse.Responses",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterConfigsResponse.tagged_fields")?;
+            r.skip_tagged_section_("AlterConfigsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -257,14 +257,14 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     const PATH: &'static str = "AlterConfigsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("AlterConfigsResponse.Responses.ErrorCode")?,
+            error_code: r.i16_("AlterConfigsResponse.Responses.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "AlterConfigsResponse.Responses.ErrorMessage")?,
-            resource_type: r.i8("AlterConfigsResponse.Responses.ResourceType")?,
-            resource_name: r.string(flexible, "AlterConfigsResponse.Responses.ResourceName")?,
+                .nullable_string_(flexible, "AlterConfigsResponse.Responses.ErrorMessage")?,
+            resource_type: r.i8_("AlterConfigsResponse.Responses.ResourceType")?,
+            resource_name: r.string_(flexible, "AlterConfigsResponse.Responses.ResourceName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -281,25 +281,25 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "AlterConfigsResponse.Responses")?;
-        r.skip_sized(
+        r.skip_(2, "AlterConfigsResponse.Responses")?;
+        r.skip_sized_(
             flexible,
             true,
             "AlterConfigsResponse.Responses.ErrorMessage",
         )?;
-        r.skip(1, "AlterConfigsResponse.Responses")?;
-        r.skip_sized(
+        r.skip_(1, "AlterConfigsResponse.Responses")?;
+        r.skip_sized_(
             flexible,
             true,
             "AlterConfigsResponse.Responses.ResourceName",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterConfigsResponse.Responses.tagged_fields")?;
+            r.skip_tagged_section_("AlterConfigsResponse.Responses.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `AlterPartitionReassignments` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterPartitionReassignmentsRequest` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterPartitionReassignmentsRequest",
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32("AlterPartitionReassignmentsRequest.TimeoutMs")?,
+            timeout_ms: r.i32_("AlterPartitionReassignmentsRequest.TimeoutMs")?,
             allow_replication_factor_change: if version >= 1 {
-                r.bool("AlterPartitionReassignmentsRequest.AllowReplicationFactorChange")?
+                r.bool_("AlterPartitionReassignmentsRequest.AllowReplicationFactorChange")?
             } else {
                 true
             },
@@ -130,13 +130,13 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "AlterPartitionReassignmentsRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "AlterPartitionReassignmentsRequest")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
             )?;
@@ -148,7 +148,7 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
             true,
             "AlterPartitionReassignmentsRequest.Topics",
         )?;
-        r.skip_tagged_section("AlterPartitionReassignmentsRequest.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionReassignmentsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -260,9 +260,9 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
+            name: r.string_(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -287,18 +287,18 @@ impl<'a> ReassignableTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "AlterPartitionReassignmentsRequest.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "AlterPartitionReassignmentsRequest.Topics.Name")?;
         c::ArrayView::<ReassignablePartition<'a>>::skip(
             r,
             version,
             true,
             "AlterPartitionReassignmentsRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AlterPartitionReassignmentsRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionReassignmentsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -396,10 +396,10 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32("AlterPartitionReassignmentsRequest.Topics.Partitions.PartitionIndex")?,
+                .i32_("AlterPartitionReassignmentsRequest.Topics.Partitions.PartitionIndex")?,
             replicas: c::Array::read_nullable(
                 r,
                 version,
@@ -424,18 +424,18 @@ impl<'a> ReassignablePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "AlterPartitionReassignmentsRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "AlterPartitionReassignmentsRequest.Topics.Partitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "AlterPartitionReassignmentsRequest.Topics.Partitions.Replicas",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "AlterPartitionReassignmentsRequest.Topics.Partitions.tagged_fields",
         )?;
         Ok(())

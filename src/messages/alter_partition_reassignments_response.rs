@@ -5,7 +5,7 @@
 //! Compiled with the `AlterPartitionReassignments` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterPartitionReassignmentsResponse` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,25 +116,25 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterPartitionReassignmentsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
             allow_replication_factor_change: if version >= 1 {
-                r.bool("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange")?
+                r.bool_("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange")?
             } else {
                 true
             },
-            error_code: r.i16("AlterPartitionReassignmentsResponse.ErrorCode")?,
+            error_code: r.i16_("AlterPartitionReassignmentsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "AlterPartitionReassignmentsResponse.ErrorMessage")?,
+                .nullable_string_(true, "AlterPartitionReassignmentsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -159,20 +159,20 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "AlterPartitionReassignmentsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "AlterPartitionReassignmentsResponse")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
             )?;
         }
 
-        r.skip(2, "AlterPartitionReassignmentsResponse")?;
-        r.skip_sized(
+        r.skip_(2, "AlterPartitionReassignmentsResponse")?;
+        r.skip_sized_(
             true,
             true,
             "AlterPartitionReassignmentsResponse.ErrorMessage",
@@ -183,7 +183,7 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
             true,
             "AlterPartitionReassignmentsResponse.Responses",
         )?;
-        r.skip_tagged_section("AlterPartitionReassignmentsResponse.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionReassignmentsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -302,9 +302,9 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
+            name: r.string_(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -329,11 +329,11 @@ impl<'a> ReassignableTopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "AlterPartitionReassignmentsResponse.Responses.Name",
@@ -344,7 +344,7 @@ impl<'a> ReassignableTopicResponse<'a> {
             true,
             "AlterPartitionReassignmentsResponse.Responses.Partitions",
         )?;
-        r.skip_tagged_section("AlterPartitionReassignmentsResponse.Responses.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionReassignmentsResponse.Responses.tagged_fields")?;
         Ok(())
     }
 }
@@ -455,14 +455,14 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
     const PATH: &'static str = "AlterPartitionReassignmentsResponse.Responses.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("AlterPartitionReassignmentsResponse.Responses.Partitions.PartitionIndex")?,
+                .i32_("AlterPartitionReassignmentsResponse.Responses.Partitions.PartitionIndex")?,
             error_code: r
-                .i16("AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i16_("AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
             )?,
@@ -484,21 +484,21 @@ impl<'a> ReassignablePartitionResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             6,
             "AlterPartitionReassignmentsResponse.Responses.Partitions",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "AlterPartitionReassignmentsResponse.Responses.Partitions.tagged_fields",
         )?;
         Ok(())

@@ -6,7 +6,7 @@
 //! Compiled with the `AlterPartition` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterPartitionRequest` (API key 56): valid versions 0-3, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,18 +91,18 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
     const PATH: &'static str = "AlterPartitionRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterPartitionRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("AlterPartitionRequest.BrokerId")?,
-            broker_epoch: r.i64("AlterPartitionRequest.BrokerEpoch")?,
+            broker_id: r.i32_("AlterPartitionRequest.BrokerId")?,
+            broker_epoch: r.i64_("AlterPartitionRequest.BrokerEpoch")?,
             topics: c::Array::read(r, version, true, "AlterPartitionRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -120,13 +120,13 @@ impl<'a> AlterPartitionRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(12, "AlterPartitionRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(12, "AlterPartitionRequest")?;
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionRequest.Topics")?;
-        r.skip_tagged_section("AlterPartitionRequest.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -244,15 +244,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "AlterPartitionRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string(true, "AlterPartitionRequest.Topics.TopicName")?
+                r.string_(true, "AlterPartitionRequest.Topics.TopicName")?
             } else {
                 ""
             },
             topic_id: if version >= 2 {
-                r.uuid("AlterPartitionRequest.Topics.TopicId")?
+                r.uuid_("AlterPartitionRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -278,16 +278,16 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         if version <= 1 {
-            r.skip_sized(true, true, "AlterPartitionRequest.Topics.TopicName")?;
+            r.skip_sized_(true, true, "AlterPartitionRequest.Topics.TopicName")?;
         }
 
         if version >= 2 {
-            r.skip(16, "AlterPartitionRequest.Topics.TopicId")?;
+            r.skip_(16, "AlterPartitionRequest.Topics.TopicId")?;
         }
 
         c::ArrayView::<PartitionData<'a>>::skip(
@@ -296,7 +296,7 @@ impl<'a> TopicData<'a> {
             true,
             "AlterPartitionRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AlterPartitionRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -455,10 +455,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "AlterPartitionRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("AlterPartitionRequest.Topics.Partitions.PartitionIndex")?,
-            leader_epoch: r.i32("AlterPartitionRequest.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32_("AlterPartitionRequest.Topics.Partitions.PartitionIndex")?,
+            leader_epoch: r.i32_("AlterPartitionRequest.Topics.Partitions.LeaderEpoch")?,
             new_isr: if version <= 2 {
                 c::Array::read(
                     r,
@@ -480,11 +480,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 c::Array::Slice(&[])
             },
             leader_recovery_state: if version >= 1 {
-                r.i8("AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState")?
+                r.i8_("AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState")?
             } else {
                 0
             },
-            partition_epoch: r.i32("AlterPartitionRequest.Topics.Partitions.PartitionEpoch")?,
+            partition_epoch: r.i32_("AlterPartitionRequest.Topics.Partitions.PartitionEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -503,11 +503,11 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(8, "AlterPartitionRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(8, "AlterPartitionRequest.Topics.Partitions")?;
         if version <= 2 {
             c::ArrayView::<i32>::skip(
                 r,
@@ -527,14 +527,14 @@ impl<'a> PartitionData<'a> {
         }
 
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState",
             )?;
         }
 
-        r.skip(4, "AlterPartitionRequest.Topics.Partitions")?;
-        r.skip_tagged_section("AlterPartitionRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(4, "AlterPartitionRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("AlterPartitionRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -673,13 +673,13 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
     const PATH: &'static str = "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             broker_id: r
-                .i32("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerId")?,
+                .i32_("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerId")?,
             broker_epoch: r
-                .i64("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerEpoch")?,
+                .i64_("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -698,16 +698,16 @@ impl<'a> BrokerState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             12,
             "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.tagged_fields",
         )?;
         Ok(())

@@ -6,7 +6,7 @@
 //! Compiled with the `AlterPartition` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterPartitionResponse` (API key 56): valid versions 0-3, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,18 +91,18 @@ impl<'a> c::Decode<'a> for AlterPartitionResponse<'a> {
     const PATH: &'static str = "AlterPartitionResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterPartitionResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterPartitionResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AlterPartitionResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("AlterPartitionResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AlterPartitionResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "AlterPartitionResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -120,13 +120,13 @@ impl<'a> AlterPartitionResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "AlterPartitionResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "AlterPartitionResponse")?;
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionResponse.Topics")?;
-        r.skip_tagged_section("AlterPartitionResponse.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -244,15 +244,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "AlterPartitionResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string(true, "AlterPartitionResponse.Topics.TopicName")?
+                r.string_(true, "AlterPartitionResponse.Topics.TopicName")?
             } else {
                 ""
             },
             topic_id: if version >= 2 {
-                r.uuid("AlterPartitionResponse.Topics.TopicId")?
+                r.uuid_("AlterPartitionResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -278,16 +278,16 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         if version <= 1 {
-            r.skip_sized(true, true, "AlterPartitionResponse.Topics.TopicName")?;
+            r.skip_sized_(true, true, "AlterPartitionResponse.Topics.TopicName")?;
         }
 
         if version >= 2 {
-            r.skip(16, "AlterPartitionResponse.Topics.TopicId")?;
+            r.skip_(16, "AlterPartitionResponse.Topics.TopicId")?;
         }
 
         c::ArrayView::<PartitionData<'a>>::skip(
@@ -296,7 +296,7 @@ impl<'a> TopicData<'a> {
             true,
             "AlterPartitionResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AlterPartitionResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AlterPartitionResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -468,12 +468,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "AlterPartitionResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("AlterPartitionResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("AlterPartitionResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32("AlterPartitionResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("AlterPartitionResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32_("AlterPartitionResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("AlterPartitionResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32_("AlterPartitionResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("AlterPartitionResponse.Topics.Partitions.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
@@ -481,11 +481,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "AlterPartitionResponse.Topics.Partitions.Isr",
             )?,
             leader_recovery_state: if version >= 1 {
-                r.i8("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState")?
+                r.i8_("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState")?
             } else {
                 0
             },
-            partition_epoch: r.i32("AlterPartitionResponse.Topics.Partitions.PartitionEpoch")?,
+            partition_epoch: r.i32_("AlterPartitionResponse.Topics.Partitions.PartitionEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -504,11 +504,11 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(14, "AlterPartitionResponse.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(14, "AlterPartitionResponse.Topics.Partitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -516,14 +516,14 @@ impl<'a> PartitionData<'a> {
             "AlterPartitionResponse.Topics.Partitions.Isr",
         )?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState",
             )?;
         }
 
-        r.skip(4, "AlterPartitionResponse.Topics.Partitions")?;
-        r.skip_tagged_section("AlterPartitionResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_(4, "AlterPartitionResponse.Topics.Partitions")?;
+        r.skip_tagged_section_("AlterPartitionResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

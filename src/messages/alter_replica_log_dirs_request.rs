@@ -6,7 +6,7 @@
 //! Compiled with the `AlterReplicaLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterReplicaLogDirsRequest` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterReplicaLogDirsRequest",
             ));
         }
@@ -93,10 +93,10 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<AlterReplicaLogDir<'a>>::skip(
             r,
@@ -105,7 +105,7 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
             "AlterReplicaLogDirsRequest.Dirs",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsRequest.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -214,10 +214,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest.Dirs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            path: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Path")?,
+            path: r.string_(flexible, "AlterReplicaLogDirsRequest.Dirs.Path")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -240,12 +240,12 @@ impl<'a> AlterReplicaLogDir<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "AlterReplicaLogDirsRequest.Dirs.Path")?;
+        r.skip_sized_(flexible, true, "AlterReplicaLogDirsRequest.Dirs.Path")?;
         c::ArrayView::<AlterReplicaLogDirTopic<'a>>::skip(
             r,
             version,
@@ -253,7 +253,7 @@ impl<'a> AlterReplicaLogDir<'a> {
             "AlterReplicaLogDirsRequest.Dirs.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
         }
         Ok(())
     }
@@ -363,10 +363,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsRequest.Dirs.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Topics.Name")?,
+            name: r.string_(flexible, "AlterReplicaLogDirsRequest.Dirs.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -391,12 +391,12 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterReplicaLogDirsRequest.Dirs.Topics.Name",
@@ -408,7 +408,7 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
             "AlterReplicaLogDirsRequest.Dirs.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `AlterReplicaLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterReplicaLogDirsResponse` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,18 +78,18 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterReplicaLogDirsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterReplicaLogDirsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AlterReplicaLogDirsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "AlterReplicaLogDirsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -107,12 +107,12 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "AlterReplicaLogDirsResponse")?;
+        r.skip_(4, "AlterReplicaLogDirsResponse")?;
         c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::skip(
             r,
             version,
@@ -120,7 +120,7 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
             "AlterReplicaLogDirsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsResponse.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -235,10 +235,10 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic_name: r.string(flexible, "AlterReplicaLogDirsResponse.Results.TopicName")?,
+            topic_name: r.string_(flexible, "AlterReplicaLogDirsResponse.Results.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -263,12 +263,12 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "AlterReplicaLogDirsResponse.Results.TopicName",
@@ -280,7 +280,7 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
             "AlterReplicaLogDirsResponse.Results.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }
@@ -390,12 +390,12 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
     const PATH: &'static str = "AlterReplicaLogDirsResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
-                .i32("AlterReplicaLogDirsResponse.Results.Partitions.PartitionIndex")?,
-            error_code: r.i16("AlterReplicaLogDirsResponse.Results.Partitions.ErrorCode")?,
+                .i32_("AlterReplicaLogDirsResponse.Results.Partitions.PartitionIndex")?,
+            error_code: r.i16_("AlterReplicaLogDirsResponse.Results.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -414,14 +414,14 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(6, "AlterReplicaLogDirsResponse.Results.Partitions")?;
+        r.skip_(6, "AlterReplicaLogDirsResponse.Results.Partitions")?;
         if flexible {
-            r.skip_tagged_section("AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `AlterShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterShareGroupOffsetsRequest` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,17 +80,17 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterShareGroupOffsetsRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "AlterShareGroupOffsetsRequest.GroupId")?,
+            group_id: r.string_(true, "AlterShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "AlterShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -108,18 +108,18 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "AlterShareGroupOffsetsRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "AlterShareGroupOffsetsRequest.GroupId")?;
         c::ArrayView::<AlterShareGroupOffsetsRequestTopic<'a>>::skip(
             r,
             version,
             true,
             "AlterShareGroupOffsetsRequest.Topics",
         )?;
-        r.skip_tagged_section("AlterShareGroupOffsetsRequest.tagged_fields")?;
+        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -226,9 +226,9 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
+            topic_name: r.string_(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -253,18 +253,18 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?;
         c::ArrayView::<AlterShareGroupOffsetsRequestPartition<'a>>::skip(
             r,
             version,
             true,
             "AlterShareGroupOffsetsRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AlterShareGroupOffsetsRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -362,12 +362,12 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("AlterShareGroupOffsetsRequest.Topics.Partitions.PartitionIndex")?,
-            start_offset: r.i64("AlterShareGroupOffsetsRequest.Topics.Partitions.StartOffset")?,
+                .i32_("AlterShareGroupOffsetsRequest.Topics.Partitions.PartitionIndex")?,
+            start_offset: r.i64_("AlterShareGroupOffsetsRequest.Topics.Partitions.StartOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -386,13 +386,13 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "AlterShareGroupOffsetsRequest.Topics.Partitions")?;
-        r.skip_tagged_section("AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(12, "AlterShareGroupOffsetsRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

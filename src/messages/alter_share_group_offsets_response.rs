@@ -5,7 +5,7 @@
 //! Compiled with the `AlterShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterShareGroupOffsetsResponse` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,20 +106,20 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterShareGroupOffsetsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterShareGroupOffsetsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AlterShareGroupOffsetsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("AlterShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AlterShareGroupOffsetsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "AlterShareGroupOffsetsResponse.ErrorMessage")?,
+                .nullable_string_(true, "AlterShareGroupOffsetsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -142,19 +142,19 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "AlterShareGroupOffsetsResponse")?;
-        r.skip_sized(true, true, "AlterShareGroupOffsetsResponse.ErrorMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "AlterShareGroupOffsetsResponse")?;
+        r.skip_sized_(true, true, "AlterShareGroupOffsetsResponse.ErrorMessage")?;
         c::ArrayView::<AlterShareGroupOffsetsResponseTopic<'a>>::skip(
             r,
             version,
             true,
             "AlterShareGroupOffsetsResponse.Responses",
         )?;
-        r.skip_tagged_section("AlterShareGroupOffsetsResponse.tagged_fields")?;
+        r.skip_tagged_section_("AlterShareGroupOffsetsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -282,10 +282,10 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
-            topic_id: r.uuid("AlterShareGroupOffsetsResponse.Responses.TopicId")?,
+            topic_name: r.string_(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
+            topic_id: r.uuid_("AlterShareGroupOffsetsResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -310,23 +310,23 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "AlterShareGroupOffsetsResponse.Responses.TopicName",
         )?;
-        r.skip(16, "AlterShareGroupOffsetsResponse.Responses")?;
+        r.skip_(16, "AlterShareGroupOffsetsResponse.Responses")?;
         c::ArrayView::<AlterShareGroupOffsetsResponsePartition<'a>>::skip(
             r,
             version,
             true,
             "AlterShareGroupOffsetsResponse.Responses.Partitions",
         )?;
-        r.skip_tagged_section("AlterShareGroupOffsetsResponse.Responses.tagged_fields")?;
+        r.skip_tagged_section_("AlterShareGroupOffsetsResponse.Responses.tagged_fields")?;
         Ok(())
     }
 }
@@ -440,13 +440,13 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
     const PATH: &'static str = "AlterShareGroupOffsetsResponse.Responses.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("AlterShareGroupOffsetsResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16("AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i32_("AlterShareGroupOffsetsResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16_("AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
             )?,
@@ -468,18 +468,20 @@ impl<'a> AlterShareGroupOffsetsResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "AlterShareGroupOffsetsResponse.Responses.Partitions")?;
-        r.skip_sized(
+        r.skip_(6, "AlterShareGroupOffsetsResponse.Responses.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section("AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields")?;
+        r.skip_tagged_section_(
+            "AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields",
+        )?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `AlterUserScramCredentials` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterUserScramCredentialsRequest` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,12 +77,12 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterUserScramCredentialsRequest",
             ));
         }
@@ -117,10 +117,10 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<ScramCredentialDeletion<'a>>::skip(
             r,
             version,
@@ -133,7 +133,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
             true,
             "AlterUserScramCredentialsRequest.Upsertions",
         )?;
-        r.skip_tagged_section("AlterUserScramCredentialsRequest.tagged_fields")?;
+        r.skip_tagged_section_("AlterUserScramCredentialsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -237,11 +237,11 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest.Deletions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
-            mechanism: r.i8("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
+            name: r.string_(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
+            mechanism: r.i8_("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -260,18 +260,18 @@ impl<'a> ScramCredentialDeletion<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "AlterUserScramCredentialsRequest.Deletions.Name",
         )?;
-        r.skip(1, "AlterUserScramCredentialsRequest.Deletions")?;
-        r.skip_tagged_section("AlterUserScramCredentialsRequest.Deletions.tagged_fields")?;
+        r.skip_(1, "AlterUserScramCredentialsRequest.Deletions")?;
+        r.skip_tagged_section_("AlterUserScramCredentialsRequest.Deletions.tagged_fields")?;
         Ok(())
     }
 }
@@ -406,14 +406,14 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsRequest.Upsertions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,
-            mechanism: r.i8("AlterUserScramCredentialsRequest.Upsertions.Mechanism")?,
-            iterations: r.i32("AlterUserScramCredentialsRequest.Upsertions.Iterations")?,
-            salt: r.bytes(true, "AlterUserScramCredentialsRequest.Upsertions.Salt")?,
-            salted_password: r.bytes(
+            name: r.string_(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,
+            mechanism: r.i8_("AlterUserScramCredentialsRequest.Upsertions.Mechanism")?,
+            iterations: r.i32_("AlterUserScramCredentialsRequest.Upsertions.Iterations")?,
+            salt: r.bytes_(true, "AlterUserScramCredentialsRequest.Upsertions.Salt")?,
+            salted_password: r.bytes_(
                 true,
                 "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
             )?,
@@ -435,28 +435,28 @@ impl<'a> ScramCredentialUpsertion<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "AlterUserScramCredentialsRequest.Upsertions.Name",
         )?;
-        r.skip(5, "AlterUserScramCredentialsRequest.Upsertions")?;
-        r.skip_sized(
+        r.skip_(5, "AlterUserScramCredentialsRequest.Upsertions")?;
+        r.skip_sized_(
             true,
             false,
             "AlterUserScramCredentialsRequest.Upsertions.Salt",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             false,
             "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
         )?;
-        r.skip_tagged_section("AlterUserScramCredentialsRequest.Upsertions.tagged_fields")?;
+        r.skip_tagged_section_("AlterUserScramCredentialsRequest.Upsertions.tagged_fields")?;
         Ok(())
     }
 }

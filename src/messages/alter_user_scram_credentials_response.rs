@@ -5,7 +5,7 @@
 //! Compiled with the `AlterUserScramCredentials` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AlterUserScramCredentialsResponse` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,17 +80,17 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AlterUserScramCredentialsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
             results: c::Array::read(
                 r,
                 version,
@@ -115,18 +115,18 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "AlterUserScramCredentialsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "AlterUserScramCredentialsResponse")?;
         c::ArrayView::<AlterUserScramCredentialsResult<'a>>::skip(
             r,
             version,
             true,
             "AlterUserScramCredentialsResponse.Results",
         )?;
-        r.skip_tagged_section("AlterUserScramCredentialsResponse.tagged_fields")?;
+        r.skip_tagged_section_("AlterUserScramCredentialsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -239,12 +239,12 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
     const PATH: &'static str = "AlterUserScramCredentialsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            user: r.string(true, "AlterUserScramCredentialsResponse.Results.User")?,
-            error_code: r.i16("AlterUserScramCredentialsResponse.Results.ErrorCode")?,
-            error_message: r.nullable_string(
+            user: r.string_(true, "AlterUserScramCredentialsResponse.Results.User")?,
+            error_code: r.i16_("AlterUserScramCredentialsResponse.Results.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "AlterUserScramCredentialsResponse.Results.ErrorMessage",
             )?,
@@ -266,19 +266,19 @@ impl<'a> AlterUserScramCredentialsResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "AlterUserScramCredentialsResponse.Results.User")?;
-        r.skip(2, "AlterUserScramCredentialsResponse.Results")?;
-        r.skip_sized(
+        r.skip_sized_(true, true, "AlterUserScramCredentialsResponse.Results.User")?;
+        r.skip_(2, "AlterUserScramCredentialsResponse.Results")?;
+        r.skip_sized_(
             true,
             true,
             "AlterUserScramCredentialsResponse.Results.ErrorMessage",
         )?;
-        r.skip_tagged_section("AlterUserScramCredentialsResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("AlterUserScramCredentialsResponse.Results.tagged_fields")?;
         Ok(())
     }
 }

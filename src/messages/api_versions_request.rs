@@ -5,7 +5,7 @@
 //! Compiled with the `ApiVersions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ApiVersionsRequest` (API key 18): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,34 +103,34 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
     const PATH: &'static str = "ApiVersionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ApiVersionsRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
             client_software_name: if version >= 3 {
-                r.string(flexible, "ApiVersionsRequest.ClientSoftwareName")?
+                r.string_(flexible, "ApiVersionsRequest.ClientSoftwareName")?
             } else {
                 ""
             },
             client_software_version: if version >= 3 {
-                r.string(flexible, "ApiVersionsRequest.ClientSoftwareVersion")?
+                r.string_(flexible, "ApiVersionsRequest.ClientSoftwareVersion")?
             } else {
                 ""
             },
             cluster_id: if version >= 5 {
-                r.nullable_string(flexible, "ApiVersionsRequest.ClusterId")?
+                r.nullable_string_(flexible, "ApiVersionsRequest.ClusterId")?
             } else {
                 None
             },
             node_id: if version >= 5 {
-                r.i32("ApiVersionsRequest.NodeId")?
+                r.i32_("ApiVersionsRequest.NodeId")?
             } else {
                 -1
             },
@@ -150,29 +150,29 @@ impl<'a> ApiVersionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version >= 3 {
-            r.skip_sized(flexible, true, "ApiVersionsRequest.ClientSoftwareName")?;
+            r.skip_sized_(flexible, true, "ApiVersionsRequest.ClientSoftwareName")?;
         }
 
         if version >= 3 {
-            r.skip_sized(flexible, true, "ApiVersionsRequest.ClientSoftwareVersion")?;
+            r.skip_sized_(flexible, true, "ApiVersionsRequest.ClientSoftwareVersion")?;
         }
 
         if version >= 5 {
-            r.skip_sized(flexible, true, "ApiVersionsRequest.ClusterId")?;
+            r.skip_sized_(flexible, true, "ApiVersionsRequest.ClusterId")?;
         }
 
         if version >= 5 {
-            r.skip(4, "ApiVersionsRequest.NodeId")?;
+            r.skip_(4, "ApiVersionsRequest.NodeId")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ApiVersionsRequest.tagged_fields")?;
+            r.skip_tagged_section_("ApiVersionsRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ApiVersions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ApiVersionsResponse` (API key 18): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,21 +142,21 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
     const PATH: &'static str = "ApiVersionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ApiVersionsResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            error_code: r.i16("ApiVersionsResponse.ErrorCode")?,
+            error_code: r.i16_("ApiVersionsResponse.ErrorCode")?,
             api_keys: c::Array::read(r, version, flexible, "ApiVersionsResponse.ApiKeys")?,
             throttle_time_ms: if version >= 1 {
-                r.i32("ApiVersionsResponse.ThrottleTimeMs")?
+                r.i32_("ApiVersionsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -172,9 +172,10 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                 match tag {
                     0 => {
                         if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.supported_features = section.field(
+                            r,
                             p,
                             tag,
                             "ApiVersionsResponse.SupportedFeatures",
@@ -190,20 +191,22 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                     }
                     1 => {
                         if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.finalized_features_epoch = section.field(
+                            r,
                             p,
                             tag,
                             "ApiVersionsResponse.FinalizedFeaturesEpoch",
-                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                            |p| p.i64_("ApiVersionsResponse.FinalizedFeaturesEpoch"),
                         )?;
                     }
                     2 => {
                         if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.finalized_features = section.field(
+                            r,
                             p,
                             tag,
                             "ApiVersionsResponse.FinalizedFeatures",
@@ -219,12 +222,15 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                     }
                     3 => {
                         if version < 3 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
-                        this.zk_migration_ready =
-                            section.field(p, tag, "ApiVersionsResponse.ZkMigrationReady", |p| {
-                                p.bool("ApiVersionsResponse.ZkMigrationReady")
-                            })?;
+                        this.zk_migration_ready = section.field(
+                            r,
+                            p,
+                            tag,
+                            "ApiVersionsResponse.ZkMigrationReady",
+                            |p| p.bool_("ApiVersionsResponse.ZkMigrationReady"),
+                        )?;
                     }
                     _ => {}
                 }
@@ -241,19 +247,19 @@ impl<'a> ApiVersionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(2, "ApiVersionsResponse")?;
+        r.skip_(2, "ApiVersionsResponse")?;
         c::ArrayView::<ApiVersion<'a>>::skip(r, version, flexible, "ApiVersionsResponse.ApiKeys")?;
         if version >= 1 {
-            r.skip(4, "ApiVersionsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "ApiVersionsResponse.ThrottleTimeMs")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ApiVersionsResponse.tagged_fields")?;
+            r.skip_tagged_section_("ApiVersionsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -473,12 +479,12 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     const PATH: &'static str = "ApiVersionsResponse.ApiKeys";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            api_key: r.i16("ApiVersionsResponse.ApiKeys.ApiKey")?,
-            min_version: r.i16("ApiVersionsResponse.ApiKeys.MinVersion")?,
-            max_version: r.i16("ApiVersionsResponse.ApiKeys.MaxVersion")?,
+            api_key: r.i16_("ApiVersionsResponse.ApiKeys.ApiKey")?,
+            min_version: r.i16_("ApiVersionsResponse.ApiKeys.MinVersion")?,
+            max_version: r.i16_("ApiVersionsResponse.ApiKeys.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -495,14 +501,14 @@ impl<'a> ApiVersion<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(6, "ApiVersionsResponse.ApiKeys")?;
+        r.skip_(6, "ApiVersionsResponse.ApiKeys")?;
         if flexible {
-            r.skip_tagged_section("ApiVersionsResponse.ApiKeys.tagged_fields")?;
+            r.skip_tagged_section_("ApiVersionsResponse.ApiKeys.tagged_fields")?;
         }
         Ok(())
     }
@@ -622,12 +628,12 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     const PATH: &'static str = "ApiVersionsResponse.SupportedFeatures";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
-            min_version: r.i16("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
-            max_version: r.i16("ApiVersionsResponse.SupportedFeatures.MaxVersion")?,
+            name: r.string_(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
+            min_version: r.i16_("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
+            max_version: r.i16_("ApiVersionsResponse.SupportedFeatures.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -646,14 +652,14 @@ impl<'a> SupportedFeatureKey<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "ApiVersionsResponse.SupportedFeatures.Name")?;
-        r.skip(4, "ApiVersionsResponse.SupportedFeatures")?;
-        r.skip_tagged_section("ApiVersionsResponse.SupportedFeatures.tagged_fields")?;
+        r.skip_sized_(true, true, "ApiVersionsResponse.SupportedFeatures.Name")?;
+        r.skip_(4, "ApiVersionsResponse.SupportedFeatures")?;
+        r.skip_tagged_section_("ApiVersionsResponse.SupportedFeatures.tagged_fields")?;
         Ok(())
     }
 }
@@ -767,12 +773,12 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
     const PATH: &'static str = "ApiVersionsResponse.FinalizedFeatures";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
-            max_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
-            min_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MinVersionLevel")?,
+            name: r.string_(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
+            max_version_level: r.i16_("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
+            min_version_level: r.i16_("ApiVersionsResponse.FinalizedFeatures.MinVersionLevel")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -791,14 +797,14 @@ impl<'a> FinalizedFeatureKey<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "ApiVersionsResponse.FinalizedFeatures.Name")?;
-        r.skip(4, "ApiVersionsResponse.FinalizedFeatures")?;
-        r.skip_tagged_section("ApiVersionsResponse.FinalizedFeatures.tagged_fields")?;
+        r.skip_sized_(true, true, "ApiVersionsResponse.FinalizedFeatures.Name")?;
+        r.skip_(4, "ApiVersionsResponse.FinalizedFeatures")?;
+        r.skip_tagged_section_("ApiVersionsResponse.FinalizedFeatures.tagged_fields")?;
         Ok(())
     }
 }

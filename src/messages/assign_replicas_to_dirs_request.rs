@@ -5,7 +5,7 @@
 //! Compiled with the `AssignReplicasToDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AssignReplicasToDirsRequest` (API key 73): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsRequest<'a> {
     const PATH: &'static str = "AssignReplicasToDirsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AssignReplicasToDirsRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("AssignReplicasToDirsRequest.BrokerId")?,
-            broker_epoch: r.i64("AssignReplicasToDirsRequest.BrokerEpoch")?,
+            broker_id: r.i32_("AssignReplicasToDirsRequest.BrokerId")?,
+            broker_epoch: r.i64_("AssignReplicasToDirsRequest.BrokerEpoch")?,
             directories: c::Array::read(
                 r,
                 version,
@@ -124,18 +124,18 @@ impl<'a> AssignReplicasToDirsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(12, "AssignReplicasToDirsRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(12, "AssignReplicasToDirsRequest")?;
         c::ArrayView::<DirectoryData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsRequest.Directories",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsRequest.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -240,9 +240,9 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsRequest.Directories";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            id: r.uuid("AssignReplicasToDirsRequest.Directories.Id")?,
+            id: r.uuid_("AssignReplicasToDirsRequest.Directories.Id")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -267,18 +267,18 @@ impl<'a> DirectoryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "AssignReplicasToDirsRequest.Directories")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "AssignReplicasToDirsRequest.Directories")?;
         c::ArrayView::<TopicData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsRequest.Directories.Topics",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsRequest.Directories.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsRequest.Directories.tagged_fields")?;
         Ok(())
     }
 }
@@ -372,9 +372,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsRequest.Directories.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("AssignReplicasToDirsRequest.Directories.Topics.TopicId")?,
+            topic_id: r.uuid_("AssignReplicasToDirsRequest.Directories.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -399,18 +399,18 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "AssignReplicasToDirsRequest.Directories.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "AssignReplicasToDirsRequest.Directories.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsRequest.Directories.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsRequest.Directories.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -491,11 +491,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsRequest.Directories.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("AssignReplicasToDirsRequest.Directories.Topics.Partitions.PartitionIndex")?,
+                .i32_("AssignReplicasToDirsRequest.Directories.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -514,16 +514,16 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             4,
             "AssignReplicasToDirsRequest.Directories.Topics.Partitions",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "AssignReplicasToDirsRequest.Directories.Topics.Partitions.tagged_fields",
         )?;
         Ok(())

@@ -5,7 +5,7 @@
 //! Compiled with the `AssignReplicasToDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `AssignReplicasToDirsResponse` (API key 73): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "AssignReplicasToDirsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("AssignReplicasToDirsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("AssignReplicasToDirsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("AssignReplicasToDirsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("AssignReplicasToDirsResponse.ErrorCode")?,
             directories: c::Array::read(
                 r,
                 version,
@@ -124,18 +124,18 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "AssignReplicasToDirsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "AssignReplicasToDirsResponse")?;
         c::ArrayView::<DirectoryData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsResponse.Directories",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsResponse.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -240,9 +240,9 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            id: r.uuid("AssignReplicasToDirsResponse.Directories.Id")?,
+            id: r.uuid_("AssignReplicasToDirsResponse.Directories.Id")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -267,18 +267,18 @@ impl<'a> DirectoryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "AssignReplicasToDirsResponse.Directories")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "AssignReplicasToDirsResponse.Directories")?;
         c::ArrayView::<TopicData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsResponse.Directories.Topics",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsResponse.Directories.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsResponse.Directories.tagged_fields")?;
         Ok(())
     }
 }
@@ -372,9 +372,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
+            topic_id: r.uuid_("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -399,18 +399,18 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "AssignReplicasToDirsResponse.Directories.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "AssignReplicasToDirsResponse.Directories.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
         )?;
-        r.skip_tagged_section("AssignReplicasToDirsResponse.Directories.Topics.tagged_fields")?;
+        r.skip_tagged_section_("AssignReplicasToDirsResponse.Directories.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -504,13 +504,14 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "AssignReplicasToDirsResponse.Directories.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r
-                .i32("AssignReplicasToDirsResponse.Directories.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_(
+                "AssignReplicasToDirsResponse.Directories.Topics.Partitions.PartitionIndex",
+            )?,
             error_code: r
-                .i16("AssignReplicasToDirsResponse.Directories.Topics.Partitions.ErrorCode")?,
+                .i16_("AssignReplicasToDirsResponse.Directories.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -529,16 +530,16 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             6,
             "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "AssignReplicasToDirsResponse.Directories.Topics.Partitions.tagged_fields",
         )?;
         Ok(())

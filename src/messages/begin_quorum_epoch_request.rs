@@ -5,7 +5,7 @@
 //! Compiled with the `BeginQuorumEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BeginQuorumEpochRequest` (API key 53): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,20 +103,20 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochRequest<'a> {
     const PATH: &'static str = "BeginQuorumEpochRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BeginQuorumEpochRequest",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            cluster_id: r.nullable_string(flexible, "BeginQuorumEpochRequest.ClusterId")?,
+            cluster_id: r.nullable_string_(flexible, "BeginQuorumEpochRequest.ClusterId")?,
             voter_id: if version >= 1 {
-                r.i32("BeginQuorumEpochRequest.VoterId")?
+                r.i32_("BeginQuorumEpochRequest.VoterId")?
             } else {
                 -1
             },
@@ -147,14 +147,14 @@ impl<'a> BeginQuorumEpochRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "BeginQuorumEpochRequest.ClusterId")?;
+        r.skip_sized_(flexible, true, "BeginQuorumEpochRequest.ClusterId")?;
         if version >= 1 {
-            r.skip(4, "BeginQuorumEpochRequest.VoterId")?;
+            r.skip_(4, "BeginQuorumEpochRequest.VoterId")?;
         }
 
         c::ArrayView::<TopicData<'a>>::skip(
@@ -173,7 +173,7 @@ impl<'a> BeginQuorumEpochRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochRequest.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -305,10 +305,10 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "BeginQuorumEpochRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string(flexible, "BeginQuorumEpochRequest.Topics.TopicName")?,
+            topic_name: r.string_(flexible, "BeginQuorumEpochRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -331,12 +331,12 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "BeginQuorumEpochRequest.Topics.TopicName")?;
+        r.skip_sized_(flexible, true, "BeginQuorumEpochRequest.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
@@ -344,7 +344,7 @@ impl<'a> TopicData<'a> {
             "BeginQuorumEpochRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -480,17 +480,17 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "BeginQuorumEpochRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32("BeginQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
             voter_directory_id: if version >= 1 {
-                r.uuid("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId")?
+                r.uuid_("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            leader_id: r.i32("BeginQuorumEpochRequest.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("BeginQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            leader_id: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -509,22 +509,22 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(4, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        r.skip_(4, "BeginQuorumEpochRequest.Topics.Partitions")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 16,
                 "BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId",
             )?;
         }
 
-        r.skip(8, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        r.skip_(8, "BeginQuorumEpochRequest.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -650,12 +650,12 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
     const PATH: &'static str = "BeginQuorumEpochRequest.LeaderEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?,
-            host: r.string(true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?,
-            port: r.u16("BeginQuorumEpochRequest.LeaderEndpoints.Port")?,
+            name: r.string_(true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?,
+            host: r.string_(true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?,
+            port: r.u16_("BeginQuorumEpochRequest.LeaderEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -674,15 +674,15 @@ impl<'a> LeaderEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?;
-        r.skip_sized(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?;
-        r.skip(2, "BeginQuorumEpochRequest.LeaderEndpoints")?;
-        r.skip_tagged_section("BeginQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
+        r.skip_sized_(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?;
+        r.skip_sized_(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?;
+        r.skip_(2, "BeginQuorumEpochRequest.LeaderEndpoints")?;
+        r.skip_tagged_section_("BeginQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `BeginQuorumEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BeginQuorumEpochResponse` (API key 53): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BeginQuorumEpochResponse",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16("BeginQuorumEpochResponse.ErrorCode")?,
+            error_code: r.i16_("BeginQuorumEpochResponse.ErrorCode")?,
             topics: c::Array::read(r, version, flexible, "BeginQuorumEpochResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -112,17 +112,22 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
-                    this.node_endpoints =
-                        section.field(p, tag, "BeginQuorumEpochResponse.NodeEndpoints", |p| {
+                    this.node_endpoints = section.field(
+                        r,
+                        p,
+                        tag,
+                        "BeginQuorumEpochResponse.NodeEndpoints",
+                        |p| {
                             c::Array::read(
                                 p,
                                 version,
                                 true,
                                 "BeginQuorumEpochResponse.NodeEndpoints",
                             )
-                        })?;
+                        },
+                    )?;
                 }
             }
             this.unknown_tagged_fields = section.finish(r);
@@ -137,12 +142,12 @@ impl<'a> BeginQuorumEpochResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(2, "BeginQuorumEpochResponse")?;
+        r.skip_(2, "BeginQuorumEpochResponse")?;
         c::ArrayView::<TopicData<'a>>::skip(
             r,
             version,
@@ -151,7 +156,7 @@ impl<'a> BeginQuorumEpochResponse<'a> {
         )?;
 
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochResponse.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -295,10 +300,10 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string(flexible, "BeginQuorumEpochResponse.Topics.TopicName")?,
+            topic_name: r.string_(flexible, "BeginQuorumEpochResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -321,12 +326,12 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "BeginQuorumEpochResponse.Topics.TopicName")?;
+        r.skip_sized_(flexible, true, "BeginQuorumEpochResponse.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
@@ -334,7 +339,7 @@ impl<'a> TopicData<'a> {
             "BeginQuorumEpochResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -470,13 +475,13 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32("BeginQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("BeginQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32("BeginQuorumEpochResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("BeginQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("BeginQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -495,14 +500,14 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(14, "BeginQuorumEpochResponse.Topics.Partitions")?;
+        r.skip_(14, "BeginQuorumEpochResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("BeginQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("BeginQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -625,12 +630,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "BeginQuorumEpochResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("BeginQuorumEpochResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?,
-            port: r.u16("BeginQuorumEpochResponse.NodeEndpoints.Port")?,
+            node_id: r.i32_("BeginQuorumEpochResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?,
+            port: r.u16_("BeginQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -649,15 +654,15 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "BeginQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?;
-        r.skip(2, "BeginQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_tagged_section("BeginQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "BeginQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?;
+        r.skip_(2, "BeginQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_tagged_section_("BeginQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `BrokerHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BrokerHeartbeatRequest` (API key 63): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,21 +142,21 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
     const PATH: &'static str = "BrokerHeartbeatRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BrokerHeartbeatRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("BrokerHeartbeatRequest.BrokerId")?,
-            broker_epoch: r.i64("BrokerHeartbeatRequest.BrokerEpoch")?,
-            current_metadata_offset: r.i64("BrokerHeartbeatRequest.CurrentMetadataOffset")?,
-            want_fence: r.bool("BrokerHeartbeatRequest.WantFence")?,
-            want_shut_down: r.bool("BrokerHeartbeatRequest.WantShutDown")?,
+            broker_id: r.i32_("BrokerHeartbeatRequest.BrokerId")?,
+            broker_epoch: r.i64_("BrokerHeartbeatRequest.BrokerEpoch")?,
+            current_metadata_offset: r.i64_("BrokerHeartbeatRequest.CurrentMetadataOffset")?,
+            want_fence: r.bool_("BrokerHeartbeatRequest.WantFence")?,
+            want_shut_down: r.bool_("BrokerHeartbeatRequest.WantShutDown")?,
             offline_log_dirs: c::Array::Slice(&[]),
             cordoned_log_dirs: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -168,9 +168,10 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
                 match tag {
                     0 => {
                         if version < 1 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.offline_log_dirs = section.field(
+                            r,
                             p,
                             tag,
                             "BrokerHeartbeatRequest.OfflineLogDirs",
@@ -186,9 +187,10 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
                     }
                     1 => {
                         if version < 2 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.cordoned_log_dirs = section.field(
+                            r,
                             p,
                             tag,
                             "BrokerHeartbeatRequest.CordonedLogDirs",
@@ -217,14 +219,14 @@ impl<'a> BrokerHeartbeatRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(22, "BrokerHeartbeatRequest")?;
+        r.skip_(22, "BrokerHeartbeatRequest")?;
 
-        r.skip_tagged_section("BrokerHeartbeatRequest.tagged_fields")?;
+        r.skip_tagged_section_("BrokerHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
 }

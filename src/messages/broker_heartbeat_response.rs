@@ -5,7 +5,7 @@
 //! Compiled with the `BrokerHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BrokerHeartbeatResponse` (API key 63): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,21 +116,21 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
     const PATH: &'static str = "BrokerHeartbeatResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BrokerHeartbeatResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("BrokerHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16("BrokerHeartbeatResponse.ErrorCode")?,
-            is_caught_up: r.bool("BrokerHeartbeatResponse.IsCaughtUp")?,
-            is_fenced: r.bool("BrokerHeartbeatResponse.IsFenced")?,
-            should_shut_down: r.bool("BrokerHeartbeatResponse.ShouldShutDown")?,
+            throttle_time_ms: r.i32_("BrokerHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("BrokerHeartbeatResponse.ErrorCode")?,
+            is_caught_up: r.bool_("BrokerHeartbeatResponse.IsCaughtUp")?,
+            is_fenced: r.bool_("BrokerHeartbeatResponse.IsFenced")?,
+            should_shut_down: r.bool_("BrokerHeartbeatResponse.ShouldShutDown")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -147,13 +147,13 @@ impl<'a> BrokerHeartbeatResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(9, "BrokerHeartbeatResponse")?;
-        r.skip_tagged_section("BrokerHeartbeatResponse.tagged_fields")?;
+        r.skip_(9, "BrokerHeartbeatResponse")?;
+        r.skip_tagged_section_("BrokerHeartbeatResponse.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `BrokerRegistration` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BrokerRegistrationRequest` (API key 62): valid versions 0-4, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -168,24 +168,24 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BrokerRegistrationRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("BrokerRegistrationRequest.BrokerId")?,
-            cluster_id: r.string(true, "BrokerRegistrationRequest.ClusterId")?,
-            incarnation_id: r.uuid("BrokerRegistrationRequest.IncarnationId")?,
+            broker_id: r.i32_("BrokerRegistrationRequest.BrokerId")?,
+            cluster_id: r.string_(true, "BrokerRegistrationRequest.ClusterId")?,
+            incarnation_id: r.uuid_("BrokerRegistrationRequest.IncarnationId")?,
             listeners: c::Array::read(r, version, true, "BrokerRegistrationRequest.Listeners")?,
             features: c::Array::read(r, version, true, "BrokerRegistrationRequest.Features")?,
-            rack: r.nullable_string(true, "BrokerRegistrationRequest.Rack")?,
+            rack: r.nullable_string_(true, "BrokerRegistrationRequest.Rack")?,
             is_migrating_zk_broker: if version >= 1 {
-                r.bool("BrokerRegistrationRequest.IsMigratingZkBroker")?
+                r.bool_("BrokerRegistrationRequest.IsMigratingZkBroker")?
             } else {
                 false
             },
@@ -195,7 +195,7 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
                 c::Array::Slice(&[])
             },
             previous_broker_epoch: if version >= 3 {
-                r.i64("BrokerRegistrationRequest.PreviousBrokerEpoch")?
+                r.i64_("BrokerRegistrationRequest.PreviousBrokerEpoch")?
             } else {
                 -1
             },
@@ -215,13 +215,13 @@ impl<'a> BrokerRegistrationRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "BrokerRegistrationRequest")?;
-        r.skip_sized(true, true, "BrokerRegistrationRequest.ClusterId")?;
-        r.skip(16, "BrokerRegistrationRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "BrokerRegistrationRequest")?;
+        r.skip_sized_(true, true, "BrokerRegistrationRequest.ClusterId")?;
+        r.skip_(16, "BrokerRegistrationRequest")?;
         c::ArrayView::<Listener<'a>>::skip(
             r,
             version,
@@ -229,9 +229,9 @@ impl<'a> BrokerRegistrationRequest<'a> {
             "BrokerRegistrationRequest.Listeners",
         )?;
         c::ArrayView::<Feature<'a>>::skip(r, version, true, "BrokerRegistrationRequest.Features")?;
-        r.skip_sized(true, true, "BrokerRegistrationRequest.Rack")?;
+        r.skip_sized_(true, true, "BrokerRegistrationRequest.Rack")?;
         if version >= 1 {
-            r.skip(1, "BrokerRegistrationRequest.IsMigratingZkBroker")?;
+            r.skip_(1, "BrokerRegistrationRequest.IsMigratingZkBroker")?;
         }
 
         if version >= 2 {
@@ -239,10 +239,10 @@ impl<'a> BrokerRegistrationRequest<'a> {
         }
 
         if version >= 3 {
-            r.skip(8, "BrokerRegistrationRequest.PreviousBrokerEpoch")?;
+            r.skip_(8, "BrokerRegistrationRequest.PreviousBrokerEpoch")?;
         }
 
-        r.skip_tagged_section("BrokerRegistrationRequest.tagged_fields")?;
+        r.skip_tagged_section_("BrokerRegistrationRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -420,13 +420,13 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest.Listeners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "BrokerRegistrationRequest.Listeners.Name")?,
-            host: r.string(true, "BrokerRegistrationRequest.Listeners.Host")?,
-            port: r.u16("BrokerRegistrationRequest.Listeners.Port")?,
-            security_protocol: r.i16("BrokerRegistrationRequest.Listeners.SecurityProtocol")?,
+            name: r.string_(true, "BrokerRegistrationRequest.Listeners.Name")?,
+            host: r.string_(true, "BrokerRegistrationRequest.Listeners.Host")?,
+            port: r.u16_("BrokerRegistrationRequest.Listeners.Port")?,
+            security_protocol: r.i16_("BrokerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -445,15 +445,15 @@ impl<'a> Listener<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "BrokerRegistrationRequest.Listeners.Name")?;
-        r.skip_sized(true, true, "BrokerRegistrationRequest.Listeners.Host")?;
-        r.skip(4, "BrokerRegistrationRequest.Listeners")?;
-        r.skip_tagged_section("BrokerRegistrationRequest.Listeners.tagged_fields")?;
+        r.skip_sized_(true, true, "BrokerRegistrationRequest.Listeners.Name")?;
+        r.skip_sized_(true, true, "BrokerRegistrationRequest.Listeners.Host")?;
+        r.skip_(4, "BrokerRegistrationRequest.Listeners")?;
+        r.skip_tagged_section_("BrokerRegistrationRequest.Listeners.tagged_fields")?;
         Ok(())
     }
 }
@@ -574,14 +574,14 @@ impl<'a> c::Decode<'a> for Feature<'a> {
     const PATH: &'static str = "BrokerRegistrationRequest.Features";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "BrokerRegistrationRequest.Features.Name")?,
+            name: r.string_(true, "BrokerRegistrationRequest.Features.Name")?,
             min_supported_version: r
-                .i16("BrokerRegistrationRequest.Features.MinSupportedVersion")?,
+                .i16_("BrokerRegistrationRequest.Features.MinSupportedVersion")?,
             max_supported_version: r
-                .i16("BrokerRegistrationRequest.Features.MaxSupportedVersion")?,
+                .i16_("BrokerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -600,14 +600,14 @@ impl<'a> Feature<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "BrokerRegistrationRequest.Features.Name")?;
-        r.skip(4, "BrokerRegistrationRequest.Features")?;
-        r.skip_tagged_section("BrokerRegistrationRequest.Features.tagged_fields")?;
+        r.skip_sized_(true, true, "BrokerRegistrationRequest.Features.Name")?;
+        r.skip_(4, "BrokerRegistrationRequest.Features")?;
+        r.skip_tagged_section_("BrokerRegistrationRequest.Features.tagged_fields")?;
         Ok(())
     }
 }

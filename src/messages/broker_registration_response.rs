@@ -5,7 +5,7 @@
 //! Compiled with the `BrokerRegistration` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `BrokerRegistrationResponse` (API key 62): valid versions 0-4, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for BrokerRegistrationResponse<'a> {
     const PATH: &'static str = "BrokerRegistrationResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "BrokerRegistrationResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("BrokerRegistrationResponse.ThrottleTimeMs")?,
-            error_code: r.i16("BrokerRegistrationResponse.ErrorCode")?,
-            broker_epoch: r.i64("BrokerRegistrationResponse.BrokerEpoch")?,
+            throttle_time_ms: r.i32_("BrokerRegistrationResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("BrokerRegistrationResponse.ErrorCode")?,
+            broker_epoch: r.i64_("BrokerRegistrationResponse.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -119,13 +119,13 @@ impl<'a> BrokerRegistrationResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(14, "BrokerRegistrationResponse")?;
-        r.skip_tagged_section("BrokerRegistrationResponse.tagged_fields")?;
+        r.skip_(14, "BrokerRegistrationResponse")?;
+        r.skip_tagged_section_("BrokerRegistrationResponse.tagged_fields")?;
         Ok(())
     }
 }

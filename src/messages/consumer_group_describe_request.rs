@@ -5,7 +5,7 @@
 //! Compiled with the `ConsumerGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ConsumerGroupDescribeRequest` (API key 69): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerGroupDescribeRequest",
             ));
         }
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ConsumerGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool("ConsumerGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool_("ConsumerGroupDescribeRequest.IncludeAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -106,13 +106,13 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(r, version, true, "ConsumerGroupDescribeRequest.GroupIds")?;
-        r.skip(1, "ConsumerGroupDescribeRequest")?;
-        r.skip_tagged_section("ConsumerGroupDescribeRequest.tagged_fields")?;
+        r.skip_(1, "ConsumerGroupDescribeRequest")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ConsumerGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ConsumerGroupDescribeResponse` (API key 69): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerGroupDescribeResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ConsumerGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("ConsumerGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ConsumerGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ConsumerGroupDescribeResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ConsumerGroupDescribeResponse")?;
         c::ArrayView::<DescribedGroup<'a>>::skip(
             r,
             version,
             true,
             "ConsumerGroupDescribeResponse.Groups",
         )?;
-        r.skip_tagged_section("ConsumerGroupDescribeResponse.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -307,16 +307,16 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16_("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ConsumerGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string(true, "ConsumerGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string(true, "ConsumerGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            assignor_name: r.string(true, "ConsumerGroupDescribeResponse.Groups.AssignorName")?,
+                .nullable_string_(true, "ConsumerGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string_(true, "ConsumerGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string_(true, "ConsumerGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            assignor_name: r.string_(true, "ConsumerGroupDescribeResponse.Groups.AssignorName")?,
             members: c::Array::read(
                 r,
                 version,
@@ -324,7 +324,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "ConsumerGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32("ConsumerGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32_("ConsumerGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -343,24 +343,24 @@ impl<'a> DescribedGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.ErrorMessage",
         )?;
-        r.skip_sized(true, true, "ConsumerGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized(
+        r.skip_sized_(true, true, "ConsumerGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.GroupState",
         )?;
-        r.skip(8, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_sized(
+        r.skip_(8, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.AssignorName",
@@ -371,8 +371,8 @@ impl<'a> DescribedGroup<'a> {
             true,
             "ConsumerGroupDescribeResponse.Groups.Members",
         )?;
-        r.skip(4, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_tagged_section("ConsumerGroupDescribeResponse.Groups.tagged_fields")?;
+        r.skip_(4, "ConsumerGroupDescribeResponse.Groups")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -622,24 +622,24 @@ impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Groups.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string(
+            member_id: r.string_(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.MemberId",
             )?,
-            instance_id: r.nullable_string(
+            instance_id: r.nullable_string_(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.InstanceId",
             )?,
             rack_id: r
-                .nullable_string(true, "ConsumerGroupDescribeResponse.Groups.Members.RackId")?,
-            member_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            client_id: r.string(
+                .nullable_string_(true, "ConsumerGroupDescribeResponse.Groups.Members.RackId")?,
+            member_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            client_id: r.string_(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.ClientId",
             )?,
-            client_host: r.string(
+            client_host: r.string_(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
             )?,
@@ -649,14 +649,14 @@ impl<'a> c::Decode<'a> for Member<'a> {
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
             )?,
-            subscribed_topic_regex: r.nullable_string(
+            subscribed_topic_regex: r.nullable_string_(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicRegex",
             )?,
-            assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
-            target_assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
+            assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
+            target_assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
             member_type: if version >= 1 {
-                r.i8("ConsumerGroupDescribeResponse.Groups.Members.MemberType")?
+                r.i8_("ConsumerGroupDescribeResponse.Groups.Members.MemberType")?
             } else {
                 -1
             },
@@ -678,32 +678,32 @@ impl<'a> Member<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.MemberId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.InstanceId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.RackId",
         )?;
-        r.skip(4, "ConsumerGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized(
+        r.skip_(4, "ConsumerGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.ClientId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
@@ -714,7 +714,7 @@ impl<'a> Member<'a> {
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicRegex",
@@ -722,10 +722,10 @@ impl<'a> Member<'a> {
         Assignment::skip_wire(r, version)?;
         Assignment::skip_wire(r, version)?;
         if version >= 1 {
-            r.skip(1, "ConsumerGroupDescribeResponse.Groups.Members.MemberType")?;
+            r.skip_(1, "ConsumerGroupDescribeResponse.Groups.Members.MemberType")?;
         }
 
-        r.skip_tagged_section("ConsumerGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Groups.Members.tagged_fields")?;
         Ok(())
     }
 }
@@ -886,10 +886,10 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
-            topic_name: r.string(
+            topic_id: r.uuid_("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
+            topic_name: r.string_(
                 true,
                 "ConsumerGroupDescribeResponse.TopicPartitions.TopicName",
             )?,
@@ -917,12 +917,12 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ConsumerGroupDescribeResponse.TopicPartitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ConsumerGroupDescribeResponse.TopicPartitions")?;
+        r.skip_sized_(
             true,
             true,
             "ConsumerGroupDescribeResponse.TopicPartitions.TopicName",
@@ -933,7 +933,7 @@ impl<'a> TopicPartitions<'a> {
             true,
             "ConsumerGroupDescribeResponse.TopicPartitions.Partitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -1021,7 +1021,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ConsumerGroupDescribeResponse.Assignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -1047,17 +1047,17 @@ impl<'a> Assignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicPartitions<'a>>::skip(
             r,
             version,
             true,
             "ConsumerGroupDescribeResponse.Assignment.TopicPartitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupDescribeResponse.Assignment.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Assignment.tagged_fields")?;
         Ok(())
     }
 }

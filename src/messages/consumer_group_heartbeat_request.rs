@@ -5,7 +5,7 @@
 //! Compiled with the `ConsumerGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ConsumerGroupHeartbeatRequest` (API key 68): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -184,22 +184,22 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerGroupHeartbeatRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "ConsumerGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string(true, "ConsumerGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32("ConsumerGroupHeartbeatRequest.MemberEpoch")?,
-            instance_id: r.nullable_string(true, "ConsumerGroupHeartbeatRequest.InstanceId")?,
-            rack_id: r.nullable_string(true, "ConsumerGroupHeartbeatRequest.RackId")?,
-            rebalance_timeout_ms: r.i32("ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs")?,
+            group_id: r.string_(true, "ConsumerGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string_(true, "ConsumerGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32_("ConsumerGroupHeartbeatRequest.MemberEpoch")?,
+            instance_id: r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.InstanceId")?,
+            rack_id: r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.RackId")?,
+            rebalance_timeout_ms: r.i32_("ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs")?,
             subscribed_topic_names: c::Array::read_nullable(
                 r,
                 version,
@@ -207,12 +207,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
                 "ConsumerGroupHeartbeatRequest.SubscribedTopicNames",
             )?,
             subscribed_topic_regex: if version >= 1 {
-                r.nullable_string(true, "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex")?
+                r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex")?
             } else {
                 None
             },
             server_assignor: r
-                .nullable_string(true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?,
+                .nullable_string_(true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?,
             topic_partitions: c::Array::read_nullable(
                 r,
                 version,
@@ -235,16 +235,16 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.MemberId")?;
-        r.skip(4, "ConsumerGroupHeartbeatRequest")?;
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.InstanceId")?;
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.RackId")?;
-        r.skip(4, "ConsumerGroupHeartbeatRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.MemberId")?;
+        r.skip_(4, "ConsumerGroupHeartbeatRequest")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.InstanceId")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.RackId")?;
+        r.skip_(4, "ConsumerGroupHeartbeatRequest")?;
         c::ArrayView::<&'a str>::skip(
             r,
             version,
@@ -252,21 +252,21 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
             "ConsumerGroupHeartbeatRequest.SubscribedTopicNames",
         )?;
         if version >= 1 {
-            r.skip_sized(
+            r.skip_sized_(
                 true,
                 true,
                 "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex",
             )?;
         }
 
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?;
         c::ArrayView::<TopicPartitions<'a>>::skip(
             r,
             version,
             true,
             "ConsumerGroupHeartbeatRequest.TopicPartitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupHeartbeatRequest.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -429,9 +429,9 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatRequest.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ConsumerGroupHeartbeatRequest.TopicPartitions.TopicId")?,
+            topic_id: r.uuid_("ConsumerGroupHeartbeatRequest.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -456,18 +456,18 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ConsumerGroupHeartbeatRequest.TopicPartitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ConsumerGroupHeartbeatRequest.TopicPartitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "ConsumerGroupHeartbeatRequest.TopicPartitions.Partitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ConsumerGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ConsumerGroupHeartbeatResponse` (API key 68): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,25 +142,25 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatResponse<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerGroupHeartbeatResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ConsumerGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ConsumerGroupHeartbeatResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("ConsumerGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ConsumerGroupHeartbeatResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.nullable_string(true, "ConsumerGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32("ConsumerGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32("ConsumerGroupHeartbeatResponse.HeartbeatIntervalMs")?,
-            assignment: if r.struct_marker("ConsumerGroupHeartbeatResponse.Assignment")? {
-                Some(<Assignment<'a> as c::Decode<'a>>::decode(r, version)?)
+                .nullable_string_(true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.nullable_string_(true, "ConsumerGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32_("ConsumerGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32_("ConsumerGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            assignment: if r.struct_marker_("ConsumerGroupHeartbeatResponse.Assignment")? {
+                Some(<Assignment<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -180,18 +180,18 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ConsumerGroupHeartbeatResponse")?;
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?;
-        r.skip_sized(true, true, "ConsumerGroupHeartbeatResponse.MemberId")?;
-        r.skip(8, "ConsumerGroupHeartbeatResponse")?;
-        if r.struct_marker("ConsumerGroupHeartbeatResponse.Assignment")? {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ConsumerGroupHeartbeatResponse")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized_(true, true, "ConsumerGroupHeartbeatResponse.MemberId")?;
+        r.skip_(8, "ConsumerGroupHeartbeatResponse")?;
+        if r.struct_marker_("ConsumerGroupHeartbeatResponse.Assignment")? {
             Assignment::skip_wire(r, version)?;
         }
-        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupHeartbeatResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -312,7 +312,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatResponse.Assignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -338,17 +338,17 @@ impl<'a> Assignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicPartitions<'a>>::skip(
             r,
             version,
             true,
             "ConsumerGroupHeartbeatResponse.Assignment.TopicPartitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.Assignment.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupHeartbeatResponse.Assignment.tagged_fields")?;
         Ok(())
     }
 }
@@ -439,9 +439,9 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ConsumerGroupHeartbeatResponse.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ConsumerGroupHeartbeatResponse.TopicPartitions.TopicId")?,
+            topic_id: r.uuid_("ConsumerGroupHeartbeatResponse.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -466,18 +466,18 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ConsumerGroupHeartbeatResponse.TopicPartitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ConsumerGroupHeartbeatResponse.TopicPartitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "ConsumerGroupHeartbeatResponse.TopicPartitions.Partitions",
         )?;
-        r.skip_tagged_section("ConsumerGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
+        r.skip_tagged_section_("ConsumerGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! `ConsumerProtocolAssignment`: versions 0-3, flexible versions none.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `ConsumerProtocolAssignment` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,12 +75,12 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
     const PATH: &'static str = "ConsumerProtocolAssignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerProtocolAssignment",
             ));
         }
@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
                 false,
                 "ConsumerProtocolAssignment.AssignedPartitions",
             )?,
-            user_data: r.nullable_bytes(false, "ConsumerProtocolAssignment.UserData")?,
+            user_data: r.nullable_bytes_(false, "ConsumerProtocolAssignment.UserData")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -104,17 +104,17 @@ impl<'a> ConsumerProtocolAssignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicPartition<'a>>::skip(
             r,
             version,
             false,
             "ConsumerProtocolAssignment.AssignedPartitions",
         )?;
-        r.skip_sized(false, false, "ConsumerProtocolAssignment.UserData")?;
+        r.skip_sized_(false, false, "ConsumerProtocolAssignment.UserData")?;
         Ok(())
     }
 }
@@ -219,9 +219,9 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "ConsumerProtocolAssignment.AssignedPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            topic: r.string(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
+            topic: r.string_(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -240,11 +240,11 @@ impl<'a> TopicPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             false,
             true,
             "ConsumerProtocolAssignment.AssignedPartitions.Topic",

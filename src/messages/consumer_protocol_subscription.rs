@@ -3,7 +3,7 @@
 //! `ConsumerProtocolSubscription`: versions 0-3, flexible versions none.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `ConsumerProtocolSubscription` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -114,18 +114,18 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
     const PATH: &'static str = "ConsumerProtocolSubscription";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ConsumerProtocolSubscription",
             ));
         }
         let this = Self {
             topics: c::Array::read(r, version, false, "ConsumerProtocolSubscription.Topics")?,
-            user_data: r.nullable_bytes(false, "ConsumerProtocolSubscription.UserData")?,
+            user_data: r.nullable_bytes_(false, "ConsumerProtocolSubscription.UserData")?,
             owned_partitions: if version >= 1 {
                 c::Array::read(
                     r,
@@ -137,12 +137,12 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
                 c::Array::Slice(&[])
             },
             generation_id: if version >= 2 {
-                r.i32("ConsumerProtocolSubscription.GenerationId")?
+                r.i32_("ConsumerProtocolSubscription.GenerationId")?
             } else {
                 -1
             },
             rack_id: if version >= 3 {
-                r.nullable_string(false, "ConsumerProtocolSubscription.RackId")?
+                r.nullable_string_(false, "ConsumerProtocolSubscription.RackId")?
             } else {
                 None
             },
@@ -158,12 +158,12 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(r, version, false, "ConsumerProtocolSubscription.Topics")?;
-        r.skip_sized(false, false, "ConsumerProtocolSubscription.UserData")?;
+        r.skip_sized_(false, false, "ConsumerProtocolSubscription.UserData")?;
         if version >= 1 {
             c::ArrayView::<TopicPartition<'a>>::skip(
                 r,
@@ -174,11 +174,11 @@ impl<'a> ConsumerProtocolSubscription<'a> {
         }
 
         if version >= 2 {
-            r.skip(4, "ConsumerProtocolSubscription.GenerationId")?;
+            r.skip_(4, "ConsumerProtocolSubscription.GenerationId")?;
         }
 
         if version >= 3 {
-            r.skip_sized(false, true, "ConsumerProtocolSubscription.RackId")?;
+            r.skip_sized_(false, true, "ConsumerProtocolSubscription.RackId")?;
         }
 
         Ok(())
@@ -311,9 +311,9 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "ConsumerProtocolSubscription.OwnedPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            topic: r.string(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
+            topic: r.string_(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -332,11 +332,11 @@ impl<'a> TopicPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             false,
             true,
             "ConsumerProtocolSubscription.OwnedPartitions.Topic",

@@ -3,7 +3,7 @@
 //! `ControlRecordTypeSchema`: versions 0, flexible versions none.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `ControlRecordTypeSchema` payload: versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,17 +62,17 @@ impl<'a> c::Decode<'a> for ControlRecordTypeSchema<'a> {
     const PATH: &'static str = "ControlRecordTypeSchema";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ControlRecordTypeSchema",
             ));
         }
         let this = Self {
-            r#type: r.i16("ControlRecordTypeSchema.Type")?,
+            r#type: r.i16_("ControlRecordTypeSchema.Type")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -85,12 +85,12 @@ impl<'a> ControlRecordTypeSchema<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(2, "ControlRecordTypeSchema")?;
+        r.skip_(2, "ControlRecordTypeSchema")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `ControlledShutdown` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ControlledShutdownRequest` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,20 +78,20 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
     const PATH: &'static str = "ControlledShutdownRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ControlledShutdownRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            broker_id: r.i32("ControlledShutdownRequest.BrokerId")?,
+            broker_id: r.i32_("ControlledShutdownRequest.BrokerId")?,
             broker_epoch: if version >= 2 {
-                r.i64("ControlledShutdownRequest.BrokerEpoch")?
+                r.i64_("ControlledShutdownRequest.BrokerEpoch")?
             } else {
                 -1
             },
@@ -111,18 +111,18 @@ impl<'a> ControlledShutdownRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(4, "ControlledShutdownRequest")?;
+        r.skip_(4, "ControlledShutdownRequest")?;
         if version >= 2 {
-            r.skip(8, "ControlledShutdownRequest.BrokerEpoch")?;
+            r.skip_(8, "ControlledShutdownRequest.BrokerEpoch")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ControlledShutdownRequest.tagged_fields")?;
+            r.skip_tagged_section_("ControlledShutdownRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `ControlledShutdown` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ControlledShutdownResponse` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,18 +81,18 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
     const PATH: &'static str = "ControlledShutdownResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ControlledShutdownResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            error_code: r.i16("ControlledShutdownResponse.ErrorCode")?,
+            error_code: r.i16_("ControlledShutdownResponse.ErrorCode")?,
             remaining_partitions: c::Array::read(
                 r,
                 version,
@@ -115,12 +115,12 @@ impl<'a> ControlledShutdownResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(2, "ControlledShutdownResponse")?;
+        r.skip_(2, "ControlledShutdownResponse")?;
         c::ArrayView::<RemainingPartition<'a>>::skip(
             r,
             version,
@@ -128,7 +128,7 @@ impl<'a> ControlledShutdownResponse<'a> {
             "ControlledShutdownResponse.RemainingPartitions",
         )?;
         if flexible {
-            r.skip_tagged_section("ControlledShutdownResponse.tagged_fields")?;
+            r.skip_tagged_section_("ControlledShutdownResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -240,15 +240,15 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     const PATH: &'static str = "ControlledShutdownResponse.RemainingPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            topic_name: r.string(
+            topic_name: r.string_(
                 flexible,
                 "ControlledShutdownResponse.RemainingPartitions.TopicName",
             )?,
             partition_index: r
-                .i32("ControlledShutdownResponse.RemainingPartitions.PartitionIndex")?,
+                .i32_("ControlledShutdownResponse.RemainingPartitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -267,19 +267,19 @@ impl<'a> RemainingPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "ControlledShutdownResponse.RemainingPartitions.TopicName",
         )?;
-        r.skip(4, "ControlledShutdownResponse.RemainingPartitions")?;
+        r.skip_(4, "ControlledShutdownResponse.RemainingPartitions")?;
         if flexible {
-            r.skip_tagged_section("ControlledShutdownResponse.RemainingPartitions.tagged_fields")?;
+            r.skip_tagged_section_("ControlledShutdownResponse.RemainingPartitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ControllerRegistration` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ControllerRegistrationRequest` (API key 70): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,19 +116,19 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ControllerRegistrationRequest",
             ));
         }
         let mut this = Self {
-            controller_id: r.i32("ControllerRegistrationRequest.ControllerId")?,
-            incarnation_id: r.uuid("ControllerRegistrationRequest.IncarnationId")?,
-            zk_migration_ready: r.bool("ControllerRegistrationRequest.ZkMigrationReady")?,
+            controller_id: r.i32_("ControllerRegistrationRequest.ControllerId")?,
+            incarnation_id: r.uuid_("ControllerRegistrationRequest.IncarnationId")?,
+            zk_migration_ready: r.bool_("ControllerRegistrationRequest.ZkMigrationReady")?,
             listeners: c::Array::read(r, version, true, "ControllerRegistrationRequest.Listeners")?,
             features: c::Array::read(r, version, true, "ControllerRegistrationRequest.Features")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -147,11 +147,11 @@ impl<'a> ControllerRegistrationRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(21, "ControllerRegistrationRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(21, "ControllerRegistrationRequest")?;
         c::ArrayView::<Listener<'a>>::skip(
             r,
             version,
@@ -164,7 +164,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
             true,
             "ControllerRegistrationRequest.Features",
         )?;
-        r.skip_tagged_section("ControllerRegistrationRequest.tagged_fields")?;
+        r.skip_tagged_section_("ControllerRegistrationRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -305,13 +305,14 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest.Listeners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "ControllerRegistrationRequest.Listeners.Name")?,
-            host: r.string(true, "ControllerRegistrationRequest.Listeners.Host")?,
-            port: r.u16("ControllerRegistrationRequest.Listeners.Port")?,
-            security_protocol: r.i16("ControllerRegistrationRequest.Listeners.SecurityProtocol")?,
+            name: r.string_(true, "ControllerRegistrationRequest.Listeners.Name")?,
+            host: r.string_(true, "ControllerRegistrationRequest.Listeners.Host")?,
+            port: r.u16_("ControllerRegistrationRequest.Listeners.Port")?,
+            security_protocol: r
+                .i16_("ControllerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -330,15 +331,15 @@ impl<'a> Listener<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "ControllerRegistrationRequest.Listeners.Name")?;
-        r.skip_sized(true, true, "ControllerRegistrationRequest.Listeners.Host")?;
-        r.skip(4, "ControllerRegistrationRequest.Listeners")?;
-        r.skip_tagged_section("ControllerRegistrationRequest.Listeners.tagged_fields")?;
+        r.skip_sized_(true, true, "ControllerRegistrationRequest.Listeners.Name")?;
+        r.skip_sized_(true, true, "ControllerRegistrationRequest.Listeners.Host")?;
+        r.skip_(4, "ControllerRegistrationRequest.Listeners")?;
+        r.skip_tagged_section_("ControllerRegistrationRequest.Listeners.tagged_fields")?;
         Ok(())
     }
 }
@@ -459,14 +460,14 @@ impl<'a> c::Decode<'a> for Feature<'a> {
     const PATH: &'static str = "ControllerRegistrationRequest.Features";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "ControllerRegistrationRequest.Features.Name")?,
+            name: r.string_(true, "ControllerRegistrationRequest.Features.Name")?,
             min_supported_version: r
-                .i16("ControllerRegistrationRequest.Features.MinSupportedVersion")?,
+                .i16_("ControllerRegistrationRequest.Features.MinSupportedVersion")?,
             max_supported_version: r
-                .i16("ControllerRegistrationRequest.Features.MaxSupportedVersion")?,
+                .i16_("ControllerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -485,14 +486,14 @@ impl<'a> Feature<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "ControllerRegistrationRequest.Features.Name")?;
-        r.skip(4, "ControllerRegistrationRequest.Features")?;
-        r.skip_tagged_section("ControllerRegistrationRequest.Features.tagged_fields")?;
+        r.skip_sized_(true, true, "ControllerRegistrationRequest.Features.Name")?;
+        r.skip_(4, "ControllerRegistrationRequest.Features")?;
+        r.skip_tagged_section_("ControllerRegistrationRequest.Features.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ControllerRegistration` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ControllerRegistrationResponse` (API key 70): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,20 +90,20 @@ impl<'a> c::Decode<'a> for ControllerRegistrationResponse<'a> {
     const PATH: &'static str = "ControllerRegistrationResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ControllerRegistrationResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ControllerRegistrationResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ControllerRegistrationResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("ControllerRegistrationResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ControllerRegistrationResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ControllerRegistrationResponse.ErrorMessage")?,
+                .nullable_string_(true, "ControllerRegistrationResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -120,14 +120,14 @@ impl<'a> ControllerRegistrationResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "ControllerRegistrationResponse")?;
-        r.skip_sized(true, true, "ControllerRegistrationResponse.ErrorMessage")?;
-        r.skip_tagged_section("ControllerRegistrationResponse.tagged_fields")?;
+        r.skip_(6, "ControllerRegistrationResponse")?;
+        r.skip_sized_(true, true, "ControllerRegistrationResponse.ErrorMessage")?;
+        r.skip_tagged_section_("ControllerRegistrationResponse.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `CreateAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateAclsRequest` (API key 30): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
     const PATH: &'static str = "CreateAclsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateAclsRequest",
             ));
         }
@@ -93,14 +93,14 @@ impl<'a> CreateAclsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<AclCreation<'a>>::skip(r, version, flexible, "CreateAclsRequest.Creations")?;
         if flexible {
-            r.skip_tagged_section("CreateAclsRequest.tagged_fields")?;
+            r.skip_tagged_section_("CreateAclsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -274,20 +274,20 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
     const PATH: &'static str = "CreateAclsRequest.Creations";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8("CreateAclsRequest.Creations.ResourceType")?,
-            resource_name: r.string(flexible, "CreateAclsRequest.Creations.ResourceName")?,
+            resource_type: r.i8_("CreateAclsRequest.Creations.ResourceType")?,
+            resource_name: r.string_(flexible, "CreateAclsRequest.Creations.ResourceName")?,
             resource_pattern_type: if version >= 1 {
-                r.i8("CreateAclsRequest.Creations.ResourcePatternType")?
+                r.i8_("CreateAclsRequest.Creations.ResourcePatternType")?
             } else {
                 3
             },
-            principal: r.string(flexible, "CreateAclsRequest.Creations.Principal")?,
-            host: r.string(flexible, "CreateAclsRequest.Creations.Host")?,
-            operation: r.i8("CreateAclsRequest.Creations.Operation")?,
-            permission_type: r.i8("CreateAclsRequest.Creations.PermissionType")?,
+            principal: r.string_(flexible, "CreateAclsRequest.Creations.Principal")?,
+            host: r.string_(flexible, "CreateAclsRequest.Creations.Host")?,
+            operation: r.i8_("CreateAclsRequest.Creations.Operation")?,
+            permission_type: r.i8_("CreateAclsRequest.Creations.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -304,22 +304,22 @@ impl<'a> AclCreation<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(1, "CreateAclsRequest.Creations")?;
-        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.ResourceName")?;
+        r.skip_(1, "CreateAclsRequest.Creations")?;
+        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.ResourceName")?;
         if version >= 1 {
-            r.skip(1, "CreateAclsRequest.Creations.ResourcePatternType")?;
+            r.skip_(1, "CreateAclsRequest.Creations.ResourcePatternType")?;
         }
 
-        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.Principal")?;
-        r.skip_sized(flexible, true, "CreateAclsRequest.Creations.Host")?;
-        r.skip(2, "CreateAclsRequest.Creations")?;
+        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.Principal")?;
+        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.Host")?;
+        r.skip_(2, "CreateAclsRequest.Creations")?;
         if flexible {
-            r.skip_tagged_section("CreateAclsRequest.Creations.tagged_fields")?;
+            r.skip_tagged_section_("CreateAclsRequest.Creations.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `CreateAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateAclsResponse` (API key 30): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,18 +78,18 @@ impl<'a> c::Decode<'a> for CreateAclsResponse<'a> {
     const PATH: &'static str = "CreateAclsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateAclsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("CreateAclsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("CreateAclsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "CreateAclsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -107,12 +107,12 @@ impl<'a> CreateAclsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "CreateAclsResponse")?;
+        r.skip_(4, "CreateAclsResponse")?;
         c::ArrayView::<AclCreationResult<'a>>::skip(
             r,
             version,
@@ -120,7 +120,7 @@ impl<'a> CreateAclsResponse<'a> {
             "CreateAclsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("CreateAclsResponse.tagged_fields")?;
+            r.skip_tagged_section_("CreateAclsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -232,12 +232,12 @@ impl<'a> c::Decode<'a> for AclCreationResult<'a> {
     const PATH: &'static str = "CreateAclsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("CreateAclsResponse.Results.ErrorCode")?,
+            error_code: r.i16_("CreateAclsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "CreateAclsResponse.Results.ErrorMessage")?,
+                .nullable_string_(flexible, "CreateAclsResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -254,15 +254,15 @@ impl<'a> AclCreationResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "CreateAclsResponse.Results")?;
-        r.skip_sized(flexible, true, "CreateAclsResponse.Results.ErrorMessage")?;
+        r.skip_(2, "CreateAclsResponse.Results")?;
+        r.skip_sized_(flexible, true, "CreateAclsResponse.Results.ErrorMessage")?;
         if flexible {
-            r.skip_tagged_section("CreateAclsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("CreateAclsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `CreateDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateDelegationTokenRequest` (API key 38): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,24 +112,24 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
     const PATH: &'static str = "CreateDelegationTokenRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateDelegationTokenRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             owner_principal_type: if version >= 3 {
-                r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalType")?
+                r.nullable_string_(flexible, "CreateDelegationTokenRequest.OwnerPrincipalType")?
             } else {
                 Some("")
             },
             owner_principal_name: if version >= 3 {
-                r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalName")?
+                r.nullable_string_(flexible, "CreateDelegationTokenRequest.OwnerPrincipalName")?
             } else {
                 Some("")
             },
@@ -139,7 +139,7 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
                 flexible,
                 "CreateDelegationTokenRequest.Renewers",
             )?,
-            max_lifetime_ms: r.i64("CreateDelegationTokenRequest.MaxLifetimeMs")?,
+            max_lifetime_ms: r.i64_("CreateDelegationTokenRequest.MaxLifetimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -156,13 +156,13 @@ impl<'a> CreateDelegationTokenRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "CreateDelegationTokenRequest.OwnerPrincipalType",
@@ -170,7 +170,7 @@ impl<'a> CreateDelegationTokenRequest<'a> {
         }
 
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "CreateDelegationTokenRequest.OwnerPrincipalName",
@@ -183,9 +183,9 @@ impl<'a> CreateDelegationTokenRequest<'a> {
             flexible,
             "CreateDelegationTokenRequest.Renewers",
         )?;
-        r.skip(8, "CreateDelegationTokenRequest")?;
+        r.skip_(8, "CreateDelegationTokenRequest")?;
         if flexible {
-            r.skip_tagged_section("CreateDelegationTokenRequest.tagged_fields")?;
+            r.skip_tagged_section_("CreateDelegationTokenRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -339,14 +339,14 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
     const PATH: &'static str = "CreateDelegationTokenRequest.Renewers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string(
+            principal_type: r.string_(
                 flexible,
                 "CreateDelegationTokenRequest.Renewers.PrincipalType",
             )?,
-            principal_name: r.string(
+            principal_name: r.string_(
                 flexible,
                 "CreateDelegationTokenRequest.Renewers.PrincipalName",
             )?,
@@ -368,23 +368,23 @@ impl<'a> CreatableRenewers<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "CreateDelegationTokenRequest.Renewers.PrincipalType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "CreateDelegationTokenRequest.Renewers.PrincipalName",
         )?;
         if flexible {
-            r.skip_tagged_section("CreateDelegationTokenRequest.Renewers.tagged_fields")?;
+            r.skip_tagged_section_("CreateDelegationTokenRequest.Renewers.tagged_fields")?;
         }
         Ok(())
     }

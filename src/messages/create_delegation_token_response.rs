@@ -6,7 +6,7 @@
 //! Compiled with the `CreateDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateDelegationTokenResponse` (API key 38): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -195,22 +195,22 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
     const PATH: &'static str = "CreateDelegationTokenResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateDelegationTokenResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("CreateDelegationTokenResponse.ErrorCode")?,
-            principal_type: r.string(flexible, "CreateDelegationTokenResponse.PrincipalType")?,
-            principal_name: r.string(flexible, "CreateDelegationTokenResponse.PrincipalName")?,
+            error_code: r.i16_("CreateDelegationTokenResponse.ErrorCode")?,
+            principal_type: r.string_(flexible, "CreateDelegationTokenResponse.PrincipalType")?,
+            principal_name: r.string_(flexible, "CreateDelegationTokenResponse.PrincipalName")?,
             token_requester_principal_type: if version >= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
                 )?
@@ -218,19 +218,19 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
                 ""
             },
             token_requester_principal_name: if version >= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
                 )?
             } else {
                 ""
             },
-            issue_timestamp_ms: r.i64("CreateDelegationTokenResponse.IssueTimestampMs")?,
-            expiry_timestamp_ms: r.i64("CreateDelegationTokenResponse.ExpiryTimestampMs")?,
-            max_timestamp_ms: r.i64("CreateDelegationTokenResponse.MaxTimestampMs")?,
-            token_id: r.string(flexible, "CreateDelegationTokenResponse.TokenId")?,
-            hmac: r.bytes(flexible, "CreateDelegationTokenResponse.Hmac")?,
-            throttle_time_ms: r.i32("CreateDelegationTokenResponse.ThrottleTimeMs")?,
+            issue_timestamp_ms: r.i64_("CreateDelegationTokenResponse.IssueTimestampMs")?,
+            expiry_timestamp_ms: r.i64_("CreateDelegationTokenResponse.ExpiryTimestampMs")?,
+            max_timestamp_ms: r.i64_("CreateDelegationTokenResponse.MaxTimestampMs")?,
+            token_id: r.string_(flexible, "CreateDelegationTokenResponse.TokenId")?,
+            hmac: r.bytes_(flexible, "CreateDelegationTokenResponse.Hmac")?,
+            throttle_time_ms: r.i32_("CreateDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -247,24 +247,24 @@ impl<'a> CreateDelegationTokenResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "CreateDelegationTokenResponse")?;
-        r.skip_sized(
+        r.skip_(2, "CreateDelegationTokenResponse")?;
+        r.skip_sized_(
             flexible,
             true,
             "CreateDelegationTokenResponse.PrincipalType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "CreateDelegationTokenResponse.PrincipalName",
         )?;
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
@@ -272,19 +272,19 @@ impl<'a> CreateDelegationTokenResponse<'a> {
         }
 
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
             )?;
         }
 
-        r.skip(24, "CreateDelegationTokenResponse")?;
-        r.skip_sized(flexible, true, "CreateDelegationTokenResponse.TokenId")?;
-        r.skip_sized(flexible, false, "CreateDelegationTokenResponse.Hmac")?;
-        r.skip(4, "CreateDelegationTokenResponse")?;
+        r.skip_(24, "CreateDelegationTokenResponse")?;
+        r.skip_sized_(flexible, true, "CreateDelegationTokenResponse.TokenId")?;
+        r.skip_sized_(flexible, false, "CreateDelegationTokenResponse.Hmac")?;
+        r.skip_(4, "CreateDelegationTokenResponse")?;
         if flexible {
-            r.skip_tagged_section("CreateDelegationTokenResponse.tagged_fields")?;
+            r.skip_tagged_section_("CreateDelegationTokenResponse.tagged_fields")?;
         }
         Ok(())
     }

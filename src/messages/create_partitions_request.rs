@@ -5,7 +5,7 @@
 //! Compiled with the `CreatePartitions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreatePartitionsRequest` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,20 +90,20 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
     const PATH: &'static str = "CreatePartitionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreatePartitionsRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreatePartitionsRequest.Topics")?,
-            timeout_ms: r.i32("CreatePartitionsRequest.TimeoutMs")?,
-            validate_only: r.bool("CreatePartitionsRequest.ValidateOnly")?,
+            timeout_ms: r.i32_("CreatePartitionsRequest.TimeoutMs")?,
+            validate_only: r.bool_("CreatePartitionsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -120,10 +120,10 @@ impl<'a> CreatePartitionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<CreatePartitionsTopic<'a>>::skip(
             r,
@@ -131,9 +131,9 @@ impl<'a> CreatePartitionsRequest<'a> {
             flexible,
             "CreatePartitionsRequest.Topics",
         )?;
-        r.skip(5, "CreatePartitionsRequest")?;
+        r.skip_(5, "CreatePartitionsRequest")?;
         if flexible {
-            r.skip_tagged_section("CreatePartitionsRequest.tagged_fields")?;
+            r.skip_tagged_section_("CreatePartitionsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -266,11 +266,11 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     const PATH: &'static str = "CreatePartitionsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "CreatePartitionsRequest.Topics.Name")?,
-            count: r.i32("CreatePartitionsRequest.Topics.Count")?,
+            name: r.string_(flexible, "CreatePartitionsRequest.Topics.Name")?,
+            count: r.i32_("CreatePartitionsRequest.Topics.Count")?,
             assignments: c::Array::read_nullable(
                 r,
                 version,
@@ -293,13 +293,13 @@ impl<'a> CreatePartitionsTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "CreatePartitionsRequest.Topics.Name")?;
-        r.skip(4, "CreatePartitionsRequest.Topics")?;
+        r.skip_sized_(flexible, true, "CreatePartitionsRequest.Topics.Name")?;
+        r.skip_(4, "CreatePartitionsRequest.Topics")?;
         c::ArrayView::<CreatePartitionsAssignment<'a>>::skip(
             r,
             version,
@@ -307,7 +307,7 @@ impl<'a> CreatePartitionsTopic<'a> {
             "CreatePartitionsRequest.Topics.Assignments",
         )?;
         if flexible {
-            r.skip_tagged_section("CreatePartitionsRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("CreatePartitionsRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -408,7 +408,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
     const PATH: &'static str = "CreatePartitionsRequest.Topics.Assignments";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
             broker_ids: c::Array::read(
@@ -435,10 +435,10 @@ impl<'a> CreatePartitionsAssignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<i32>::skip(
             r,
@@ -447,7 +447,7 @@ impl<'a> CreatePartitionsAssignment<'a> {
             "CreatePartitionsRequest.Topics.Assignments.BrokerIds",
         )?;
         if flexible {
-            r.skip_tagged_section("CreatePartitionsRequest.Topics.Assignments.tagged_fields")?;
+            r.skip_tagged_section_("CreatePartitionsRequest.Topics.Assignments.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `CreatePartitions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreatePartitionsResponse` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for CreatePartitionsResponse<'a> {
     const PATH: &'static str = "CreatePartitionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreatePartitionsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("CreatePartitionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("CreatePartitionsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "CreatePartitionsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> CreatePartitionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "CreatePartitionsResponse")?;
+        r.skip_(4, "CreatePartitionsResponse")?;
         c::ArrayView::<CreatePartitionsTopicResult<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> CreatePartitionsResponse<'a> {
             "CreatePartitionsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("CreatePartitionsResponse.tagged_fields")?;
+            r.skip_tagged_section_("CreatePartitionsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -244,13 +244,13 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
     const PATH: &'static str = "CreatePartitionsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "CreatePartitionsResponse.Results.Name")?,
-            error_code: r.i16("CreatePartitionsResponse.Results.ErrorCode")?,
+            name: r.string_(flexible, "CreatePartitionsResponse.Results.Name")?,
+            error_code: r.i16_("CreatePartitionsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "CreatePartitionsResponse.Results.ErrorMessage")?,
+                .nullable_string_(flexible, "CreatePartitionsResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -269,20 +269,20 @@ impl<'a> CreatePartitionsTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "CreatePartitionsResponse.Results.Name")?;
-        r.skip(2, "CreatePartitionsResponse.Results")?;
-        r.skip_sized(
+        r.skip_sized_(flexible, true, "CreatePartitionsResponse.Results.Name")?;
+        r.skip_(2, "CreatePartitionsResponse.Results")?;
+        r.skip_sized_(
             flexible,
             true,
             "CreatePartitionsResponse.Results.ErrorMessage",
         )?;
         if flexible {
-            r.skip_tagged_section("CreatePartitionsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("CreatePartitionsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `CreateTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateTopicsRequest` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,21 +91,21 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     const PATH: &'static str = "CreateTopicsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateTopicsRequest",
             ));
         }
         let flexible = version >= 5;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreateTopicsRequest.Topics")?,
-            timeout_ms: r.i32("CreateTopicsRequest.timeoutMs")?,
+            timeout_ms: r.i32_("CreateTopicsRequest.timeoutMs")?,
             validate_only: if version >= 1 {
-                r.bool("CreateTopicsRequest.validateOnly")?
+                r.bool_("CreateTopicsRequest.validateOnly")?
             } else {
                 false
             },
@@ -125,10 +125,10 @@ impl<'a> CreateTopicsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
         c::ArrayView::<CreatableTopic<'a>>::skip(
             r,
@@ -136,13 +136,13 @@ impl<'a> CreateTopicsRequest<'a> {
             flexible,
             "CreateTopicsRequest.Topics",
         )?;
-        r.skip(4, "CreateTopicsRequest")?;
+        r.skip_(4, "CreateTopicsRequest")?;
         if version >= 1 {
-            r.skip(1, "CreateTopicsRequest.validateOnly")?;
+            r.skip_(1, "CreateTopicsRequest.validateOnly")?;
         }
 
         if flexible {
-            r.skip_tagged_section("CreateTopicsRequest.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -305,12 +305,12 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string(flexible, "CreateTopicsRequest.Topics.Name")?,
-            num_partitions: r.i32("CreateTopicsRequest.Topics.NumPartitions")?,
-            replication_factor: r.i16("CreateTopicsRequest.Topics.ReplicationFactor")?,
+            name: r.string_(flexible, "CreateTopicsRequest.Topics.Name")?,
+            num_partitions: r.i32_("CreateTopicsRequest.Topics.NumPartitions")?,
+            replication_factor: r.i16_("CreateTopicsRequest.Topics.ReplicationFactor")?,
             assignments: c::Array::read(
                 r,
                 version,
@@ -334,13 +334,13 @@ impl<'a> CreatableTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Name")?;
-        r.skip(6, "CreateTopicsRequest.Topics")?;
+        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Name")?;
+        r.skip_(6, "CreateTopicsRequest.Topics")?;
         c::ArrayView::<CreatableReplicaAssignment<'a>>::skip(
             r,
             version,
@@ -354,7 +354,7 @@ impl<'a> CreatableTopic<'a> {
             "CreateTopicsRequest.Topics.Configs",
         )?;
         if flexible {
-            r.skip_tagged_section("CreateTopicsRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -479,10 +479,10 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics.Assignments";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            partition_index: r.i32("CreateTopicsRequest.Topics.Assignments.PartitionIndex")?,
+            partition_index: r.i32_("CreateTopicsRequest.Topics.Assignments.PartitionIndex")?,
             broker_ids: c::Array::read(
                 r,
                 version,
@@ -507,12 +507,12 @@ impl<'a> CreatableReplicaAssignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip(4, "CreateTopicsRequest.Topics.Assignments")?;
+        r.skip_(4, "CreateTopicsRequest.Topics.Assignments")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -520,7 +520,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
             "CreateTopicsRequest.Topics.Assignments.BrokerIds",
         )?;
         if flexible {
-            r.skip_tagged_section("CreateTopicsRequest.Topics.Assignments.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsRequest.Topics.Assignments.tagged_fields")?;
         }
         Ok(())
     }
@@ -626,11 +626,11 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     const PATH: &'static str = "CreateTopicsRequest.Topics.Configs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string(flexible, "CreateTopicsRequest.Topics.Configs.Name")?,
-            value: r.nullable_string(flexible, "CreateTopicsRequest.Topics.Configs.Value")?,
+            name: r.string_(flexible, "CreateTopicsRequest.Topics.Configs.Name")?,
+            value: r.nullable_string_(flexible, "CreateTopicsRequest.Topics.Configs.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -649,15 +649,15 @@ impl<'a> CreatableTopicConfig<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Configs.Name")?;
-        r.skip_sized(flexible, true, "CreateTopicsRequest.Topics.Configs.Value")?;
+        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Configs.Name")?;
+        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Configs.Value")?;
         if flexible {
-            r.skip_tagged_section("CreateTopicsRequest.Topics.Configs.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsRequest.Topics.Configs.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `CreateTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `CreateTopicsResponse` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
     const PATH: &'static str = "CreateTopicsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "CreateTopicsResponse",
             ));
         }
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32("CreateTopicsResponse.ThrottleTimeMs")?
+                r.i32_("CreateTopicsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -111,13 +111,13 @@ impl<'a> CreateTopicsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
         if version >= 2 {
-            r.skip(4, "CreateTopicsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "CreateTopicsResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<CreatableTopicResult<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> CreateTopicsResponse<'a> {
             "CreateTopicsResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("CreateTopicsResponse.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -320,29 +320,29 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     const PATH: &'static str = "CreateTopicsResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string(flexible, "CreateTopicsResponse.Topics.Name")?,
+            name: r.string_(flexible, "CreateTopicsResponse.Topics.Name")?,
             topic_id: if version >= 7 {
-                r.uuid("CreateTopicsResponse.Topics.TopicId")?
+                r.uuid_("CreateTopicsResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
-            error_code: r.i16("CreateTopicsResponse.Topics.ErrorCode")?,
+            error_code: r.i16_("CreateTopicsResponse.Topics.ErrorCode")?,
             error_message: if version >= 1 {
-                r.nullable_string(flexible, "CreateTopicsResponse.Topics.ErrorMessage")?
+                r.nullable_string_(flexible, "CreateTopicsResponse.Topics.ErrorMessage")?
             } else {
                 Some("")
             },
             topic_config_error_code: 0,
             num_partitions: if version >= 5 {
-                r.i32("CreateTopicsResponse.Topics.NumPartitions")?
+                r.i32_("CreateTopicsResponse.Topics.NumPartitions")?
             } else {
                 -1
             },
             replication_factor: if version >= 5 {
-                r.i16("CreateTopicsResponse.Topics.ReplicationFactor")?
+                r.i16_("CreateTopicsResponse.Topics.ReplicationFactor")?
             } else {
                 -1
             },
@@ -364,13 +364,14 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 5 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.topic_config_error_code = section.field(
+                        r,
                         p,
                         tag,
                         "CreateTopicsResponse.Topics.TopicConfigErrorCode",
-                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
+                        |p| p.i16_("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
                     )?;
                 }
             }
@@ -386,27 +387,27 @@ impl<'a> CreatableTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip_sized(flexible, true, "CreateTopicsResponse.Topics.Name")?;
+        r.skip_sized_(flexible, true, "CreateTopicsResponse.Topics.Name")?;
         if version >= 7 {
-            r.skip(16, "CreateTopicsResponse.Topics.TopicId")?;
+            r.skip_(16, "CreateTopicsResponse.Topics.TopicId")?;
         }
 
-        r.skip(2, "CreateTopicsResponse.Topics")?;
+        r.skip_(2, "CreateTopicsResponse.Topics")?;
         if version >= 1 {
-            r.skip_sized(flexible, true, "CreateTopicsResponse.Topics.ErrorMessage")?;
+            r.skip_sized_(flexible, true, "CreateTopicsResponse.Topics.ErrorMessage")?;
         }
 
         if version >= 5 {
-            r.skip(4, "CreateTopicsResponse.Topics.NumPartitions")?;
+            r.skip_(4, "CreateTopicsResponse.Topics.NumPartitions")?;
         }
 
         if version >= 5 {
-            r.skip(2, "CreateTopicsResponse.Topics.ReplicationFactor")?;
+            r.skip_(2, "CreateTopicsResponse.Topics.ReplicationFactor")?;
         }
 
         if version >= 5 {
@@ -419,7 +420,7 @@ impl<'a> CreatableTopicResult<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("CreateTopicsResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("CreateTopicsResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -630,14 +631,14 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
     const PATH: &'static str = "CreateTopicsResponse.Topics.Configs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "CreateTopicsResponse.Topics.Configs.Name")?,
-            value: r.nullable_string(true, "CreateTopicsResponse.Topics.Configs.Value")?,
-            read_only: r.bool("CreateTopicsResponse.Topics.Configs.ReadOnly")?,
-            config_source: r.i8("CreateTopicsResponse.Topics.Configs.ConfigSource")?,
-            is_sensitive: r.bool("CreateTopicsResponse.Topics.Configs.IsSensitive")?,
+            name: r.string_(true, "CreateTopicsResponse.Topics.Configs.Name")?,
+            value: r.nullable_string_(true, "CreateTopicsResponse.Topics.Configs.Value")?,
+            read_only: r.bool_("CreateTopicsResponse.Topics.Configs.ReadOnly")?,
+            config_source: r.i8_("CreateTopicsResponse.Topics.Configs.ConfigSource")?,
+            is_sensitive: r.bool_("CreateTopicsResponse.Topics.Configs.IsSensitive")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -656,15 +657,15 @@ impl<'a> CreatableTopicConfigs<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "CreateTopicsResponse.Topics.Configs.Name")?;
-        r.skip_sized(true, true, "CreateTopicsResponse.Topics.Configs.Value")?;
-        r.skip(3, "CreateTopicsResponse.Topics.Configs")?;
-        r.skip_tagged_section("CreateTopicsResponse.Topics.Configs.tagged_fields")?;
+        r.skip_sized_(true, true, "CreateTopicsResponse.Topics.Configs.Name")?;
+        r.skip_sized_(true, true, "CreateTopicsResponse.Topics.Configs.Value")?;
+        r.skip_(3, "CreateTopicsResponse.Topics.Configs")?;
+        r.skip_tagged_section_("CreateTopicsResponse.Topics.Configs.tagged_fields")?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! `DefaultPrincipalData`: versions 0, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `DefaultPrincipalData` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,19 +88,19 @@ impl<'a> c::Decode<'a> for DefaultPrincipalData<'a> {
     const PATH: &'static str = "DefaultPrincipalData";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DefaultPrincipalData",
             ));
         }
         let mut this = Self {
-            r#type: r.string(true, "DefaultPrincipalData.Type")?,
-            name: r.string(true, "DefaultPrincipalData.Name")?,
-            token_authenticated: r.bool("DefaultPrincipalData.TokenAuthenticated")?,
+            r#type: r.string_(true, "DefaultPrincipalData.Type")?,
+            name: r.string_(true, "DefaultPrincipalData.Name")?,
+            token_authenticated: r.bool_("DefaultPrincipalData.TokenAuthenticated")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -117,15 +117,15 @@ impl<'a> DefaultPrincipalData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "DefaultPrincipalData.Type")?;
-        r.skip_sized(true, true, "DefaultPrincipalData.Name")?;
-        r.skip(1, "DefaultPrincipalData")?;
-        r.skip_tagged_section("DefaultPrincipalData.tagged_fields")?;
+        r.skip_sized_(true, true, "DefaultPrincipalData.Type")?;
+        r.skip_sized_(true, true, "DefaultPrincipalData.Name")?;
+        r.skip_(1, "DefaultPrincipalData")?;
+        r.skip_tagged_section_("DefaultPrincipalData.tagged_fields")?;
         Ok(())
     }
 }

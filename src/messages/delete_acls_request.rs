@@ -6,7 +6,7 @@
 //! Compiled with the `DeleteAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteAclsRequest` (API key 31): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
     const PATH: &'static str = "DeleteAclsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteAclsRequest",
             ));
         }
@@ -93,10 +93,10 @@ impl<'a> DeleteAclsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<DeleteAclsFilter<'a>>::skip(
             r,
@@ -105,7 +105,7 @@ impl<'a> DeleteAclsRequest<'a> {
             "DeleteAclsRequest.Filters",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteAclsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DeleteAclsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -283,22 +283,22 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
     const PATH: &'static str = "DeleteAclsRequest.Filters";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type_filter: r.i8("DeleteAclsRequest.Filters.ResourceTypeFilter")?,
+            resource_type_filter: r.i8_("DeleteAclsRequest.Filters.ResourceTypeFilter")?,
             resource_name_filter: r
-                .nullable_string(flexible, "DeleteAclsRequest.Filters.ResourceNameFilter")?,
+                .nullable_string_(flexible, "DeleteAclsRequest.Filters.ResourceNameFilter")?,
             pattern_type_filter: if version >= 1 {
-                r.i8("DeleteAclsRequest.Filters.PatternTypeFilter")?
+                r.i8_("DeleteAclsRequest.Filters.PatternTypeFilter")?
             } else {
                 3
             },
             principal_filter: r
-                .nullable_string(flexible, "DeleteAclsRequest.Filters.PrincipalFilter")?,
-            host_filter: r.nullable_string(flexible, "DeleteAclsRequest.Filters.HostFilter")?,
-            operation: r.i8("DeleteAclsRequest.Filters.Operation")?,
-            permission_type: r.i8("DeleteAclsRequest.Filters.PermissionType")?,
+                .nullable_string_(flexible, "DeleteAclsRequest.Filters.PrincipalFilter")?,
+            host_filter: r.nullable_string_(flexible, "DeleteAclsRequest.Filters.HostFilter")?,
+            operation: r.i8_("DeleteAclsRequest.Filters.Operation")?,
+            permission_type: r.i8_("DeleteAclsRequest.Filters.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -315,26 +315,26 @@ impl<'a> DeleteAclsFilter<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(1, "DeleteAclsRequest.Filters")?;
-        r.skip_sized(
+        r.skip_(1, "DeleteAclsRequest.Filters")?;
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsRequest.Filters.ResourceNameFilter",
         )?;
         if version >= 1 {
-            r.skip(1, "DeleteAclsRequest.Filters.PatternTypeFilter")?;
+            r.skip_(1, "DeleteAclsRequest.Filters.PatternTypeFilter")?;
         }
 
-        r.skip_sized(flexible, true, "DeleteAclsRequest.Filters.PrincipalFilter")?;
-        r.skip_sized(flexible, true, "DeleteAclsRequest.Filters.HostFilter")?;
-        r.skip(2, "DeleteAclsRequest.Filters")?;
+        r.skip_sized_(flexible, true, "DeleteAclsRequest.Filters.PrincipalFilter")?;
+        r.skip_sized_(flexible, true, "DeleteAclsRequest.Filters.HostFilter")?;
+        r.skip_(2, "DeleteAclsRequest.Filters")?;
         if flexible {
-            r.skip_tagged_section("DeleteAclsRequest.Filters.tagged_fields")?;
+            r.skip_tagged_section_("DeleteAclsRequest.Filters.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DeleteAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteAclsResponse` (API key 31): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,18 +78,18 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
     const PATH: &'static str = "DeleteAclsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteAclsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("DeleteAclsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DeleteAclsResponse.ThrottleTimeMs")?,
             filter_results: c::Array::read(
                 r,
                 version,
@@ -112,12 +112,12 @@ impl<'a> DeleteAclsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "DeleteAclsResponse")?;
+        r.skip_(4, "DeleteAclsResponse")?;
         c::ArrayView::<DeleteAclsFilterResult<'a>>::skip(
             r,
             version,
@@ -125,7 +125,7 @@ impl<'a> DeleteAclsResponse<'a> {
             "DeleteAclsResponse.FilterResults",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteAclsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DeleteAclsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -250,12 +250,12 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
     const PATH: &'static str = "DeleteAclsResponse.FilterResults";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("DeleteAclsResponse.FilterResults.ErrorCode")?,
+            error_code: r.i16_("DeleteAclsResponse.FilterResults.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "DeleteAclsResponse.FilterResults.ErrorMessage")?,
+                .nullable_string_(flexible, "DeleteAclsResponse.FilterResults.ErrorMessage")?,
             matching_acls: c::Array::read(
                 r,
                 version,
@@ -280,13 +280,13 @@ impl<'a> DeleteAclsFilterResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "DeleteAclsResponse.FilterResults")?;
-        r.skip_sized(
+        r.skip_(2, "DeleteAclsResponse.FilterResults")?;
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsResponse.FilterResults.ErrorMessage",
@@ -298,7 +298,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
             "DeleteAclsResponse.FilterResults.MatchingAcls",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteAclsResponse.FilterResults.tagged_fields")?;
+            r.skip_tagged_section_("DeleteAclsResponse.FilterResults.tagged_fields")?;
         }
         Ok(())
     }
@@ -502,35 +502,35 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
     const PATH: &'static str = "DeleteAclsResponse.FilterResults.MatchingAcls";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("DeleteAclsResponse.FilterResults.MatchingAcls.ErrorCode")?,
-            error_message: r.nullable_string(
+            error_code: r.i16_("DeleteAclsResponse.FilterResults.MatchingAcls.ErrorCode")?,
+            error_message: r.nullable_string_(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.ErrorMessage",
             )?,
-            resource_type: r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.ResourceType")?,
-            resource_name: r.string(
+            resource_type: r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.ResourceType")?,
+            resource_name: r.string_(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.ResourceName",
             )?,
             pattern_type: if version >= 1 {
-                r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.PatternType")?
+                r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.PatternType")?
             } else {
                 3
             },
-            principal: r.string(
+            principal: r.string_(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.Principal",
             )?,
-            host: r.string(
+            host: r.string_(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.Host",
             )?,
-            operation: r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.Operation")?,
+            operation: r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.Operation")?,
             permission_type: r
-                .i8("DeleteAclsResponse.FilterResults.MatchingAcls.PermissionType")?,
+                .i8_("DeleteAclsResponse.FilterResults.MatchingAcls.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -549,43 +549,43 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
-        r.skip_sized(
+        r.skip_(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsResponse.FilterResults.MatchingAcls.ErrorMessage",
         )?;
-        r.skip(1, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
-        r.skip_sized(
+        r.skip_(1, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsResponse.FilterResults.MatchingAcls.ResourceName",
         )?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.PatternType",
             )?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsResponse.FilterResults.MatchingAcls.Principal",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DeleteAclsResponse.FilterResults.MatchingAcls.Host",
         )?;
-        r.skip(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        r.skip_(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
         if flexible {
-            r.skip_tagged_section("DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields")?;
+            r.skip_tagged_section_("DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteGroupsRequest` (API key 42): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DeleteGroupsRequest<'a> {
     const PATH: &'static str = "DeleteGroupsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteGroupsRequest",
             ));
         }
@@ -92,14 +92,14 @@ impl<'a> DeleteGroupsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<&'a str>::skip(r, version, flexible, "DeleteGroupsRequest.GroupsNames")?;
         if flexible {
-            r.skip_tagged_section("DeleteGroupsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DeleteGroupsRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteGroupsResponse` (API key 42): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
     const PATH: &'static str = "DeleteGroupsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteGroupsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("DeleteGroupsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DeleteGroupsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "DeleteGroupsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> DeleteGroupsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "DeleteGroupsResponse")?;
+        r.skip_(4, "DeleteGroupsResponse")?;
         c::ArrayView::<DeletableGroupResult<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> DeleteGroupsResponse<'a> {
             "DeleteGroupsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteGroupsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DeleteGroupsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -244,13 +244,13 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
     const PATH: &'static str = "DeleteGroupsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            group_id: r.string(flexible, "DeleteGroupsResponse.Results.GroupId")?,
-            error_code: r.i16("DeleteGroupsResponse.Results.ErrorCode")?,
+            group_id: r.string_(flexible, "DeleteGroupsResponse.Results.GroupId")?,
+            error_code: r.i16_("DeleteGroupsResponse.Results.ErrorCode")?,
             error_message: if version >= 3 {
-                r.nullable_string(flexible, "DeleteGroupsResponse.Results.ErrorMessage")?
+                r.nullable_string_(flexible, "DeleteGroupsResponse.Results.ErrorMessage")?
             } else {
                 None
             },
@@ -270,19 +270,19 @@ impl<'a> DeletableGroupResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "DeleteGroupsResponse.Results.GroupId")?;
-        r.skip(2, "DeleteGroupsResponse.Results")?;
+        r.skip_sized_(flexible, true, "DeleteGroupsResponse.Results.GroupId")?;
+        r.skip_(2, "DeleteGroupsResponse.Results")?;
         if version >= 3 {
-            r.skip_sized(flexible, true, "DeleteGroupsResponse.Results.ErrorMessage")?;
+            r.skip_sized_(flexible, true, "DeleteGroupsResponse.Results.ErrorMessage")?;
         }
 
         if flexible {
-            r.skip_tagged_section("DeleteGroupsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("DeleteGroupsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }

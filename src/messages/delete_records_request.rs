@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteRecords` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteRecordsRequest` (API key 21): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for DeleteRecordsRequest<'a> {
     const PATH: &'static str = "DeleteRecordsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteRecordsRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "DeleteRecordsRequest.Topics")?,
-            timeout_ms: r.i32("DeleteRecordsRequest.TimeoutMs")?,
+            timeout_ms: r.i32_("DeleteRecordsRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -106,10 +106,10 @@ impl<'a> DeleteRecordsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<DeleteRecordsTopic<'a>>::skip(
             r,
@@ -117,9 +117,9 @@ impl<'a> DeleteRecordsRequest<'a> {
             flexible,
             "DeleteRecordsRequest.Topics",
         )?;
-        r.skip(4, "DeleteRecordsRequest")?;
+        r.skip_(4, "DeleteRecordsRequest")?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -231,10 +231,10 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopic<'a> {
     const PATH: &'static str = "DeleteRecordsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "DeleteRecordsRequest.Topics.Name")?,
+            name: r.string_(flexible, "DeleteRecordsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -257,12 +257,12 @@ impl<'a> DeleteRecordsTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "DeleteRecordsRequest.Topics.Name")?;
+        r.skip_sized_(flexible, true, "DeleteRecordsRequest.Topics.Name")?;
         c::ArrayView::<DeleteRecordsPartition<'a>>::skip(
             r,
             version,
@@ -270,7 +270,7 @@ impl<'a> DeleteRecordsTopic<'a> {
             "DeleteRecordsRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -380,11 +380,11 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartition<'a> {
     const PATH: &'static str = "DeleteRecordsRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            partition_index: r.i32("DeleteRecordsRequest.Topics.Partitions.PartitionIndex")?,
-            offset: r.i64("DeleteRecordsRequest.Topics.Partitions.Offset")?,
+            partition_index: r.i32_("DeleteRecordsRequest.Topics.Partitions.PartitionIndex")?,
+            offset: r.i64_("DeleteRecordsRequest.Topics.Partitions.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -403,14 +403,14 @@ impl<'a> DeleteRecordsPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(12, "DeleteRecordsRequest.Topics.Partitions")?;
+        r.skip_(12, "DeleteRecordsRequest.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteRecords` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteRecordsResponse` (API key 21): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for DeleteRecordsResponse<'a> {
     const PATH: &'static str = "DeleteRecordsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteRecordsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("DeleteRecordsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DeleteRecordsResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, flexible, "DeleteRecordsResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> DeleteRecordsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "DeleteRecordsResponse")?;
+        r.skip_(4, "DeleteRecordsResponse")?;
         c::ArrayView::<DeleteRecordsTopicResult<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> DeleteRecordsResponse<'a> {
             "DeleteRecordsResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -234,10 +234,10 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
     const PATH: &'static str = "DeleteRecordsResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "DeleteRecordsResponse.Topics.Name")?,
+            name: r.string_(flexible, "DeleteRecordsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -260,12 +260,12 @@ impl<'a> DeleteRecordsTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "DeleteRecordsResponse.Topics.Name")?;
+        r.skip_sized_(flexible, true, "DeleteRecordsResponse.Topics.Name")?;
         c::ArrayView::<DeleteRecordsPartitionResult<'a>>::skip(
             r,
             version,
@@ -273,7 +273,7 @@ impl<'a> DeleteRecordsTopicResult<'a> {
             "DeleteRecordsResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -396,12 +396,12 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
     const PATH: &'static str = "DeleteRecordsResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            partition_index: r.i32("DeleteRecordsResponse.Topics.Partitions.PartitionIndex")?,
-            low_watermark: r.i64("DeleteRecordsResponse.Topics.Partitions.LowWatermark")?,
-            error_code: r.i16("DeleteRecordsResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("DeleteRecordsResponse.Topics.Partitions.PartitionIndex")?,
+            low_watermark: r.i64_("DeleteRecordsResponse.Topics.Partitions.LowWatermark")?,
+            error_code: r.i16_("DeleteRecordsResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -420,14 +420,14 @@ impl<'a> DeleteRecordsPartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(14, "DeleteRecordsResponse.Topics.Partitions")?;
+        r.skip_(14, "DeleteRecordsResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("DeleteRecordsResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("DeleteRecordsResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

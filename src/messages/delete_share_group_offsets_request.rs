@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteShareGroupOffsetsRequest` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,17 +80,17 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteShareGroupOffsetsRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
+            group_id: r.string_(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "DeleteShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -108,18 +108,18 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DeleteShareGroupOffsetsRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DeleteShareGroupOffsetsRequest.GroupId")?;
         c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupOffsetsRequest.Topics",
         )?;
-        r.skip_tagged_section("DeleteShareGroupOffsetsRequest.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupOffsetsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -210,10 +210,10 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
+            topic_name: r.string_(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -232,17 +232,17 @@ impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DeleteShareGroupOffsetsRequest.Topics.TopicName",
         )?;
-        r.skip_tagged_section("DeleteShareGroupOffsetsRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupOffsetsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteShareGroupOffsetsResponse` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,20 +106,20 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteShareGroupOffsetsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("DeleteShareGroupOffsetsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("DeleteShareGroupOffsetsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?,
+                .nullable_string_(true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -142,19 +142,19 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "DeleteShareGroupOffsetsResponse")?;
-        r.skip_sized(true, true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "DeleteShareGroupOffsetsResponse")?;
+        r.skip_sized_(true, true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?;
         c::ArrayView::<DeleteShareGroupOffsetsResponseTopic<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupOffsetsResponse.Responses",
         )?;
-        r.skip_tagged_section("DeleteShareGroupOffsetsResponse.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupOffsetsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -292,13 +292,13 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "DeleteShareGroupOffsetsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,
-            topic_id: r.uuid("DeleteShareGroupOffsetsResponse.Responses.TopicId")?,
-            error_code: r.i16("DeleteShareGroupOffsetsResponse.Responses.ErrorCode")?,
-            error_message: r.nullable_string(
+            topic_name: r.string_(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,
+            topic_id: r.uuid_("DeleteShareGroupOffsetsResponse.Responses.TopicId")?,
+            error_code: r.i16_("DeleteShareGroupOffsetsResponse.Responses.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
             )?,
@@ -320,23 +320,23 @@ impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DeleteShareGroupOffsetsResponse.Responses.TopicName",
         )?;
-        r.skip(18, "DeleteShareGroupOffsetsResponse.Responses")?;
-        r.skip_sized(
+        r.skip_(18, "DeleteShareGroupOffsetsResponse.Responses")?;
+        r.skip_sized_(
             true,
             true,
             "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
         )?;
-        r.skip_tagged_section("DeleteShareGroupOffsetsResponse.Responses.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupOffsetsResponse.Responses.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteShareGroupStateRequest` (API key 86): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateRequest<'a> {
     const PATH: &'static str = "DeleteShareGroupStateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteShareGroupStateRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "DeleteShareGroupStateRequest.GroupId")?,
+            group_id: r.string_(true, "DeleteShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "DeleteShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> DeleteShareGroupStateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DeleteShareGroupStateRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DeleteShareGroupStateRequest.GroupId")?;
         c::ArrayView::<DeleteStateData<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupStateRequest.Topics",
         )?;
-        r.skip_tagged_section("DeleteShareGroupStateRequest.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupStateRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -220,9 +220,9 @@ impl<'a> c::Decode<'a> for DeleteStateData<'a> {
     const PATH: &'static str = "DeleteShareGroupStateRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("DeleteShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("DeleteShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -247,18 +247,18 @@ impl<'a> DeleteStateData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "DeleteShareGroupStateRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "DeleteShareGroupStateRequest.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupStateRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DeleteShareGroupStateRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupStateRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -339,10 +339,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "DeleteShareGroupStateRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("DeleteShareGroupStateRequest.Topics.Partitions.Partition")?,
+            partition: r.i32_("DeleteShareGroupStateRequest.Topics.Partitions.Partition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -361,13 +361,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "DeleteShareGroupStateRequest.Topics.Partitions")?;
-        r.skip_tagged_section("DeleteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(4, "DeleteShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("DeleteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DeleteShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteShareGroupStateResponse` (API key 86): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateResponse<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteShareGroupStateResponse",
             ));
         }
@@ -91,17 +91,17 @@ impl<'a> DeleteShareGroupStateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<DeleteStateResult<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupStateResponse.Results",
         )?;
-        r.skip_tagged_section("DeleteShareGroupStateResponse.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupStateResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -198,9 +198,9 @@ impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("DeleteShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid_("DeleteShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -225,18 +225,18 @@ impl<'a> DeleteStateResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "DeleteShareGroupStateResponse.Results")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "DeleteShareGroupStateResponse.Results")?;
         c::ArrayView::<PartitionResult<'a>>::skip(
             r,
             version,
             true,
             "DeleteShareGroupStateResponse.Results.Partitions",
         )?;
-        r.skip_tagged_section("DeleteShareGroupStateResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupStateResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -343,12 +343,12 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "DeleteShareGroupStateResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("DeleteShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16("DeleteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition: r.i32_("DeleteShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16_("DeleteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DeleteShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,
@@ -370,18 +370,18 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "DeleteShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized(
+        r.skip_(6, "DeleteShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "DeleteShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section("DeleteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("DeleteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
         Ok(())
     }
 }

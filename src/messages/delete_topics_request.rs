@@ -6,7 +6,7 @@
 //! Compiled with the `DeleteTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteTopicsRequest` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,12 +91,12 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
     const PATH: &'static str = "DeleteTopicsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteTopicsRequest",
             ));
         }
@@ -112,7 +112,7 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
             } else {
                 c::Array::Slice(&[])
             },
-            timeout_ms: r.i32("DeleteTopicsRequest.TimeoutMs")?,
+            timeout_ms: r.i32_("DeleteTopicsRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -129,10 +129,10 @@ impl<'a> DeleteTopicsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 6 {
             c::ArrayView::<DeleteTopicState<'a>>::skip(
@@ -147,9 +147,9 @@ impl<'a> DeleteTopicsRequest<'a> {
             c::ArrayView::<&'a str>::skip(r, version, flexible, "DeleteTopicsRequest.TopicNames")?;
         }
 
-        r.skip(4, "DeleteTopicsRequest")?;
+        r.skip_(4, "DeleteTopicsRequest")?;
         if flexible {
-            r.skip_tagged_section("DeleteTopicsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DeleteTopicsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -280,11 +280,11 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
     const PATH: &'static str = "DeleteTopicsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.nullable_string(true, "DeleteTopicsRequest.Topics.Name")?,
-            topic_id: r.uuid("DeleteTopicsRequest.Topics.TopicId")?,
+            name: r.nullable_string_(true, "DeleteTopicsRequest.Topics.Name")?,
+            topic_id: r.uuid_("DeleteTopicsRequest.Topics.TopicId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -301,14 +301,14 @@ impl<'a> DeleteTopicState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "DeleteTopicsRequest.Topics.Name")?;
-        r.skip(16, "DeleteTopicsRequest.Topics")?;
-        r.skip_tagged_section("DeleteTopicsRequest.Topics.tagged_fields")?;
+        r.skip_sized_(true, true, "DeleteTopicsRequest.Topics.Name")?;
+        r.skip_(16, "DeleteTopicsRequest.Topics")?;
+        r.skip_tagged_section_("DeleteTopicsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `DeleteTopics` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DeleteTopicsResponse` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
     const PATH: &'static str = "DeleteTopicsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DeleteTopicsResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("DeleteTopicsResponse.ThrottleTimeMs")?
+                r.i32_("DeleteTopicsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -111,13 +111,13 @@ impl<'a> DeleteTopicsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip(4, "DeleteTopicsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "DeleteTopicsResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<DeletableTopicResult<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> DeleteTopicsResponse<'a> {
             "DeleteTopicsResponse.Responses",
         )?;
         if flexible {
-            r.skip_tagged_section("DeleteTopicsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DeleteTopicsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -268,22 +268,22 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
     const PATH: &'static str = "DeleteTopicsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
             name: if version >= 6 {
-                r.nullable_string(flexible, "DeleteTopicsResponse.Responses.Name")?
+                r.nullable_string_(flexible, "DeleteTopicsResponse.Responses.Name")?
             } else {
-                Some(r.string(flexible, "DeleteTopicsResponse.Responses.Name")?)
+                Some(r.string_(flexible, "DeleteTopicsResponse.Responses.Name")?)
             },
             topic_id: if version >= 6 {
-                r.uuid("DeleteTopicsResponse.Responses.TopicId")?
+                r.uuid_("DeleteTopicsResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
-            error_code: r.i16("DeleteTopicsResponse.Responses.ErrorCode")?,
+            error_code: r.i16_("DeleteTopicsResponse.Responses.ErrorCode")?,
             error_message: if version >= 5 {
-                r.nullable_string(flexible, "DeleteTopicsResponse.Responses.ErrorMessage")?
+                r.nullable_string_(flexible, "DeleteTopicsResponse.Responses.ErrorMessage")?
             } else {
                 None
             },
@@ -303,19 +303,19 @@ impl<'a> DeletableTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "DeleteTopicsResponse.Responses.Name")?;
+        r.skip_sized_(flexible, true, "DeleteTopicsResponse.Responses.Name")?;
         if version >= 6 {
-            r.skip(16, "DeleteTopicsResponse.Responses.TopicId")?;
+            r.skip_(16, "DeleteTopicsResponse.Responses.TopicId")?;
         }
 
-        r.skip(2, "DeleteTopicsResponse.Responses")?;
+        r.skip_(2, "DeleteTopicsResponse.Responses")?;
         if version >= 5 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "DeleteTopicsResponse.Responses.ErrorMessage",
@@ -323,7 +323,7 @@ impl<'a> DeletableTopicResult<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("DeleteTopicsResponse.Responses.tagged_fields")?;
+            r.skip_tagged_section_("DeleteTopicsResponse.Responses.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeAclsRequest` (API key 29): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,29 +147,30 @@ impl<'a> c::Decode<'a> for DescribeAclsRequest<'a> {
     const PATH: &'static str = "DescribeAclsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeAclsRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type_filter: r.i8("DescribeAclsRequest.ResourceTypeFilter")?,
+            resource_type_filter: r.i8_("DescribeAclsRequest.ResourceTypeFilter")?,
             resource_name_filter: r
-                .nullable_string(flexible, "DescribeAclsRequest.ResourceNameFilter")?,
+                .nullable_string_(flexible, "DescribeAclsRequest.ResourceNameFilter")?,
             pattern_type_filter: if version >= 1 {
-                r.i8("DescribeAclsRequest.PatternTypeFilter")?
+                r.i8_("DescribeAclsRequest.PatternTypeFilter")?
             } else {
                 3
             },
-            principal_filter: r.nullable_string(flexible, "DescribeAclsRequest.PrincipalFilter")?,
-            host_filter: r.nullable_string(flexible, "DescribeAclsRequest.HostFilter")?,
-            operation: r.i8("DescribeAclsRequest.Operation")?,
-            permission_type: r.i8("DescribeAclsRequest.PermissionType")?,
+            principal_filter: r
+                .nullable_string_(flexible, "DescribeAclsRequest.PrincipalFilter")?,
+            host_filter: r.nullable_string_(flexible, "DescribeAclsRequest.HostFilter")?,
+            operation: r.i8_("DescribeAclsRequest.Operation")?,
+            permission_type: r.i8_("DescribeAclsRequest.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -186,22 +187,22 @@ impl<'a> DescribeAclsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(1, "DescribeAclsRequest")?;
-        r.skip_sized(flexible, true, "DescribeAclsRequest.ResourceNameFilter")?;
+        r.skip_(1, "DescribeAclsRequest")?;
+        r.skip_sized_(flexible, true, "DescribeAclsRequest.ResourceNameFilter")?;
         if version >= 1 {
-            r.skip(1, "DescribeAclsRequest.PatternTypeFilter")?;
+            r.skip_(1, "DescribeAclsRequest.PatternTypeFilter")?;
         }
 
-        r.skip_sized(flexible, true, "DescribeAclsRequest.PrincipalFilter")?;
-        r.skip_sized(flexible, true, "DescribeAclsRequest.HostFilter")?;
-        r.skip(2, "DescribeAclsRequest")?;
+        r.skip_sized_(flexible, true, "DescribeAclsRequest.PrincipalFilter")?;
+        r.skip_sized_(flexible, true, "DescribeAclsRequest.HostFilter")?;
+        r.skip_(2, "DescribeAclsRequest")?;
         if flexible {
-            r.skip_tagged_section("DescribeAclsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeAclsRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeAcls` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeAclsResponse` (API key 29): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,20 +104,20 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
     const PATH: &'static str = "DescribeAclsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeAclsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeAclsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("DescribeAclsResponse.ErrorCode")?,
-            error_message: r.nullable_string(flexible, "DescribeAclsResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("DescribeAclsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("DescribeAclsResponse.ErrorCode")?,
+            error_message: r.nullable_string_(flexible, "DescribeAclsResponse.ErrorMessage")?,
             resources: c::Array::read(r, version, flexible, "DescribeAclsResponse.Resources")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -135,13 +135,13 @@ impl<'a> DescribeAclsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(6, "DescribeAclsResponse")?;
-        r.skip_sized(flexible, true, "DescribeAclsResponse.ErrorMessage")?;
+        r.skip_(6, "DescribeAclsResponse")?;
+        r.skip_sized_(flexible, true, "DescribeAclsResponse.ErrorMessage")?;
         c::ArrayView::<DescribeAclsResource<'a>>::skip(
             r,
             version,
@@ -149,7 +149,7 @@ impl<'a> DescribeAclsResponse<'a> {
             "DescribeAclsResponse.Resources",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeAclsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeAclsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -299,13 +299,13 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
     const PATH: &'static str = "DescribeAclsResponse.Resources";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8("DescribeAclsResponse.Resources.ResourceType")?,
-            resource_name: r.string(flexible, "DescribeAclsResponse.Resources.ResourceName")?,
+            resource_type: r.i8_("DescribeAclsResponse.Resources.ResourceType")?,
+            resource_name: r.string_(flexible, "DescribeAclsResponse.Resources.ResourceName")?,
             pattern_type: if version >= 1 {
-                r.i8("DescribeAclsResponse.Resources.PatternType")?
+                r.i8_("DescribeAclsResponse.Resources.PatternType")?
             } else {
                 3
             },
@@ -326,19 +326,19 @@ impl<'a> DescribeAclsResource<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(1, "DescribeAclsResponse.Resources")?;
-        r.skip_sized(
+        r.skip_(1, "DescribeAclsResponse.Resources")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeAclsResponse.Resources.ResourceName",
         )?;
         if version >= 1 {
-            r.skip(1, "DescribeAclsResponse.Resources.PatternType")?;
+            r.skip_(1, "DescribeAclsResponse.Resources.PatternType")?;
         }
 
         c::ArrayView::<AclDescription<'a>>::skip(
@@ -348,7 +348,7 @@ impl<'a> DescribeAclsResource<'a> {
             "DescribeAclsResponse.Resources.Acls",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeAclsResponse.Resources.tagged_fields")?;
+            r.skip_tagged_section_("DescribeAclsResponse.Resources.tagged_fields")?;
         }
         Ok(())
     }
@@ -499,13 +499,13 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
     const PATH: &'static str = "DescribeAclsResponse.Resources.Acls";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal: r.string(flexible, "DescribeAclsResponse.Resources.Acls.Principal")?,
-            host: r.string(flexible, "DescribeAclsResponse.Resources.Acls.Host")?,
-            operation: r.i8("DescribeAclsResponse.Resources.Acls.Operation")?,
-            permission_type: r.i8("DescribeAclsResponse.Resources.Acls.PermissionType")?,
+            principal: r.string_(flexible, "DescribeAclsResponse.Resources.Acls.Principal")?,
+            host: r.string_(flexible, "DescribeAclsResponse.Resources.Acls.Host")?,
+            operation: r.i8_("DescribeAclsResponse.Resources.Acls.Operation")?,
+            permission_type: r.i8_("DescribeAclsResponse.Resources.Acls.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -524,20 +524,20 @@ impl<'a> AclDescription<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeAclsResponse.Resources.Acls.Principal",
         )?;
-        r.skip_sized(flexible, true, "DescribeAclsResponse.Resources.Acls.Host")?;
-        r.skip(2, "DescribeAclsResponse.Resources.Acls")?;
+        r.skip_sized_(flexible, true, "DescribeAclsResponse.Resources.Acls.Host")?;
+        r.skip_(2, "DescribeAclsResponse.Resources.Acls")?;
         if flexible {
-            r.skip_tagged_section("DescribeAclsResponse.Resources.Acls.tagged_fields")?;
+            r.skip_tagged_section_("DescribeAclsResponse.Resources.Acls.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeClientQuotas` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeClientQuotasRequest` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,12 +77,12 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
     const PATH: &'static str = "DescribeClientQuotasRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeClientQuotasRequest",
             ));
         }
@@ -94,7 +94,7 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
                 flexible,
                 "DescribeClientQuotasRequest.Components",
             )?,
-            strict: r.bool("DescribeClientQuotasRequest.Strict")?,
+            strict: r.bool_("DescribeClientQuotasRequest.Strict")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -111,10 +111,10 @@ impl<'a> DescribeClientQuotasRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<ComponentData<'a>>::skip(
             r,
@@ -122,9 +122,9 @@ impl<'a> DescribeClientQuotasRequest<'a> {
             flexible,
             "DescribeClientQuotasRequest.Components",
         )?;
-        r.skip(1, "DescribeClientQuotasRequest")?;
+        r.skip_(1, "DescribeClientQuotasRequest")?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -249,15 +249,16 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
     const PATH: &'static str = "DescribeClientQuotasRequest.Components";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string(
+            entity_type: r.string_(
                 flexible,
                 "DescribeClientQuotasRequest.Components.EntityType",
             )?,
-            match_type: r.i8("DescribeClientQuotasRequest.Components.MatchType")?,
-            r#match: r.nullable_string(flexible, "DescribeClientQuotasRequest.Components.Match")?,
+            match_type: r.i8_("DescribeClientQuotasRequest.Components.MatchType")?,
+            r#match: r
+                .nullable_string_(flexible, "DescribeClientQuotasRequest.Components.Match")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -276,24 +277,24 @@ impl<'a> ComponentData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeClientQuotasRequest.Components.EntityType",
         )?;
-        r.skip(1, "DescribeClientQuotasRequest.Components")?;
-        r.skip_sized(
+        r.skip_(1, "DescribeClientQuotasRequest.Components")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeClientQuotasRequest.Components.Match",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasRequest.Components.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasRequest.Components.tagged_fields")?;
         }
         Ok(())
     }

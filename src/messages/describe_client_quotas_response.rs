@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeClientQuotas` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeClientQuotasResponse` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,21 +103,21 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
     const PATH: &'static str = "DescribeClientQuotasResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeClientQuotasResponse",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeClientQuotasResponse.ThrottleTimeMs")?,
-            error_code: r.i16("DescribeClientQuotasResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("DescribeClientQuotasResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("DescribeClientQuotasResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "DescribeClientQuotasResponse.ErrorMessage")?,
+                .nullable_string_(flexible, "DescribeClientQuotasResponse.ErrorMessage")?,
             entries: c::Array::read_nullable(
                 r,
                 version,
@@ -140,13 +140,13 @@ impl<'a> DescribeClientQuotasResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(6, "DescribeClientQuotasResponse")?;
-        r.skip_sized(flexible, true, "DescribeClientQuotasResponse.ErrorMessage")?;
+        r.skip_(6, "DescribeClientQuotasResponse")?;
+        r.skip_sized_(flexible, true, "DescribeClientQuotasResponse.ErrorMessage")?;
         c::ArrayView::<EntryData<'a>>::skip(
             r,
             version,
@@ -154,7 +154,7 @@ impl<'a> DescribeClientQuotasResponse<'a> {
             "DescribeClientQuotasResponse.Entries",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -279,7 +279,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     const PATH: &'static str = "DescribeClientQuotasResponse.Entries";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
             entity: c::Array::read(
@@ -312,10 +312,10 @@ impl<'a> EntryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<EntityData<'a>>::skip(
             r,
@@ -330,7 +330,7 @@ impl<'a> EntryData<'a> {
             "DescribeClientQuotasResponse.Entries.Values",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.tagged_fields")?;
         }
         Ok(())
     }
@@ -440,14 +440,14 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     const PATH: &'static str = "DescribeClientQuotasResponse.Entries.Entity";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string(
+            entity_type: r.string_(
                 flexible,
                 "DescribeClientQuotasResponse.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string(
+            entity_name: r.nullable_string_(
                 flexible,
                 "DescribeClientQuotasResponse.Entries.Entity.EntityName",
             )?,
@@ -469,23 +469,23 @@ impl<'a> EntityData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeClientQuotasResponse.Entries.Entity.EntityType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeClientQuotasResponse.Entries.Entity.EntityName",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.Entity.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.Entity.tagged_fields")?;
         }
         Ok(())
     }
@@ -595,11 +595,11 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
     const PATH: &'static str = "DescribeClientQuotasResponse.Entries.Values";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            key: r.string(flexible, "DescribeClientQuotasResponse.Entries.Values.Key")?,
-            value: r.f64("DescribeClientQuotasResponse.Entries.Values.Value")?,
+            key: r.string_(flexible, "DescribeClientQuotasResponse.Entries.Values.Key")?,
+            value: r.f64_("DescribeClientQuotasResponse.Entries.Values.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -618,19 +618,19 @@ impl<'a> ValueData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeClientQuotasResponse.Entries.Values.Key",
         )?;
-        r.skip(8, "DescribeClientQuotasResponse.Entries.Values")?;
+        r.skip_(8, "DescribeClientQuotasResponse.Entries.Values")?;
         if flexible {
-            r.skip_tagged_section("DescribeClientQuotasResponse.Entries.Values.tagged_fields")?;
+            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.Values.tagged_fields")?;
         }
         Ok(())
     }

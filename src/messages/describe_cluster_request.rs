@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeCluster` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeClusterRequest` (API key 60): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,25 +90,25 @@ impl<'a> c::Decode<'a> for DescribeClusterRequest<'a> {
     const PATH: &'static str = "DescribeClusterRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeClusterRequest",
             ));
         }
         let mut this = Self {
             include_cluster_authorized_operations: r
-                .bool("DescribeClusterRequest.IncludeClusterAuthorizedOperations")?,
+                .bool_("DescribeClusterRequest.IncludeClusterAuthorizedOperations")?,
             endpoint_type: if version >= 1 {
-                r.i8("DescribeClusterRequest.EndpointType")?
+                r.i8_("DescribeClusterRequest.EndpointType")?
             } else {
                 1
             },
             include_fenced_brokers: if version >= 2 {
-                r.bool("DescribeClusterRequest.IncludeFencedBrokers")?
+                r.bool_("DescribeClusterRequest.IncludeFencedBrokers")?
             } else {
                 false
             },
@@ -128,20 +128,20 @@ impl<'a> DescribeClusterRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(1, "DescribeClusterRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(1, "DescribeClusterRequest")?;
         if version >= 1 {
-            r.skip(1, "DescribeClusterRequest.EndpointType")?;
+            r.skip_(1, "DescribeClusterRequest.EndpointType")?;
         }
 
         if version >= 2 {
-            r.skip(1, "DescribeClusterRequest.IncludeFencedBrokers")?;
+            r.skip_(1, "DescribeClusterRequest.IncludeFencedBrokers")?;
         }
 
-        r.skip_tagged_section("DescribeClusterRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeClusterRequest.tagged_fields")?;
         Ok(())
     }
 }

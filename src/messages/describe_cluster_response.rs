@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeCluster` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeClusterResponse` (API key 60): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,29 +155,29 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
     const PATH: &'static str = "DescribeClusterResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeClusterResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeClusterResponse.ThrottleTimeMs")?,
-            error_code: r.i16("DescribeClusterResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "DescribeClusterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("DescribeClusterResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("DescribeClusterResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "DescribeClusterResponse.ErrorMessage")?,
             endpoint_type: if version >= 1 {
-                r.i8("DescribeClusterResponse.EndpointType")?
+                r.i8_("DescribeClusterResponse.EndpointType")?
             } else {
                 1
             },
-            cluster_id: r.string(true, "DescribeClusterResponse.ClusterId")?,
-            controller_id: r.i32("DescribeClusterResponse.ControllerId")?,
+            cluster_id: r.string_(true, "DescribeClusterResponse.ClusterId")?,
+            controller_id: r.i32_("DescribeClusterResponse.ControllerId")?,
             brokers: c::Array::read(r, version, true, "DescribeClusterResponse.Brokers")?,
             cluster_authorized_operations: r
-                .i32("DescribeClusterResponse.ClusterAuthorizedOperations")?,
+                .i32_("DescribeClusterResponse.ClusterAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -194,26 +194,26 @@ impl<'a> DescribeClusterResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "DescribeClusterResponse")?;
-        r.skip_sized(true, true, "DescribeClusterResponse.ErrorMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "DescribeClusterResponse")?;
+        r.skip_sized_(true, true, "DescribeClusterResponse.ErrorMessage")?;
         if version >= 1 {
-            r.skip(1, "DescribeClusterResponse.EndpointType")?;
+            r.skip_(1, "DescribeClusterResponse.EndpointType")?;
         }
 
-        r.skip_sized(true, true, "DescribeClusterResponse.ClusterId")?;
-        r.skip(4, "DescribeClusterResponse")?;
+        r.skip_sized_(true, true, "DescribeClusterResponse.ClusterId")?;
+        r.skip_(4, "DescribeClusterResponse")?;
         c::ArrayView::<DescribeClusterBroker<'a>>::skip(
             r,
             version,
             true,
             "DescribeClusterResponse.Brokers",
         )?;
-        r.skip(4, "DescribeClusterResponse")?;
-        r.skip_tagged_section("DescribeClusterResponse.tagged_fields")?;
+        r.skip_(4, "DescribeClusterResponse")?;
+        r.skip_tagged_section_("DescribeClusterResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -389,14 +389,14 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
     const PATH: &'static str = "DescribeClusterResponse.Brokers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            broker_id: r.i32("DescribeClusterResponse.Brokers.BrokerId")?,
-            host: r.string(true, "DescribeClusterResponse.Brokers.Host")?,
-            port: r.i32("DescribeClusterResponse.Brokers.Port")?,
-            rack: r.nullable_string(true, "DescribeClusterResponse.Brokers.Rack")?,
+            broker_id: r.i32_("DescribeClusterResponse.Brokers.BrokerId")?,
+            host: r.string_(true, "DescribeClusterResponse.Brokers.Host")?,
+            port: r.i32_("DescribeClusterResponse.Brokers.Port")?,
+            rack: r.nullable_string_(true, "DescribeClusterResponse.Brokers.Rack")?,
             is_fenced: if version >= 2 {
-                r.bool("DescribeClusterResponse.Brokers.IsFenced")?
+                r.bool_("DescribeClusterResponse.Brokers.IsFenced")?
             } else {
                 false
             },
@@ -416,19 +416,19 @@ impl<'a> DescribeClusterBroker<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeClusterResponse.Brokers")?;
-        r.skip_sized(true, true, "DescribeClusterResponse.Brokers.Host")?;
-        r.skip(4, "DescribeClusterResponse.Brokers")?;
-        r.skip_sized(true, true, "DescribeClusterResponse.Brokers.Rack")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeClusterResponse.Brokers")?;
+        r.skip_sized_(true, true, "DescribeClusterResponse.Brokers.Host")?;
+        r.skip_(4, "DescribeClusterResponse.Brokers")?;
+        r.skip_sized_(true, true, "DescribeClusterResponse.Brokers.Rack")?;
         if version >= 2 {
-            r.skip(1, "DescribeClusterResponse.Brokers.IsFenced")?;
+            r.skip_(1, "DescribeClusterResponse.Brokers.IsFenced")?;
         }
 
-        r.skip_tagged_section("DescribeClusterResponse.Brokers.tagged_fields")?;
+        r.skip_tagged_section_("DescribeClusterResponse.Brokers.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeConfigsRequest` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,12 +91,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
     const PATH: &'static str = "DescribeConfigsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeConfigsRequest",
             ));
         }
@@ -104,12 +104,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "DescribeConfigsRequest.Resources")?,
             include_synonyms: if version >= 1 {
-                r.bool("DescribeConfigsRequest.IncludeSynonyms")?
+                r.bool_("DescribeConfigsRequest.IncludeSynonyms")?
             } else {
                 false
             },
             include_documentation: if version >= 3 {
-                r.bool("DescribeConfigsRequest.IncludeDocumentation")?
+                r.bool_("DescribeConfigsRequest.IncludeDocumentation")?
             } else {
                 false
             },
@@ -129,10 +129,10 @@ impl<'a> DescribeConfigsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         c::ArrayView::<DescribeConfigsResource<'a>>::skip(
             r,
@@ -141,15 +141,15 @@ impl<'a> DescribeConfigsRequest<'a> {
             "DescribeConfigsRequest.Resources",
         )?;
         if version >= 1 {
-            r.skip(1, "DescribeConfigsRequest.IncludeSynonyms")?;
+            r.skip_(1, "DescribeConfigsRequest.IncludeSynonyms")?;
         }
 
         if version >= 3 {
-            r.skip(1, "DescribeConfigsRequest.IncludeDocumentation")?;
+            r.skip_(1, "DescribeConfigsRequest.IncludeDocumentation")?;
         }
 
         if flexible {
-            r.skip_tagged_section("DescribeConfigsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeConfigsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -299,11 +299,11 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
     const PATH: &'static str = "DescribeConfigsRequest.Resources";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            resource_type: r.i8("DescribeConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string(flexible, "DescribeConfigsRequest.Resources.ResourceName")?,
+            resource_type: r.i8_("DescribeConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string_(flexible, "DescribeConfigsRequest.Resources.ResourceName")?,
             configuration_keys: c::Array::read_nullable(
                 r,
                 version,
@@ -328,13 +328,13 @@ impl<'a> DescribeConfigsResource<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(1, "DescribeConfigsRequest.Resources")?;
-        r.skip_sized(
+        r.skip_(1, "DescribeConfigsRequest.Resources")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsRequest.Resources.ResourceName",
@@ -346,7 +346,7 @@ impl<'a> DescribeConfigsResource<'a> {
             "DescribeConfigsRequest.Resources.ConfigurationKeys",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeConfigsRequest.Resources.tagged_fields")?;
+            r.skip_tagged_section_("DescribeConfigsRequest.Resources.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeConfigsResponse` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,18 +78,18 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
     const PATH: &'static str = "DescribeConfigsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeConfigsResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeConfigsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "DescribeConfigsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -107,12 +107,12 @@ impl<'a> DescribeConfigsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(4, "DescribeConfigsResponse")?;
+        r.skip_(4, "DescribeConfigsResponse")?;
         c::ArrayView::<DescribeConfigsResult<'a>>::skip(
             r,
             version,
@@ -120,7 +120,7 @@ impl<'a> DescribeConfigsResponse<'a> {
             "DescribeConfigsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeConfigsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeConfigsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -271,14 +271,14 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16("DescribeConfigsResponse.Results.ErrorCode")?,
+            error_code: r.i16_("DescribeConfigsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string(flexible, "DescribeConfigsResponse.Results.ErrorMessage")?,
-            resource_type: r.i8("DescribeConfigsResponse.Results.ResourceType")?,
-            resource_name: r.string(flexible, "DescribeConfigsResponse.Results.ResourceName")?,
+                .nullable_string_(flexible, "DescribeConfigsResponse.Results.ErrorMessage")?,
+            resource_type: r.i8_("DescribeConfigsResponse.Results.ResourceType")?,
+            resource_name: r.string_(flexible, "DescribeConfigsResponse.Results.ResourceName")?,
             configs: c::Array::read(
                 r,
                 version,
@@ -301,19 +301,19 @@ impl<'a> DescribeConfigsResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(2, "DescribeConfigsResponse.Results")?;
-        r.skip_sized(
+        r.skip_(2, "DescribeConfigsResponse.Results")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.ErrorMessage",
         )?;
-        r.skip(1, "DescribeConfigsResponse.Results")?;
-        r.skip_sized(
+        r.skip_(1, "DescribeConfigsResponse.Results")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.ResourceName",
@@ -325,7 +325,7 @@ impl<'a> DescribeConfigsResult<'a> {
             "DescribeConfigsResponse.Results.Configs",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeConfigsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("DescribeConfigsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }
@@ -539,23 +539,23 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results.Configs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            name: r.string(flexible, "DescribeConfigsResponse.Results.Configs.Name")?,
-            value: r.nullable_string(flexible, "DescribeConfigsResponse.Results.Configs.Value")?,
-            read_only: r.bool("DescribeConfigsResponse.Results.Configs.ReadOnly")?,
+            name: r.string_(flexible, "DescribeConfigsResponse.Results.Configs.Name")?,
+            value: r.nullable_string_(flexible, "DescribeConfigsResponse.Results.Configs.Value")?,
+            read_only: r.bool_("DescribeConfigsResponse.Results.Configs.ReadOnly")?,
             is_default: if version <= 0 {
-                r.bool("DescribeConfigsResponse.Results.Configs.IsDefault")?
+                r.bool_("DescribeConfigsResponse.Results.Configs.IsDefault")?
             } else {
                 false
             },
             config_source: if version >= 1 {
-                r.i8("DescribeConfigsResponse.Results.Configs.ConfigSource")?
+                r.i8_("DescribeConfigsResponse.Results.Configs.ConfigSource")?
             } else {
                 -1
             },
-            is_sensitive: r.bool("DescribeConfigsResponse.Results.Configs.IsSensitive")?,
+            is_sensitive: r.bool_("DescribeConfigsResponse.Results.Configs.IsSensitive")?,
             synonyms: if version >= 1 {
                 c::Array::read(
                     r,
@@ -567,12 +567,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
                 c::Array::Slice(&[])
             },
             config_type: if version >= 3 {
-                r.i8("DescribeConfigsResponse.Results.Configs.ConfigType")?
+                r.i8_("DescribeConfigsResponse.Results.Configs.ConfigType")?
             } else {
                 0
             },
             documentation: if version >= 3 {
-                r.nullable_string(
+                r.nullable_string_(
                     flexible,
                     "DescribeConfigsResponse.Results.Configs.Documentation",
                 )?
@@ -597,31 +597,31 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.Configs.Name",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.Configs.Value",
         )?;
-        r.skip(1, "DescribeConfigsResponse.Results.Configs")?;
+        r.skip_(1, "DescribeConfigsResponse.Results.Configs")?;
         if version <= 0 {
-            r.skip(1, "DescribeConfigsResponse.Results.Configs.IsDefault")?;
+            r.skip_(1, "DescribeConfigsResponse.Results.Configs.IsDefault")?;
         }
 
         if version >= 1 {
-            r.skip(1, "DescribeConfigsResponse.Results.Configs.ConfigSource")?;
+            r.skip_(1, "DescribeConfigsResponse.Results.Configs.ConfigSource")?;
         }
 
-        r.skip(1, "DescribeConfigsResponse.Results.Configs")?;
+        r.skip_(1, "DescribeConfigsResponse.Results.Configs")?;
         if version >= 1 {
             c::ArrayView::<DescribeConfigsSynonym<'a>>::skip(
                 r,
@@ -632,11 +632,11 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         }
 
         if version >= 3 {
-            r.skip(1, "DescribeConfigsResponse.Results.Configs.ConfigType")?;
+            r.skip_(1, "DescribeConfigsResponse.Results.Configs.ConfigType")?;
         }
 
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "DescribeConfigsResponse.Results.Configs.Documentation",
@@ -644,7 +644,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("DescribeConfigsResponse.Results.Configs.tagged_fields")?;
+            r.skip_tagged_section_("DescribeConfigsResponse.Results.Configs.tagged_fields")?;
         }
         Ok(())
     }
@@ -817,18 +817,18 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
     const PATH: &'static str = "DescribeConfigsResponse.Results.Configs.Synonyms";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 flexible,
                 "DescribeConfigsResponse.Results.Configs.Synonyms.Name",
             )?,
-            value: r.nullable_string(
+            value: r.nullable_string_(
                 flexible,
                 "DescribeConfigsResponse.Results.Configs.Synonyms.Value",
             )?,
-            source: r.i8("DescribeConfigsResponse.Results.Configs.Synonyms.Source")?,
+            source: r.i8_("DescribeConfigsResponse.Results.Configs.Synonyms.Source")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -847,24 +847,24 @@ impl<'a> DescribeConfigsSynonym<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.Configs.Synonyms.Name",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeConfigsResponse.Results.Configs.Synonyms.Value",
         )?;
-        r.skip(1, "DescribeConfigsResponse.Results.Configs.Synonyms")?;
+        r.skip_(1, "DescribeConfigsResponse.Results.Configs.Synonyms")?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
             )?;
         }

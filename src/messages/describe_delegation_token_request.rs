@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeDelegationTokenRequest` (API key 41): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,12 +68,12 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
     const PATH: &'static str = "DescribeDelegationTokenRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeDelegationTokenRequest",
             ));
         }
@@ -101,10 +101,10 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<DescribeDelegationTokenOwner<'a>>::skip(
             r,
@@ -113,7 +113,7 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
             "DescribeDelegationTokenRequest.Owners",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeDelegationTokenRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeDelegationTokenRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -223,14 +223,14 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
     const PATH: &'static str = "DescribeDelegationTokenRequest.Owners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string(
+            principal_type: r.string_(
                 flexible,
                 "DescribeDelegationTokenRequest.Owners.PrincipalType",
             )?,
-            principal_name: r.string(
+            principal_name: r.string_(
                 flexible,
                 "DescribeDelegationTokenRequest.Owners.PrincipalName",
             )?,
@@ -252,23 +252,23 @@ impl<'a> DescribeDelegationTokenOwner<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenRequest.Owners.PrincipalType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenRequest.Owners.PrincipalName",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeDelegationTokenRequest.Owners.tagged_fields")?;
+            r.skip_tagged_section_("DescribeDelegationTokenRequest.Owners.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeDelegationTokenResponse` (API key 41): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,25 +91,25 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeDelegationTokenResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("DescribeDelegationTokenResponse.ErrorCode")?,
+            error_code: r.i16_("DescribeDelegationTokenResponse.ErrorCode")?,
             tokens: c::Array::read(
                 r,
                 version,
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens",
             )?,
-            throttle_time_ms: r.i32("DescribeDelegationTokenResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -126,21 +126,21 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "DescribeDelegationTokenResponse")?;
+        r.skip_(2, "DescribeDelegationTokenResponse")?;
         c::ArrayView::<DescribedDelegationToken<'a>>::skip(
             r,
             version,
             flexible,
             "DescribeDelegationTokenResponse.Tokens",
         )?;
-        r.skip(4, "DescribeDelegationTokenResponse")?;
+        r.skip_(4, "DescribeDelegationTokenResponse")?;
         if flexible {
-            r.skip_tagged_section("DescribeDelegationTokenResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeDelegationTokenResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -362,19 +362,19 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse.Tokens";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string(
+            principal_type: r.string_(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.PrincipalType",
             )?,
-            principal_name: r.string(
+            principal_name: r.string_(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.PrincipalName",
             )?,
             token_requester_principal_type: if version >= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
                 )?
@@ -382,18 +382,18 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
                 ""
             },
             token_requester_principal_name: if version >= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
                 )?
             } else {
                 ""
             },
-            issue_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.IssueTimestamp")?,
-            expiry_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.ExpiryTimestamp")?,
-            max_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.MaxTimestamp")?,
-            token_id: r.string(flexible, "DescribeDelegationTokenResponse.Tokens.TokenId")?,
-            hmac: r.bytes(flexible, "DescribeDelegationTokenResponse.Tokens.Hmac")?,
+            issue_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.IssueTimestamp")?,
+            expiry_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.ExpiryTimestamp")?,
+            max_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.MaxTimestamp")?,
+            token_id: r.string_(flexible, "DescribeDelegationTokenResponse.Tokens.TokenId")?,
+            hmac: r.bytes_(flexible, "DescribeDelegationTokenResponse.Tokens.Hmac")?,
             renewers: c::Array::read(
                 r,
                 version,
@@ -418,23 +418,23 @@ impl<'a> DescribedDelegationToken<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenResponse.Tokens.PrincipalType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenResponse.Tokens.PrincipalName",
         )?;
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
@@ -442,20 +442,20 @@ impl<'a> DescribedDelegationToken<'a> {
         }
 
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
             )?;
         }
 
-        r.skip(24, "DescribeDelegationTokenResponse.Tokens")?;
-        r.skip_sized(
+        r.skip_(24, "DescribeDelegationTokenResponse.Tokens")?;
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenResponse.Tokens.TokenId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             false,
             "DescribeDelegationTokenResponse.Tokens.Hmac",
@@ -467,7 +467,7 @@ impl<'a> DescribedDelegationToken<'a> {
             "DescribeDelegationTokenResponse.Tokens.Renewers",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeDelegationTokenResponse.Tokens.tagged_fields")?;
+            r.skip_tagged_section_("DescribeDelegationTokenResponse.Tokens.tagged_fields")?;
         }
         Ok(())
     }
@@ -641,14 +641,14 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
     const PATH: &'static str = "DescribeDelegationTokenResponse.Tokens.Renewers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string(
+            principal_type: r.string_(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalType",
             )?,
-            principal_name: r.string(
+            principal_name: r.string_(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalName",
             )?,
@@ -670,23 +670,25 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalType",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalName",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields")?;
+            r.skip_tagged_section_(
+                "DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields",
+            )?;
         }
         Ok(())
     }

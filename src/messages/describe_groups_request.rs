@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeGroupsRequest` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,12 +77,12 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
     const PATH: &'static str = "DescribeGroupsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeGroupsRequest",
             ));
         }
@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
         let mut this = Self {
             groups: c::Array::read(r, version, flexible, "DescribeGroupsRequest.Groups")?,
             include_authorized_operations: if version >= 3 {
-                r.bool("DescribeGroupsRequest.IncludeAuthorizedOperations")?
+                r.bool_("DescribeGroupsRequest.IncludeAuthorizedOperations")?
             } else {
                 false
             },
@@ -110,18 +110,18 @@ impl<'a> DescribeGroupsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
         c::ArrayView::<&'a str>::skip(r, version, flexible, "DescribeGroupsRequest.Groups")?;
         if version >= 3 {
-            r.skip(1, "DescribeGroupsRequest.IncludeAuthorizedOperations")?;
+            r.skip_(1, "DescribeGroupsRequest.IncludeAuthorizedOperations")?;
         }
 
         if flexible {
-            r.skip_tagged_section("DescribeGroupsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeGroupsRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeGroupsResponse` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
     const PATH: &'static str = "DescribeGroupsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeGroupsResponse",
             ));
         }
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("DescribeGroupsResponse.ThrottleTimeMs")?
+                r.i32_("DescribeGroupsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -110,13 +110,13 @@ impl<'a> DescribeGroupsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
         if version >= 1 {
-            r.skip(4, "DescribeGroupsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "DescribeGroupsResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<DescribedGroup<'a>>::skip(
@@ -126,7 +126,7 @@ impl<'a> DescribeGroupsResponse<'a> {
             "DescribeGroupsResponse.Groups",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeGroupsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeGroupsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -319,19 +319,19 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "DescribeGroupsResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            error_code: r.i16("DescribeGroupsResponse.Groups.ErrorCode")?,
+            error_code: r.i16_("DescribeGroupsResponse.Groups.ErrorCode")?,
             error_message: if version >= 6 {
-                r.nullable_string(flexible, "DescribeGroupsResponse.Groups.ErrorMessage")?
+                r.nullable_string_(flexible, "DescribeGroupsResponse.Groups.ErrorMessage")?
             } else {
                 None
             },
-            group_id: r.string(flexible, "DescribeGroupsResponse.Groups.GroupId")?,
-            group_state: r.string(flexible, "DescribeGroupsResponse.Groups.GroupState")?,
-            protocol_type: r.string(flexible, "DescribeGroupsResponse.Groups.ProtocolType")?,
-            protocol_data: r.string(flexible, "DescribeGroupsResponse.Groups.ProtocolData")?,
+            group_id: r.string_(flexible, "DescribeGroupsResponse.Groups.GroupId")?,
+            group_state: r.string_(flexible, "DescribeGroupsResponse.Groups.GroupState")?,
+            protocol_type: r.string_(flexible, "DescribeGroupsResponse.Groups.ProtocolType")?,
+            protocol_data: r.string_(flexible, "DescribeGroupsResponse.Groups.ProtocolData")?,
             members: c::Array::read(
                 r,
                 version,
@@ -339,7 +339,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "DescribeGroupsResponse.Groups.Members",
             )?,
             authorized_operations: if version >= 3 {
-                r.i32("DescribeGroupsResponse.Groups.AuthorizedOperations")?
+                r.i32_("DescribeGroupsResponse.Groups.AuthorizedOperations")?
             } else {
                 -2147483648
             },
@@ -359,20 +359,20 @@ impl<'a> DescribedGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip(2, "DescribeGroupsResponse.Groups")?;
+        r.skip_(2, "DescribeGroupsResponse.Groups")?;
         if version >= 6 {
-            r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ErrorMessage")?;
+            r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ErrorMessage")?;
         }
 
-        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.GroupId")?;
-        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.GroupState")?;
-        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ProtocolType")?;
-        r.skip_sized(flexible, true, "DescribeGroupsResponse.Groups.ProtocolData")?;
+        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.GroupId")?;
+        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.GroupState")?;
+        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ProtocolType")?;
+        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ProtocolData")?;
         c::ArrayView::<DescribedGroupMember<'a>>::skip(
             r,
             version,
@@ -380,11 +380,11 @@ impl<'a> DescribedGroup<'a> {
             "DescribeGroupsResponse.Groups.Members",
         )?;
         if version >= 3 {
-            r.skip(4, "DescribeGroupsResponse.Groups.AuthorizedOperations")?;
+            r.skip_(4, "DescribeGroupsResponse.Groups.AuthorizedOperations")?;
         }
 
         if flexible {
-            r.skip_tagged_section("DescribeGroupsResponse.Groups.tagged_fields")?;
+            r.skip_tagged_section_("DescribeGroupsResponse.Groups.tagged_fields")?;
         }
         Ok(())
     }
@@ -598,25 +598,25 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
     const PATH: &'static str = "DescribeGroupsResponse.Groups.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            member_id: r.string(flexible, "DescribeGroupsResponse.Groups.Members.MemberId")?,
+            member_id: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.MemberId")?,
             group_instance_id: if version >= 4 {
-                r.nullable_string(
+                r.nullable_string_(
                     flexible,
                     "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
                 )?
             } else {
                 None
             },
-            client_id: r.string(flexible, "DescribeGroupsResponse.Groups.Members.ClientId")?,
-            client_host: r.string(flexible, "DescribeGroupsResponse.Groups.Members.ClientHost")?,
-            member_metadata: r.bytes(
+            client_id: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.ClientId")?,
+            client_host: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.ClientHost")?,
+            member_metadata: r.bytes_(
                 flexible,
                 "DescribeGroupsResponse.Groups.Members.MemberMetadata",
             )?,
-            member_assignment: r.bytes(
+            member_assignment: r.bytes_(
                 flexible,
                 "DescribeGroupsResponse.Groups.Members.MemberAssignment",
             )?,
@@ -638,46 +638,46 @@ impl<'a> DescribedGroupMember<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 5;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeGroupsResponse.Groups.Members.MemberId",
         )?;
         if version >= 4 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
             )?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeGroupsResponse.Groups.Members.ClientId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeGroupsResponse.Groups.Members.ClientHost",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             false,
             "DescribeGroupsResponse.Groups.Members.MemberMetadata",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             false,
             "DescribeGroupsResponse.Groups.Members.MemberAssignment",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeGroupsResponse.Groups.Members.tagged_fields")?;
+            r.skip_tagged_section_("DescribeGroupsResponse.Groups.Members.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeLogDirsRequest` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for DescribeLogDirsRequest<'a> {
     const PATH: &'static str = "DescribeLogDirsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeLogDirsRequest",
             ));
         }
@@ -93,10 +93,10 @@ impl<'a> DescribeLogDirsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         c::ArrayView::<DescribableLogDirTopic<'a>>::skip(
             r,
@@ -105,7 +105,7 @@ impl<'a> DescribeLogDirsRequest<'a> {
             "DescribeLogDirsRequest.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeLogDirsRequest.tagged_fields")?;
+            r.skip_tagged_section_("DescribeLogDirsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -215,10 +215,10 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
     const PATH: &'static str = "DescribeLogDirsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string(flexible, "DescribeLogDirsRequest.Topics.Topic")?,
+            topic: r.string_(flexible, "DescribeLogDirsRequest.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -241,12 +241,12 @@ impl<'a> DescribableLogDirTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "DescribeLogDirsRequest.Topics.Topic")?;
+        r.skip_sized_(flexible, true, "DescribeLogDirsRequest.Topics.Topic")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -254,7 +254,7 @@ impl<'a> DescribableLogDirTopic<'a> {
             "DescribeLogDirsRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeLogDirsRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("DescribeLogDirsRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `DescribeLogDirs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeLogDirsResponse` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,20 +91,20 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeLogDirsResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeLogDirsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeLogDirsResponse.ThrottleTimeMs")?,
             error_code: if version >= 3 {
-                r.i16("DescribeLogDirsResponse.ErrorCode")?
+                r.i16_("DescribeLogDirsResponse.ErrorCode")?
             } else {
                 0
             },
@@ -125,14 +125,14 @@ impl<'a> DescribeLogDirsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "DescribeLogDirsResponse")?;
+        r.skip_(4, "DescribeLogDirsResponse")?;
         if version >= 3 {
-            r.skip(2, "DescribeLogDirsResponse.ErrorCode")?;
+            r.skip_(2, "DescribeLogDirsResponse.ErrorCode")?;
         }
 
         c::ArrayView::<DescribeLogDirsResult<'a>>::skip(
@@ -142,7 +142,7 @@ impl<'a> DescribeLogDirsResponse<'a> {
             "DescribeLogDirsResponse.Results",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeLogDirsResponse.tagged_fields")?;
+            r.skip_tagged_section_("DescribeLogDirsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -312,11 +312,11 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("DescribeLogDirsResponse.Results.ErrorCode")?,
-            log_dir: r.string(flexible, "DescribeLogDirsResponse.Results.LogDir")?,
+            error_code: r.i16_("DescribeLogDirsResponse.Results.ErrorCode")?,
+            log_dir: r.string_(flexible, "DescribeLogDirsResponse.Results.LogDir")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -324,17 +324,17 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
                 "DescribeLogDirsResponse.Results.Topics",
             )?,
             total_bytes: if version >= 4 {
-                r.i64("DescribeLogDirsResponse.Results.TotalBytes")?
+                r.i64_("DescribeLogDirsResponse.Results.TotalBytes")?
             } else {
                 -1
             },
             usable_bytes: if version >= 4 {
-                r.i64("DescribeLogDirsResponse.Results.UsableBytes")?
+                r.i64_("DescribeLogDirsResponse.Results.UsableBytes")?
             } else {
                 -1
             },
             is_cordoned: if version >= 5 {
-                r.bool("DescribeLogDirsResponse.Results.IsCordoned")?
+                r.bool_("DescribeLogDirsResponse.Results.IsCordoned")?
             } else {
                 false
             },
@@ -354,13 +354,13 @@ impl<'a> DescribeLogDirsResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "DescribeLogDirsResponse.Results")?;
-        r.skip_sized(flexible, true, "DescribeLogDirsResponse.Results.LogDir")?;
+        r.skip_(2, "DescribeLogDirsResponse.Results")?;
+        r.skip_sized_(flexible, true, "DescribeLogDirsResponse.Results.LogDir")?;
         c::ArrayView::<DescribeLogDirsTopic<'a>>::skip(
             r,
             version,
@@ -368,19 +368,19 @@ impl<'a> DescribeLogDirsResult<'a> {
             "DescribeLogDirsResponse.Results.Topics",
         )?;
         if version >= 4 {
-            r.skip(8, "DescribeLogDirsResponse.Results.TotalBytes")?;
+            r.skip_(8, "DescribeLogDirsResponse.Results.TotalBytes")?;
         }
 
         if version >= 4 {
-            r.skip(8, "DescribeLogDirsResponse.Results.UsableBytes")?;
+            r.skip_(8, "DescribeLogDirsResponse.Results.UsableBytes")?;
         }
 
         if version >= 5 {
-            r.skip(1, "DescribeLogDirsResponse.Results.IsCordoned")?;
+            r.skip_(1, "DescribeLogDirsResponse.Results.IsCordoned")?;
         }
 
         if flexible {
-            r.skip_tagged_section("DescribeLogDirsResponse.Results.tagged_fields")?;
+            r.skip_tagged_section_("DescribeLogDirsResponse.Results.tagged_fields")?;
         }
         Ok(())
     }
@@ -511,10 +511,10 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "DescribeLogDirsResponse.Results.Topics.Name")?,
+            name: r.string_(flexible, "DescribeLogDirsResponse.Results.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -539,12 +539,12 @@ impl<'a> DescribeLogDirsTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "DescribeLogDirsResponse.Results.Topics.Name",
@@ -556,7 +556,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
             "DescribeLogDirsResponse.Results.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("DescribeLogDirsResponse.Results.Topics.tagged_fields")?;
+            r.skip_tagged_section_("DescribeLogDirsResponse.Results.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -692,16 +692,16 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
     const PATH: &'static str = "DescribeLogDirsResponse.Results.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
-                .i32("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionIndex")?,
+                .i32_("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionIndex")?,
             partition_size: r
-                .i64("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionSize")?,
-            offset_lag: r.i64("DescribeLogDirsResponse.Results.Topics.Partitions.OffsetLag")?,
+                .i64_("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionSize")?,
+            offset_lag: r.i64_("DescribeLogDirsResponse.Results.Topics.Partitions.OffsetLag")?,
             is_future_key: r
-                .bool("DescribeLogDirsResponse.Results.Topics.Partitions.IsFutureKey")?,
+                .bool_("DescribeLogDirsResponse.Results.Topics.Partitions.IsFutureKey")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -720,14 +720,14 @@ impl<'a> DescribeLogDirsPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(21, "DescribeLogDirsResponse.Results.Topics.Partitions")?;
+        r.skip_(21, "DescribeLogDirsResponse.Results.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
             )?;
         }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeProducers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeProducersRequest` (API key 61): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
     const PATH: &'static str = "DescribeProducersRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeProducersRequest",
             ));
         }
@@ -91,17 +91,17 @@ impl<'a> DescribeProducersRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicRequest<'a>>::skip(
             r,
             version,
             true,
             "DescribeProducersRequest.Topics",
         )?;
-        r.skip_tagged_section("DescribeProducersRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeProducersRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -198,9 +198,9 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
     const PATH: &'static str = "DescribeProducersRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "DescribeProducersRequest.Topics.Name")?,
+            name: r.string_(true, "DescribeProducersRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -223,18 +223,18 @@ impl<'a> TopicRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DescribeProducersRequest.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DescribeProducersRequest.Topics.Name")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "DescribeProducersRequest.Topics.PartitionIndexes",
         )?;
-        r.skip_tagged_section("DescribeProducersRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeProducersRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }

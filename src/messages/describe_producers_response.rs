@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeProducers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeProducersResponse` (API key 61): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeProducersResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeProducersResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeProducersResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, true, "DescribeProducersResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> DescribeProducersResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeProducersResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeProducersResponse")?;
         c::ArrayView::<TopicResponse<'a>>::skip(
             r,
             version,
             true,
             "DescribeProducersResponse.Topics",
         )?;
-        r.skip_tagged_section("DescribeProducersResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeProducersResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -216,9 +216,9 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "DescribeProducersResponse.Topics.Name")?,
+            name: r.string_(true, "DescribeProducersResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -243,18 +243,18 @@ impl<'a> TopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DescribeProducersResponse.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DescribeProducersResponse.Topics.Name")?;
         c::ArrayView::<PartitionResponse<'a>>::skip(
             r,
             version,
             true,
             "DescribeProducersResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DescribeProducersResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeProducersResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -378,11 +378,12 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("DescribeProducersResponse.Topics.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition_index: r
+                .i32_("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("DescribeProducersResponse.Topics.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DescribeProducersResponse.Topics.Partitions.ErrorMessage",
             )?,
@@ -410,12 +411,12 @@ impl<'a> PartitionResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "DescribeProducersResponse.Topics.Partitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "DescribeProducersResponse.Topics.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "DescribeProducersResponse.Topics.Partitions.ErrorMessage",
@@ -426,7 +427,7 @@ impl<'a> PartitionResponse<'a> {
             true,
             "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
         )?;
-        r.skip_tagged_section("DescribeProducersResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("DescribeProducersResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -584,21 +585,23 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
     const PATH: &'static str = "DescribeProducersResponse.Topics.Partitions.ActiveProducers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             producer_id: r
-                .i64("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerId")?,
-            producer_epoch: r
-                .i32("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerEpoch")?,
+                .i64_("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerId")?,
+            producer_epoch: r.i32_(
+                "DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerEpoch",
+            )?,
             last_sequence: r
-                .i32("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastSequence")?,
-            last_timestamp: r
-                .i64("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastTimestamp")?,
-            coordinator_epoch: r.i32(
+                .i32_("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastSequence")?,
+            last_timestamp: r.i64_(
+                "DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastTimestamp",
+            )?,
+            coordinator_epoch: r.i32_(
                 "DescribeProducersResponse.Topics.Partitions.ActiveProducers.CoordinatorEpoch",
             )?,
-            current_txn_start_offset: r.i64(
+            current_txn_start_offset: r.i64_(
                 "DescribeProducersResponse.Topics.Partitions.ActiveProducers.CurrentTxnStartOffset",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -619,16 +622,16 @@ impl<'a> ProducerState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             36,
             "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "DescribeProducersResponse.Topics.Partitions.ActiveProducers.tagged_fields",
         )?;
         Ok(())

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeQuorum` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeQuorumRequest` (API key 55): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DescribeQuorumRequest<'a> {
     const PATH: &'static str = "DescribeQuorumRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeQuorumRequest",
             ));
         }
@@ -91,12 +91,12 @@ impl<'a> DescribeQuorumRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumRequest.Topics")?;
-        r.skip_tagged_section("DescribeQuorumRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -193,9 +193,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "DescribeQuorumRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "DescribeQuorumRequest.Topics.TopicName")?,
+            topic_name: r.string_(true, "DescribeQuorumRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -218,18 +218,18 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DescribeQuorumRequest.Topics.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DescribeQuorumRequest.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "DescribeQuorumRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DescribeQuorumRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -314,10 +314,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "DescribeQuorumRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r.i32("DescribeQuorumRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("DescribeQuorumRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -336,13 +336,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "DescribeQuorumRequest.Topics.Partitions")?;
-        r.skip_tagged_section("DescribeQuorumRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(4, "DescribeQuorumRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("DescribeQuorumRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

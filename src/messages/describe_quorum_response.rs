@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeQuorum` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeQuorumResponse` (API key 55): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,19 +103,19 @@ impl<'a> c::Decode<'a> for DescribeQuorumResponse<'a> {
     const PATH: &'static str = "DescribeQuorumResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeQuorumResponse",
             ));
         }
         let mut this = Self {
-            error_code: r.i16("DescribeQuorumResponse.ErrorCode")?,
+            error_code: r.i16_("DescribeQuorumResponse.ErrorCode")?,
             error_message: if version >= 2 {
-                r.nullable_string(true, "DescribeQuorumResponse.ErrorMessage")?
+                r.nullable_string_(true, "DescribeQuorumResponse.ErrorMessage")?
             } else {
                 Some("")
             },
@@ -141,13 +141,13 @@ impl<'a> DescribeQuorumResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "DescribeQuorumResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "DescribeQuorumResponse")?;
         if version >= 2 {
-            r.skip_sized(true, true, "DescribeQuorumResponse.ErrorMessage")?;
+            r.skip_sized_(true, true, "DescribeQuorumResponse.ErrorMessage")?;
         }
 
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumResponse.Topics")?;
@@ -155,7 +155,7 @@ impl<'a> DescribeQuorumResponse<'a> {
             c::ArrayView::<Node<'a>>::skip(r, version, true, "DescribeQuorumResponse.Nodes")?;
         }
 
-        r.skip_tagged_section("DescribeQuorumResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -281,9 +281,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "DescribeQuorumResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "DescribeQuorumResponse.Topics.TopicName")?,
+            topic_name: r.string_(true, "DescribeQuorumResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -306,18 +306,18 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "DescribeQuorumResponse.Topics.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "DescribeQuorumResponse.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "DescribeQuorumResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DescribeQuorumResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -493,21 +493,21 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "DescribeQuorumResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("DescribeQuorumResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("DescribeQuorumResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("DescribeQuorumResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("DescribeQuorumResponse.Topics.Partitions.ErrorCode")?,
             error_message: if version >= 2 {
-                r.nullable_string(
+                r.nullable_string_(
                     true,
                     "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
                 )?
             } else {
                 Some("")
             },
-            leader_id: r.i32("DescribeQuorumResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("DescribeQuorumResponse.Topics.Partitions.LeaderEpoch")?,
-            high_watermark: r.i64("DescribeQuorumResponse.Topics.Partitions.HighWatermark")?,
+            leader_id: r.i32_("DescribeQuorumResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("DescribeQuorumResponse.Topics.Partitions.LeaderEpoch")?,
+            high_watermark: r.i64_("DescribeQuorumResponse.Topics.Partitions.HighWatermark")?,
             current_voters: c::Array::read(
                 r,
                 version,
@@ -538,20 +538,20 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "DescribeQuorumResponse.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "DescribeQuorumResponse.Topics.Partitions")?;
         if version >= 2 {
-            r.skip_sized(
+            r.skip_sized_(
                 true,
                 true,
                 "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
             )?;
         }
 
-        r.skip(16, "DescribeQuorumResponse.Topics.Partitions")?;
+        r.skip_(16, "DescribeQuorumResponse.Topics.Partitions")?;
         c::ArrayView::<ReplicaState<'a>>::skip(
             r,
             version,
@@ -564,7 +564,7 @@ impl<'a> PartitionData<'a> {
             true,
             "DescribeQuorumResponse.Topics.Partitions.Observers",
         )?;
-        r.skip_tagged_section("DescribeQuorumResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -691,9 +691,9 @@ impl<'a> c::Decode<'a> for Node<'a> {
     const PATH: &'static str = "DescribeQuorumResponse.Nodes";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            node_id: r.i32("DescribeQuorumResponse.Nodes.NodeId")?,
+            node_id: r.i32_("DescribeQuorumResponse.Nodes.NodeId")?,
             listeners: c::Array::read(r, version, true, "DescribeQuorumResponse.Nodes.Listeners")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -711,18 +711,18 @@ impl<'a> Node<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeQuorumResponse.Nodes")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeQuorumResponse.Nodes")?;
         c::ArrayView::<Listener<'a>>::skip(
             r,
             version,
             true,
             "DescribeQuorumResponse.Nodes.Listeners",
         )?;
-        r.skip_tagged_section("DescribeQuorumResponse.Nodes.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.Nodes.tagged_fields")?;
         Ok(())
     }
 }
@@ -829,12 +829,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "DescribeQuorumResponse.Nodes.Listeners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "DescribeQuorumResponse.Nodes.Listeners.Name")?,
-            host: r.string(true, "DescribeQuorumResponse.Nodes.Listeners.Host")?,
-            port: r.u16("DescribeQuorumResponse.Nodes.Listeners.Port")?,
+            name: r.string_(true, "DescribeQuorumResponse.Nodes.Listeners.Name")?,
+            host: r.string_(true, "DescribeQuorumResponse.Nodes.Listeners.Host")?,
+            port: r.u16_("DescribeQuorumResponse.Nodes.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -853,15 +853,15 @@ impl<'a> Listener<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "DescribeQuorumResponse.Nodes.Listeners.Name")?;
-        r.skip_sized(true, true, "DescribeQuorumResponse.Nodes.Listeners.Host")?;
-        r.skip(2, "DescribeQuorumResponse.Nodes.Listeners")?;
-        r.skip_tagged_section("DescribeQuorumResponse.Nodes.Listeners.tagged_fields")?;
+        r.skip_sized_(true, true, "DescribeQuorumResponse.Nodes.Listeners.Name")?;
+        r.skip_sized_(true, true, "DescribeQuorumResponse.Nodes.Listeners.Host")?;
+        r.skip_(2, "DescribeQuorumResponse.Nodes.Listeners")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.Nodes.Listeners.tagged_fields")?;
         Ok(())
     }
 }
@@ -1003,22 +1003,22 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     const PATH: &'static str = "DescribeQuorumResponse.ReplicaState";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            replica_id: r.i32("DescribeQuorumResponse.ReplicaState.ReplicaId")?,
+            replica_id: r.i32_("DescribeQuorumResponse.ReplicaState.ReplicaId")?,
             replica_directory_id: if version >= 2 {
-                r.uuid("DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?
+                r.uuid_("DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            log_end_offset: r.i64("DescribeQuorumResponse.ReplicaState.LogEndOffset")?,
+            log_end_offset: r.i64_("DescribeQuorumResponse.ReplicaState.LogEndOffset")?,
             last_fetch_timestamp: if version >= 1 {
-                r.i64("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?
+                r.i64_("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?
             } else {
                 -1
             },
             last_caught_up_timestamp: if version >= 1 {
-                r.i64("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp")?
+                r.i64_("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp")?
             } else {
                 -1
             },
@@ -1040,28 +1040,28 @@ impl<'a> ReplicaState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeQuorumResponse.ReplicaState")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeQuorumResponse.ReplicaState")?;
         if version >= 2 {
-            r.skip(16, "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?;
+            r.skip_(16, "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?;
         }
 
-        r.skip(8, "DescribeQuorumResponse.ReplicaState")?;
+        r.skip_(8, "DescribeQuorumResponse.ReplicaState")?;
         if version >= 1 {
-            r.skip(8, "DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?;
+            r.skip_(8, "DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?;
         }
 
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 8,
                 "DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp",
             )?;
         }
 
-        r.skip_tagged_section("DescribeQuorumResponse.ReplicaState.tagged_fields")?;
+        r.skip_tagged_section_("DescribeQuorumResponse.ReplicaState.tagged_fields")?;
         Ok(())
     }
 }

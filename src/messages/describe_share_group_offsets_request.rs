@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeShareGroupOffsetsRequest` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,12 +67,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeShareGroupOffsetsRequest",
             ));
         }
@@ -96,17 +96,17 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::skip(
             r,
             version,
             true,
             "DescribeShareGroupOffsetsRequest.Groups",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -206,9 +206,9 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
+            group_id: r.string_(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
             topics: c::Array::read_nullable(
                 r,
                 version,
@@ -233,11 +233,11 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsRequest.Groups.GroupId",
@@ -248,7 +248,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
             true,
             "DescribeShareGroupOffsetsRequest.Groups.Topics",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.Groups.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -347,9 +347,9 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsRequest.Groups.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(
+            topic_name: r.string_(
                 true,
                 "DescribeShareGroupOffsetsRequest.Groups.Topics.TopicName",
             )?,
@@ -377,11 +377,11 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsRequest.Groups.Topics.TopicName",
@@ -392,7 +392,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
             true,
             "DescribeShareGroupOffsetsRequest.Groups.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeShareGroupOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeShareGroupOffsetsResponse` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,17 +80,17 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeShareGroupOffsetsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeShareGroupOffsetsResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -110,18 +110,18 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeShareGroupOffsetsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeShareGroupOffsetsResponse")?;
         c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::skip(
             r,
             version,
             true,
             "DescribeShareGroupOffsetsResponse.Groups",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -250,17 +250,17 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
+            group_id: r.string_(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
             topics: c::Array::read(
                 r,
                 version,
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics",
             )?,
-            error_code: r.i16("DescribeShareGroupOffsetsResponse.Groups.ErrorCode")?,
-            error_message: r.nullable_string(
+            error_code: r.i16_("DescribeShareGroupOffsetsResponse.Groups.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
             )?,
@@ -282,11 +282,11 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsResponse.Groups.GroupId",
@@ -297,13 +297,13 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
             true,
             "DescribeShareGroupOffsetsResponse.Groups.Topics",
         )?;
-        r.skip(2, "DescribeShareGroupOffsetsResponse.Groups")?;
-        r.skip_sized(
+        r.skip_(2, "DescribeShareGroupOffsetsResponse.Groups")?;
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.Groups.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -427,13 +427,13 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(
+            topic_name: r.string_(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics.TopicName",
             )?,
-            topic_id: r.uuid("DescribeShareGroupOffsetsResponse.Groups.Topics.TopicId")?,
+            topic_id: r.uuid_("DescribeShareGroupOffsetsResponse.Groups.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -458,23 +458,23 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsResponse.Groups.Topics.TopicName",
         )?;
-        r.skip(16, "DescribeShareGroupOffsetsResponse.Groups.Topics")?;
+        r.skip_(16, "DescribeShareGroupOffsetsResponse.Groups.Topics")?;
         c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::skip(
             r,
             version,
             true,
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
         )?;
-        r.skip_tagged_section("DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields")?;
+        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -627,22 +627,23 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
     const PATH: &'static str = "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r
-                .i32("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_(
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.PartitionIndex",
+            )?,
             start_offset: r
-                .i64("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.StartOffset")?,
+                .i64_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.StartOffset")?,
             leader_epoch: r
-                .i32("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.LeaderEpoch")?,
+                .i32_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.LeaderEpoch")?,
             lag: if version >= 1 {
-                r.i64("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag")?
+                r.i64_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag")?
             } else {
                 -1
             },
             error_code: r
-                .i16("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i16_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
             )?,
@@ -664,31 +665,31 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(
             16,
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
         )?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 8,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag",
             )?;
         }
 
-        r.skip(
+        r.skip_(
             2,
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.tagged_fields",
         )?;
         Ok(())

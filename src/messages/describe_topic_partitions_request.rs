@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeTopicPartitions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeTopicPartitionsRequest` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,21 +90,21 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeTopicPartitionsRequest",
             ));
         }
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsRequest.Topics")?,
             response_partition_limit: r
-                .i32("DescribeTopicPartitionsRequest.ResponsePartitionLimit")?,
-            cursor: if r.struct_marker("DescribeTopicPartitionsRequest.Cursor")? {
-                Some(<Cursor<'a> as c::Decode<'a>>::decode(r, version)?)
+                .i32_("DescribeTopicPartitionsRequest.ResponsePartitionLimit")?,
+            cursor: if r.struct_marker_("DescribeTopicPartitionsRequest.Cursor")? {
+                Some(<Cursor<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -124,21 +124,21 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicRequest<'a>>::skip(
             r,
             version,
             true,
             "DescribeTopicPartitionsRequest.Topics",
         )?;
-        r.skip(4, "DescribeTopicPartitionsRequest")?;
-        if r.struct_marker("DescribeTopicPartitionsRequest.Cursor")? {
+        r.skip_(4, "DescribeTopicPartitionsRequest")?;
+        if r.struct_marker_("DescribeTopicPartitionsRequest.Cursor")? {
             Cursor::skip_wire(r, version)?;
         }
-        r.skip_tagged_section("DescribeTopicPartitionsRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -239,10 +239,10 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
+            name: r.string_(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -261,13 +261,13 @@ impl<'a> TopicRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "DescribeTopicPartitionsRequest.Topics.Name")?;
-        r.skip_tagged_section("DescribeTopicPartitionsRequest.Topics.tagged_fields")?;
+        r.skip_sized_(true, true, "DescribeTopicPartitionsRequest.Topics.Name")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -360,11 +360,11 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsRequest.Cursor";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,
-            partition_index: r.i32("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
+            topic_name: r.string_(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,
+            partition_index: r.i32_("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -383,18 +383,18 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DescribeTopicPartitionsRequest.Cursor.TopicName",
         )?;
-        r.skip(4, "DescribeTopicPartitionsRequest.Cursor")?;
-        r.skip_tagged_section("DescribeTopicPartitionsRequest.Cursor.tagged_fields")?;
+        r.skip_(4, "DescribeTopicPartitionsRequest.Cursor")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsRequest.Cursor.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeTopicPartitions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeTopicPartitionsResponse` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,20 +93,20 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeTopicPartitionsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsResponse.Topics")?,
-            next_cursor: if r.struct_marker("DescribeTopicPartitionsResponse.NextCursor")? {
-                Some(<Cursor<'a> as c::Decode<'a>>::decode(r, version)?)
+            next_cursor: if r.struct_marker_("DescribeTopicPartitionsResponse.NextCursor")? {
+                Some(<Cursor<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -126,21 +126,21 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeTopicPartitionsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeTopicPartitionsResponse")?;
         c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::skip(
             r,
             version,
             true,
             "DescribeTopicPartitionsResponse.Topics",
         )?;
-        if r.struct_marker("DescribeTopicPartitionsResponse.NextCursor")? {
+        if r.struct_marker_("DescribeTopicPartitionsResponse.NextCursor")? {
             Cursor::skip_wire(r, version)?;
         }
-        r.skip_tagged_section("DescribeTopicPartitionsResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -308,12 +308,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
-            name: r.nullable_string(true, "DescribeTopicPartitionsResponse.Topics.Name")?,
-            topic_id: r.uuid("DescribeTopicPartitionsResponse.Topics.TopicId")?,
-            is_internal: r.bool("DescribeTopicPartitionsResponse.Topics.IsInternal")?,
+            error_code: r.i16_("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
+            name: r.nullable_string_(true, "DescribeTopicPartitionsResponse.Topics.Name")?,
+            topic_id: r.uuid_("DescribeTopicPartitionsResponse.Topics.TopicId")?,
+            is_internal: r.bool_("DescribeTopicPartitionsResponse.Topics.IsInternal")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -321,7 +321,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
                 "DescribeTopicPartitionsResponse.Topics.Partitions",
             )?,
             topic_authorized_operations: r
-                .i32("DescribeTopicPartitionsResponse.Topics.TopicAuthorizedOperations")?,
+                .i32_("DescribeTopicPartitionsResponse.Topics.TopicAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -340,21 +340,21 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "DescribeTopicPartitionsResponse.Topics")?;
-        r.skip_sized(true, true, "DescribeTopicPartitionsResponse.Topics.Name")?;
-        r.skip(17, "DescribeTopicPartitionsResponse.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "DescribeTopicPartitionsResponse.Topics")?;
+        r.skip_sized_(true, true, "DescribeTopicPartitionsResponse.Topics.Name")?;
+        r.skip_(17, "DescribeTopicPartitionsResponse.Topics")?;
         c::ArrayView::<DescribeTopicPartitionsResponsePartition<'a>>::skip(
             r,
             version,
             true,
             "DescribeTopicPartitionsResponse.Topics.Partitions",
         )?;
-        r.skip(4, "DescribeTopicPartitionsResponse.Topics")?;
-        r.skip_tagged_section("DescribeTopicPartitionsResponse.Topics.tagged_fields")?;
+        r.skip_(4, "DescribeTopicPartitionsResponse.Topics")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -555,13 +555,14 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
+            error_code: r.i16_("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
             partition_index: r
-                .i32("DescribeTopicPartitionsResponse.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderEpoch")?,
+                .i32_("DescribeTopicPartitionsResponse.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32_("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r
+                .i32_("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderEpoch")?,
             replica_nodes: c::Array::read(
                 r,
                 version,
@@ -610,11 +611,11 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(14, "DescribeTopicPartitionsResponse.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(14, "DescribeTopicPartitionsResponse.Topics.Partitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -645,7 +646,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
             true,
             "DescribeTopicPartitionsResponse.Topics.Partitions.OfflineReplicas",
         )?;
-        r.skip_tagged_section("DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -778,11 +779,11 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
     const PATH: &'static str = "DescribeTopicPartitionsResponse.NextCursor";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
-            partition_index: r.i32("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
+            topic_name: r.string_(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
+            partition_index: r.i32_("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -801,18 +802,18 @@ impl<'a> Cursor<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DescribeTopicPartitionsResponse.NextCursor.TopicName",
         )?;
-        r.skip(4, "DescribeTopicPartitionsResponse.NextCursor")?;
-        r.skip_tagged_section("DescribeTopicPartitionsResponse.NextCursor.tagged_fields")?;
+        r.skip_(4, "DescribeTopicPartitionsResponse.NextCursor")?;
+        r.skip_tagged_section_("DescribeTopicPartitionsResponse.NextCursor.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeTransactions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeTransactionsRequest` (API key 65): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DescribeTransactionsRequest<'a> {
     const PATH: &'static str = "DescribeTransactionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeTransactionsRequest",
             ));
         }
@@ -96,17 +96,17 @@ impl<'a> DescribeTransactionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(
             r,
             version,
             true,
             "DescribeTransactionsRequest.TransactionalIds",
         )?;
-        r.skip_tagged_section("DescribeTransactionsRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTransactionsRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeTransactions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeTransactionsResponse` (API key 65): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeTransactionsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeTransactionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("DescribeTransactionsResponse.ThrottleTimeMs")?,
             transaction_states: c::Array::read(
                 r,
                 version,
@@ -110,18 +110,18 @@ impl<'a> DescribeTransactionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "DescribeTransactionsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "DescribeTransactionsResponse")?;
         c::ArrayView::<TransactionState<'a>>::skip(
             r,
             version,
             true,
             "DescribeTransactionsResponse.TransactionStates",
         )?;
-        r.skip_tagged_section("DescribeTransactionsResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTransactionsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -299,24 +299,24 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse.TransactionStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
-            transactional_id: r.string(
+            error_code: r.i16_("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
+            transactional_id: r.string_(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.TransactionalId",
             )?,
-            transaction_state: r.string(
+            transaction_state: r.string_(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.TransactionState",
             )?,
             transaction_timeout_ms: r
-                .i32("DescribeTransactionsResponse.TransactionStates.TransactionTimeoutMs")?,
+                .i32_("DescribeTransactionsResponse.TransactionStates.TransactionTimeoutMs")?,
             transaction_start_time_ms: r
-                .i64("DescribeTransactionsResponse.TransactionStates.TransactionStartTimeMs")?,
-            producer_id: r.i64("DescribeTransactionsResponse.TransactionStates.ProducerId")?,
+                .i64_("DescribeTransactionsResponse.TransactionStates.TransactionStartTimeMs")?,
+            producer_id: r.i64_("DescribeTransactionsResponse.TransactionStates.ProducerId")?,
             producer_epoch: r
-                .i16("DescribeTransactionsResponse.TransactionStates.ProducerEpoch")?,
+                .i16_("DescribeTransactionsResponse.TransactionStates.ProducerEpoch")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -341,29 +341,29 @@ impl<'a> TransactionState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "DescribeTransactionsResponse.TransactionStates")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "DescribeTransactionsResponse.TransactionStates")?;
+        r.skip_sized_(
             true,
             true,
             "DescribeTransactionsResponse.TransactionStates.TransactionalId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "DescribeTransactionsResponse.TransactionStates.TransactionState",
         )?;
-        r.skip(22, "DescribeTransactionsResponse.TransactionStates")?;
+        r.skip_(22, "DescribeTransactionsResponse.TransactionStates")?;
         c::ArrayView::<TopicData<'a>>::skip(
             r,
             version,
             true,
             "DescribeTransactionsResponse.TransactionStates.Topics",
         )?;
-        r.skip_tagged_section("DescribeTransactionsResponse.TransactionStates.tagged_fields")?;
+        r.skip_tagged_section_("DescribeTransactionsResponse.TransactionStates.tagged_fields")?;
         Ok(())
     }
 }
@@ -485,9 +485,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "DescribeTransactionsResponse.TransactionStates.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic: r.string(
+            topic: r.string_(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.Topics.Topic",
             )?,
@@ -515,11 +515,11 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeTransactionsResponse.TransactionStates.Topics.Topic",
@@ -530,7 +530,7 @@ impl<'a> TopicData<'a> {
             true,
             "DescribeTransactionsResponse.TransactionStates.Topics.Partitions",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "DescribeTransactionsResponse.TransactionStates.Topics.tagged_fields",
         )?;
         Ok(())

@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeUserScramCredentials` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeUserScramCredentialsRequest` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeUserScramCredentialsRequest",
             ));
         }
@@ -98,17 +98,17 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<UserName<'a>>::skip(
             r,
             version,
             true,
             "DescribeUserScramCredentialsRequest.Users",
         )?;
-        r.skip_tagged_section("DescribeUserScramCredentialsRequest.tagged_fields")?;
+        r.skip_tagged_section_("DescribeUserScramCredentialsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -193,10 +193,10 @@ impl<'a> c::Decode<'a> for UserName<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsRequest.Users";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
+            name: r.string_(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -215,13 +215,13 @@ impl<'a> UserName<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "DescribeUserScramCredentialsRequest.Users.Name")?;
-        r.skip_tagged_section("DescribeUserScramCredentialsRequest.Users.tagged_fields")?;
+        r.skip_sized_(true, true, "DescribeUserScramCredentialsRequest.Users.Name")?;
+        r.skip_tagged_section_("DescribeUserScramCredentialsRequest.Users.tagged_fields")?;
         Ok(())
     }
 }

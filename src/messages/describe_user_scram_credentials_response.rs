@@ -5,7 +5,7 @@
 //! Compiled with the `DescribeUserScramCredentials` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `DescribeUserScramCredentialsResponse` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,20 +106,20 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "DescribeUserScramCredentialsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("DescribeUserScramCredentialsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("DescribeUserScramCredentialsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "DescribeUserScramCredentialsResponse.ErrorMessage")?,
+                .nullable_string_(true, "DescribeUserScramCredentialsResponse.ErrorMessage")?,
             results: c::Array::read(
                 r,
                 version,
@@ -144,12 +144,12 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "DescribeUserScramCredentialsResponse")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "DescribeUserScramCredentialsResponse")?;
+        r.skip_sized_(
             true,
             true,
             "DescribeUserScramCredentialsResponse.ErrorMessage",
@@ -160,7 +160,7 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
             true,
             "DescribeUserScramCredentialsResponse.Results",
         )?;
-        r.skip_tagged_section("DescribeUserScramCredentialsResponse.tagged_fields")?;
+        r.skip_tagged_section_("DescribeUserScramCredentialsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -298,11 +298,11 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            user: r.string(true, "DescribeUserScramCredentialsResponse.Results.User")?,
-            error_code: r.i16("DescribeUserScramCredentialsResponse.Results.ErrorCode")?,
-            error_message: r.nullable_string(
+            user: r.string_(true, "DescribeUserScramCredentialsResponse.Results.User")?,
+            error_code: r.i16_("DescribeUserScramCredentialsResponse.Results.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "DescribeUserScramCredentialsResponse.Results.ErrorMessage",
             )?,
@@ -330,17 +330,17 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "DescribeUserScramCredentialsResponse.Results.User",
         )?;
-        r.skip(2, "DescribeUserScramCredentialsResponse.Results")?;
-        r.skip_sized(
+        r.skip_(2, "DescribeUserScramCredentialsResponse.Results")?;
+        r.skip_sized_(
             true,
             true,
             "DescribeUserScramCredentialsResponse.Results.ErrorMessage",
@@ -351,7 +351,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
             true,
             "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
         )?;
-        r.skip_tagged_section("DescribeUserScramCredentialsResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("DescribeUserScramCredentialsResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -459,13 +459,13 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
     const PATH: &'static str = "DescribeUserScramCredentialsResponse.Results.CredentialInfos";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             mechanism: r
-                .i8("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Mechanism")?,
+                .i8_("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Mechanism")?,
             iterations: r
-                .i32("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Iterations")?,
+                .i32_("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Iterations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -484,16 +484,16 @@ impl<'a> CredentialInfo<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             5,
             "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "DescribeUserScramCredentialsResponse.Results.CredentialInfos.tagged_fields",
         )?;
         Ok(())

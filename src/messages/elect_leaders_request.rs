@@ -5,7 +5,7 @@
 //! Compiled with the `ElectLeaders` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ElectLeadersRequest` (API key 43): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,19 +93,19 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
     const PATH: &'static str = "ElectLeadersRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ElectLeadersRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             election_type: if version >= 1 {
-                r.i8("ElectLeadersRequest.ElectionType")?
+                r.i8_("ElectLeadersRequest.ElectionType")?
             } else {
                 0
             },
@@ -115,7 +115,7 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
                 flexible,
                 "ElectLeadersRequest.TopicPartitions",
             )?,
-            timeout_ms: r.i32("ElectLeadersRequest.TimeoutMs")?,
+            timeout_ms: r.i32_("ElectLeadersRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -132,13 +132,13 @@ impl<'a> ElectLeadersRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
         if version >= 1 {
-            r.skip(1, "ElectLeadersRequest.ElectionType")?;
+            r.skip_(1, "ElectLeadersRequest.ElectionType")?;
         }
 
         c::ArrayView::<TopicPartitions<'a>>::skip(
@@ -147,9 +147,9 @@ impl<'a> ElectLeadersRequest<'a> {
             flexible,
             "ElectLeadersRequest.TopicPartitions",
         )?;
-        r.skip(4, "ElectLeadersRequest")?;
+        r.skip_(4, "ElectLeadersRequest")?;
         if flexible {
-            r.skip_tagged_section("ElectLeadersRequest.tagged_fields")?;
+            r.skip_tagged_section_("ElectLeadersRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -274,10 +274,10 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ElectLeadersRequest.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string(flexible, "ElectLeadersRequest.TopicPartitions.Topic")?,
+            topic: r.string_(flexible, "ElectLeadersRequest.TopicPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -302,12 +302,12 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "ElectLeadersRequest.TopicPartitions.Topic")?;
+        r.skip_sized_(flexible, true, "ElectLeadersRequest.TopicPartitions.Topic")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -315,7 +315,7 @@ impl<'a> TopicPartitions<'a> {
             "ElectLeadersRequest.TopicPartitions.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("ElectLeadersRequest.TopicPartitions.tagged_fields")?;
+            r.skip_tagged_section_("ElectLeadersRequest.TopicPartitions.tagged_fields")?;
         }
         Ok(())
     }

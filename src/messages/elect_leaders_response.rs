@@ -5,7 +5,7 @@
 //! Compiled with the `ElectLeaders` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ElectLeadersResponse` (API key 43): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,20 +93,20 @@ impl<'a> c::Decode<'a> for ElectLeadersResponse<'a> {
     const PATH: &'static str = "ElectLeadersResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ElectLeadersResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("ElectLeadersResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("ElectLeadersResponse.ThrottleTimeMs")?,
             error_code: if version >= 1 {
-                r.i16("ElectLeadersResponse.ErrorCode")?
+                r.i16_("ElectLeadersResponse.ErrorCode")?
             } else {
                 0
             },
@@ -132,14 +132,14 @@ impl<'a> ElectLeadersResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "ElectLeadersResponse")?;
+        r.skip_(4, "ElectLeadersResponse")?;
         if version >= 1 {
-            r.skip(2, "ElectLeadersResponse.ErrorCode")?;
+            r.skip_(2, "ElectLeadersResponse.ErrorCode")?;
         }
 
         c::ArrayView::<ReplicaElectionResult<'a>>::skip(
@@ -149,7 +149,7 @@ impl<'a> ElectLeadersResponse<'a> {
             "ElectLeadersResponse.ReplicaElectionResults",
         )?;
         if flexible {
-            r.skip_tagged_section("ElectLeadersResponse.tagged_fields")?;
+            r.skip_tagged_section_("ElectLeadersResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -273,10 +273,10 @@ impl<'a> c::Decode<'a> for ReplicaElectionResult<'a> {
     const PATH: &'static str = "ElectLeadersResponse.ReplicaElectionResults";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string(
+            topic: r.string_(
                 flexible,
                 "ElectLeadersResponse.ReplicaElectionResults.Topic",
             )?,
@@ -304,12 +304,12 @@ impl<'a> ReplicaElectionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "ElectLeadersResponse.ReplicaElectionResults.Topic",
@@ -321,7 +321,7 @@ impl<'a> ReplicaElectionResult<'a> {
             "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
         )?;
         if flexible {
-            r.skip_tagged_section("ElectLeadersResponse.ReplicaElectionResults.tagged_fields")?;
+            r.skip_tagged_section_("ElectLeadersResponse.ReplicaElectionResults.tagged_fields")?;
         }
         Ok(())
     }
@@ -444,14 +444,14 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "ElectLeadersResponse.ReplicaElectionResults.PartitionResult";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_id: r
-                .i32("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.PartitionId")?,
+                .i32_("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.PartitionId")?,
             error_code: r
-                .i16("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i16_("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorCode")?,
+            error_message: r.nullable_string_(
                 flexible,
                 "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorMessage",
             )?,
@@ -473,22 +473,22 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(
+        r.skip_(
             6,
             "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorMessage",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.tagged_fields",
             )?;
         }

@@ -5,7 +5,7 @@
 //! Compiled with the `EndQuorumEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EndQuorumEpochRequest` (API key 54): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EndQuorumEpochRequest",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            cluster_id: r.nullable_string(flexible, "EndQuorumEpochRequest.ClusterId")?,
+            cluster_id: r.nullable_string_(flexible, "EndQuorumEpochRequest.ClusterId")?,
             topics: c::Array::read(r, version, flexible, "EndQuorumEpochRequest.Topics")?,
             leader_endpoints: if version >= 1 {
                 c::Array::read(
@@ -129,12 +129,12 @@ impl<'a> EndQuorumEpochRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "EndQuorumEpochRequest.ClusterId")?;
+        r.skip_sized_(flexible, true, "EndQuorumEpochRequest.ClusterId")?;
         c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochRequest.Topics")?;
         if version >= 1 {
             c::ArrayView::<LeaderEndpoint<'a>>::skip(
@@ -146,7 +146,7 @@ impl<'a> EndQuorumEpochRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochRequest.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -272,10 +272,10 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string(flexible, "EndQuorumEpochRequest.Topics.TopicName")?,
+            topic_name: r.string_(flexible, "EndQuorumEpochRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -298,12 +298,12 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "EndQuorumEpochRequest.Topics.TopicName")?;
+        r.skip_sized_(flexible, true, "EndQuorumEpochRequest.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
@@ -311,7 +311,7 @@ impl<'a> TopicData<'a> {
             "EndQuorumEpochRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -460,12 +460,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32("EndQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32("EndQuorumEpochRequest.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("EndQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32_("EndQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32_("EndQuorumEpochRequest.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("EndQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
             preferred_successors: if version <= 0 {
                 c::Array::read(
                     r,
@@ -504,12 +504,12 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(12, "EndQuorumEpochRequest.Topics.Partitions")?;
+        r.skip_(12, "EndQuorumEpochRequest.Topics.Partitions")?;
         if version <= 0 {
             c::ArrayView::<i32>::skip(
                 r,
@@ -529,7 +529,7 @@ impl<'a> PartitionData<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -656,12 +656,12 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             candidate_id: r
-                .i32("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateId")?,
-            candidate_directory_id: r.uuid(
+                .i32_("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateId")?,
+            candidate_directory_id: r.uuid_(
                 "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateDirectoryId",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -682,16 +682,16 @@ impl<'a> ReplicaInfo<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             20,
             "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.tagged_fields",
         )?;
         Ok(())
@@ -800,12 +800,12 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
     const PATH: &'static str = "EndQuorumEpochRequest.LeaderEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?,
-            host: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?,
-            port: r.u16("EndQuorumEpochRequest.LeaderEndpoints.Port")?,
+            name: r.string_(true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?,
+            host: r.string_(true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?,
+            port: r.u16_("EndQuorumEpochRequest.LeaderEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -824,15 +824,15 @@ impl<'a> LeaderEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?;
-        r.skip_sized(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?;
-        r.skip(2, "EndQuorumEpochRequest.LeaderEndpoints")?;
-        r.skip_tagged_section("EndQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
+        r.skip_sized_(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?;
+        r.skip_sized_(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?;
+        r.skip_(2, "EndQuorumEpochRequest.LeaderEndpoints")?;
+        r.skip_tagged_section_("EndQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `EndQuorumEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EndQuorumEpochResponse` (API key 54): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EndQuorumEpochResponse",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16("EndQuorumEpochResponse.ErrorCode")?,
+            error_code: r.i16_("EndQuorumEpochResponse.ErrorCode")?,
             topics: c::Array::read(r, version, flexible, "EndQuorumEpochResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -112,10 +112,10 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.node_endpoints =
-                        section.field(p, tag, "EndQuorumEpochResponse.NodeEndpoints", |p| {
+                        section.field(r, p, tag, "EndQuorumEpochResponse.NodeEndpoints", |p| {
                             c::Array::read(p, version, true, "EndQuorumEpochResponse.NodeEndpoints")
                         })?;
                 }
@@ -132,16 +132,16 @@ impl<'a> EndQuorumEpochResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(2, "EndQuorumEpochResponse")?;
+        r.skip_(2, "EndQuorumEpochResponse")?;
         c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochResponse.Topics")?;
 
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochResponse.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -285,10 +285,10 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string(flexible, "EndQuorumEpochResponse.Topics.TopicName")?,
+            topic_name: r.string_(flexible, "EndQuorumEpochResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -311,12 +311,12 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "EndQuorumEpochResponse.Topics.TopicName")?;
+        r.skip_sized_(flexible, true, "EndQuorumEpochResponse.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
@@ -324,7 +324,7 @@ impl<'a> TopicData<'a> {
             "EndQuorumEpochResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -460,13 +460,13 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32("EndQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("EndQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32("EndQuorumEpochResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("EndQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32_("EndQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("EndQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32_("EndQuorumEpochResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("EndQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -485,14 +485,14 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(14, "EndQuorumEpochResponse.Topics.Partitions")?;
+        r.skip_(14, "EndQuorumEpochResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("EndQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("EndQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -615,12 +615,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "EndQuorumEpochResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("EndQuorumEpochResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "EndQuorumEpochResponse.NodeEndpoints.Host")?,
-            port: r.u16("EndQuorumEpochResponse.NodeEndpoints.Port")?,
+            node_id: r.i32_("EndQuorumEpochResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "EndQuorumEpochResponse.NodeEndpoints.Host")?,
+            port: r.u16_("EndQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -639,15 +639,15 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "EndQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "EndQuorumEpochResponse.NodeEndpoints.Host")?;
-        r.skip(2, "EndQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_tagged_section("EndQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "EndQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "EndQuorumEpochResponse.NodeEndpoints.Host")?;
+        r.skip_(2, "EndQuorumEpochResponse.NodeEndpoints")?;
+        r.skip_tagged_section_("EndQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `EndTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EndTxnRequest` (API key 26): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,21 +103,21 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
     const PATH: &'static str = "EndTxnRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EndTxnRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string(flexible, "EndTxnRequest.TransactionalId")?,
-            producer_id: r.i64("EndTxnRequest.ProducerId")?,
-            producer_epoch: r.i16("EndTxnRequest.ProducerEpoch")?,
-            committed: r.bool("EndTxnRequest.Committed")?,
+            transactional_id: r.string_(flexible, "EndTxnRequest.TransactionalId")?,
+            producer_id: r.i64_("EndTxnRequest.ProducerId")?,
+            producer_epoch: r.i16_("EndTxnRequest.ProducerEpoch")?,
+            committed: r.bool_("EndTxnRequest.Committed")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -134,15 +134,15 @@ impl<'a> EndTxnRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(flexible, true, "EndTxnRequest.TransactionalId")?;
-        r.skip(11, "EndTxnRequest")?;
+        r.skip_sized_(flexible, true, "EndTxnRequest.TransactionalId")?;
+        r.skip_(11, "EndTxnRequest")?;
         if flexible {
-            r.skip_tagged_section("EndTxnRequest.tagged_fields")?;
+            r.skip_tagged_section_("EndTxnRequest.tagged_fields")?;
         }
         Ok(())
     }

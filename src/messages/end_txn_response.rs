@@ -5,7 +5,7 @@
 //! Compiled with the `EndTxn` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EndTxnResponse` (API key 26): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,26 +103,26 @@ impl<'a> c::Decode<'a> for EndTxnResponse<'a> {
     const PATH: &'static str = "EndTxnResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EndTxnResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32("EndTxnResponse.ThrottleTimeMs")?,
-            error_code: r.i16("EndTxnResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("EndTxnResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("EndTxnResponse.ErrorCode")?,
             producer_id: if version >= 5 {
-                r.i64("EndTxnResponse.ProducerId")?
+                r.i64_("EndTxnResponse.ProducerId")?
             } else {
                 -1
             },
             producer_epoch: if version >= 5 {
-                r.i16("EndTxnResponse.ProducerEpoch")?
+                r.i16_("EndTxnResponse.ProducerEpoch")?
             } else {
                 -1
             },
@@ -142,22 +142,22 @@ impl<'a> EndTxnResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(6, "EndTxnResponse")?;
+        r.skip_(6, "EndTxnResponse")?;
         if version >= 5 {
-            r.skip(8, "EndTxnResponse.ProducerId")?;
+            r.skip_(8, "EndTxnResponse.ProducerId")?;
         }
 
         if version >= 5 {
-            r.skip(2, "EndTxnResponse.ProducerEpoch")?;
+            r.skip_(2, "EndTxnResponse.ProducerEpoch")?;
         }
 
         if flexible {
-            r.skip_tagged_section("EndTxnResponse.tagged_fields")?;
+            r.skip_tagged_section_("EndTxnResponse.tagged_fields")?;
         }
         Ok(())
     }

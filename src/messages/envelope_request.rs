@@ -5,7 +5,7 @@
 //! Compiled with the `Envelope` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EnvelopeRequest` (API key 58): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -94,19 +94,19 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
     const PATH: &'static str = "EnvelopeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EnvelopeRequest",
             ));
         }
         let mut this = Self {
-            request_data: r.bytes(true, "EnvelopeRequest.RequestData")?,
-            request_principal: r.nullable_bytes(true, "EnvelopeRequest.RequestPrincipal")?,
-            client_host_address: r.bytes(true, "EnvelopeRequest.ClientHostAddress")?,
+            request_data: r.bytes_(true, "EnvelopeRequest.RequestData")?,
+            request_principal: r.nullable_bytes_(true, "EnvelopeRequest.RequestPrincipal")?,
+            client_host_address: r.bytes_(true, "EnvelopeRequest.ClientHostAddress")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -123,15 +123,15 @@ impl<'a> EnvelopeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, false, "EnvelopeRequest.RequestData")?;
-        r.skip_sized(true, false, "EnvelopeRequest.RequestPrincipal")?;
-        r.skip_sized(true, false, "EnvelopeRequest.ClientHostAddress")?;
-        r.skip_tagged_section("EnvelopeRequest.tagged_fields")?;
+        r.skip_sized_(true, false, "EnvelopeRequest.RequestData")?;
+        r.skip_sized_(true, false, "EnvelopeRequest.RequestPrincipal")?;
+        r.skip_sized_(true, false, "EnvelopeRequest.ClientHostAddress")?;
+        r.skip_tagged_section_("EnvelopeRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `Envelope` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `EnvelopeResponse` (API key 58): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for EnvelopeResponse<'a> {
     const PATH: &'static str = "EnvelopeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "EnvelopeResponse",
             ));
         }
         let mut this = Self {
-            response_data: r.nullable_bytes(true, "EnvelopeResponse.ResponseData")?,
-            error_code: r.i16("EnvelopeResponse.ErrorCode")?,
+            response_data: r.nullable_bytes_(true, "EnvelopeResponse.ResponseData")?,
+            error_code: r.i16_("EnvelopeResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -105,14 +105,14 @@ impl<'a> EnvelopeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, false, "EnvelopeResponse.ResponseData")?;
-        r.skip(2, "EnvelopeResponse")?;
-        r.skip_tagged_section("EnvelopeResponse.tagged_fields")?;
+        r.skip_sized_(true, false, "EnvelopeResponse.ResponseData")?;
+        r.skip_(2, "EnvelopeResponse")?;
+        r.skip_tagged_section_("EnvelopeResponse.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `ExpireDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ExpireDelegationTokenRequest` (API key 40): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
     const PATH: &'static str = "ExpireDelegationTokenRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ExpireDelegationTokenRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            hmac: r.bytes(flexible, "ExpireDelegationTokenRequest.Hmac")?,
-            expiry_time_period_ms: r.i64("ExpireDelegationTokenRequest.ExpiryTimePeriodMs")?,
+            hmac: r.bytes_(flexible, "ExpireDelegationTokenRequest.Hmac")?,
+            expiry_time_period_ms: r.i64_("ExpireDelegationTokenRequest.ExpiryTimePeriodMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -107,15 +107,15 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, false, "ExpireDelegationTokenRequest.Hmac")?;
-        r.skip(8, "ExpireDelegationTokenRequest")?;
+        r.skip_sized_(flexible, false, "ExpireDelegationTokenRequest.Hmac")?;
+        r.skip_(8, "ExpireDelegationTokenRequest")?;
         if flexible {
-            r.skip_tagged_section("ExpireDelegationTokenRequest.tagged_fields")?;
+            r.skip_tagged_section_("ExpireDelegationTokenRequest.tagged_fields")?;
         }
         Ok(())
     }

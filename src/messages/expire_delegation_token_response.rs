@@ -6,7 +6,7 @@
 //! Compiled with the `ExpireDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ExpireDelegationTokenResponse` (API key 40): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,20 +91,20 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenResponse<'a> {
     const PATH: &'static str = "ExpireDelegationTokenResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ExpireDelegationTokenResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("ExpireDelegationTokenResponse.ErrorCode")?,
-            expiry_timestamp_ms: r.i64("ExpireDelegationTokenResponse.ExpiryTimestampMs")?,
-            throttle_time_ms: r.i32("ExpireDelegationTokenResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ExpireDelegationTokenResponse.ErrorCode")?,
+            expiry_timestamp_ms: r.i64_("ExpireDelegationTokenResponse.ExpiryTimestampMs")?,
+            throttle_time_ms: r.i32_("ExpireDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -121,14 +121,14 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(14, "ExpireDelegationTokenResponse")?;
+        r.skip_(14, "ExpireDelegationTokenResponse")?;
         if flexible {
-            r.skip_tagged_section("ExpireDelegationTokenResponse.tagged_fields")?;
+            r.skip_tagged_section_("ExpireDelegationTokenResponse.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `Fetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FetchRequest` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -208,12 +208,12 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
     const PATH: &'static str = "FetchRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FetchRequest",
             ));
         }
@@ -221,30 +221,30 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
         let mut this = Self {
             cluster_id: None,
             replica_id: if version <= 14 {
-                r.i32("FetchRequest.ReplicaId")?
+                r.i32_("FetchRequest.ReplicaId")?
             } else {
                 -1
             },
             replica_state: ReplicaState::default(),
-            max_wait_ms: r.i32("FetchRequest.MaxWaitMs")?,
-            min_bytes: r.i32("FetchRequest.MinBytes")?,
+            max_wait_ms: r.i32_("FetchRequest.MaxWaitMs")?,
+            min_bytes: r.i32_("FetchRequest.MinBytes")?,
             max_bytes: if version >= 3 {
-                r.i32("FetchRequest.MaxBytes")?
+                r.i32_("FetchRequest.MaxBytes")?
             } else {
                 2147483647
             },
             isolation_level: if version >= 4 {
-                r.i8("FetchRequest.IsolationLevel")?
+                r.i8_("FetchRequest.IsolationLevel")?
             } else {
                 0
             },
             session_id: if version >= 7 {
-                r.i32("FetchRequest.SessionId")?
+                r.i32_("FetchRequest.SessionId")?
             } else {
                 0
             },
             session_epoch: if version >= 7 {
-                r.i32("FetchRequest.SessionEpoch")?
+                r.i32_("FetchRequest.SessionEpoch")?
             } else {
                 -1
             },
@@ -255,7 +255,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
                 c::Array::Slice(&[])
             },
             rack_id: if version >= 11 {
-                r.string(flexible, "FetchRequest.RackId")?
+                r.string_(flexible, "FetchRequest.RackId")?
             } else {
                 ""
             },
@@ -267,19 +267,20 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
                 match tag {
                     0 => {
                         if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
-                        this.cluster_id = section.field(p, tag, "FetchRequest.ClusterId", |p| {
-                            p.nullable_string(true, "FetchRequest.ClusterId")
-                        })?;
+                        this.cluster_id =
+                            section.field(r, p, tag, "FetchRequest.ClusterId", |p| {
+                                p.nullable_string_(true, "FetchRequest.ClusterId")
+                            })?;
                     }
                     1 => {
                         if version < 15 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.replica_state =
-                            section.field(p, tag, "FetchRequest.ReplicaState", |p| {
-                                <ReplicaState<'a> as c::Decode<'a>>::decode(p, version)
+                            section.field(r, p, tag, "FetchRequest.ReplicaState", |p| {
+                                <ReplicaState<'a> as c::Decode<'a>>::read(p, version)
                             })?;
                     }
                     _ => {}
@@ -297,31 +298,31 @@ impl<'a> FetchRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
 
         if version <= 14 {
-            r.skip(4, "FetchRequest.ReplicaId")?;
+            r.skip_(4, "FetchRequest.ReplicaId")?;
         }
 
-        r.skip(8, "FetchRequest")?;
+        r.skip_(8, "FetchRequest")?;
         if version >= 3 {
-            r.skip(4, "FetchRequest.MaxBytes")?;
+            r.skip_(4, "FetchRequest.MaxBytes")?;
         }
 
         if version >= 4 {
-            r.skip(1, "FetchRequest.IsolationLevel")?;
+            r.skip_(1, "FetchRequest.IsolationLevel")?;
         }
 
         if version >= 7 {
-            r.skip(4, "FetchRequest.SessionId")?;
+            r.skip_(4, "FetchRequest.SessionId")?;
         }
 
         if version >= 7 {
-            r.skip(4, "FetchRequest.SessionEpoch")?;
+            r.skip_(4, "FetchRequest.SessionEpoch")?;
         }
 
         c::ArrayView::<FetchTopic<'a>>::skip(r, version, flexible, "FetchRequest.Topics")?;
@@ -335,11 +336,11 @@ impl<'a> FetchRequest<'a> {
         }
 
         if version >= 11 {
-            r.skip_sized(flexible, true, "FetchRequest.RackId")?;
+            r.skip_sized_(flexible, true, "FetchRequest.RackId")?;
         }
 
         if flexible {
-            r.skip_tagged_section("FetchRequest.tagged_fields")?;
+            r.skip_tagged_section_("FetchRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -564,11 +565,11 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     const PATH: &'static str = "FetchRequest.ReplicaState";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            replica_id: r.i32("FetchRequest.ReplicaState.ReplicaId")?,
-            replica_epoch: r.i64("FetchRequest.ReplicaState.ReplicaEpoch")?,
+            replica_id: r.i32_("FetchRequest.ReplicaState.ReplicaId")?,
+            replica_epoch: r.i64_("FetchRequest.ReplicaState.ReplicaEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -585,13 +586,13 @@ impl<'a> ReplicaState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "FetchRequest.ReplicaState")?;
-        r.skip_tagged_section("FetchRequest.ReplicaState.tagged_fields")?;
+        r.skip_(12, "FetchRequest.ReplicaState")?;
+        r.skip_tagged_section_("FetchRequest.ReplicaState.tagged_fields")?;
         Ok(())
     }
 }
@@ -698,16 +699,16 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     const PATH: &'static str = "FetchRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string(flexible, "FetchRequest.Topics.Topic")?
+                r.string_(flexible, "FetchRequest.Topics.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid("FetchRequest.Topics.TopicId")?
+                r.uuid_("FetchRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -728,17 +729,17 @@ impl<'a> FetchTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized(flexible, true, "FetchRequest.Topics.Topic")?;
+            r.skip_sized_(flexible, true, "FetchRequest.Topics.Topic")?;
         }
 
         if version >= 13 {
-            r.skip(16, "FetchRequest.Topics.TopicId")?;
+            r.skip_(16, "FetchRequest.Topics.TopicId")?;
         }
 
         c::ArrayView::<FetchPartition<'a>>::skip(
@@ -748,7 +749,7 @@ impl<'a> FetchTopic<'a> {
             "FetchRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("FetchRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("FetchRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -945,27 +946,27 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     const PATH: &'static str = "FetchRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
-            partition: r.i32("FetchRequest.Topics.Partitions.Partition")?,
+            partition: r.i32_("FetchRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: if version >= 9 {
-                r.i32("FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32_("FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            fetch_offset: r.i64("FetchRequest.Topics.Partitions.FetchOffset")?,
+            fetch_offset: r.i64_("FetchRequest.Topics.Partitions.FetchOffset")?,
             last_fetched_epoch: if version >= 12 {
-                r.i32("FetchRequest.Topics.Partitions.LastFetchedEpoch")?
+                r.i32_("FetchRequest.Topics.Partitions.LastFetchedEpoch")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64("FetchRequest.Topics.Partitions.LogStartOffset")?
+                r.i64_("FetchRequest.Topics.Partitions.LogStartOffset")?
             } else {
                 -1
             },
-            partition_max_bytes: r.i32("FetchRequest.Topics.Partitions.PartitionMaxBytes")?,
+            partition_max_bytes: r.i32_("FetchRequest.Topics.Partitions.PartitionMaxBytes")?,
             replica_directory_id: c::Uuid::ZERO,
             high_watermark: 9223372036854775807,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -977,24 +978,26 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
                 match tag {
                     0 => {
                         if version < 17 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.replica_directory_id = section.field(
+                            r,
                             p,
                             tag,
                             "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
-                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
+                            |p| p.uuid_("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
                         )?;
                     }
                     1 => {
                         if version < 18 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.high_watermark = section.field(
+                            r,
                             p,
                             tag,
                             "FetchRequest.Topics.Partitions.HighWatermark",
-                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
+                            |p| p.i64_("FetchRequest.Topics.Partitions.HighWatermark"),
                         )?;
                     }
                     _ => {}
@@ -1012,29 +1015,29 @@ impl<'a> FetchPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
-        r.skip(4, "FetchRequest.Topics.Partitions")?;
+        r.skip_(4, "FetchRequest.Topics.Partitions")?;
         if version >= 9 {
-            r.skip(4, "FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+            r.skip_(4, "FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?;
         }
 
-        r.skip(8, "FetchRequest.Topics.Partitions")?;
+        r.skip_(8, "FetchRequest.Topics.Partitions")?;
         if version >= 12 {
-            r.skip(4, "FetchRequest.Topics.Partitions.LastFetchedEpoch")?;
+            r.skip_(4, "FetchRequest.Topics.Partitions.LastFetchedEpoch")?;
         }
 
         if version >= 5 {
-            r.skip(8, "FetchRequest.Topics.Partitions.LogStartOffset")?;
+            r.skip_(8, "FetchRequest.Topics.Partitions.LogStartOffset")?;
         }
 
-        r.skip(4, "FetchRequest.Topics.Partitions")?;
+        r.skip_(4, "FetchRequest.Topics.Partitions")?;
 
         if flexible {
-            r.skip_tagged_section("FetchRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("FetchRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -1221,16 +1224,16 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     const PATH: &'static str = "FetchRequest.ForgottenTopicsData";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string(flexible, "FetchRequest.ForgottenTopicsData.Topic")?
+                r.string_(flexible, "FetchRequest.ForgottenTopicsData.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid("FetchRequest.ForgottenTopicsData.TopicId")?
+                r.uuid_("FetchRequest.ForgottenTopicsData.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -1258,17 +1261,17 @@ impl<'a> ForgottenTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized(flexible, true, "FetchRequest.ForgottenTopicsData.Topic")?;
+            r.skip_sized_(flexible, true, "FetchRequest.ForgottenTopicsData.Topic")?;
         }
 
         if version >= 13 {
-            r.skip(16, "FetchRequest.ForgottenTopicsData.TopicId")?;
+            r.skip_(16, "FetchRequest.ForgottenTopicsData.TopicId")?;
         }
 
         c::ArrayView::<i32>::skip(
@@ -1278,7 +1281,7 @@ impl<'a> ForgottenTopic<'a> {
             "FetchRequest.ForgottenTopicsData.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("FetchRequest.ForgottenTopicsData.tagged_fields")?;
+            r.skip_tagged_section_("FetchRequest.ForgottenTopicsData.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `Fetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FetchResponse` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -117,29 +117,29 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
     const PATH: &'static str = "FetchResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FetchResponse",
             ));
         }
         let flexible = version >= 12;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("FetchResponse.ThrottleTimeMs")?
+                r.i32_("FetchResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             error_code: if version >= 7 {
-                r.i16("FetchResponse.ErrorCode")?
+                r.i16_("FetchResponse.ErrorCode")?
             } else {
                 0
             },
             session_id: if version >= 7 {
-                r.i32("FetchResponse.SessionId")?
+                r.i32_("FetchResponse.SessionId")?
             } else {
                 0
             },
@@ -152,10 +152,10 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 16 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.node_endpoints =
-                        section.field(p, tag, "FetchResponse.NodeEndpoints", |p| {
+                        section.field(r, p, tag, "FetchResponse.NodeEndpoints", |p| {
                             c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
                         })?;
                 }
@@ -172,21 +172,21 @@ impl<'a> FetchResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
         if version >= 1 {
-            r.skip(4, "FetchResponse.ThrottleTimeMs")?;
+            r.skip_(4, "FetchResponse.ThrottleTimeMs")?;
         }
 
         if version >= 7 {
-            r.skip(2, "FetchResponse.ErrorCode")?;
+            r.skip_(2, "FetchResponse.ErrorCode")?;
         }
 
         if version >= 7 {
-            r.skip(4, "FetchResponse.SessionId")?;
+            r.skip_(4, "FetchResponse.SessionId")?;
         }
 
         c::ArrayView::<FetchableTopicResponse<'a>>::skip(
@@ -197,7 +197,7 @@ impl<'a> FetchResponse<'a> {
         )?;
 
         if flexible {
-            r.skip_tagged_section("FetchResponse.tagged_fields")?;
+            r.skip_tagged_section_("FetchResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -374,16 +374,16 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     const PATH: &'static str = "FetchResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string(flexible, "FetchResponse.Responses.Topic")?
+                r.string_(flexible, "FetchResponse.Responses.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid("FetchResponse.Responses.TopicId")?
+                r.uuid_("FetchResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -404,17 +404,17 @@ impl<'a> FetchableTopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized(flexible, true, "FetchResponse.Responses.Topic")?;
+            r.skip_sized_(flexible, true, "FetchResponse.Responses.Topic")?;
         }
 
         if version >= 13 {
-            r.skip(16, "FetchResponse.Responses.TopicId")?;
+            r.skip_(16, "FetchResponse.Responses.TopicId")?;
         }
 
         c::ArrayView::<PartitionData<'a>>::skip(
@@ -424,7 +424,7 @@ impl<'a> FetchableTopicResponse<'a> {
             "FetchResponse.Responses.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("FetchResponse.Responses.tagged_fields")?;
+            r.skip_tagged_section_("FetchResponse.Responses.tagged_fields")?;
         }
         Ok(())
     }
@@ -667,19 +667,19 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
-            partition_index: r.i32("FetchResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16("FetchResponse.Responses.Partitions.ErrorCode")?,
-            high_watermark: r.i64("FetchResponse.Responses.Partitions.HighWatermark")?,
+            partition_index: r.i32_("FetchResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16_("FetchResponse.Responses.Partitions.ErrorCode")?,
+            high_watermark: r.i64_("FetchResponse.Responses.Partitions.HighWatermark")?,
             last_stable_offset: if version >= 4 {
-                r.i64("FetchResponse.Responses.Partitions.LastStableOffset")?
+                r.i64_("FetchResponse.Responses.Partitions.LastStableOffset")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64("FetchResponse.Responses.Partitions.LogStartOffset")?
+                r.i64_("FetchResponse.Responses.Partitions.LogStartOffset")?
             } else {
                 -1
             },
@@ -697,11 +697,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 Some(c::Array::Slice(&[]))
             },
             preferred_read_replica: if version >= 11 {
-                r.i32("FetchResponse.Responses.Partitions.PreferredReadReplica")?
+                r.i32_("FetchResponse.Responses.Partitions.PreferredReadReplica")?
             } else {
                 -1
             },
-            records: r.nullable_records(flexible, "FetchResponse.Responses.Partitions.Records")?,
+            records: r.nullable_records_(flexible, "FetchResponse.Responses.Partitions.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -711,35 +711,38 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 match tag {
                     0 => {
                         if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.diverging_epoch = section.field(
+                            r,
                             p,
                             tag,
                             "FetchResponse.Responses.Partitions.DivergingEpoch",
-                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::decode(p, version),
+                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::read(p, version),
                         )?;
                     }
                     1 => {
                         if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.current_leader = section.field(
+                            r,
                             p,
                             tag,
                             "FetchResponse.Responses.Partitions.CurrentLeader",
-                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
                         )?;
                     }
                     2 => {
                         if version < 12 {
-                            return Err(section.not_in_version(tag, version));
+                            return Err(section.not_in_version(r, tag, version));
                         }
                         this.snapshot_id = section.field(
+                            r,
                             p,
                             tag,
                             "FetchResponse.Responses.Partitions.SnapshotId",
-                            |p| <SnapshotId<'a> as c::Decode<'a>>::decode(p, version),
+                            |p| <SnapshotId<'a> as c::Decode<'a>>::read(p, version),
                         )?;
                     }
                     _ => {}
@@ -757,18 +760,18 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
-        r.skip(14, "FetchResponse.Responses.Partitions")?;
+        r.skip_(14, "FetchResponse.Responses.Partitions")?;
         if version >= 4 {
-            r.skip(8, "FetchResponse.Responses.Partitions.LastStableOffset")?;
+            r.skip_(8, "FetchResponse.Responses.Partitions.LastStableOffset")?;
         }
 
         if version >= 5 {
-            r.skip(8, "FetchResponse.Responses.Partitions.LogStartOffset")?;
+            r.skip_(8, "FetchResponse.Responses.Partitions.LogStartOffset")?;
         }
 
         if version >= 4 {
@@ -781,16 +784,16 @@ impl<'a> PartitionData<'a> {
         }
 
         if version >= 11 {
-            r.skip(4, "FetchResponse.Responses.Partitions.PreferredReadReplica")?;
+            r.skip_(4, "FetchResponse.Responses.Partitions.PreferredReadReplica")?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             false,
             "FetchResponse.Responses.Partitions.Records",
         )?;
         if flexible {
-            r.skip_tagged_section("FetchResponse.Responses.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("FetchResponse.Responses.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -1022,11 +1025,11 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.DivergingEpoch";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            epoch: r.i32("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
-            end_offset: r.i64("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
+            epoch: r.i32_("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
+            end_offset: r.i64_("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1045,13 +1048,13 @@ impl<'a> EpochEndOffset<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "FetchResponse.Responses.Partitions.DivergingEpoch")?;
-        r.skip_tagged_section("FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields")?;
+        r.skip_(12, "FetchResponse.Responses.Partitions.DivergingEpoch")?;
+        r.skip_tagged_section_("FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields")?;
         Ok(())
     }
 }
@@ -1145,11 +1148,11 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
-            leader_epoch: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+            leader_id: r.i32_("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+            leader_epoch: r.i32_("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1168,13 +1171,13 @@ impl<'a> LeaderIdAndEpoch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "FetchResponse.Responses.Partitions.CurrentLeader")?;
-        r.skip_tagged_section("FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields")?;
+        r.skip_(8, "FetchResponse.Responses.Partitions.CurrentLeader")?;
+        r.skip_tagged_section_("FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields")?;
         Ok(())
     }
 }
@@ -1268,11 +1271,11 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.SnapshotId";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64_("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32_("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1291,13 +1294,13 @@ impl<'a> SnapshotId<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "FetchResponse.Responses.Partitions.SnapshotId")?;
-        r.skip_tagged_section("FetchResponse.Responses.Partitions.SnapshotId.tagged_fields")?;
+        r.skip_(12, "FetchResponse.Responses.Partitions.SnapshotId")?;
+        r.skip_tagged_section_("FetchResponse.Responses.Partitions.SnapshotId.tagged_fields")?;
         Ok(())
     }
 }
@@ -1391,13 +1394,13 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     const PATH: &'static str = "FetchResponse.Responses.Partitions.AbortedTransactions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
             producer_id: r
-                .i64("FetchResponse.Responses.Partitions.AbortedTransactions.ProducerId")?,
+                .i64_("FetchResponse.Responses.Partitions.AbortedTransactions.ProducerId")?,
             first_offset: r
-                .i64("FetchResponse.Responses.Partitions.AbortedTransactions.FirstOffset")?,
+                .i64_("FetchResponse.Responses.Partitions.AbortedTransactions.FirstOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -1416,14 +1419,14 @@ impl<'a> AbortedTransaction<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 12;
-        r.skip(16, "FetchResponse.Responses.Partitions.AbortedTransactions")?;
+        r.skip_(16, "FetchResponse.Responses.Partitions.AbortedTransactions")?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
             )?;
         }
@@ -1555,13 +1558,13 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "FetchResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("FetchResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "FetchResponse.NodeEndpoints.Host")?,
-            port: r.i32("FetchResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string(true, "FetchResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32_("FetchResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "FetchResponse.NodeEndpoints.Host")?,
+            port: r.i32_("FetchResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string_(true, "FetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1578,16 +1581,16 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "FetchResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "FetchResponse.NodeEndpoints.Host")?;
-        r.skip(4, "FetchResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "FetchResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section("FetchResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "FetchResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "FetchResponse.NodeEndpoints.Host")?;
+        r.skip_(4, "FetchResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "FetchResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section_("FetchResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `FetchSnapshot` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FetchSnapshotRequest` (API key 59): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,19 +103,19 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
     const PATH: &'static str = "FetchSnapshotRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FetchSnapshotRequest",
             ));
         }
         let mut this = Self {
             cluster_id: None,
-            replica_id: r.i32("FetchSnapshotRequest.ReplicaId")?,
-            max_bytes: r.i32("FetchSnapshotRequest.MaxBytes")?,
+            replica_id: r.i32_("FetchSnapshotRequest.ReplicaId")?,
+            max_bytes: r.i32_("FetchSnapshotRequest.MaxBytes")?,
             topics: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -124,8 +124,8 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     this.cluster_id =
-                        section.field(p, tag, "FetchSnapshotRequest.ClusterId", |p| {
-                            p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
+                        section.field(r, p, tag, "FetchSnapshotRequest.ClusterId", |p| {
+                            p.nullable_string_(true, "FetchSnapshotRequest.ClusterId")
                         })?;
                 }
             }
@@ -141,13 +141,13 @@ impl<'a> FetchSnapshotRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(8, "FetchSnapshotRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(8, "FetchSnapshotRequest")?;
         c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotRequest.Topics")?;
-        r.skip_tagged_section("FetchSnapshotRequest.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -275,9 +275,9 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "FetchSnapshotRequest.Topics.Name")?,
+            name: r.string_(true, "FetchSnapshotRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -295,18 +295,18 @@ impl<'a> TopicSnapshot<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "FetchSnapshotRequest.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "FetchSnapshotRequest.Topics.Name")?;
         c::ArrayView::<PartitionSnapshot<'a>>::skip(
             r,
             version,
             true,
             "FetchSnapshotRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("FetchSnapshotRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -443,13 +443,13 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32("FetchSnapshotRequest.Topics.Partitions.Partition")?,
+            partition: r.i32_("FetchSnapshotRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: r
-                .i32("FetchSnapshotRequest.Topics.Partitions.CurrentLeaderEpoch")?,
-            snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::decode(r, version)?,
-            position: r.i64("FetchSnapshotRequest.Topics.Partitions.Position")?,
+                .i32_("FetchSnapshotRequest.Topics.Partitions.CurrentLeaderEpoch")?,
+            snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::read(r, version)?,
+            position: r.i64_("FetchSnapshotRequest.Topics.Partitions.Position")?,
             replica_directory_id: c::Uuid::ZERO,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -462,13 +462,14 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.replica_directory_id = section.field(
+                        r,
                         p,
                         tag,
                         "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
-                        |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
+                        |p| p.uuid_("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
                     )?;
                 }
             }
@@ -484,15 +485,15 @@ impl<'a> PartitionSnapshot<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(8, "FetchSnapshotRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(8, "FetchSnapshotRequest.Topics.Partitions")?;
         SnapshotId::skip_wire(r, version)?;
-        r.skip(8, "FetchSnapshotRequest.Topics.Partitions")?;
+        r.skip_(8, "FetchSnapshotRequest.Topics.Partitions")?;
 
-        r.skip_tagged_section("FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -615,11 +616,11 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchSnapshotRequest.Topics.Partitions.SnapshotId";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -638,13 +639,13 @@ impl<'a> SnapshotId<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?;
-        r.skip_tagged_section("FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields")?;
+        r.skip_(12, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?;
+        r.skip_tagged_section_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields")?;
         Ok(())
     }
 }

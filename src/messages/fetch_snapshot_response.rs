@@ -5,7 +5,7 @@
 //! Compiled with the `FetchSnapshot` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FetchSnapshotResponse` (API key 59): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,18 +103,18 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
     const PATH: &'static str = "FetchSnapshotResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FetchSnapshotResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("FetchSnapshotResponse.ThrottleTimeMs")?,
-            error_code: r.i16("FetchSnapshotResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("FetchSnapshotResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("FetchSnapshotResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "FetchSnapshotResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -124,10 +124,10 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.node_endpoints =
-                        section.field(p, tag, "FetchSnapshotResponse.NodeEndpoints", |p| {
+                        section.field(r, p, tag, "FetchSnapshotResponse.NodeEndpoints", |p| {
                             c::Array::read(p, version, true, "FetchSnapshotResponse.NodeEndpoints")
                         })?;
                 }
@@ -144,14 +144,14 @@ impl<'a> FetchSnapshotResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "FetchSnapshotResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "FetchSnapshotResponse")?;
         c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotResponse.Topics")?;
 
-        r.skip_tagged_section("FetchSnapshotResponse.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -287,9 +287,9 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "FetchSnapshotResponse.Topics.Name")?,
+            name: r.string_(true, "FetchSnapshotResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -312,18 +312,18 @@ impl<'a> TopicSnapshot<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "FetchSnapshotResponse.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "FetchSnapshotResponse.Topics.Name")?;
         c::ArrayView::<PartitionSnapshot<'a>>::skip(
             r,
             version,
             true,
             "FetchSnapshotResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("FetchSnapshotResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -486,15 +486,15 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            index: r.i32("FetchSnapshotResponse.Topics.Partitions.Index")?,
-            error_code: r.i16("FetchSnapshotResponse.Topics.Partitions.ErrorCode")?,
-            snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::decode(r, version)?,
+            index: r.i32_("FetchSnapshotResponse.Topics.Partitions.Index")?,
+            error_code: r.i16_("FetchSnapshotResponse.Topics.Partitions.ErrorCode")?,
+            snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::read(r, version)?,
             current_leader: LeaderIdAndEpoch::default(),
-            size: r.i64("FetchSnapshotResponse.Topics.Partitions.Size")?,
-            position: r.i64("FetchSnapshotResponse.Topics.Partitions.Position")?,
-            unaligned_records: crate::records::UnalignedRecords::new(r.bytes(
+            size: r.i64_("FetchSnapshotResponse.Topics.Partitions.Size")?,
+            position: r.i64_("FetchSnapshotResponse.Topics.Partitions.Position")?,
+            unaligned_records: crate::records::UnalignedRecords::new(r.bytes_(
                 true,
                 "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
             )?),
@@ -509,10 +509,11 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     this.current_leader = section.field(
+                        r,
                         p,
                         tag,
                         "FetchSnapshotResponse.Topics.Partitions.CurrentLeader",
-                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
                     )?;
                 }
             }
@@ -528,20 +529,20 @@ impl<'a> PartitionSnapshot<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "FetchSnapshotResponse.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "FetchSnapshotResponse.Topics.Partitions")?;
         SnapshotId::skip_wire(r, version)?;
 
-        r.skip(16, "FetchSnapshotResponse.Topics.Partitions")?;
-        r.skip_sized(
+        r.skip_(16, "FetchSnapshotResponse.Topics.Partitions")?;
+        r.skip_sized_(
             true,
             false,
             "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
         )?;
-        r.skip_tagged_section("FetchSnapshotResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("FetchSnapshotResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -676,11 +677,11 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions.SnapshotId";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64("FetchSnapshotResponse.Topics.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32("FetchSnapshotResponse.Topics.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -699,13 +700,13 @@ impl<'a> SnapshotId<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(12, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?;
-        r.skip_tagged_section("FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields")?;
+        r.skip_(12, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?;
+        r.skip_tagged_section_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields")?;
         Ok(())
     }
 }
@@ -799,12 +800,12 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.Topics.Partitions.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderId")?,
+            leader_id: r.i32_("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32_("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -823,13 +824,13 @@ impl<'a> LeaderIdAndEpoch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?;
-        r.skip_tagged_section(
+        r.skip_(8, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?;
+        r.skip_tagged_section_(
             "FetchSnapshotResponse.Topics.Partitions.CurrentLeader.tagged_fields",
         )?;
         Ok(())
@@ -938,12 +939,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "FetchSnapshotResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("FetchSnapshotResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "FetchSnapshotResponse.NodeEndpoints.Host")?,
-            port: r.u16("FetchSnapshotResponse.NodeEndpoints.Port")?,
+            node_id: r.i32_("FetchSnapshotResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "FetchSnapshotResponse.NodeEndpoints.Host")?,
+            port: r.u16_("FetchSnapshotResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -962,15 +963,15 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "FetchSnapshotResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "FetchSnapshotResponse.NodeEndpoints.Host")?;
-        r.skip(2, "FetchSnapshotResponse.NodeEndpoints")?;
-        r.skip_tagged_section("FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "FetchSnapshotResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "FetchSnapshotResponse.NodeEndpoints.Host")?;
+        r.skip_(2, "FetchSnapshotResponse.NodeEndpoints")?;
+        r.skip_tagged_section_("FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `FindCoordinator` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FindCoordinatorRequest` (API key 10): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,24 +90,24 @@ impl<'a> c::Decode<'a> for FindCoordinatorRequest<'a> {
     const PATH: &'static str = "FindCoordinatorRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FindCoordinatorRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
             key: if version <= 3 {
-                r.string(flexible, "FindCoordinatorRequest.Key")?
+                r.string_(flexible, "FindCoordinatorRequest.Key")?
             } else {
                 ""
             },
             key_type: if version >= 1 {
-                r.i8("FindCoordinatorRequest.KeyType")?
+                r.i8_("FindCoordinatorRequest.KeyType")?
             } else {
                 0
             },
@@ -137,17 +137,17 @@ impl<'a> FindCoordinatorRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version <= 3 {
-            r.skip_sized(flexible, true, "FindCoordinatorRequest.Key")?;
+            r.skip_sized_(flexible, true, "FindCoordinatorRequest.Key")?;
         }
 
         if version >= 1 {
-            r.skip(1, "FindCoordinatorRequest.KeyType")?;
+            r.skip_(1, "FindCoordinatorRequest.KeyType")?;
         }
 
         if version >= 4 {
@@ -160,7 +160,7 @@ impl<'a> FindCoordinatorRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("FindCoordinatorRequest.tagged_fields")?;
+            r.skip_tagged_section_("FindCoordinatorRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `FindCoordinator` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `FindCoordinatorResponse` (API key 10): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,44 +142,44 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
     const PATH: &'static str = "FindCoordinatorResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "FindCoordinatorResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("FindCoordinatorResponse.ThrottleTimeMs")?
+                r.i32_("FindCoordinatorResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             error_code: if version <= 3 {
-                r.i16("FindCoordinatorResponse.ErrorCode")?
+                r.i16_("FindCoordinatorResponse.ErrorCode")?
             } else {
                 0
             },
             error_message: if (1..=3).contains(&version) {
-                r.nullable_string(flexible, "FindCoordinatorResponse.ErrorMessage")?
+                r.nullable_string_(flexible, "FindCoordinatorResponse.ErrorMessage")?
             } else {
                 Some("")
             },
             node_id: if version <= 3 {
-                r.i32("FindCoordinatorResponse.NodeId")?
+                r.i32_("FindCoordinatorResponse.NodeId")?
             } else {
                 0
             },
             host: if version <= 3 {
-                r.string(flexible, "FindCoordinatorResponse.Host")?
+                r.string_(flexible, "FindCoordinatorResponse.Host")?
             } else {
                 ""
             },
             port: if version <= 3 {
-                r.i32("FindCoordinatorResponse.Port")?
+                r.i32_("FindCoordinatorResponse.Port")?
             } else {
                 0
             },
@@ -204,33 +204,33 @@ impl<'a> FindCoordinatorResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version >= 1 {
-            r.skip(4, "FindCoordinatorResponse.ThrottleTimeMs")?;
+            r.skip_(4, "FindCoordinatorResponse.ThrottleTimeMs")?;
         }
 
         if version <= 3 {
-            r.skip(2, "FindCoordinatorResponse.ErrorCode")?;
+            r.skip_(2, "FindCoordinatorResponse.ErrorCode")?;
         }
 
         if (1..=3).contains(&version) {
-            r.skip_sized(flexible, true, "FindCoordinatorResponse.ErrorMessage")?;
+            r.skip_sized_(flexible, true, "FindCoordinatorResponse.ErrorMessage")?;
         }
 
         if version <= 3 {
-            r.skip(4, "FindCoordinatorResponse.NodeId")?;
+            r.skip_(4, "FindCoordinatorResponse.NodeId")?;
         }
 
         if version <= 3 {
-            r.skip_sized(flexible, true, "FindCoordinatorResponse.Host")?;
+            r.skip_sized_(flexible, true, "FindCoordinatorResponse.Host")?;
         }
 
         if version <= 3 {
-            r.skip(4, "FindCoordinatorResponse.Port")?;
+            r.skip_(4, "FindCoordinatorResponse.Port")?;
         }
 
         if version >= 4 {
@@ -243,7 +243,7 @@ impl<'a> FindCoordinatorResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("FindCoordinatorResponse.tagged_fields")?;
+            r.skip_tagged_section_("FindCoordinatorResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -481,16 +481,16 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
     const PATH: &'static str = "FindCoordinatorResponse.Coordinators";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string(true, "FindCoordinatorResponse.Coordinators.Key")?,
-            node_id: r.i32("FindCoordinatorResponse.Coordinators.NodeId")?,
-            host: r.string(true, "FindCoordinatorResponse.Coordinators.Host")?,
-            port: r.i32("FindCoordinatorResponse.Coordinators.Port")?,
-            error_code: r.i16("FindCoordinatorResponse.Coordinators.ErrorCode")?,
+            key: r.string_(true, "FindCoordinatorResponse.Coordinators.Key")?,
+            node_id: r.i32_("FindCoordinatorResponse.Coordinators.NodeId")?,
+            host: r.string_(true, "FindCoordinatorResponse.Coordinators.Host")?,
+            port: r.i32_("FindCoordinatorResponse.Coordinators.Port")?,
+            error_code: r.i16_("FindCoordinatorResponse.Coordinators.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "FindCoordinatorResponse.Coordinators.ErrorMessage")?,
+                .nullable_string_(true, "FindCoordinatorResponse.Coordinators.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -509,21 +509,21 @@ impl<'a> Coordinator<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "FindCoordinatorResponse.Coordinators.Key")?;
-        r.skip(4, "FindCoordinatorResponse.Coordinators")?;
-        r.skip_sized(true, true, "FindCoordinatorResponse.Coordinators.Host")?;
-        r.skip(6, "FindCoordinatorResponse.Coordinators")?;
-        r.skip_sized(
+        r.skip_sized_(true, true, "FindCoordinatorResponse.Coordinators.Key")?;
+        r.skip_(4, "FindCoordinatorResponse.Coordinators")?;
+        r.skip_sized_(true, true, "FindCoordinatorResponse.Coordinators.Host")?;
+        r.skip_(6, "FindCoordinatorResponse.Coordinators")?;
+        r.skip_sized_(
             true,
             true,
             "FindCoordinatorResponse.Coordinators.ErrorMessage",
         )?;
-        r.skip_tagged_section("FindCoordinatorResponse.Coordinators.tagged_fields")?;
+        r.skip_tagged_section_("FindCoordinatorResponse.Coordinators.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `GetTelemetrySubscriptions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `GetTelemetrySubscriptionsRequest` (API key 71): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,17 +64,17 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsRequest<'a> {
     const PATH: &'static str = "GetTelemetrySubscriptionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "GetTelemetrySubscriptionsRequest",
             ));
         }
         let mut this = Self {
-            client_instance_id: r.uuid("GetTelemetrySubscriptionsRequest.ClientInstanceId")?,
+            client_instance_id: r.uuid_("GetTelemetrySubscriptionsRequest.ClientInstanceId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -93,13 +93,13 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(16, "GetTelemetrySubscriptionsRequest")?;
-        r.skip_tagged_section("GetTelemetrySubscriptionsRequest.tagged_fields")?;
+        r.skip_(16, "GetTelemetrySubscriptionsRequest")?;
+        r.skip_tagged_section_("GetTelemetrySubscriptionsRequest.tagged_fields")?;
         Ok(())
     }
 }

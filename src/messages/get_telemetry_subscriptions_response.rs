@@ -5,7 +5,7 @@
 //! Compiled with the `GetTelemetrySubscriptions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `GetTelemetrySubscriptionsResponse` (API key 71): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -168,29 +168,29 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
     const PATH: &'static str = "GetTelemetrySubscriptionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "GetTelemetrySubscriptionsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("GetTelemetrySubscriptionsResponse.ErrorCode")?,
-            client_instance_id: r.uuid("GetTelemetrySubscriptionsResponse.ClientInstanceId")?,
-            subscription_id: r.i32("GetTelemetrySubscriptionsResponse.SubscriptionId")?,
+            throttle_time_ms: r.i32_("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("GetTelemetrySubscriptionsResponse.ErrorCode")?,
+            client_instance_id: r.uuid_("GetTelemetrySubscriptionsResponse.ClientInstanceId")?,
+            subscription_id: r.i32_("GetTelemetrySubscriptionsResponse.SubscriptionId")?,
             accepted_compression_types: c::Array::read(
                 r,
                 version,
                 true,
                 "GetTelemetrySubscriptionsResponse.AcceptedCompressionTypes",
             )?,
-            push_interval_ms: r.i32("GetTelemetrySubscriptionsResponse.PushIntervalMs")?,
-            telemetry_max_bytes: r.i32("GetTelemetrySubscriptionsResponse.TelemetryMaxBytes")?,
-            delta_temporality: r.bool("GetTelemetrySubscriptionsResponse.DeltaTemporality")?,
+            push_interval_ms: r.i32_("GetTelemetrySubscriptionsResponse.PushIntervalMs")?,
+            telemetry_max_bytes: r.i32_("GetTelemetrySubscriptionsResponse.TelemetryMaxBytes")?,
+            delta_temporality: r.bool_("GetTelemetrySubscriptionsResponse.DeltaTemporality")?,
             requested_metrics: c::Array::read(
                 r,
                 version,
@@ -215,25 +215,25 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(26, "GetTelemetrySubscriptionsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(26, "GetTelemetrySubscriptionsResponse")?;
         c::ArrayView::<i8>::skip(
             r,
             version,
             true,
             "GetTelemetrySubscriptionsResponse.AcceptedCompressionTypes",
         )?;
-        r.skip(9, "GetTelemetrySubscriptionsResponse")?;
+        r.skip_(9, "GetTelemetrySubscriptionsResponse")?;
         c::ArrayView::<&'a str>::skip(
             r,
             version,
             true,
             "GetTelemetrySubscriptionsResponse.RequestedMetrics",
         )?;
-        r.skip_tagged_section("GetTelemetrySubscriptionsResponse.tagged_fields")?;
+        r.skip_tagged_section_("GetTelemetrySubscriptionsResponse.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `Heartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `HeartbeatRequest` (API key 12): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,22 +103,22 @@ impl<'a> c::Decode<'a> for HeartbeatRequest<'a> {
     const PATH: &'static str = "HeartbeatRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "HeartbeatRequest",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string(flexible, "HeartbeatRequest.GroupId")?,
-            generation_id: r.i32("HeartbeatRequest.GenerationId")?,
-            member_id: r.string(flexible, "HeartbeatRequest.MemberId")?,
+            group_id: r.string_(flexible, "HeartbeatRequest.GroupId")?,
+            generation_id: r.i32_("HeartbeatRequest.GenerationId")?,
+            member_id: r.string_(flexible, "HeartbeatRequest.MemberId")?,
             group_instance_id: if version >= 3 {
-                r.nullable_string(flexible, "HeartbeatRequest.GroupInstanceId")?
+                r.nullable_string_(flexible, "HeartbeatRequest.GroupInstanceId")?
             } else {
                 None
             },
@@ -138,20 +138,20 @@ impl<'a> HeartbeatRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "HeartbeatRequest.GroupId")?;
-        r.skip(4, "HeartbeatRequest")?;
-        r.skip_sized(flexible, true, "HeartbeatRequest.MemberId")?;
+        r.skip_sized_(flexible, true, "HeartbeatRequest.GroupId")?;
+        r.skip_(4, "HeartbeatRequest")?;
+        r.skip_sized_(flexible, true, "HeartbeatRequest.MemberId")?;
         if version >= 3 {
-            r.skip_sized(flexible, true, "HeartbeatRequest.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "HeartbeatRequest.GroupInstanceId")?;
         }
 
         if flexible {
-            r.skip_tagged_section("HeartbeatRequest.tagged_fields")?;
+            r.skip_tagged_section_("HeartbeatRequest.tagged_fields")?;
         }
         Ok(())
     }

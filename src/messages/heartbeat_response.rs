@@ -5,7 +5,7 @@
 //! Compiled with the `Heartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `HeartbeatResponse` (API key 12): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,23 +77,23 @@ impl<'a> c::Decode<'a> for HeartbeatResponse<'a> {
     const PATH: &'static str = "HeartbeatResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "HeartbeatResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("HeartbeatResponse.ThrottleTimeMs")?
+                r.i32_("HeartbeatResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16("HeartbeatResponse.ErrorCode")?,
+            error_code: r.i16_("HeartbeatResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -110,18 +110,18 @@ impl<'a> HeartbeatResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip(4, "HeartbeatResponse.ThrottleTimeMs")?;
+            r.skip_(4, "HeartbeatResponse.ThrottleTimeMs")?;
         }
 
-        r.skip(2, "HeartbeatResponse")?;
+        r.skip_(2, "HeartbeatResponse")?;
         if flexible {
-            r.skip_tagged_section("HeartbeatResponse.tagged_fields")?;
+            r.skip_tagged_section_("HeartbeatResponse.tagged_fields")?;
         }
         Ok(())
     }

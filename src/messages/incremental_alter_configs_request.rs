@@ -5,7 +5,7 @@
 //! Compiled with the `IncrementalAlterConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `IncrementalAlterConfigsRequest` (API key 44): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,12 +77,12 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "IncrementalAlterConfigsRequest",
             ));
         }
@@ -94,7 +94,7 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources",
             )?,
-            validate_only: r.bool("IncrementalAlterConfigsRequest.ValidateOnly")?,
+            validate_only: r.bool_("IncrementalAlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -111,10 +111,10 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<AlterConfigsResource<'a>>::skip(
             r,
@@ -122,9 +122,9 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
             flexible,
             "IncrementalAlterConfigsRequest.Resources",
         )?;
-        r.skip(1, "IncrementalAlterConfigsRequest")?;
+        r.skip_(1, "IncrementalAlterConfigsRequest")?;
         if flexible {
-            r.skip_tagged_section("IncrementalAlterConfigsRequest.tagged_fields")?;
+            r.skip_tagged_section_("IncrementalAlterConfigsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -249,11 +249,11 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest.Resources";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            resource_type: r.i8("IncrementalAlterConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string(
+            resource_type: r.i8_("IncrementalAlterConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string_(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.ResourceName",
             )?,
@@ -281,13 +281,13 @@ impl<'a> AlterConfigsResource<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(1, "IncrementalAlterConfigsRequest.Resources")?;
-        r.skip_sized(
+        r.skip_(1, "IncrementalAlterConfigsRequest.Resources")?;
+        r.skip_sized_(
             flexible,
             true,
             "IncrementalAlterConfigsRequest.Resources.ResourceName",
@@ -299,7 +299,7 @@ impl<'a> AlterConfigsResource<'a> {
             "IncrementalAlterConfigsRequest.Resources.Configs",
         )?;
         if flexible {
-            r.skip_tagged_section("IncrementalAlterConfigsRequest.Resources.tagged_fields")?;
+            r.skip_tagged_section_("IncrementalAlterConfigsRequest.Resources.tagged_fields")?;
         }
         Ok(())
     }
@@ -425,16 +425,16 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsRequest.Resources.Configs";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.Configs.Name",
             )?,
             config_operation: r
-                .i8("IncrementalAlterConfigsRequest.Resources.Configs.ConfigOperation")?,
-            value: r.nullable_string(
+                .i8_("IncrementalAlterConfigsRequest.Resources.Configs.ConfigOperation")?,
+            value: r.nullable_string_(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.Configs.Value",
             )?,
@@ -456,24 +456,24 @@ impl<'a> AlterableConfig<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "IncrementalAlterConfigsRequest.Resources.Configs.Name",
         )?;
-        r.skip(1, "IncrementalAlterConfigsRequest.Resources.Configs")?;
-        r.skip_sized(
+        r.skip_(1, "IncrementalAlterConfigsRequest.Resources.Configs")?;
+        r.skip_sized_(
             flexible,
             true,
             "IncrementalAlterConfigsRequest.Resources.Configs.Value",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "IncrementalAlterConfigsRequest.Resources.Configs.tagged_fields",
             )?;
         }

@@ -5,7 +5,7 @@
 //! Compiled with the `IncrementalAlterConfigs` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `IncrementalAlterConfigsResponse` (API key 44): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "IncrementalAlterConfigsResponse",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32("IncrementalAlterConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("IncrementalAlterConfigsResponse.ThrottleTimeMs")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -111,12 +111,12 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(4, "IncrementalAlterConfigsResponse")?;
+        r.skip_(4, "IncrementalAlterConfigsResponse")?;
         c::ArrayView::<AlterConfigsResourceResponse<'a>>::skip(
             r,
             version,
@@ -124,7 +124,7 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
             "IncrementalAlterConfigsResponse.Responses",
         )?;
         if flexible {
-            r.skip_tagged_section("IncrementalAlterConfigsResponse.tagged_fields")?;
+            r.skip_tagged_section_("IncrementalAlterConfigsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -262,16 +262,16 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     const PATH: &'static str = "IncrementalAlterConfigsResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16("IncrementalAlterConfigsResponse.Responses.ErrorCode")?,
-            error_message: r.nullable_string(
+            error_code: r.i16_("IncrementalAlterConfigsResponse.Responses.ErrorCode")?,
+            error_message: r.nullable_string_(
                 flexible,
                 "IncrementalAlterConfigsResponse.Responses.ErrorMessage",
             )?,
-            resource_type: r.i8("IncrementalAlterConfigsResponse.Responses.ResourceType")?,
-            resource_name: r.string(
+            resource_type: r.i8_("IncrementalAlterConfigsResponse.Responses.ResourceType")?,
+            resource_name: r.string_(
                 flexible,
                 "IncrementalAlterConfigsResponse.Responses.ResourceName",
             )?,
@@ -293,25 +293,25 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(2, "IncrementalAlterConfigsResponse.Responses")?;
-        r.skip_sized(
+        r.skip_(2, "IncrementalAlterConfigsResponse.Responses")?;
+        r.skip_sized_(
             flexible,
             true,
             "IncrementalAlterConfigsResponse.Responses.ErrorMessage",
         )?;
-        r.skip(1, "IncrementalAlterConfigsResponse.Responses")?;
-        r.skip_sized(
+        r.skip_(1, "IncrementalAlterConfigsResponse.Responses")?;
+        r.skip_sized_(
             flexible,
             true,
             "IncrementalAlterConfigsResponse.Responses.ResourceName",
         )?;
         if flexible {
-            r.skip_tagged_section("IncrementalAlterConfigsResponse.Responses.tagged_fields")?;
+            r.skip_tagged_section_("IncrementalAlterConfigsResponse.Responses.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `InitProducerId` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `InitProducerIdRequest` (API key 22): valid versions 0-6, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,37 +129,37 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
     const PATH: &'static str = "InitProducerIdRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "InitProducerIdRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
             transactional_id: r
-                .nullable_string(flexible, "InitProducerIdRequest.TransactionalId")?,
-            transaction_timeout_ms: r.i32("InitProducerIdRequest.TransactionTimeoutMs")?,
+                .nullable_string_(flexible, "InitProducerIdRequest.TransactionalId")?,
+            transaction_timeout_ms: r.i32_("InitProducerIdRequest.TransactionTimeoutMs")?,
             producer_id: if version >= 3 {
-                r.i64("InitProducerIdRequest.ProducerId")?
+                r.i64_("InitProducerIdRequest.ProducerId")?
             } else {
                 -1
             },
             producer_epoch: if version >= 3 {
-                r.i16("InitProducerIdRequest.ProducerEpoch")?
+                r.i16_("InitProducerIdRequest.ProducerEpoch")?
             } else {
                 -1
             },
             enable2_pc: if version >= 6 {
-                r.bool("InitProducerIdRequest.Enable2Pc")?
+                r.bool_("InitProducerIdRequest.Enable2Pc")?
             } else {
                 false
             },
             keep_prepared_txn: if version >= 6 {
-                r.bool("InitProducerIdRequest.KeepPreparedTxn")?
+                r.bool_("InitProducerIdRequest.KeepPreparedTxn")?
             } else {
                 false
             },
@@ -179,31 +179,31 @@ impl<'a> InitProducerIdRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "InitProducerIdRequest.TransactionalId")?;
-        r.skip(4, "InitProducerIdRequest")?;
+        r.skip_sized_(flexible, true, "InitProducerIdRequest.TransactionalId")?;
+        r.skip_(4, "InitProducerIdRequest")?;
         if version >= 3 {
-            r.skip(8, "InitProducerIdRequest.ProducerId")?;
+            r.skip_(8, "InitProducerIdRequest.ProducerId")?;
         }
 
         if version >= 3 {
-            r.skip(2, "InitProducerIdRequest.ProducerEpoch")?;
+            r.skip_(2, "InitProducerIdRequest.ProducerEpoch")?;
         }
 
         if version >= 6 {
-            r.skip(1, "InitProducerIdRequest.Enable2Pc")?;
+            r.skip_(1, "InitProducerIdRequest.Enable2Pc")?;
         }
 
         if version >= 6 {
-            r.skip(1, "InitProducerIdRequest.KeepPreparedTxn")?;
+            r.skip_(1, "InitProducerIdRequest.KeepPreparedTxn")?;
         }
 
         if flexible {
-            r.skip_tagged_section("InitProducerIdRequest.tagged_fields")?;
+            r.skip_tagged_section_("InitProducerIdRequest.tagged_fields")?;
         }
         Ok(())
     }

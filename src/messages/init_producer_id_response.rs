@@ -5,7 +5,7 @@
 //! Compiled with the `InitProducerId` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `InitProducerIdResponse` (API key 22): valid versions 0-6, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,28 +129,28 @@ impl<'a> c::Decode<'a> for InitProducerIdResponse<'a> {
     const PATH: &'static str = "InitProducerIdResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "InitProducerIdResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32("InitProducerIdResponse.ThrottleTimeMs")?,
-            error_code: r.i16("InitProducerIdResponse.ErrorCode")?,
-            producer_id: r.i64("InitProducerIdResponse.ProducerId")?,
-            producer_epoch: r.i16("InitProducerIdResponse.ProducerEpoch")?,
+            throttle_time_ms: r.i32_("InitProducerIdResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("InitProducerIdResponse.ErrorCode")?,
+            producer_id: r.i64_("InitProducerIdResponse.ProducerId")?,
+            producer_epoch: r.i16_("InitProducerIdResponse.ProducerEpoch")?,
             ongoing_txn_producer_id: if version >= 6 {
-                r.i64("InitProducerIdResponse.OngoingTxnProducerId")?
+                r.i64_("InitProducerIdResponse.OngoingTxnProducerId")?
             } else {
                 -1
             },
             ongoing_txn_producer_epoch: if version >= 6 {
-                r.i16("InitProducerIdResponse.OngoingTxnProducerEpoch")?
+                r.i16_("InitProducerIdResponse.OngoingTxnProducerEpoch")?
             } else {
                 -1
             },
@@ -170,22 +170,22 @@ impl<'a> InitProducerIdResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(16, "InitProducerIdResponse")?;
+        r.skip_(16, "InitProducerIdResponse")?;
         if version >= 6 {
-            r.skip(8, "InitProducerIdResponse.OngoingTxnProducerId")?;
+            r.skip_(8, "InitProducerIdResponse.OngoingTxnProducerId")?;
         }
 
         if version >= 6 {
-            r.skip(2, "InitProducerIdResponse.OngoingTxnProducerEpoch")?;
+            r.skip_(2, "InitProducerIdResponse.OngoingTxnProducerEpoch")?;
         }
 
         if flexible {
-            r.skip_tagged_section("InitProducerIdResponse.tagged_fields")?;
+            r.skip_tagged_section_("InitProducerIdResponse.tagged_fields")?;
         }
         Ok(())
     }

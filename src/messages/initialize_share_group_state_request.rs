@@ -5,7 +5,7 @@
 //! Compiled with the `InitializeShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `InitializeShareGroupStateRequest` (API key 83): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateRequest<'a> {
     const PATH: &'static str = "InitializeShareGroupStateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "InitializeShareGroupStateRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "InitializeShareGroupStateRequest.GroupId")?,
+            group_id: r.string_(true, "InitializeShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "InitializeShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -107,18 +107,18 @@ impl<'a> InitializeShareGroupStateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "InitializeShareGroupStateRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "InitializeShareGroupStateRequest.GroupId")?;
         c::ArrayView::<InitializeStateData<'a>>::skip(
             r,
             version,
             true,
             "InitializeShareGroupStateRequest.Topics",
         )?;
-        r.skip_tagged_section("InitializeShareGroupStateRequest.tagged_fields")?;
+        r.skip_tagged_section_("InitializeShareGroupStateRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -222,9 +222,9 @@ impl<'a> c::Decode<'a> for InitializeStateData<'a> {
     const PATH: &'static str = "InitializeShareGroupStateRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("InitializeShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("InitializeShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -249,18 +249,18 @@ impl<'a> InitializeStateData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "InitializeShareGroupStateRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "InitializeShareGroupStateRequest.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "InitializeShareGroupStateRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("InitializeShareGroupStateRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("InitializeShareGroupStateRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -367,13 +367,13 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "InitializeShareGroupStateRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("InitializeShareGroupStateRequest.Topics.Partitions.Partition")?,
-            state_epoch: r.i32("InitializeShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
+            partition: r.i32_("InitializeShareGroupStateRequest.Topics.Partitions.Partition")?,
+            state_epoch: r.i32_("InitializeShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
             start_offset: r
-                .i64("InitializeShareGroupStateRequest.Topics.Partitions.StartOffset")?,
+                .i64_("InitializeShareGroupStateRequest.Topics.Partitions.StartOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -392,13 +392,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(16, "InitializeShareGroupStateRequest.Topics.Partitions")?;
-        r.skip_tagged_section("InitializeShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(16, "InitializeShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("InitializeShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

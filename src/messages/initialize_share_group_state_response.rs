@@ -5,7 +5,7 @@
 //! Compiled with the `InitializeShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `InitializeShareGroupStateResponse` (API key 83): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "InitializeShareGroupStateResponse",
             ));
         }
@@ -98,17 +98,17 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<InitializeStateResult<'a>>::skip(
             r,
             version,
             true,
             "InitializeShareGroupStateResponse.Results",
         )?;
-        r.skip_tagged_section("InitializeShareGroupStateResponse.tagged_fields")?;
+        r.skip_tagged_section_("InitializeShareGroupStateResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -205,9 +205,9 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("InitializeShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid_("InitializeShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -232,18 +232,18 @@ impl<'a> InitializeStateResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "InitializeShareGroupStateResponse.Results")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "InitializeShareGroupStateResponse.Results")?;
         c::ArrayView::<PartitionResult<'a>>::skip(
             r,
             version,
             true,
             "InitializeShareGroupStateResponse.Results.Partitions",
         )?;
-        r.skip_tagged_section("InitializeShareGroupStateResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("InitializeShareGroupStateResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -350,12 +350,12 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "InitializeShareGroupStateResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16("InitializeShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition: r.i32_("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16_("InitializeShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,
@@ -377,18 +377,18 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "InitializeShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized(
+        r.skip_(6, "InitializeShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "InitializeShareGroupStateResponse.Results.Partitions.tagged_fields",
         )?;
         Ok(())

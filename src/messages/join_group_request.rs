@@ -5,7 +5,7 @@
 //! Compiled with the `JoinGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `JoinGroupRequest` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,34 +155,34 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
     const PATH: &'static str = "JoinGroupRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "JoinGroupRequest",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
-            group_id: r.string(flexible, "JoinGroupRequest.GroupId")?,
-            session_timeout_ms: r.i32("JoinGroupRequest.SessionTimeoutMs")?,
+            group_id: r.string_(flexible, "JoinGroupRequest.GroupId")?,
+            session_timeout_ms: r.i32_("JoinGroupRequest.SessionTimeoutMs")?,
             rebalance_timeout_ms: if version >= 1 {
-                r.i32("JoinGroupRequest.RebalanceTimeoutMs")?
+                r.i32_("JoinGroupRequest.RebalanceTimeoutMs")?
             } else {
                 -1
             },
-            member_id: r.string(flexible, "JoinGroupRequest.MemberId")?,
+            member_id: r.string_(flexible, "JoinGroupRequest.MemberId")?,
             group_instance_id: if version >= 5 {
-                r.nullable_string(flexible, "JoinGroupRequest.GroupInstanceId")?
+                r.nullable_string_(flexible, "JoinGroupRequest.GroupInstanceId")?
             } else {
                 None
             },
-            protocol_type: r.string(flexible, "JoinGroupRequest.ProtocolType")?,
+            protocol_type: r.string_(flexible, "JoinGroupRequest.ProtocolType")?,
             protocols: c::Array::read(r, version, flexible, "JoinGroupRequest.Protocols")?,
             reason: if version >= 8 {
-                r.nullable_string(flexible, "JoinGroupRequest.Reason")?
+                r.nullable_string_(flexible, "JoinGroupRequest.Reason")?
             } else {
                 None
             },
@@ -202,23 +202,23 @@ impl<'a> JoinGroupRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "JoinGroupRequest.GroupId")?;
-        r.skip(4, "JoinGroupRequest")?;
+        r.skip_sized_(flexible, true, "JoinGroupRequest.GroupId")?;
+        r.skip_(4, "JoinGroupRequest")?;
         if version >= 1 {
-            r.skip(4, "JoinGroupRequest.RebalanceTimeoutMs")?;
+            r.skip_(4, "JoinGroupRequest.RebalanceTimeoutMs")?;
         }
 
-        r.skip_sized(flexible, true, "JoinGroupRequest.MemberId")?;
+        r.skip_sized_(flexible, true, "JoinGroupRequest.MemberId")?;
         if version >= 5 {
-            r.skip_sized(flexible, true, "JoinGroupRequest.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "JoinGroupRequest.GroupInstanceId")?;
         }
 
-        r.skip_sized(flexible, true, "JoinGroupRequest.ProtocolType")?;
+        r.skip_sized_(flexible, true, "JoinGroupRequest.ProtocolType")?;
         c::ArrayView::<JoinGroupRequestProtocol<'a>>::skip(
             r,
             version,
@@ -226,11 +226,11 @@ impl<'a> JoinGroupRequest<'a> {
             "JoinGroupRequest.Protocols",
         )?;
         if version >= 8 {
-            r.skip_sized(flexible, true, "JoinGroupRequest.Reason")?;
+            r.skip_sized_(flexible, true, "JoinGroupRequest.Reason")?;
         }
 
         if flexible {
-            r.skip_tagged_section("JoinGroupRequest.tagged_fields")?;
+            r.skip_tagged_section_("JoinGroupRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -395,11 +395,11 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     const PATH: &'static str = "JoinGroupRequest.Protocols";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string(flexible, "JoinGroupRequest.Protocols.Name")?,
-            metadata: r.bytes(flexible, "JoinGroupRequest.Protocols.Metadata")?,
+            name: r.string_(flexible, "JoinGroupRequest.Protocols.Name")?,
+            metadata: r.bytes_(flexible, "JoinGroupRequest.Protocols.Metadata")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -416,15 +416,15 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "JoinGroupRequest.Protocols.Name")?;
-        r.skip_sized(flexible, false, "JoinGroupRequest.Protocols.Metadata")?;
+        r.skip_sized_(flexible, true, "JoinGroupRequest.Protocols.Name")?;
+        r.skip_sized_(flexible, false, "JoinGroupRequest.Protocols.Metadata")?;
         if flexible {
-            r.skip_tagged_section("JoinGroupRequest.Protocols.tagged_fields")?;
+            r.skip_tagged_section_("JoinGroupRequest.Protocols.tagged_fields")?;
         }
         Ok(())
     }

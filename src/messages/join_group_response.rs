@@ -5,7 +5,7 @@
 //! Compiled with the `JoinGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `JoinGroupResponse` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -168,41 +168,41 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
     const PATH: &'static str = "JoinGroupResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "JoinGroupResponse",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32("JoinGroupResponse.ThrottleTimeMs")?
+                r.i32_("JoinGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16("JoinGroupResponse.ErrorCode")?,
-            generation_id: r.i32("JoinGroupResponse.GenerationId")?,
+            error_code: r.i16_("JoinGroupResponse.ErrorCode")?,
+            generation_id: r.i32_("JoinGroupResponse.GenerationId")?,
             protocol_type: if version >= 7 {
-                r.nullable_string(flexible, "JoinGroupResponse.ProtocolType")?
+                r.nullable_string_(flexible, "JoinGroupResponse.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 7 {
-                r.nullable_string(flexible, "JoinGroupResponse.ProtocolName")?
+                r.nullable_string_(flexible, "JoinGroupResponse.ProtocolName")?
             } else {
-                Some(r.string(flexible, "JoinGroupResponse.ProtocolName")?)
+                Some(r.string_(flexible, "JoinGroupResponse.ProtocolName")?)
             },
-            leader: r.string(flexible, "JoinGroupResponse.Leader")?,
+            leader: r.string_(flexible, "JoinGroupResponse.Leader")?,
             skip_assignment: if version >= 9 {
-                r.bool("JoinGroupResponse.SkipAssignment")?
+                r.bool_("JoinGroupResponse.SkipAssignment")?
             } else {
                 false
             },
-            member_id: r.string(flexible, "JoinGroupResponse.MemberId")?,
+            member_id: r.string_(flexible, "JoinGroupResponse.MemberId")?,
             members: c::Array::read(r, version, flexible, "JoinGroupResponse.Members")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -220,27 +220,27 @@ impl<'a> JoinGroupResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
         if version >= 2 {
-            r.skip(4, "JoinGroupResponse.ThrottleTimeMs")?;
+            r.skip_(4, "JoinGroupResponse.ThrottleTimeMs")?;
         }
 
-        r.skip(6, "JoinGroupResponse")?;
+        r.skip_(6, "JoinGroupResponse")?;
         if version >= 7 {
-            r.skip_sized(flexible, true, "JoinGroupResponse.ProtocolType")?;
+            r.skip_sized_(flexible, true, "JoinGroupResponse.ProtocolType")?;
         }
 
-        r.skip_sized(flexible, true, "JoinGroupResponse.ProtocolName")?;
-        r.skip_sized(flexible, true, "JoinGroupResponse.Leader")?;
+        r.skip_sized_(flexible, true, "JoinGroupResponse.ProtocolName")?;
+        r.skip_sized_(flexible, true, "JoinGroupResponse.Leader")?;
         if version >= 9 {
-            r.skip(1, "JoinGroupResponse.SkipAssignment")?;
+            r.skip_(1, "JoinGroupResponse.SkipAssignment")?;
         }
 
-        r.skip_sized(flexible, true, "JoinGroupResponse.MemberId")?;
+        r.skip_sized_(flexible, true, "JoinGroupResponse.MemberId")?;
         c::ArrayView::<JoinGroupResponseMember<'a>>::skip(
             r,
             version,
@@ -248,7 +248,7 @@ impl<'a> JoinGroupResponse<'a> {
             "JoinGroupResponse.Members",
         )?;
         if flexible {
-            r.skip_tagged_section("JoinGroupResponse.tagged_fields")?;
+            r.skip_tagged_section_("JoinGroupResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -443,16 +443,16 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
     const PATH: &'static str = "JoinGroupResponse.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            member_id: r.string(flexible, "JoinGroupResponse.Members.MemberId")?,
+            member_id: r.string_(flexible, "JoinGroupResponse.Members.MemberId")?,
             group_instance_id: if version >= 5 {
-                r.nullable_string(flexible, "JoinGroupResponse.Members.GroupInstanceId")?
+                r.nullable_string_(flexible, "JoinGroupResponse.Members.GroupInstanceId")?
             } else {
                 None
             },
-            metadata: r.bytes(flexible, "JoinGroupResponse.Members.Metadata")?,
+            metadata: r.bytes_(flexible, "JoinGroupResponse.Members.Metadata")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -469,19 +469,19 @@ impl<'a> JoinGroupResponseMember<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "JoinGroupResponse.Members.MemberId")?;
+        r.skip_sized_(flexible, true, "JoinGroupResponse.Members.MemberId")?;
         if version >= 5 {
-            r.skip_sized(flexible, true, "JoinGroupResponse.Members.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "JoinGroupResponse.Members.GroupInstanceId")?;
         }
 
-        r.skip_sized(flexible, false, "JoinGroupResponse.Members.Metadata")?;
+        r.skip_sized_(flexible, false, "JoinGroupResponse.Members.Metadata")?;
         if flexible {
-            r.skip_tagged_section("JoinGroupResponse.Members.tagged_fields")?;
+            r.skip_tagged_section_("JoinGroupResponse.Members.tagged_fields")?;
         }
         Ok(())
     }

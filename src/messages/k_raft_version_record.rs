@@ -3,7 +3,7 @@
 //! `KRaftVersionRecord`: versions 0, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `KRaftVersionRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,18 +75,18 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
     const PATH: &'static str = "KRaftVersionRecord";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "KRaftVersionRecord",
             ));
         }
         let mut this = Self {
-            version: r.i16("KRaftVersionRecord.Version")?,
-            k_raft_version: r.i16("KRaftVersionRecord.KRaftVersion")?,
+            version: r.i16_("KRaftVersionRecord.Version")?,
+            k_raft_version: r.i16_("KRaftVersionRecord.KRaftVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -103,13 +103,13 @@ impl<'a> KRaftVersionRecord<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "KRaftVersionRecord")?;
-        r.skip_tagged_section("KRaftVersionRecord.tagged_fields")?;
+        r.skip_(4, "KRaftVersionRecord")?;
+        r.skip_tagged_section_("KRaftVersionRecord.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `LeaderAndIsr` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `LeaderAndIsrRequest` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -159,31 +159,31 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "LeaderAndIsrRequest",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            controller_id: r.i32("LeaderAndIsrRequest.ControllerId")?,
+            controller_id: r.i32_("LeaderAndIsrRequest.ControllerId")?,
             is_k_raft_controller: if version >= 7 {
-                r.bool("LeaderAndIsrRequest.isKRaftController")?
+                r.bool_("LeaderAndIsrRequest.isKRaftController")?
             } else {
                 false
             },
-            controller_epoch: r.i32("LeaderAndIsrRequest.ControllerEpoch")?,
+            controller_epoch: r.i32_("LeaderAndIsrRequest.ControllerEpoch")?,
             broker_epoch: if version >= 2 {
-                r.i64("LeaderAndIsrRequest.BrokerEpoch")?
+                r.i64_("LeaderAndIsrRequest.BrokerEpoch")?
             } else {
                 -1
             },
             r#type: if version >= 5 {
-                r.i8("LeaderAndIsrRequest.Type")?
+                r.i8_("LeaderAndIsrRequest.Type")?
             } else {
                 0
             },
@@ -219,23 +219,23 @@ impl<'a> LeaderAndIsrRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(4, "LeaderAndIsrRequest")?;
+        r.skip_(4, "LeaderAndIsrRequest")?;
         if version >= 7 {
-            r.skip(1, "LeaderAndIsrRequest.isKRaftController")?;
+            r.skip_(1, "LeaderAndIsrRequest.isKRaftController")?;
         }
 
-        r.skip(4, "LeaderAndIsrRequest")?;
+        r.skip_(4, "LeaderAndIsrRequest")?;
         if version >= 2 {
-            r.skip(8, "LeaderAndIsrRequest.BrokerEpoch")?;
+            r.skip_(8, "LeaderAndIsrRequest.BrokerEpoch")?;
         }
 
         if version >= 5 {
-            r.skip(1, "LeaderAndIsrRequest.Type")?;
+            r.skip_(1, "LeaderAndIsrRequest.Type")?;
         }
 
         if version <= 1 {
@@ -263,7 +263,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
             "LeaderAndIsrRequest.LiveLeaders",
         )?;
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrRequest.tagged_fields")?;
+            r.skip_tagged_section_("LeaderAndIsrRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -456,12 +456,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.TopicStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic_name: r.string(flexible, "LeaderAndIsrRequest.TopicStates.TopicName")?,
+            topic_name: r.string_(flexible, "LeaderAndIsrRequest.TopicStates.TopicName")?,
             topic_id: if version >= 5 {
-                r.uuid("LeaderAndIsrRequest.TopicStates.TopicId")?
+                r.uuid_("LeaderAndIsrRequest.TopicStates.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -487,14 +487,14 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "LeaderAndIsrRequest.TopicStates.TopicName")?;
+        r.skip_sized_(flexible, true, "LeaderAndIsrRequest.TopicStates.TopicName")?;
         if version >= 5 {
-            r.skip(16, "LeaderAndIsrRequest.TopicStates.TopicId")?;
+            r.skip_(16, "LeaderAndIsrRequest.TopicStates.TopicId")?;
         }
 
         c::ArrayView::<LeaderAndIsrPartitionState<'a>>::skip(
@@ -504,7 +504,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             "LeaderAndIsrRequest.TopicStates.PartitionStates",
         )?;
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+            r.skip_tagged_section_("LeaderAndIsrRequest.TopicStates.tagged_fields")?;
         }
         Ok(())
     }
@@ -633,12 +633,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.LiveLeaders";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            broker_id: r.i32("LeaderAndIsrRequest.LiveLeaders.BrokerId")?,
-            host_name: r.string(flexible, "LeaderAndIsrRequest.LiveLeaders.HostName")?,
-            port: r.i32("LeaderAndIsrRequest.LiveLeaders.Port")?,
+            broker_id: r.i32_("LeaderAndIsrRequest.LiveLeaders.BrokerId")?,
+            host_name: r.string_(flexible, "LeaderAndIsrRequest.LiveLeaders.HostName")?,
+            port: r.i32_("LeaderAndIsrRequest.LiveLeaders.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -655,16 +655,16 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(4, "LeaderAndIsrRequest.LiveLeaders")?;
-        r.skip_sized(flexible, true, "LeaderAndIsrRequest.LiveLeaders.HostName")?;
-        r.skip(4, "LeaderAndIsrRequest.LiveLeaders")?;
+        r.skip_(4, "LeaderAndIsrRequest.LiveLeaders")?;
+        r.skip_sized_(flexible, true, "LeaderAndIsrRequest.LiveLeaders.HostName")?;
+        r.skip_(4, "LeaderAndIsrRequest.LiveLeaders")?;
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+            r.skip_tagged_section_("LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
         }
         Ok(())
     }
@@ -903,11 +903,11 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     const PATH: &'static str = "LeaderAndIsrRequest.LeaderAndIsrPartitionState";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string(
+                r.string_(
                     flexible,
                     "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
                 )?
@@ -915,11 +915,11 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 ""
             },
             partition_index: r
-                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionIndex")?,
+                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionIndex")?,
             controller_epoch: r
-                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.ControllerEpoch")?,
-            leader: r.i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.Leader")?,
-            leader_epoch: r.i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderEpoch")?,
+                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.ControllerEpoch")?,
+            leader: r.i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.Leader")?,
+            leader_epoch: r.i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
@@ -927,7 +927,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Isr",
             )?,
             partition_epoch: r
-                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionEpoch")?,
+                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionEpoch")?,
             replicas: c::Array::read(
                 r,
                 version,
@@ -955,12 +955,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 c::Array::Slice(&[])
             },
             is_new: if version >= 1 {
-                r.bool("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?
+                r.bool_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?
             } else {
                 false
             },
             leader_recovery_state: if version >= 6 {
-                r.i8("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState")?
+                r.i8_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState")?
             } else {
                 0
             },
@@ -982,27 +982,27 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version <= 1 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
             )?;
         }
 
-        r.skip(16, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
+        r.skip_(16, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             flexible,
             "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Isr",
         )?;
-        r.skip(4, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
+        r.skip_(4, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -1028,18 +1028,18 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
         }
 
         if version >= 1 {
-            r.skip(1, "LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?;
+            r.skip_(1, "LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?;
         }
 
         if version >= 6 {
-            r.skip(
+            r.skip_(
                 1,
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState",
             )?;
         }
 
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields")?;
+            r.skip_tagged_section_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `LeaderAndIsr` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `LeaderAndIsrResponse` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -94,18 +94,18 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "LeaderAndIsrResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16("LeaderAndIsrResponse.ErrorCode")?,
+            error_code: r.i16_("LeaderAndIsrResponse.ErrorCode")?,
             partition_errors: if version <= 4 {
                 c::Array::read(r, version, flexible, "LeaderAndIsrResponse.PartitionErrors")?
             } else {
@@ -132,12 +132,12 @@ impl<'a> LeaderAndIsrResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(2, "LeaderAndIsrResponse")?;
+        r.skip_(2, "LeaderAndIsrResponse")?;
         if version <= 4 {
             c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
                 r,
@@ -157,7 +157,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrResponse.tagged_fields")?;
+            r.skip_tagged_section_("LeaderAndIsrResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -297,9 +297,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("LeaderAndIsrResponse.Topics.TopicId")?,
+            topic_id: r.uuid_("LeaderAndIsrResponse.Topics.TopicId")?,
             partition_errors: c::Array::read(
                 r,
                 version,
@@ -322,18 +322,18 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "LeaderAndIsrResponse.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "LeaderAndIsrResponse.Topics")?;
         c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
             r,
             version,
             true,
             "LeaderAndIsrResponse.Topics.PartitionErrors",
         )?;
-        r.skip_tagged_section("LeaderAndIsrResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("LeaderAndIsrResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -440,11 +440,11 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     const PATH: &'static str = "LeaderAndIsrResponse.LeaderAndIsrPartitionError";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 4 {
-                r.string(
+                r.string_(
                     flexible,
                     "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
                 )?
@@ -452,8 +452,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
                 ""
             },
             partition_index: r
-                .i32("LeaderAndIsrResponse.LeaderAndIsrPartitionError.PartitionIndex")?,
-            error_code: r.i16("LeaderAndIsrResponse.LeaderAndIsrPartitionError.ErrorCode")?,
+                .i32_("LeaderAndIsrResponse.LeaderAndIsrPartitionError.PartitionIndex")?,
+            error_code: r.i16_("LeaderAndIsrResponse.LeaderAndIsrPartitionError.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -472,22 +472,24 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version <= 4 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
             )?;
         }
 
-        r.skip(6, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?;
+        r.skip_(6, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?;
         if flexible {
-            r.skip_tagged_section("LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields")?;
+            r.skip_tagged_section_(
+                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
+            )?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! `LeaderChangeMessage`: versions 0-1, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `LeaderChangeMessage` payload: versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,18 +101,18 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
     const PATH: &'static str = "LeaderChangeMessage";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "LeaderChangeMessage",
             ));
         }
         let mut this = Self {
-            version: r.i16("LeaderChangeMessage.Version")?,
-            leader_id: r.i32("LeaderChangeMessage.LeaderId")?,
+            version: r.i16_("LeaderChangeMessage.Version")?,
+            leader_id: r.i32_("LeaderChangeMessage.LeaderId")?,
             voters: c::Array::read(r, version, true, "LeaderChangeMessage.Voters")?,
             granting_voters: c::Array::read(
                 r,
@@ -136,14 +136,14 @@ impl<'a> LeaderChangeMessage<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "LeaderChangeMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "LeaderChangeMessage")?;
         c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.Voters")?;
         c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.GrantingVoters")?;
-        r.skip_tagged_section("LeaderChangeMessage.tagged_fields")?;
+        r.skip_tagged_section_("LeaderChangeMessage.tagged_fields")?;
         Ok(())
     }
 }
@@ -255,11 +255,11 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     const PATH: &'static str = "LeaderChangeMessage.Voter";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            voter_id: r.i32("LeaderChangeMessage.Voter.VoterId")?,
+            voter_id: r.i32_("LeaderChangeMessage.Voter.VoterId")?,
             voter_directory_id: if version >= 1 {
-                r.uuid("LeaderChangeMessage.Voter.VoterDirectoryId")?
+                r.uuid_("LeaderChangeMessage.Voter.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -279,16 +279,16 @@ impl<'a> Voter<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "LeaderChangeMessage.Voter")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "LeaderChangeMessage.Voter")?;
         if version >= 1 {
-            r.skip(16, "LeaderChangeMessage.Voter.VoterDirectoryId")?;
+            r.skip_(16, "LeaderChangeMessage.Voter.VoterDirectoryId")?;
         }
 
-        r.skip_tagged_section("LeaderChangeMessage.Voter.tagged_fields")?;
+        r.skip_tagged_section_("LeaderChangeMessage.Voter.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `LeaveGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `LeaveGroupRequest` (API key 13): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,20 +90,20 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
     const PATH: &'static str = "LeaveGroupRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "LeaveGroupRequest",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string(flexible, "LeaveGroupRequest.GroupId")?,
+            group_id: r.string_(flexible, "LeaveGroupRequest.GroupId")?,
             member_id: if version <= 2 {
-                r.string(flexible, "LeaveGroupRequest.MemberId")?
+                r.string_(flexible, "LeaveGroupRequest.MemberId")?
             } else {
                 ""
             },
@@ -128,14 +128,14 @@ impl<'a> LeaveGroupRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "LeaveGroupRequest.GroupId")?;
+        r.skip_sized_(flexible, true, "LeaveGroupRequest.GroupId")?;
         if version <= 2 {
-            r.skip_sized(flexible, true, "LeaveGroupRequest.MemberId")?;
+            r.skip_sized_(flexible, true, "LeaveGroupRequest.MemberId")?;
         }
 
         if version >= 3 {
@@ -148,7 +148,7 @@ impl<'a> LeaveGroupRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("LeaveGroupRequest.tagged_fields")?;
+            r.skip_tagged_section_("LeaveGroupRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -302,14 +302,14 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
     const PATH: &'static str = "LeaveGroupRequest.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string(flexible, "LeaveGroupRequest.Members.MemberId")?,
+            member_id: r.string_(flexible, "LeaveGroupRequest.Members.MemberId")?,
             group_instance_id: r
-                .nullable_string(flexible, "LeaveGroupRequest.Members.GroupInstanceId")?,
+                .nullable_string_(flexible, "LeaveGroupRequest.Members.GroupInstanceId")?,
             reason: if version >= 5 {
-                r.nullable_string(flexible, "LeaveGroupRequest.Members.Reason")?
+                r.nullable_string_(flexible, "LeaveGroupRequest.Members.Reason")?
             } else {
                 None
             },
@@ -329,19 +329,19 @@ impl<'a> MemberIdentity<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "LeaveGroupRequest.Members.MemberId")?;
-        r.skip_sized(flexible, true, "LeaveGroupRequest.Members.GroupInstanceId")?;
+        r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.MemberId")?;
+        r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.GroupInstanceId")?;
         if version >= 5 {
-            r.skip_sized(flexible, true, "LeaveGroupRequest.Members.Reason")?;
+            r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.Reason")?;
         }
 
         if flexible {
-            r.skip_tagged_section("LeaveGroupRequest.Members.tagged_fields")?;
+            r.skip_tagged_section_("LeaveGroupRequest.Members.tagged_fields")?;
         }
         Ok(())
     }

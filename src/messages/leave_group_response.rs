@@ -5,7 +5,7 @@
 //! Compiled with the `LeaveGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `LeaveGroupResponse` (API key 13): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,23 +90,23 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
     const PATH: &'static str = "LeaveGroupResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "LeaveGroupResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("LeaveGroupResponse.ThrottleTimeMs")?
+                r.i32_("LeaveGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16("LeaveGroupResponse.ErrorCode")?,
+            error_code: r.i16_("LeaveGroupResponse.ErrorCode")?,
             members: if version >= 3 {
                 c::Array::read(r, version, flexible, "LeaveGroupResponse.Members")?
             } else {
@@ -128,16 +128,16 @@ impl<'a> LeaveGroupResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip(4, "LeaveGroupResponse.ThrottleTimeMs")?;
+            r.skip_(4, "LeaveGroupResponse.ThrottleTimeMs")?;
         }
 
-        r.skip(2, "LeaveGroupResponse")?;
+        r.skip_(2, "LeaveGroupResponse")?;
         if version >= 3 {
             c::ArrayView::<MemberResponse<'a>>::skip(
                 r,
@@ -148,7 +148,7 @@ impl<'a> LeaveGroupResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("LeaveGroupResponse.tagged_fields")?;
+            r.skip_tagged_section_("LeaveGroupResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -292,13 +292,13 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
     const PATH: &'static str = "LeaveGroupResponse.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string(flexible, "LeaveGroupResponse.Members.MemberId")?,
+            member_id: r.string_(flexible, "LeaveGroupResponse.Members.MemberId")?,
             group_instance_id: r
-                .nullable_string(flexible, "LeaveGroupResponse.Members.GroupInstanceId")?,
-            error_code: r.i16("LeaveGroupResponse.Members.ErrorCode")?,
+                .nullable_string_(flexible, "LeaveGroupResponse.Members.GroupInstanceId")?,
+            error_code: r.i16_("LeaveGroupResponse.Members.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -315,16 +315,16 @@ impl<'a> MemberResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "LeaveGroupResponse.Members.MemberId")?;
-        r.skip_sized(flexible, true, "LeaveGroupResponse.Members.GroupInstanceId")?;
-        r.skip(2, "LeaveGroupResponse.Members")?;
+        r.skip_sized_(flexible, true, "LeaveGroupResponse.Members.MemberId")?;
+        r.skip_sized_(flexible, true, "LeaveGroupResponse.Members.GroupInstanceId")?;
+        r.skip_(2, "LeaveGroupResponse.Members")?;
         if flexible {
-            r.skip_tagged_section("LeaveGroupResponse.Members.tagged_fields")?;
+            r.skip_tagged_section_("LeaveGroupResponse.Members.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ListConfigResources` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListConfigResourcesRequest` (API key 74): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for ListConfigResourcesRequest<'a> {
     const PATH: &'static str = "ListConfigResourcesRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListConfigResourcesRequest",
             ));
         }
@@ -95,15 +95,15 @@ impl<'a> ListConfigResourcesRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         if version >= 1 {
             c::ArrayView::<i8>::skip(r, version, true, "ListConfigResourcesRequest.ResourceTypes")?;
         }
 
-        r.skip_tagged_section("ListConfigResourcesRequest.tagged_fields")?;
+        r.skip_tagged_section_("ListConfigResourcesRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ListConfigResources` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListConfigResourcesResponse` (API key 74): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
     const PATH: &'static str = "ListConfigResourcesResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListConfigResourcesResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ListConfigResourcesResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ListConfigResourcesResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("ListConfigResourcesResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ListConfigResourcesResponse.ErrorCode")?,
             config_resources: c::Array::read(
                 r,
                 version,
@@ -124,18 +124,18 @@ impl<'a> ListConfigResourcesResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ListConfigResourcesResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ListConfigResourcesResponse")?;
         c::ArrayView::<ConfigResource<'a>>::skip(
             r,
             version,
             true,
             "ListConfigResourcesResponse.ConfigResources",
         )?;
-        r.skip_tagged_section("ListConfigResourcesResponse.tagged_fields")?;
+        r.skip_tagged_section_("ListConfigResourcesResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -240,14 +240,14 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
     const PATH: &'static str = "ListConfigResourcesResponse.ConfigResources";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            resource_name: r.string(
+            resource_name: r.string_(
                 true,
                 "ListConfigResourcesResponse.ConfigResources.ResourceName",
             )?,
             resource_type: if version >= 1 {
-                r.i8("ListConfigResourcesResponse.ConfigResources.ResourceType")?
+                r.i8_("ListConfigResourcesResponse.ConfigResources.ResourceType")?
             } else {
                 16
             },
@@ -269,23 +269,23 @@ impl<'a> ConfigResource<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "ListConfigResourcesResponse.ConfigResources.ResourceName",
         )?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "ListConfigResourcesResponse.ConfigResources.ResourceType",
             )?;
         }
 
-        r.skip_tagged_section("ListConfigResourcesResponse.ConfigResources.tagged_fields")?;
+        r.skip_tagged_section_("ListConfigResourcesResponse.ConfigResources.tagged_fields")?;
         Ok(())
     }
 }

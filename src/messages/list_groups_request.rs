@@ -5,7 +5,7 @@
 //! Compiled with the `ListGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListGroupsRequest` (API key 16): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,12 +77,12 @@ impl<'a> c::Decode<'a> for ListGroupsRequest<'a> {
     const PATH: &'static str = "ListGroupsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListGroupsRequest",
             ));
         }
@@ -114,10 +114,10 @@ impl<'a> ListGroupsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version >= 4 {
             c::ArrayView::<&'a str>::skip(r, version, flexible, "ListGroupsRequest.StatesFilter")?;
@@ -128,7 +128,7 @@ impl<'a> ListGroupsRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("ListGroupsRequest.tagged_fields")?;
+            r.skip_tagged_section_("ListGroupsRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ListGroups` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListGroupsResponse` (API key 16): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,23 +90,23 @@ impl<'a> c::Decode<'a> for ListGroupsResponse<'a> {
     const PATH: &'static str = "ListGroupsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListGroupsResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("ListGroupsResponse.ThrottleTimeMs")?
+                r.i32_("ListGroupsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16("ListGroupsResponse.ErrorCode")?,
+            error_code: r.i16_("ListGroupsResponse.ErrorCode")?,
             groups: c::Array::read(r, version, flexible, "ListGroupsResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -124,19 +124,19 @@ impl<'a> ListGroupsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version >= 1 {
-            r.skip(4, "ListGroupsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "ListGroupsResponse.ThrottleTimeMs")?;
         }
 
-        r.skip(2, "ListGroupsResponse")?;
+        r.skip_(2, "ListGroupsResponse")?;
         c::ArrayView::<ListedGroup<'a>>::skip(r, version, flexible, "ListGroupsResponse.Groups")?;
         if flexible {
-            r.skip_tagged_section("ListGroupsResponse.tagged_fields")?;
+            r.skip_tagged_section_("ListGroupsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -280,18 +280,18 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
     const PATH: &'static str = "ListGroupsResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            group_id: r.string(flexible, "ListGroupsResponse.Groups.GroupId")?,
-            protocol_type: r.string(flexible, "ListGroupsResponse.Groups.ProtocolType")?,
+            group_id: r.string_(flexible, "ListGroupsResponse.Groups.GroupId")?,
+            protocol_type: r.string_(flexible, "ListGroupsResponse.Groups.ProtocolType")?,
             group_state: if version >= 4 {
-                r.string(flexible, "ListGroupsResponse.Groups.GroupState")?
+                r.string_(flexible, "ListGroupsResponse.Groups.GroupState")?
             } else {
                 ""
             },
             group_type: if version >= 5 {
-                r.string(flexible, "ListGroupsResponse.Groups.GroupType")?
+                r.string_(flexible, "ListGroupsResponse.Groups.GroupType")?
             } else {
                 ""
             },
@@ -311,23 +311,23 @@ impl<'a> ListedGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupId")?;
-        r.skip_sized(flexible, true, "ListGroupsResponse.Groups.ProtocolType")?;
+        r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupId")?;
+        r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.ProtocolType")?;
         if version >= 4 {
-            r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupState")?;
+            r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupState")?;
         }
 
         if version >= 5 {
-            r.skip_sized(flexible, true, "ListGroupsResponse.Groups.GroupType")?;
+            r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupType")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ListGroupsResponse.Groups.tagged_fields")?;
+            r.skip_tagged_section_("ListGroupsResponse.Groups.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `ListOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListOffsetsRequest` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,26 +104,26 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
     const PATH: &'static str = "ListOffsetsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListOffsetsRequest",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
-            replica_id: r.i32("ListOffsetsRequest.ReplicaId")?,
+            replica_id: r.i32_("ListOffsetsRequest.ReplicaId")?,
             isolation_level: if version >= 2 {
-                r.i8("ListOffsetsRequest.IsolationLevel")?
+                r.i8_("ListOffsetsRequest.IsolationLevel")?
             } else {
                 0
             },
             topics: c::Array::read(r, version, flexible, "ListOffsetsRequest.Topics")?,
             timeout_ms: if version >= 10 {
-                r.i32("ListOffsetsRequest.TimeoutMs")?
+                r.i32_("ListOffsetsRequest.TimeoutMs")?
             } else {
                 0
             },
@@ -143,14 +143,14 @@ impl<'a> ListOffsetsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(4, "ListOffsetsRequest")?;
+        r.skip_(4, "ListOffsetsRequest")?;
         if version >= 2 {
-            r.skip(1, "ListOffsetsRequest.IsolationLevel")?;
+            r.skip_(1, "ListOffsetsRequest.IsolationLevel")?;
         }
 
         c::ArrayView::<ListOffsetsTopic<'a>>::skip(
@@ -160,11 +160,11 @@ impl<'a> ListOffsetsRequest<'a> {
             "ListOffsetsRequest.Topics",
         )?;
         if version >= 10 {
-            r.skip(4, "ListOffsetsRequest.TimeoutMs")?;
+            r.skip_(4, "ListOffsetsRequest.TimeoutMs")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ListOffsetsRequest.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -294,10 +294,10 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
     const PATH: &'static str = "ListOffsetsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string(flexible, "ListOffsetsRequest.Topics.Name")?,
+            name: r.string_(flexible, "ListOffsetsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -320,12 +320,12 @@ impl<'a> ListOffsetsTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "ListOffsetsRequest.Topics.Name")?;
+        r.skip_sized_(flexible, true, "ListOffsetsRequest.Topics.Name")?;
         c::ArrayView::<ListOffsetsPartition<'a>>::skip(
             r,
             version,
@@ -333,7 +333,7 @@ impl<'a> ListOffsetsTopic<'a> {
             "ListOffsetsRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("ListOffsetsRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -469,18 +469,18 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
     const PATH: &'static str = "ListOffsetsRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32("ListOffsetsRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("ListOffsetsRequest.Topics.Partitions.PartitionIndex")?,
             current_leader_epoch: if version >= 4 {
-                r.i32("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32_("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            timestamp: r.i64("ListOffsetsRequest.Topics.Partitions.Timestamp")?,
+            timestamp: r.i64_("ListOffsetsRequest.Topics.Partitions.Timestamp")?,
             max_num_offsets: if version <= 0 {
-                r.i32("ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?
+                r.i32_("ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?
             } else {
                 1
             },
@@ -502,23 +502,23 @@ impl<'a> ListOffsetsPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(4, "ListOffsetsRequest.Topics.Partitions")?;
+        r.skip_(4, "ListOffsetsRequest.Topics.Partitions")?;
         if version >= 4 {
-            r.skip(4, "ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+            r.skip_(4, "ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?;
         }
 
-        r.skip(8, "ListOffsetsRequest.Topics.Partitions")?;
+        r.skip_(8, "ListOffsetsRequest.Topics.Partitions")?;
         if version <= 0 {
-            r.skip(4, "ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?;
+            r.skip_(4, "ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ListOffsetsRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `ListOffsets` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListOffsetsResponse` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListOffsetsResponse",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32("ListOffsetsResponse.ThrottleTimeMs")?
+                r.i32_("ListOffsetsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -111,13 +111,13 @@ impl<'a> ListOffsetsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
         if version >= 2 {
-            r.skip(4, "ListOffsetsResponse.ThrottleTimeMs")?;
+            r.skip_(4, "ListOffsetsResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<ListOffsetsTopicResponse<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> ListOffsetsResponse<'a> {
             "ListOffsetsResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("ListOffsetsResponse.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -245,10 +245,10 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string(flexible, "ListOffsetsResponse.Topics.Name")?,
+            name: r.string_(flexible, "ListOffsetsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -271,12 +271,12 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "ListOffsetsResponse.Topics.Name")?;
+        r.skip_sized_(flexible, true, "ListOffsetsResponse.Topics.Name")?;
         c::ArrayView::<ListOffsetsPartitionResponse<'a>>::skip(
             r,
             version,
@@ -284,7 +284,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
             "ListOffsetsResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("ListOffsetsResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -446,11 +446,11 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
     const PATH: &'static str = "ListOffsetsResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32("ListOffsetsResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("ListOffsetsResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("ListOffsetsResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("ListOffsetsResponse.Topics.Partitions.ErrorCode")?,
             old_style_offsets: if version <= 0 {
                 c::Array::read(
                     r,
@@ -462,17 +462,17 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
                 c::Array::Slice(&[])
             },
             timestamp: if version >= 1 {
-                r.i64("ListOffsetsResponse.Topics.Partitions.Timestamp")?
+                r.i64_("ListOffsetsResponse.Topics.Partitions.Timestamp")?
             } else {
                 -1
             },
             offset: if version >= 1 {
-                r.i64("ListOffsetsResponse.Topics.Partitions.Offset")?
+                r.i64_("ListOffsetsResponse.Topics.Partitions.Offset")?
             } else {
                 -1
             },
             leader_epoch: if version >= 4 {
-                r.i32("ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32_("ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },
@@ -494,12 +494,12 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(6, "ListOffsetsResponse.Topics.Partitions")?;
+        r.skip_(6, "ListOffsetsResponse.Topics.Partitions")?;
         if version <= 0 {
             c::ArrayView::<i64>::skip(
                 r,
@@ -510,19 +510,19 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
         }
 
         if version >= 1 {
-            r.skip(8, "ListOffsetsResponse.Topics.Partitions.Timestamp")?;
+            r.skip_(8, "ListOffsetsResponse.Topics.Partitions.Timestamp")?;
         }
 
         if version >= 1 {
-            r.skip(8, "ListOffsetsResponse.Topics.Partitions.Offset")?;
+            r.skip_(8, "ListOffsetsResponse.Topics.Partitions.Offset")?;
         }
 
         if version >= 4 {
-            r.skip(4, "ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?;
+            r.skip_(4, "ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ListOffsetsResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("ListOffsetsResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ListPartitionReassignments` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListPartitionReassignmentsRequest` (API key 46): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,17 +80,17 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListPartitionReassignmentsRequest",
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32("ListPartitionReassignmentsRequest.TimeoutMs")?,
+            timeout_ms: r.i32_("ListPartitionReassignmentsRequest.TimeoutMs")?,
             topics: c::Array::read_nullable(
                 r,
                 version,
@@ -115,18 +115,18 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ListPartitionReassignmentsRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ListPartitionReassignmentsRequest")?;
         c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::skip(
             r,
             version,
             true,
             "ListPartitionReassignmentsRequest.Topics",
         )?;
-        r.skip_tagged_section("ListPartitionReassignmentsRequest.tagged_fields")?;
+        r.skip_tagged_section_("ListPartitionReassignmentsRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -227,9 +227,9 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
+            name: r.string_(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -254,18 +254,18 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ListPartitionReassignmentsRequest.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ListPartitionReassignmentsRequest.Topics.Name")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "ListPartitionReassignmentsRequest.Topics.PartitionIndexes",
         )?;
-        r.skip_tagged_section("ListPartitionReassignmentsRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ListPartitionReassignmentsRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ListPartitionReassignments` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListPartitionReassignmentsResponse` (API key 46): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,20 +103,20 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListPartitionReassignmentsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ListPartitionReassignmentsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ListPartitionReassignmentsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("ListPartitionReassignmentsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ListPartitionReassignmentsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ListPartitionReassignmentsResponse.ErrorMessage")?,
+                .nullable_string_(true, "ListPartitionReassignmentsResponse.ErrorMessage")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -141,12 +141,12 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ListPartitionReassignmentsResponse")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ListPartitionReassignmentsResponse")?;
+        r.skip_sized_(
             true,
             true,
             "ListPartitionReassignmentsResponse.ErrorMessage",
@@ -157,7 +157,7 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
             true,
             "ListPartitionReassignmentsResponse.Topics",
         )?;
-        r.skip_tagged_section("ListPartitionReassignmentsResponse.tagged_fields")?;
+        r.skip_tagged_section_("ListPartitionReassignmentsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -272,9 +272,9 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
+            name: r.string_(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -299,18 +299,18 @@ impl<'a> OngoingTopicReassignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ListPartitionReassignmentsResponse.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ListPartitionReassignmentsResponse.Topics.Name")?;
         c::ArrayView::<OngoingPartitionReassignment<'a>>::skip(
             r,
             version,
             true,
             "ListPartitionReassignmentsResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("ListPartitionReassignmentsResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ListPartitionReassignmentsResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -434,10 +434,10 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
     const PATH: &'static str = "ListPartitionReassignmentsResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32("ListPartitionReassignmentsResponse.Topics.Partitions.PartitionIndex")?,
+                .i32_("ListPartitionReassignmentsResponse.Topics.Partitions.PartitionIndex")?,
             replicas: c::Array::read(
                 r,
                 version,
@@ -474,11 +474,11 @@ impl<'a> OngoingPartitionReassignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ListPartitionReassignmentsResponse.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ListPartitionReassignmentsResponse.Topics.Partitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -497,7 +497,7 @@ impl<'a> OngoingPartitionReassignment<'a> {
             true,
             "ListPartitionReassignmentsResponse.Topics.Partitions.RemovingReplicas",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ListPartitionReassignmentsResponse.Topics.Partitions.tagged_fields",
         )?;
         Ok(())

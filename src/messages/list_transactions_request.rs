@@ -5,7 +5,7 @@
 //! Compiled with the `ListTransactions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListTransactionsRequest` (API key 66): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,12 +103,12 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
     const PATH: &'static str = "ListTransactionsRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListTransactionsRequest",
             ));
         }
@@ -126,12 +126,12 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
                 "ListTransactionsRequest.ProducerIdFilters",
             )?,
             duration_filter: if version >= 1 {
-                r.i64("ListTransactionsRequest.DurationFilter")?
+                r.i64_("ListTransactionsRequest.DurationFilter")?
             } else {
                 -1
             },
             transactional_id_pattern: if version >= 2 {
-                r.nullable_string(true, "ListTransactionsRequest.TransactionalIdPattern")?
+                r.nullable_string_(true, "ListTransactionsRequest.TransactionalIdPattern")?
             } else {
                 None
             },
@@ -151,10 +151,10 @@ impl<'a> ListTransactionsRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(r, version, true, "ListTransactionsRequest.StateFilters")?;
         c::ArrayView::<i64>::skip(
             r,
@@ -163,14 +163,14 @@ impl<'a> ListTransactionsRequest<'a> {
             "ListTransactionsRequest.ProducerIdFilters",
         )?;
         if version >= 1 {
-            r.skip(8, "ListTransactionsRequest.DurationFilter")?;
+            r.skip_(8, "ListTransactionsRequest.DurationFilter")?;
         }
 
         if version >= 2 {
-            r.skip_sized(true, true, "ListTransactionsRequest.TransactionalIdPattern")?;
+            r.skip_sized_(true, true, "ListTransactionsRequest.TransactionalIdPattern")?;
         }
 
-        r.skip_tagged_section("ListTransactionsRequest.tagged_fields")?;
+        r.skip_tagged_section_("ListTransactionsRequest.tagged_fields")?;
         Ok(())
     }
 }

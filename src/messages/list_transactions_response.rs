@@ -5,7 +5,7 @@
 //! Compiled with the `ListTransactions` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ListTransactionsResponse` (API key 66): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,18 +103,18 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
     const PATH: &'static str = "ListTransactionsResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ListTransactionsResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ListTransactionsResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ListTransactionsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("ListTransactionsResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ListTransactionsResponse.ErrorCode")?,
             unknown_state_filters: c::Array::read(
                 r,
                 version,
@@ -143,11 +143,11 @@ impl<'a> ListTransactionsResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ListTransactionsResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ListTransactionsResponse")?;
         c::ArrayView::<&'a str>::skip(
             r,
             version,
@@ -160,7 +160,7 @@ impl<'a> ListTransactionsResponse<'a> {
             true,
             "ListTransactionsResponse.TransactionStates",
         )?;
-        r.skip_tagged_section("ListTransactionsResponse.tagged_fields")?;
+        r.skip_tagged_section_("ListTransactionsResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -285,15 +285,15 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
     const PATH: &'static str = "ListTransactionsResponse.TransactionStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            transactional_id: r.string(
+            transactional_id: r.string_(
                 true,
                 "ListTransactionsResponse.TransactionStates.TransactionalId",
             )?,
-            producer_id: r.i64("ListTransactionsResponse.TransactionStates.ProducerId")?,
-            transaction_state: r.string(
+            producer_id: r.i64_("ListTransactionsResponse.TransactionStates.ProducerId")?,
+            transaction_state: r.string_(
                 true,
                 "ListTransactionsResponse.TransactionStates.TransactionState",
             )?,
@@ -315,23 +315,23 @@ impl<'a> TransactionState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ListTransactionsResponse.TransactionStates.TransactionalId",
         )?;
-        r.skip(8, "ListTransactionsResponse.TransactionStates")?;
-        r.skip_sized(
+        r.skip_(8, "ListTransactionsResponse.TransactionStates")?;
+        r.skip_sized_(
             true,
             true,
             "ListTransactionsResponse.TransactionStates.TransactionState",
         )?;
-        r.skip_tagged_section("ListTransactionsResponse.TransactionStates.tagged_fields")?;
+        r.skip_tagged_section_("ListTransactionsResponse.TransactionStates.tagged_fields")?;
         Ok(())
     }
 }

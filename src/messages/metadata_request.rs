@@ -5,7 +5,7 @@
 //! Compiled with the `Metadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `MetadataRequest` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,12 +103,12 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
     const PATH: &'static str = "MetadataRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "MetadataRequest",
             ));
         }
@@ -125,17 +125,17 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
                 )?)
             },
             allow_auto_topic_creation: if version >= 4 {
-                r.bool("MetadataRequest.AllowAutoTopicCreation")?
+                r.bool_("MetadataRequest.AllowAutoTopicCreation")?
             } else {
                 true
             },
             include_cluster_authorized_operations: if (8..=10).contains(&version) {
-                r.bool("MetadataRequest.IncludeClusterAuthorizedOperations")?
+                r.bool_("MetadataRequest.IncludeClusterAuthorizedOperations")?
             } else {
                 false
             },
             include_topic_authorized_operations: if version >= 8 {
-                r.bool("MetadataRequest.IncludeTopicAuthorizedOperations")?
+                r.bool_("MetadataRequest.IncludeTopicAuthorizedOperations")?
             } else {
                 false
             },
@@ -155,10 +155,10 @@ impl<'a> MetadataRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         c::ArrayView::<MetadataRequestTopic<'a>>::skip(
             r,
@@ -167,19 +167,19 @@ impl<'a> MetadataRequest<'a> {
             "MetadataRequest.Topics",
         )?;
         if version >= 4 {
-            r.skip(1, "MetadataRequest.AllowAutoTopicCreation")?;
+            r.skip_(1, "MetadataRequest.AllowAutoTopicCreation")?;
         }
 
         if (8..=10).contains(&version) {
-            r.skip(1, "MetadataRequest.IncludeClusterAuthorizedOperations")?;
+            r.skip_(1, "MetadataRequest.IncludeClusterAuthorizedOperations")?;
         }
 
         if version >= 8 {
-            r.skip(1, "MetadataRequest.IncludeTopicAuthorizedOperations")?;
+            r.skip_(1, "MetadataRequest.IncludeTopicAuthorizedOperations")?;
         }
 
         if flexible {
-            r.skip_tagged_section("MetadataRequest.tagged_fields")?;
+            r.skip_tagged_section_("MetadataRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -341,18 +341,18 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
     const PATH: &'static str = "MetadataRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
             topic_id: if version >= 10 {
-                r.uuid("MetadataRequest.Topics.TopicId")?
+                r.uuid_("MetadataRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
             name: if version >= 10 {
-                r.nullable_string(flexible, "MetadataRequest.Topics.Name")?
+                r.nullable_string_(flexible, "MetadataRequest.Topics.Name")?
             } else {
-                Some(r.string(flexible, "MetadataRequest.Topics.Name")?)
+                Some(r.string_(flexible, "MetadataRequest.Topics.Name")?)
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -370,18 +370,18 @@ impl<'a> MetadataRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         if version >= 10 {
-            r.skip(16, "MetadataRequest.Topics.TopicId")?;
+            r.skip_(16, "MetadataRequest.Topics.TopicId")?;
         }
 
-        r.skip_sized(flexible, true, "MetadataRequest.Topics.Name")?;
+        r.skip_sized_(flexible, true, "MetadataRequest.Topics.Name")?;
         if flexible {
-            r.skip_tagged_section("MetadataRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("MetadataRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }

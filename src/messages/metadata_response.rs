@@ -5,7 +5,7 @@
 //! Compiled with the `Metadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `MetadataResponse` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,41 +142,41 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
     const PATH: &'static str = "MetadataResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "MetadataResponse",
             ));
         }
         let flexible = version >= 9;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32("MetadataResponse.ThrottleTimeMs")?
+                r.i32_("MetadataResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             brokers: c::Array::read(r, version, flexible, "MetadataResponse.Brokers")?,
             cluster_id: if version >= 2 {
-                r.nullable_string(flexible, "MetadataResponse.ClusterId")?
+                r.nullable_string_(flexible, "MetadataResponse.ClusterId")?
             } else {
                 None
             },
             controller_id: if version >= 1 {
-                r.i32("MetadataResponse.ControllerId")?
+                r.i32_("MetadataResponse.ControllerId")?
             } else {
                 -1
             },
             topics: c::Array::read(r, version, flexible, "MetadataResponse.Topics")?,
             cluster_authorized_operations: if (8..=10).contains(&version) {
-                r.i32("MetadataResponse.ClusterAuthorizedOperations")?
+                r.i32_("MetadataResponse.ClusterAuthorizedOperations")?
             } else {
                 -2147483648
             },
             error_code: if version >= 13 {
-                r.i16("MetadataResponse.ErrorCode")?
+                r.i16_("MetadataResponse.ErrorCode")?
             } else {
                 0
             },
@@ -196,13 +196,13 @@ impl<'a> MetadataResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         if version >= 3 {
-            r.skip(4, "MetadataResponse.ThrottleTimeMs")?;
+            r.skip_(4, "MetadataResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<MetadataResponseBroker<'a>>::skip(
@@ -212,11 +212,11 @@ impl<'a> MetadataResponse<'a> {
             "MetadataResponse.Brokers",
         )?;
         if version >= 2 {
-            r.skip_sized(flexible, true, "MetadataResponse.ClusterId")?;
+            r.skip_sized_(flexible, true, "MetadataResponse.ClusterId")?;
         }
 
         if version >= 1 {
-            r.skip(4, "MetadataResponse.ControllerId")?;
+            r.skip_(4, "MetadataResponse.ControllerId")?;
         }
 
         c::ArrayView::<MetadataResponseTopic<'a>>::skip(
@@ -226,15 +226,15 @@ impl<'a> MetadataResponse<'a> {
             "MetadataResponse.Topics",
         )?;
         if (8..=10).contains(&version) {
-            r.skip(4, "MetadataResponse.ClusterAuthorizedOperations")?;
+            r.skip_(4, "MetadataResponse.ClusterAuthorizedOperations")?;
         }
 
         if version >= 13 {
-            r.skip(2, "MetadataResponse.ErrorCode")?;
+            r.skip_(2, "MetadataResponse.ErrorCode")?;
         }
 
         if flexible {
-            r.skip_tagged_section("MetadataResponse.tagged_fields")?;
+            r.skip_tagged_section_("MetadataResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -416,14 +416,14 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     const PATH: &'static str = "MetadataResponse.Brokers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            node_id: r.i32("MetadataResponse.Brokers.NodeId")?,
-            host: r.string(flexible, "MetadataResponse.Brokers.Host")?,
-            port: r.i32("MetadataResponse.Brokers.Port")?,
+            node_id: r.i32_("MetadataResponse.Brokers.NodeId")?,
+            host: r.string_(flexible, "MetadataResponse.Brokers.Host")?,
+            port: r.i32_("MetadataResponse.Brokers.Port")?,
             rack: if version >= 1 {
-                r.nullable_string(flexible, "MetadataResponse.Brokers.Rack")?
+                r.nullable_string_(flexible, "MetadataResponse.Brokers.Rack")?
             } else {
                 None
             },
@@ -443,20 +443,20 @@ impl<'a> MetadataResponseBroker<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(4, "MetadataResponse.Brokers")?;
-        r.skip_sized(flexible, true, "MetadataResponse.Brokers.Host")?;
-        r.skip(4, "MetadataResponse.Brokers")?;
+        r.skip_(4, "MetadataResponse.Brokers")?;
+        r.skip_sized_(flexible, true, "MetadataResponse.Brokers.Host")?;
+        r.skip_(4, "MetadataResponse.Brokers")?;
         if version >= 1 {
-            r.skip_sized(flexible, true, "MetadataResponse.Brokers.Rack")?;
+            r.skip_sized_(flexible, true, "MetadataResponse.Brokers.Rack")?;
         }
 
         if flexible {
-            r.skip_tagged_section("MetadataResponse.Brokers.tagged_fields")?;
+            r.skip_tagged_section_("MetadataResponse.Brokers.tagged_fields")?;
         }
         Ok(())
     }
@@ -627,28 +627,28 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     const PATH: &'static str = "MetadataResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            error_code: r.i16("MetadataResponse.Topics.ErrorCode")?,
+            error_code: r.i16_("MetadataResponse.Topics.ErrorCode")?,
             name: if version >= 12 {
-                r.nullable_string(flexible, "MetadataResponse.Topics.Name")?
+                r.nullable_string_(flexible, "MetadataResponse.Topics.Name")?
             } else {
-                Some(r.string(flexible, "MetadataResponse.Topics.Name")?)
+                Some(r.string_(flexible, "MetadataResponse.Topics.Name")?)
             },
             topic_id: if version >= 10 {
-                r.uuid("MetadataResponse.Topics.TopicId")?
+                r.uuid_("MetadataResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
             is_internal: if version >= 1 {
-                r.bool("MetadataResponse.Topics.IsInternal")?
+                r.bool_("MetadataResponse.Topics.IsInternal")?
             } else {
                 false
             },
             partitions: c::Array::read(r, version, flexible, "MetadataResponse.Topics.Partitions")?,
             topic_authorized_operations: if version >= 8 {
-                r.i32("MetadataResponse.Topics.TopicAuthorizedOperations")?
+                r.i32_("MetadataResponse.Topics.TopicAuthorizedOperations")?
             } else {
                 -2147483648
             },
@@ -668,19 +668,19 @@ impl<'a> MetadataResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(2, "MetadataResponse.Topics")?;
-        r.skip_sized(flexible, true, "MetadataResponse.Topics.Name")?;
+        r.skip_(2, "MetadataResponse.Topics")?;
+        r.skip_sized_(flexible, true, "MetadataResponse.Topics.Name")?;
         if version >= 10 {
-            r.skip(16, "MetadataResponse.Topics.TopicId")?;
+            r.skip_(16, "MetadataResponse.Topics.TopicId")?;
         }
 
         if version >= 1 {
-            r.skip(1, "MetadataResponse.Topics.IsInternal")?;
+            r.skip_(1, "MetadataResponse.Topics.IsInternal")?;
         }
 
         c::ArrayView::<MetadataResponsePartition<'a>>::skip(
@@ -690,11 +690,11 @@ impl<'a> MetadataResponseTopic<'a> {
             "MetadataResponse.Topics.Partitions",
         )?;
         if version >= 8 {
-            r.skip(4, "MetadataResponse.Topics.TopicAuthorizedOperations")?;
+            r.skip_(4, "MetadataResponse.Topics.TopicAuthorizedOperations")?;
         }
 
         if flexible {
-            r.skip_tagged_section("MetadataResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("MetadataResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -908,14 +908,14 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     const PATH: &'static str = "MetadataResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            error_code: r.i16("MetadataResponse.Topics.Partitions.ErrorCode")?,
-            partition_index: r.i32("MetadataResponse.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32("MetadataResponse.Topics.Partitions.LeaderId")?,
+            error_code: r.i16_("MetadataResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("MetadataResponse.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32_("MetadataResponse.Topics.Partitions.LeaderId")?,
             leader_epoch: if version >= 7 {
-                r.i32("MetadataResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32_("MetadataResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },
@@ -959,14 +959,14 @@ impl<'a> MetadataResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(10, "MetadataResponse.Topics.Partitions")?;
+        r.skip_(10, "MetadataResponse.Topics.Partitions")?;
         if version >= 7 {
-            r.skip(4, "MetadataResponse.Topics.Partitions.LeaderEpoch")?;
+            r.skip_(4, "MetadataResponse.Topics.Partitions.LeaderEpoch")?;
         }
 
         c::ArrayView::<i32>::skip(
@@ -991,7 +991,7 @@ impl<'a> MetadataResponsePartition<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("MetadataResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("MetadataResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

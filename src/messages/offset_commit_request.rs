@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetCommitRequest` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,35 +130,35 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
     const PATH: &'static str = "OffsetCommitRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetCommitRequest",
             ));
         }
         let flexible = version >= 8;
         let mut this = Self {
-            group_id: r.string(flexible, "OffsetCommitRequest.GroupId")?,
+            group_id: r.string_(flexible, "OffsetCommitRequest.GroupId")?,
             generation_id_or_member_epoch: if version >= 1 {
-                r.i32("OffsetCommitRequest.GenerationIdOrMemberEpoch")?
+                r.i32_("OffsetCommitRequest.GenerationIdOrMemberEpoch")?
             } else {
                 -1
             },
             member_id: if version >= 1 {
-                r.string(flexible, "OffsetCommitRequest.MemberId")?
+                r.string_(flexible, "OffsetCommitRequest.MemberId")?
             } else {
                 ""
             },
             group_instance_id: if version >= 7 {
-                r.nullable_string(flexible, "OffsetCommitRequest.GroupInstanceId")?
+                r.nullable_string_(flexible, "OffsetCommitRequest.GroupInstanceId")?
             } else {
                 None
             },
             retention_time_ms: if (2..=4).contains(&version) {
-                r.i64("OffsetCommitRequest.RetentionTimeMs")?
+                r.i64_("OffsetCommitRequest.RetentionTimeMs")?
             } else {
                 -1
             },
@@ -179,26 +179,26 @@ impl<'a> OffsetCommitRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
-        r.skip_sized(flexible, true, "OffsetCommitRequest.GroupId")?;
+        r.skip_sized_(flexible, true, "OffsetCommitRequest.GroupId")?;
         if version >= 1 {
-            r.skip(4, "OffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+            r.skip_(4, "OffsetCommitRequest.GenerationIdOrMemberEpoch")?;
         }
 
         if version >= 1 {
-            r.skip_sized(flexible, true, "OffsetCommitRequest.MemberId")?;
+            r.skip_sized_(flexible, true, "OffsetCommitRequest.MemberId")?;
         }
 
         if version >= 7 {
-            r.skip_sized(flexible, true, "OffsetCommitRequest.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "OffsetCommitRequest.GroupInstanceId")?;
         }
 
         if (2..=4).contains(&version) {
-            r.skip(8, "OffsetCommitRequest.RetentionTimeMs")?;
+            r.skip_(8, "OffsetCommitRequest.RetentionTimeMs")?;
         }
 
         c::ArrayView::<OffsetCommitRequestTopic<'a>>::skip(
@@ -208,7 +208,7 @@ impl<'a> OffsetCommitRequest<'a> {
             "OffsetCommitRequest.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitRequest.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -378,16 +378,16 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
     const PATH: &'static str = "OffsetCommitRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
-                r.string(flexible, "OffsetCommitRequest.Topics.Name")?
+                r.string_(flexible, "OffsetCommitRequest.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid("OffsetCommitRequest.Topics.TopicId")?
+                r.uuid_("OffsetCommitRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -413,17 +413,17 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
         if version <= 9 {
-            r.skip_sized(flexible, true, "OffsetCommitRequest.Topics.Name")?;
+            r.skip_sized_(flexible, true, "OffsetCommitRequest.Topics.Name")?;
         }
 
         if version >= 10 {
-            r.skip(16, "OffsetCommitRequest.Topics.TopicId")?;
+            r.skip_(16, "OffsetCommitRequest.Topics.TopicId")?;
         }
 
         c::ArrayView::<OffsetCommitRequestPartition<'a>>::skip(
@@ -433,7 +433,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
             "OffsetCommitRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -595,22 +595,22 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
     const PATH: &'static str = "OffsetCommitRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
-            partition_index: r.i32("OffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64("OffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32_("OffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64_("OffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 6 {
-                r.i32("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32_("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
             commit_timestamp: if version == 1 {
-                r.i64("OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?
+                r.i64_("OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?
             } else {
                 -1
             },
-            committed_metadata: r.nullable_string(
+            committed_metadata: r.nullable_string_(
                 flexible,
                 "OffsetCommitRequest.Topics.Partitions.CommittedMetadata",
             )?,
@@ -632,30 +632,30 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
-        r.skip(12, "OffsetCommitRequest.Topics.Partitions")?;
+        r.skip_(12, "OffsetCommitRequest.Topics.Partitions")?;
         if version >= 6 {
-            r.skip(
+            r.skip_(
                 4,
                 "OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
             )?;
         }
 
         if version == 1 {
-            r.skip(8, "OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?;
+            r.skip_(8, "OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "OffsetCommitRequest.Topics.Partitions.CommittedMetadata",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetCommitResponse` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
     const PATH: &'static str = "OffsetCommitResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetCommitResponse",
             ));
         }
         let flexible = version >= 8;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32("OffsetCommitResponse.ThrottleTimeMs")?
+                r.i32_("OffsetCommitResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -111,13 +111,13 @@ impl<'a> OffsetCommitResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
         if version >= 3 {
-            r.skip(4, "OffsetCommitResponse.ThrottleTimeMs")?;
+            r.skip_(4, "OffsetCommitResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<OffsetCommitResponseTopic<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> OffsetCommitResponse<'a> {
             "OffsetCommitResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitResponse.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -258,16 +258,16 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     const PATH: &'static str = "OffsetCommitResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
-                r.string(flexible, "OffsetCommitResponse.Topics.Name")?
+                r.string_(flexible, "OffsetCommitResponse.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid("OffsetCommitResponse.Topics.TopicId")?
+                r.uuid_("OffsetCommitResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -293,17 +293,17 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
         if version <= 9 {
-            r.skip_sized(flexible, true, "OffsetCommitResponse.Topics.Name")?;
+            r.skip_sized_(flexible, true, "OffsetCommitResponse.Topics.Name")?;
         }
 
         if version >= 10 {
-            r.skip(16, "OffsetCommitResponse.Topics.TopicId")?;
+            r.skip_(16, "OffsetCommitResponse.Topics.TopicId")?;
         }
 
         c::ArrayView::<OffsetCommitResponsePartition<'a>>::skip(
@@ -313,7 +313,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
             "OffsetCommitResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -432,11 +432,11 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     const PATH: &'static str = "OffsetCommitResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
-            partition_index: r.i32("OffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("OffsetCommitResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("OffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("OffsetCommitResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -455,14 +455,14 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 8;
-        r.skip(6, "OffsetCommitResponse.Topics.Partitions")?;
+        r.skip_(6, "OffsetCommitResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("OffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("OffsetCommitResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `OffsetDelete` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetDeleteRequest` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
     const PATH: &'static str = "OffsetDeleteRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetDeleteRequest",
             ));
         }
         let this = Self {
-            group_id: r.string(false, "OffsetDeleteRequest.GroupId")?,
+            group_id: r.string_(false, "OffsetDeleteRequest.GroupId")?,
             topics: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -101,11 +101,11 @@ impl<'a> OffsetDeleteRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(false, true, "OffsetDeleteRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(false, true, "OffsetDeleteRequest.GroupId")?;
         c::ArrayView::<OffsetDeleteRequestTopic<'a>>::skip(
             r,
             version,
@@ -219,9 +219,9 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     const PATH: &'static str = "OffsetDeleteRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            name: r.string(false, "OffsetDeleteRequest.Topics.Name")?,
+            name: r.string_(false, "OffsetDeleteRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -235,11 +235,11 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(false, true, "OffsetDeleteRequest.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(false, true, "OffsetDeleteRequest.Topics.Name")?;
         c::ArrayView::<OffsetDeleteRequestPartition<'a>>::skip(
             r,
             version,
@@ -331,10 +331,10 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
     const PATH: &'static str = "OffsetDeleteRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            partition_index: r.i32("OffsetDeleteRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("OffsetDeleteRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -347,12 +347,12 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "OffsetDeleteRequest.Topics.Partitions")?;
+        r.skip_(4, "OffsetDeleteRequest.Topics.Partitions")?;
         Ok(())
     }
 }

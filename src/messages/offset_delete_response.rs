@@ -5,7 +5,7 @@
 //! Compiled with the `OffsetDelete` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetDeleteResponse` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
     const PATH: &'static str = "OffsetDeleteResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetDeleteResponse",
             ));
         }
         let this = Self {
-            error_code: r.i16("OffsetDeleteResponse.ErrorCode")?,
-            throttle_time_ms: r.i32("OffsetDeleteResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("OffsetDeleteResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("OffsetDeleteResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, false, "OffsetDeleteResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -115,11 +115,11 @@ impl<'a> OffsetDeleteResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "OffsetDeleteResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "OffsetDeleteResponse")?;
         c::ArrayView::<OffsetDeleteResponseTopic<'a>>::skip(
             r,
             version,
@@ -233,9 +233,9 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
     const PATH: &'static str = "OffsetDeleteResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            name: r.string(false, "OffsetDeleteResponse.Topics.Name")?,
+            name: r.string_(false, "OffsetDeleteResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -254,11 +254,11 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(false, true, "OffsetDeleteResponse.Topics.Name")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(false, true, "OffsetDeleteResponse.Topics.Name")?;
         c::ArrayView::<OffsetDeleteResponsePartition<'a>>::skip(
             r,
             version,
@@ -363,11 +363,11 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
     const PATH: &'static str = "OffsetDeleteResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            partition_index: r.i32("OffsetDeleteResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("OffsetDeleteResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("OffsetDeleteResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("OffsetDeleteResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -380,12 +380,12 @@ impl<'a> OffsetDeleteResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "OffsetDeleteResponse.Topics.Partitions")?;
+        r.skip_(6, "OffsetDeleteResponse.Topics.Partitions")?;
         Ok(())
     }
 }

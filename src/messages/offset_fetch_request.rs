@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetFetchRequest` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,19 +104,19 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
     const PATH: &'static str = "OffsetFetchRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetFetchRequest",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
             group_id: if version <= 7 {
-                r.string(flexible, "OffsetFetchRequest.GroupId")?
+                r.string_(flexible, "OffsetFetchRequest.GroupId")?
             } else {
                 ""
             },
@@ -140,7 +140,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
                 c::Array::Slice(&[])
             },
             require_stable: if version >= 7 {
-                r.bool("OffsetFetchRequest.RequireStable")?
+                r.bool_("OffsetFetchRequest.RequireStable")?
             } else {
                 false
             },
@@ -160,13 +160,13 @@ impl<'a> OffsetFetchRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
         if version <= 7 {
-            r.skip_sized(flexible, true, "OffsetFetchRequest.GroupId")?;
+            r.skip_sized_(flexible, true, "OffsetFetchRequest.GroupId")?;
         }
 
         if version <= 7 {
@@ -188,11 +188,11 @@ impl<'a> OffsetFetchRequest<'a> {
         }
 
         if version >= 7 {
-            r.skip(1, "OffsetFetchRequest.RequireStable")?;
+            r.skip_(1, "OffsetFetchRequest.RequireStable")?;
         }
 
         if flexible {
-            r.skip_tagged_section("OffsetFetchRequest.tagged_fields")?;
+            r.skip_tagged_section_("OffsetFetchRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -371,10 +371,10 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string(flexible, "OffsetFetchRequest.Topics.Name")?,
+            name: r.string_(flexible, "OffsetFetchRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -397,12 +397,12 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "OffsetFetchRequest.Topics.Name")?;
+        r.skip_sized_(flexible, true, "OffsetFetchRequest.Topics.Name")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -410,7 +410,7 @@ impl<'a> OffsetFetchRequestTopic<'a> {
             "OffsetFetchRequest.Topics.PartitionIndexes",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetFetchRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetFetchRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -549,16 +549,16 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string(true, "OffsetFetchRequest.Groups.GroupId")?,
+            group_id: r.string_(true, "OffsetFetchRequest.Groups.GroupId")?,
             member_id: if version >= 9 {
-                r.nullable_string(true, "OffsetFetchRequest.Groups.MemberId")?
+                r.nullable_string_(true, "OffsetFetchRequest.Groups.MemberId")?
             } else {
                 None
             },
             member_epoch: if version >= 9 {
-                r.i32("OffsetFetchRequest.Groups.MemberEpoch")?
+                r.i32_("OffsetFetchRequest.Groups.MemberEpoch")?
             } else {
                 -1
             },
@@ -579,17 +579,17 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "OffsetFetchRequest.Groups.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "OffsetFetchRequest.Groups.GroupId")?;
         if version >= 9 {
-            r.skip_sized(true, true, "OffsetFetchRequest.Groups.MemberId")?;
+            r.skip_sized_(true, true, "OffsetFetchRequest.Groups.MemberId")?;
         }
 
         if version >= 9 {
-            r.skip(4, "OffsetFetchRequest.Groups.MemberEpoch")?;
+            r.skip_(4, "OffsetFetchRequest.Groups.MemberEpoch")?;
         }
 
         c::ArrayView::<OffsetFetchRequestTopics<'a>>::skip(
@@ -598,7 +598,7 @@ impl<'a> OffsetFetchRequestGroup<'a> {
             true,
             "OffsetFetchRequest.Groups.Topics",
         )?;
-        r.skip_tagged_section("OffsetFetchRequest.Groups.tagged_fields")?;
+        r.skip_tagged_section_("OffsetFetchRequest.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -726,15 +726,15 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
     const PATH: &'static str = "OffsetFetchRequest.Groups.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             name: if version <= 9 {
-                r.string(true, "OffsetFetchRequest.Groups.Topics.Name")?
+                r.string_(true, "OffsetFetchRequest.Groups.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid("OffsetFetchRequest.Groups.Topics.TopicId")?
+                r.uuid_("OffsetFetchRequest.Groups.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -762,16 +762,16 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         if version <= 9 {
-            r.skip_sized(true, true, "OffsetFetchRequest.Groups.Topics.Name")?;
+            r.skip_sized_(true, true, "OffsetFetchRequest.Groups.Topics.Name")?;
         }
 
         if version >= 10 {
-            r.skip(16, "OffsetFetchRequest.Groups.Topics.TopicId")?;
+            r.skip_(16, "OffsetFetchRequest.Groups.Topics.TopicId")?;
         }
 
         c::ArrayView::<i32>::skip(
@@ -780,7 +780,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
             true,
             "OffsetFetchRequest.Groups.Topics.PartitionIndexes",
         )?;
-        r.skip_tagged_section("OffsetFetchRequest.Groups.Topics.tagged_fields")?;
+        r.skip_tagged_section_("OffsetFetchRequest.Groups.Topics.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetFetchResponse` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,19 +104,19 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
     const PATH: &'static str = "OffsetFetchResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetFetchResponse",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32("OffsetFetchResponse.ThrottleTimeMs")?
+                r.i32_("OffsetFetchResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -126,7 +126,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
                 c::Array::Slice(&[])
             },
             error_code: if (2..=7).contains(&version) {
-                r.i16("OffsetFetchResponse.ErrorCode")?
+                r.i16_("OffsetFetchResponse.ErrorCode")?
             } else {
                 0
             },
@@ -151,13 +151,13 @@ impl<'a> OffsetFetchResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
         if version >= 3 {
-            r.skip(4, "OffsetFetchResponse.ThrottleTimeMs")?;
+            r.skip_(4, "OffsetFetchResponse.ThrottleTimeMs")?;
         }
 
         if version <= 7 {
@@ -170,7 +170,7 @@ impl<'a> OffsetFetchResponse<'a> {
         }
 
         if (2..=7).contains(&version) {
-            r.skip(2, "OffsetFetchResponse.ErrorCode")?;
+            r.skip_(2, "OffsetFetchResponse.ErrorCode")?;
         }
 
         if version >= 8 {
@@ -183,7 +183,7 @@ impl<'a> OffsetFetchResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("OffsetFetchResponse.tagged_fields")?;
+            r.skip_tagged_section_("OffsetFetchResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -332,10 +332,10 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string(flexible, "OffsetFetchResponse.Topics.Name")?,
+            name: r.string_(flexible, "OffsetFetchResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -358,12 +358,12 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(flexible, true, "OffsetFetchResponse.Topics.Name")?;
+        r.skip_sized_(flexible, true, "OffsetFetchResponse.Topics.Name")?;
         c::ArrayView::<OffsetFetchResponsePartition<'a>>::skip(
             r,
             version,
@@ -371,7 +371,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
             "OffsetFetchResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetFetchResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetFetchResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -520,19 +520,19 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32("OffsetFetchResponse.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64("OffsetFetchResponse.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32_("OffsetFetchResponse.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64_("OffsetFetchResponse.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 5 {
-                r.i32("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32_("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
             metadata: r
-                .nullable_string(flexible, "OffsetFetchResponse.Topics.Partitions.Metadata")?,
-            error_code: r.i16("OffsetFetchResponse.Topics.Partitions.ErrorCode")?,
+                .nullable_string_(flexible, "OffsetFetchResponse.Topics.Partitions.Metadata")?,
+            error_code: r.i16_("OffsetFetchResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -551,27 +551,27 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(12, "OffsetFetchResponse.Topics.Partitions")?;
+        r.skip_(12, "OffsetFetchResponse.Topics.Partitions")?;
         if version >= 5 {
-            r.skip(
+            r.skip_(
                 4,
                 "OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch",
             )?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "OffsetFetchResponse.Topics.Partitions.Metadata",
         )?;
-        r.skip(2, "OffsetFetchResponse.Topics.Partitions")?;
+        r.skip_(2, "OffsetFetchResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("OffsetFetchResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("OffsetFetchResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }
@@ -704,11 +704,11 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string(true, "OffsetFetchResponse.Groups.GroupId")?,
+            group_id: r.string_(true, "OffsetFetchResponse.Groups.GroupId")?,
             topics: c::Array::read(r, version, true, "OffsetFetchResponse.Groups.Topics")?,
-            error_code: r.i16("OffsetFetchResponse.Groups.ErrorCode")?,
+            error_code: r.i16_("OffsetFetchResponse.Groups.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -725,19 +725,19 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "OffsetFetchResponse.Groups.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "OffsetFetchResponse.Groups.GroupId")?;
         c::ArrayView::<OffsetFetchResponseTopics<'a>>::skip(
             r,
             version,
             true,
             "OffsetFetchResponse.Groups.Topics",
         )?;
-        r.skip(2, "OffsetFetchResponse.Groups")?;
-        r.skip_tagged_section("OffsetFetchResponse.Groups.tagged_fields")?;
+        r.skip_(2, "OffsetFetchResponse.Groups")?;
+        r.skip_tagged_section_("OffsetFetchResponse.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -854,15 +854,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             name: if version <= 9 {
-                r.string(true, "OffsetFetchResponse.Groups.Topics.Name")?
+                r.string_(true, "OffsetFetchResponse.Groups.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid("OffsetFetchResponse.Groups.Topics.TopicId")?
+                r.uuid_("OffsetFetchResponse.Groups.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -890,16 +890,16 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         if version <= 9 {
-            r.skip_sized(true, true, "OffsetFetchResponse.Groups.Topics.Name")?;
+            r.skip_sized_(true, true, "OffsetFetchResponse.Groups.Topics.Name")?;
         }
 
         if version >= 10 {
-            r.skip(16, "OffsetFetchResponse.Groups.Topics.TopicId")?;
+            r.skip_(16, "OffsetFetchResponse.Groups.Topics.TopicId")?;
         }
 
         c::ArrayView::<OffsetFetchResponsePartitions<'a>>::skip(
@@ -908,7 +908,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
             true,
             "OffsetFetchResponse.Groups.Topics.Partitions",
         )?;
-        r.skip_tagged_section("OffsetFetchResponse.Groups.Topics.tagged_fields")?;
+        r.skip_tagged_section_("OffsetFetchResponse.Groups.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -1054,20 +1054,20 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
     const PATH: &'static str = "OffsetFetchResponse.Groups.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("OffsetFetchResponse.Groups.Topics.Partitions.PartitionIndex")?,
+                .i32_("OffsetFetchResponse.Groups.Topics.Partitions.PartitionIndex")?,
             committed_offset: r
-                .i64("OffsetFetchResponse.Groups.Topics.Partitions.CommittedOffset")?,
+                .i64_("OffsetFetchResponse.Groups.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: r
-                .i32("OffsetFetchResponse.Groups.Topics.Partitions.CommittedLeaderEpoch")?,
-            metadata: r.nullable_string(
+                .i32_("OffsetFetchResponse.Groups.Topics.Partitions.CommittedLeaderEpoch")?,
+            metadata: r.nullable_string_(
                 true,
                 "OffsetFetchResponse.Groups.Topics.Partitions.Metadata",
             )?,
-            error_code: r.i16("OffsetFetchResponse.Groups.Topics.Partitions.ErrorCode")?,
+            error_code: r.i16_("OffsetFetchResponse.Groups.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1086,19 +1086,19 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(16, "OffsetFetchResponse.Groups.Topics.Partitions")?;
-        r.skip_sized(
+        r.skip_(16, "OffsetFetchResponse.Groups.Topics.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "OffsetFetchResponse.Groups.Topics.Partitions.Metadata",
         )?;
-        r.skip(2, "OffsetFetchResponse.Groups.Topics.Partitions")?;
-        r.skip_tagged_section("OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields")?;
+        r.skip_(2, "OffsetFetchResponse.Groups.Topics.Partitions")?;
+        r.skip_tagged_section_("OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

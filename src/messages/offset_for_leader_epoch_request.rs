@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetForLeaderEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetForLeaderEpochRequest` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetForLeaderEpochRequest",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             replica_id: if version >= 3 {
-                r.i32("OffsetForLeaderEpochRequest.ReplicaId")?
+                r.i32_("OffsetForLeaderEpochRequest.ReplicaId")?
             } else {
                 -2
             },
@@ -111,13 +111,13 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 3 {
-            r.skip(4, "OffsetForLeaderEpochRequest.ReplicaId")?;
+            r.skip_(4, "OffsetForLeaderEpochRequest.ReplicaId")?;
         }
 
         c::ArrayView::<OffsetForLeaderTopic<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
             "OffsetForLeaderEpochRequest.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochRequest.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -242,10 +242,10 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic: r.string(flexible, "OffsetForLeaderEpochRequest.Topics.Topic")?,
+            topic: r.string_(flexible, "OffsetForLeaderEpochRequest.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -270,12 +270,12 @@ impl<'a> OffsetForLeaderTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "OffsetForLeaderEpochRequest.Topics.Topic")?;
+        r.skip_sized_(flexible, true, "OffsetForLeaderEpochRequest.Topics.Topic")?;
         c::ArrayView::<OffsetForLeaderPartition<'a>>::skip(
             r,
             version,
@@ -283,7 +283,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
             "OffsetForLeaderEpochRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -406,16 +406,16 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            partition: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.Partition")?,
+            partition: r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: if version >= 2 {
-                r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            leader_epoch: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            leader_epoch: r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -434,22 +434,22 @@ impl<'a> OffsetForLeaderPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        r.skip_(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
         if version >= 2 {
-            r.skip(
+            r.skip_(
                 4,
                 "OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch",
             )?;
         }
 
-        r.skip(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        r.skip_(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `OffsetForLeaderEpoch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `OffsetForLeaderEpochResponse` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "OffsetForLeaderEpochResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32("OffsetForLeaderEpochResponse.ThrottleTimeMs")?
+                r.i32_("OffsetForLeaderEpochResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -111,13 +111,13 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 2 {
-            r.skip(4, "OffsetForLeaderEpochResponse.ThrottleTimeMs")?;
+            r.skip_(4, "OffsetForLeaderEpochResponse.ThrottleTimeMs")?;
         }
 
         c::ArrayView::<OffsetForLeaderTopicResult<'a>>::skip(
@@ -127,7 +127,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
             "OffsetForLeaderEpochResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochResponse.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -242,10 +242,10 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic: r.string(flexible, "OffsetForLeaderEpochResponse.Topics.Topic")?,
+            topic: r.string_(flexible, "OffsetForLeaderEpochResponse.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -270,12 +270,12 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "OffsetForLeaderEpochResponse.Topics.Topic")?;
+        r.skip_sized_(flexible, true, "OffsetForLeaderEpochResponse.Topics.Topic")?;
         c::ArrayView::<EpochEndOffset<'a>>::skip(
             r,
             version,
@@ -283,7 +283,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
             "OffsetForLeaderEpochResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -419,17 +419,17 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     const PATH: &'static str = "OffsetForLeaderEpochResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16("OffsetForLeaderEpochResponse.Topics.Partitions.ErrorCode")?,
-            partition: r.i32("OffsetForLeaderEpochResponse.Topics.Partitions.Partition")?,
+            error_code: r.i16_("OffsetForLeaderEpochResponse.Topics.Partitions.ErrorCode")?,
+            partition: r.i32_("OffsetForLeaderEpochResponse.Topics.Partitions.Partition")?,
             leader_epoch: if version >= 1 {
-                r.i32("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32_("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },
-            end_offset: r.i64("OffsetForLeaderEpochResponse.Topics.Partitions.EndOffset")?,
+            end_offset: r.i64_("OffsetForLeaderEpochResponse.Topics.Partitions.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -448,22 +448,22 @@ impl<'a> EpochEndOffset<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip(6, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        r.skip_(6, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 4,
                 "OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch",
             )?;
         }
 
-        r.skip(8, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        r.skip_(8, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("OffsetForLeaderEpochResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("OffsetForLeaderEpochResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `Produce` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ProduceRequest` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,24 +104,24 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
     const PATH: &'static str = "ProduceRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ProduceRequest",
             ));
         }
         let flexible = version >= 9;
         let mut this = Self {
             transactional_id: if version >= 3 {
-                r.nullable_string(flexible, "ProduceRequest.TransactionalId")?
+                r.nullable_string_(flexible, "ProduceRequest.TransactionalId")?
             } else {
                 None
             },
-            acks: r.i16("ProduceRequest.Acks")?,
-            timeout_ms: r.i32("ProduceRequest.TimeoutMs")?,
+            acks: r.i16_("ProduceRequest.Acks")?,
+            timeout_ms: r.i32_("ProduceRequest.TimeoutMs")?,
             topic_data: c::Array::read(r, version, flexible, "ProduceRequest.TopicData")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -139,16 +139,16 @@ impl<'a> ProduceRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         if version >= 3 {
-            r.skip_sized(flexible, true, "ProduceRequest.TransactionalId")?;
+            r.skip_sized_(flexible, true, "ProduceRequest.TransactionalId")?;
         }
 
-        r.skip(6, "ProduceRequest")?;
+        r.skip_(6, "ProduceRequest")?;
         c::ArrayView::<TopicProduceData<'a>>::skip(
             r,
             version,
@@ -156,7 +156,7 @@ impl<'a> ProduceRequest<'a> {
             "ProduceRequest.TopicData",
         )?;
         if flexible {
-            r.skip_tagged_section("ProduceRequest.tagged_fields")?;
+            r.skip_tagged_section_("ProduceRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -302,16 +302,16 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
     const PATH: &'static str = "ProduceRequest.TopicData";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
-                r.string(flexible, "ProduceRequest.TopicData.Name")?
+                r.string_(flexible, "ProduceRequest.TopicData.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid("ProduceRequest.TopicData.TopicId")?
+                r.uuid_("ProduceRequest.TopicData.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -337,17 +337,17 @@ impl<'a> TopicProduceData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         if version <= 12 {
-            r.skip_sized(flexible, true, "ProduceRequest.TopicData.Name")?;
+            r.skip_sized_(flexible, true, "ProduceRequest.TopicData.Name")?;
         }
 
         if version >= 13 {
-            r.skip(16, "ProduceRequest.TopicData.TopicId")?;
+            r.skip_(16, "ProduceRequest.TopicData.TopicId")?;
         }
 
         c::ArrayView::<PartitionProduceData<'a>>::skip(
@@ -357,7 +357,7 @@ impl<'a> TopicProduceData<'a> {
             "ProduceRequest.TopicData.PartitionData",
         )?;
         if flexible {
-            r.skip_tagged_section("ProduceRequest.TopicData.tagged_fields")?;
+            r.skip_tagged_section_("ProduceRequest.TopicData.tagged_fields")?;
         }
         Ok(())
     }
@@ -476,12 +476,12 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
     const PATH: &'static str = "ProduceRequest.TopicData.PartitionData";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            index: r.i32("ProduceRequest.TopicData.PartitionData.Index")?,
+            index: r.i32_("ProduceRequest.TopicData.PartitionData.Index")?,
             records: r
-                .nullable_records(flexible, "ProduceRequest.TopicData.PartitionData.Records")?,
+                .nullable_records_(flexible, "ProduceRequest.TopicData.PartitionData.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -500,19 +500,19 @@ impl<'a> PartitionProduceData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(4, "ProduceRequest.TopicData.PartitionData")?;
-        r.skip_sized(
+        r.skip_(4, "ProduceRequest.TopicData.PartitionData")?;
+        r.skip_sized_(
             flexible,
             false,
             "ProduceRequest.TopicData.PartitionData.Records",
         )?;
         if flexible {
-            r.skip_tagged_section("ProduceRequest.TopicData.PartitionData.tagged_fields")?;
+            r.skip_tagged_section_("ProduceRequest.TopicData.PartitionData.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `Produce` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ProduceResponse` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,12 +91,12 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ProduceResponse",
             ));
         }
@@ -104,7 +104,7 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
         let mut this = Self {
             responses: c::Array::read(r, version, flexible, "ProduceResponse.Responses")?,
             throttle_time_ms: if version >= 1 {
-                r.i32("ProduceResponse.ThrottleTimeMs")?
+                r.i32_("ProduceResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -116,10 +116,10 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 10 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.node_endpoints =
-                        section.field(p, tag, "ProduceResponse.NodeEndpoints", |p| {
+                        section.field(r, p, tag, "ProduceResponse.NodeEndpoints", |p| {
                             c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
                         })?;
                 }
@@ -136,10 +136,10 @@ impl<'a> ProduceResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         c::ArrayView::<TopicProduceResponse<'a>>::skip(
             r,
@@ -148,11 +148,11 @@ impl<'a> ProduceResponse<'a> {
             "ProduceResponse.Responses",
         )?;
         if version >= 1 {
-            r.skip(4, "ProduceResponse.ThrottleTimeMs")?;
+            r.skip_(4, "ProduceResponse.ThrottleTimeMs")?;
         }
 
         if flexible {
-            r.skip_tagged_section("ProduceResponse.tagged_fields")?;
+            r.skip_tagged_section_("ProduceResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -315,16 +315,16 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
-                r.string(flexible, "ProduceResponse.Responses.Name")?
+                r.string_(flexible, "ProduceResponse.Responses.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid("ProduceResponse.Responses.TopicId")?
+                r.uuid_("ProduceResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -350,17 +350,17 @@ impl<'a> TopicProduceResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
         if version <= 12 {
-            r.skip_sized(flexible, true, "ProduceResponse.Responses.Name")?;
+            r.skip_sized_(flexible, true, "ProduceResponse.Responses.Name")?;
         }
 
         if version >= 13 {
-            r.skip(16, "ProduceResponse.Responses.TopicId")?;
+            r.skip_(16, "ProduceResponse.Responses.TopicId")?;
         }
 
         c::ArrayView::<PartitionProduceResponse<'a>>::skip(
@@ -370,7 +370,7 @@ impl<'a> TopicProduceResponse<'a> {
             "ProduceResponse.Responses.PartitionResponses",
         )?;
         if flexible {
-            r.skip_tagged_section("ProduceResponse.Responses.tagged_fields")?;
+            r.skip_tagged_section_("ProduceResponse.Responses.tagged_fields")?;
         }
         Ok(())
     }
@@ -570,19 +570,19 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            index: r.i32("ProduceResponse.Responses.PartitionResponses.Index")?,
-            error_code: r.i16("ProduceResponse.Responses.PartitionResponses.ErrorCode")?,
-            base_offset: r.i64("ProduceResponse.Responses.PartitionResponses.BaseOffset")?,
+            index: r.i32_("ProduceResponse.Responses.PartitionResponses.Index")?,
+            error_code: r.i16_("ProduceResponse.Responses.PartitionResponses.ErrorCode")?,
+            base_offset: r.i64_("ProduceResponse.Responses.PartitionResponses.BaseOffset")?,
             log_append_time_ms: if version >= 2 {
-                r.i64("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs")?
+                r.i64_("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64("ProduceResponse.Responses.PartitionResponses.LogStartOffset")?
+                r.i64_("ProduceResponse.Responses.PartitionResponses.LogStartOffset")?
             } else {
                 -1
             },
@@ -597,7 +597,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
                 c::Array::Slice(&[])
             },
             error_message: if version >= 8 {
-                r.nullable_string(
+                r.nullable_string_(
                     flexible,
                     "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
                 )?
@@ -616,13 +616,14 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 10 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.current_leader = section.field(
+                        r,
                         p,
                         tag,
                         "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(p, version),
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
                     )?;
                 }
             }
@@ -638,21 +639,21 @@ impl<'a> PartitionProduceResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(14, "ProduceResponse.Responses.PartitionResponses")?;
+        r.skip_(14, "ProduceResponse.Responses.PartitionResponses")?;
         if version >= 2 {
-            r.skip(
+            r.skip_(
                 8,
                 "ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs",
             )?;
         }
 
         if version >= 5 {
-            r.skip(
+            r.skip_(
                 8,
                 "ProduceResponse.Responses.PartitionResponses.LogStartOffset",
             )?;
@@ -668,7 +669,7 @@ impl<'a> PartitionProduceResponse<'a> {
         }
 
         if version >= 8 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
@@ -676,7 +677,7 @@ impl<'a> PartitionProduceResponse<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("ProduceResponse.Responses.PartitionResponses.tagged_fields")?;
+            r.skip_tagged_section_("ProduceResponse.Responses.PartitionResponses.tagged_fields")?;
         }
         Ok(())
     }
@@ -846,12 +847,12 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses.RecordErrors";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
             batch_index: r
-                .i32("ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndex")?,
-            batch_index_error_message: r.nullable_string(
+                .i32_("ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndex")?,
+            batch_index_error_message: r.nullable_string_(
                 flexible,
                 "ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndexErrorMessage",
             )?,
@@ -873,22 +874,22 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 9;
-        r.skip(
+        r.skip_(
             4,
             "ProduceResponse.Responses.PartitionResponses.RecordErrors",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndexErrorMessage",
         )?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
             )?;
         }
@@ -996,13 +997,13 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "ProduceResponse.Responses.PartitionResponses.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             leader_id: r
-                .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
+                .i32_("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderEpoch")?,
+                .i32_("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1021,16 +1022,16 @@ impl<'a> LeaderIdAndEpoch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             8,
             "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
         )?;
         Ok(())
@@ -1152,13 +1153,13 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "ProduceResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("ProduceResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "ProduceResponse.NodeEndpoints.Host")?,
-            port: r.i32("ProduceResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string(true, "ProduceResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32_("ProduceResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "ProduceResponse.NodeEndpoints.Host")?,
+            port: r.i32_("ProduceResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string_(true, "ProduceResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1175,16 +1176,16 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "ProduceResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ProduceResponse.NodeEndpoints.Host")?;
-        r.skip(4, "ProduceResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ProduceResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section("ProduceResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "ProduceResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ProduceResponse.NodeEndpoints.Host")?;
+        r.skip_(4, "ProduceResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ProduceResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section_("ProduceResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

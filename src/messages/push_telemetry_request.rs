@@ -5,7 +5,7 @@
 //! Compiled with the `PushTelemetry` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `PushTelemetryRequest` (API key 72): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,21 +116,21 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
     const PATH: &'static str = "PushTelemetryRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "PushTelemetryRequest",
             ));
         }
         let mut this = Self {
-            client_instance_id: r.uuid("PushTelemetryRequest.ClientInstanceId")?,
-            subscription_id: r.i32("PushTelemetryRequest.SubscriptionId")?,
-            terminating: r.bool("PushTelemetryRequest.Terminating")?,
-            compression_type: r.i8("PushTelemetryRequest.CompressionType")?,
-            metrics: r.bytes(true, "PushTelemetryRequest.Metrics")?,
+            client_instance_id: r.uuid_("PushTelemetryRequest.ClientInstanceId")?,
+            subscription_id: r.i32_("PushTelemetryRequest.SubscriptionId")?,
+            terminating: r.bool_("PushTelemetryRequest.Terminating")?,
+            compression_type: r.i8_("PushTelemetryRequest.CompressionType")?,
+            metrics: r.bytes_(true, "PushTelemetryRequest.Metrics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -147,14 +147,14 @@ impl<'a> PushTelemetryRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(22, "PushTelemetryRequest")?;
-        r.skip_sized(true, false, "PushTelemetryRequest.Metrics")?;
-        r.skip_tagged_section("PushTelemetryRequest.tagged_fields")?;
+        r.skip_(22, "PushTelemetryRequest")?;
+        r.skip_sized_(true, false, "PushTelemetryRequest.Metrics")?;
+        r.skip_tagged_section_("PushTelemetryRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `PushTelemetry` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `PushTelemetryResponse` (API key 72): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for PushTelemetryResponse<'a> {
     const PATH: &'static str = "PushTelemetryResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "PushTelemetryResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("PushTelemetryResponse.ThrottleTimeMs")?,
-            error_code: r.i16("PushTelemetryResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("PushTelemetryResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("PushTelemetryResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -105,13 +105,13 @@ impl<'a> PushTelemetryResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "PushTelemetryResponse")?;
-        r.skip_tagged_section("PushTelemetryResponse.tagged_fields")?;
+        r.skip_(6, "PushTelemetryResponse")?;
+        r.skip_tagged_section_("PushTelemetryResponse.tagged_fields")?;
         Ok(())
     }
 }

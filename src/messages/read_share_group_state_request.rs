@@ -5,7 +5,7 @@
 //! Compiled with the `ReadShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ReadShareGroupStateRequest` (API key 84): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ReadShareGroupStateRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "ReadShareGroupStateRequest.GroupId")?,
+            group_id: r.string_(true, "ReadShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "ReadShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> ReadShareGroupStateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ReadShareGroupStateRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ReadShareGroupStateRequest.GroupId")?;
         c::ArrayView::<ReadStateData<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateRequest.Topics",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateRequest.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -220,9 +220,9 @@ impl<'a> c::Decode<'a> for ReadStateData<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ReadShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("ReadShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -247,18 +247,18 @@ impl<'a> ReadStateData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ReadShareGroupStateRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ReadShareGroupStateRequest.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -352,11 +352,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ReadShareGroupStateRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("ReadShareGroupStateRequest.Topics.Partitions.Partition")?,
-            leader_epoch: r.i32("ReadShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
+            partition: r.i32_("ReadShareGroupStateRequest.Topics.Partitions.Partition")?,
+            leader_epoch: r.i32_("ReadShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -375,13 +375,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "ReadShareGroupStateRequest.Topics.Partitions")?;
-        r.skip_tagged_section("ReadShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(8, "ReadShareGroupStateRequest.Topics.Partitions")?;
+        r.skip_tagged_section_("ReadShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

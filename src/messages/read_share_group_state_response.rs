@@ -5,7 +5,7 @@
 //! Compiled with the `ReadShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ReadShareGroupStateResponse` (API key 84): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ReadShareGroupStateResponse",
             ));
         }
@@ -91,17 +91,17 @@ impl<'a> ReadShareGroupStateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<ReadStateResult<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateResponse.Results",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateResponse.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -198,9 +198,9 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ReadShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid_("ReadShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -225,18 +225,18 @@ impl<'a> ReadStateResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ReadShareGroupStateResponse.Results")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ReadShareGroupStateResponse.Results")?;
         c::ArrayView::<PartitionResult<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateResponse.Results.Partitions",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -382,16 +382,16 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16("ReadShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition: r.i32_("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16_("ReadShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "ReadShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,
-            state_epoch: r.i32("ReadShareGroupStateResponse.Results.Partitions.StateEpoch")?,
-            start_offset: r.i64("ReadShareGroupStateResponse.Results.Partitions.StartOffset")?,
+            state_epoch: r.i32_("ReadShareGroupStateResponse.Results.Partitions.StateEpoch")?,
+            start_offset: r.i64_("ReadShareGroupStateResponse.Results.Partitions.StartOffset")?,
             state_batches: c::Array::read(
                 r,
                 version,
@@ -416,24 +416,24 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ReadShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ReadShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "ReadShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?;
-        r.skip(12, "ReadShareGroupStateResponse.Results.Partitions")?;
+        r.skip_(12, "ReadShareGroupStateResponse.Results.Partitions")?;
         c::ArrayView::<StateBatch<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateResponse.Results.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateResponse.Results.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -573,17 +573,18 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
     const PATH: &'static str = "ReadShareGroupStateResponse.Results.Partitions.StateBatches";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64("ReadShareGroupStateResponse.Results.Partitions.StateBatches.FirstOffset")?,
+                .i64_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.FirstOffset")?,
             last_offset: r
-                .i64("ReadShareGroupStateResponse.Results.Partitions.StateBatches.LastOffset")?,
+                .i64_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.LastOffset")?,
             delivery_state: r
-                .i8("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryState")?,
-            delivery_count: r
-                .i16("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryCount")?,
+                .i8_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryState")?,
+            delivery_count: r.i16_(
+                "ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryCount",
+            )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -602,16 +603,16 @@ impl<'a> StateBatch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             19,
             "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ReadShareGroupStateResponse.Results.Partitions.StateBatches.tagged_fields",
         )?;
         Ok(())

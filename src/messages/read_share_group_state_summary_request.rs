@@ -5,7 +5,7 @@
 //! Compiled with the `ReadShareGroupStateSummary` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ReadShareGroupStateSummaryRequest` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ReadShareGroupStateSummaryRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
+            group_id: r.string_(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "ReadShareGroupStateSummaryRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -107,18 +107,18 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ReadShareGroupStateSummaryRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ReadShareGroupStateSummaryRequest.GroupId")?;
         c::ArrayView::<ReadStateSummaryData<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateSummaryRequest.Topics",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateSummaryRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -222,9 +222,9 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -249,18 +249,18 @@ impl<'a> ReadStateSummaryData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ReadShareGroupStateSummaryRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ReadShareGroupStateSummaryRequest.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateSummaryRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateSummaryRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -354,12 +354,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,
+            partition: r.i32_("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,
             leader_epoch: r
-                .i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.LeaderEpoch")?,
+                .i32_("ReadShareGroupStateSummaryRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -378,13 +378,15 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "ReadShareGroupStateSummaryRequest.Topics.Partitions")?;
-        r.skip_tagged_section("ReadShareGroupStateSummaryRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_(8, "ReadShareGroupStateSummaryRequest.Topics.Partitions")?;
+        r.skip_tagged_section_(
+            "ReadShareGroupStateSummaryRequest.Topics.Partitions.tagged_fields",
+        )?;
         Ok(())
     }
 }

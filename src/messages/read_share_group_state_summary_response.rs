@@ -5,7 +5,7 @@
 //! Compiled with the `ReadShareGroupStateSummary` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ReadShareGroupStateSummaryResponse` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ReadShareGroupStateSummaryResponse",
             ));
         }
@@ -98,17 +98,17 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<ReadStateSummaryResult<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateSummaryResponse.Results",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateSummaryResponse.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateSummaryResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -205,9 +205,9 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
+            topic_id: r.uuid_("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -232,18 +232,18 @@ impl<'a> ReadStateSummaryResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ReadShareGroupStateSummaryResponse.Results")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ReadShareGroupStateSummaryResponse.Results")?;
         c::ArrayView::<PartitionResult<'a>>::skip(
             r,
             version,
             true,
             "ReadShareGroupStateSummaryResponse.Results.Partitions",
         )?;
-        r.skip_tagged_section("ReadShareGroupStateSummaryResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("ReadShareGroupStateSummaryResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -402,22 +402,23 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "ReadShareGroupStateSummaryResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
-            error_code: r.i16("ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition: r.i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
+            error_code: r
+                .i16_("ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorMessage",
             )?,
             state_epoch: r
-                .i32("ReadShareGroupStateSummaryResponse.Results.Partitions.StateEpoch")?,
+                .i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.StateEpoch")?,
             leader_epoch: r
-                .i32("ReadShareGroupStateSummaryResponse.Results.Partitions.LeaderEpoch")?,
+                .i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.LeaderEpoch")?,
             start_offset: r
-                .i64("ReadShareGroupStateSummaryResponse.Results.Partitions.StartOffset")?,
+                .i64_("ReadShareGroupStateSummaryResponse.Results.Partitions.StartOffset")?,
             delivery_complete_count: if version >= 1 {
-                r.i32(
+                r.i32_(
                     "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
                 )?
             } else {
@@ -441,25 +442,25 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorMessage",
         )?;
-        r.skip(16, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
+        r.skip_(16, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 4,
                 "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
             )?;
         }
 
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ReadShareGroupStateSummaryResponse.Results.Partitions.tagged_fields",
         )?;
         Ok(())

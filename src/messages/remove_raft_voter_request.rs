@@ -5,7 +5,7 @@
 //! Compiled with the `RemoveRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `RemoveRaftVoterRequest` (API key 81): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterRequest<'a> {
     const PATH: &'static str = "RemoveRaftVoterRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "RemoveRaftVoterRequest",
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string(true, "RemoveRaftVoterRequest.ClusterId")?,
-            voter_id: r.i32("RemoveRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid("RemoveRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string_(true, "RemoveRaftVoterRequest.ClusterId")?,
+            voter_id: r.i32_("RemoveRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid_("RemoveRaftVoterRequest.VoterDirectoryId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -119,14 +119,14 @@ impl<'a> RemoveRaftVoterRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "RemoveRaftVoterRequest.ClusterId")?;
-        r.skip(20, "RemoveRaftVoterRequest")?;
-        r.skip_tagged_section("RemoveRaftVoterRequest.tagged_fields")?;
+        r.skip_sized_(true, true, "RemoveRaftVoterRequest.ClusterId")?;
+        r.skip_(20, "RemoveRaftVoterRequest")?;
+        r.skip_tagged_section_("RemoveRaftVoterRequest.tagged_fields")?;
         Ok(())
     }
 }

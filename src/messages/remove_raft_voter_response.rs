@@ -5,7 +5,7 @@
 //! Compiled with the `RemoveRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `RemoveRaftVoterResponse` (API key 81): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterResponse<'a> {
     const PATH: &'static str = "RemoveRaftVoterResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "RemoveRaftVoterResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("RemoveRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16("RemoveRaftVoterResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "RemoveRaftVoterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("RemoveRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("RemoveRaftVoterResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "RemoveRaftVoterResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -119,14 +119,14 @@ impl<'a> RemoveRaftVoterResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "RemoveRaftVoterResponse")?;
-        r.skip_sized(true, true, "RemoveRaftVoterResponse.ErrorMessage")?;
-        r.skip_tagged_section("RemoveRaftVoterResponse.tagged_fields")?;
+        r.skip_(6, "RemoveRaftVoterResponse")?;
+        r.skip_sized_(true, true, "RemoveRaftVoterResponse.ErrorMessage")?;
+        r.skip_tagged_section_("RemoveRaftVoterResponse.tagged_fields")?;
         Ok(())
     }
 }

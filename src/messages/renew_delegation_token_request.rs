@@ -6,7 +6,7 @@
 //! Compiled with the `RenewDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `RenewDelegationTokenRequest` (API key 39): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,19 +78,19 @@ impl<'a> c::Decode<'a> for RenewDelegationTokenRequest<'a> {
     const PATH: &'static str = "RenewDelegationTokenRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "RenewDelegationTokenRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            hmac: r.bytes(flexible, "RenewDelegationTokenRequest.Hmac")?,
-            renew_period_ms: r.i64("RenewDelegationTokenRequest.RenewPeriodMs")?,
+            hmac: r.bytes_(flexible, "RenewDelegationTokenRequest.Hmac")?,
+            renew_period_ms: r.i64_("RenewDelegationTokenRequest.RenewPeriodMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -107,15 +107,15 @@ impl<'a> RenewDelegationTokenRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, false, "RenewDelegationTokenRequest.Hmac")?;
-        r.skip(8, "RenewDelegationTokenRequest")?;
+        r.skip_sized_(flexible, false, "RenewDelegationTokenRequest.Hmac")?;
+        r.skip_(8, "RenewDelegationTokenRequest")?;
         if flexible {
-            r.skip_tagged_section("RenewDelegationTokenRequest.tagged_fields")?;
+            r.skip_tagged_section_("RenewDelegationTokenRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `RenewDelegationToken` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `RenewDelegationTokenResponse` (API key 39): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,20 +91,20 @@ impl<'a> c::Decode<'a> for RenewDelegationTokenResponse<'a> {
     const PATH: &'static str = "RenewDelegationTokenResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "RenewDelegationTokenResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("RenewDelegationTokenResponse.ErrorCode")?,
-            expiry_timestamp_ms: r.i64("RenewDelegationTokenResponse.ExpiryTimestampMs")?,
-            throttle_time_ms: r.i32("RenewDelegationTokenResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("RenewDelegationTokenResponse.ErrorCode")?,
+            expiry_timestamp_ms: r.i64_("RenewDelegationTokenResponse.ExpiryTimestampMs")?,
+            throttle_time_ms: r.i32_("RenewDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -121,14 +121,14 @@ impl<'a> RenewDelegationTokenResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(14, "RenewDelegationTokenResponse")?;
+        r.skip_(14, "RenewDelegationTokenResponse")?;
         if flexible {
-            r.skip_tagged_section("RenewDelegationTokenResponse.tagged_fields")?;
+            r.skip_tagged_section_("RenewDelegationTokenResponse.tagged_fields")?;
         }
         Ok(())
     }

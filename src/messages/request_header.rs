@@ -4,7 +4,7 @@
 //! `RequestHeader`: versions 0-2, flexible versions 2+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `RequestHeader`: versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,22 +102,22 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
     const PATH: &'static str = "RequestHeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "RequestHeader",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            request_api_key: r.i16("RequestHeader.RequestApiKey")?,
-            request_api_version: r.i16("RequestHeader.RequestApiVersion")?,
-            correlation_id: r.i32("RequestHeader.CorrelationId")?,
+            request_api_key: r.i16_("RequestHeader.RequestApiKey")?,
+            request_api_version: r.i16_("RequestHeader.RequestApiVersion")?,
+            correlation_id: r.i32_("RequestHeader.CorrelationId")?,
             client_id: if version >= 1 {
-                r.nullable_string(false, "RequestHeader.ClientId")?
+                r.nullable_string_(false, "RequestHeader.ClientId")?
             } else {
                 Some("")
             },
@@ -137,18 +137,18 @@ impl<'a> RequestHeader<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(8, "RequestHeader")?;
+        r.skip_(8, "RequestHeader")?;
         if version >= 1 {
-            r.skip_sized(false, true, "RequestHeader.ClientId")?;
+            r.skip_sized_(false, true, "RequestHeader.ClientId")?;
         }
 
         if flexible {
-            r.skip_tagged_section("RequestHeader.tagged_fields")?;
+            r.skip_tagged_section_("RequestHeader.tagged_fields")?;
         }
         Ok(())
     }

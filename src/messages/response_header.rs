@@ -3,7 +3,7 @@
 //! `ResponseHeader`: versions 0-1, flexible versions 1+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `ResponseHeader`: versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,18 +62,18 @@ impl<'a> c::Decode<'a> for ResponseHeader<'a> {
     const PATH: &'static str = "ResponseHeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ResponseHeader",
             ));
         }
         let flexible = version >= 1;
         let mut this = Self {
-            correlation_id: r.i32("ResponseHeader.CorrelationId")?,
+            correlation_id: r.i32_("ResponseHeader.CorrelationId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -90,14 +90,14 @@ impl<'a> ResponseHeader<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(4, "ResponseHeader")?;
+        r.skip_(4, "ResponseHeader")?;
         if flexible {
-            r.skip_tagged_section("ResponseHeader.tagged_fields")?;
+            r.skip_tagged_section_("ResponseHeader.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `SaslAuthenticate` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SaslAuthenticateRequest` (API key 36): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,18 +64,18 @@ impl<'a> c::Decode<'a> for SaslAuthenticateRequest<'a> {
     const PATH: &'static str = "SaslAuthenticateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SaslAuthenticateRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            auth_bytes: r.bytes(flexible, "SaslAuthenticateRequest.AuthBytes")?,
+            auth_bytes: r.bytes_(flexible, "SaslAuthenticateRequest.AuthBytes")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -92,14 +92,14 @@ impl<'a> SaslAuthenticateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, false, "SaslAuthenticateRequest.AuthBytes")?;
+        r.skip_sized_(flexible, false, "SaslAuthenticateRequest.AuthBytes")?;
         if flexible {
-            r.skip_tagged_section("SaslAuthenticateRequest.tagged_fields")?;
+            r.skip_tagged_section_("SaslAuthenticateRequest.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `SaslAuthenticate` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SaslAuthenticateResponse` (API key 36): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,22 +103,22 @@ impl<'a> c::Decode<'a> for SaslAuthenticateResponse<'a> {
     const PATH: &'static str = "SaslAuthenticateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SaslAuthenticateResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("SaslAuthenticateResponse.ErrorCode")?,
-            error_message: r.nullable_string(flexible, "SaslAuthenticateResponse.ErrorMessage")?,
-            auth_bytes: r.bytes(flexible, "SaslAuthenticateResponse.AuthBytes")?,
+            error_code: r.i16_("SaslAuthenticateResponse.ErrorCode")?,
+            error_message: r.nullable_string_(flexible, "SaslAuthenticateResponse.ErrorMessage")?,
+            auth_bytes: r.bytes_(flexible, "SaslAuthenticateResponse.AuthBytes")?,
             session_lifetime_ms: if version >= 1 {
-                r.i64("SaslAuthenticateResponse.SessionLifetimeMs")?
+                r.i64_("SaslAuthenticateResponse.SessionLifetimeMs")?
             } else {
                 0
             },
@@ -138,20 +138,20 @@ impl<'a> SaslAuthenticateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "SaslAuthenticateResponse")?;
-        r.skip_sized(flexible, true, "SaslAuthenticateResponse.ErrorMessage")?;
-        r.skip_sized(flexible, false, "SaslAuthenticateResponse.AuthBytes")?;
+        r.skip_(2, "SaslAuthenticateResponse")?;
+        r.skip_sized_(flexible, true, "SaslAuthenticateResponse.ErrorMessage")?;
+        r.skip_sized_(flexible, false, "SaslAuthenticateResponse.AuthBytes")?;
         if version >= 1 {
-            r.skip(8, "SaslAuthenticateResponse.SessionLifetimeMs")?;
+            r.skip_(8, "SaslAuthenticateResponse.SessionLifetimeMs")?;
         }
 
         if flexible {
-            r.skip_tagged_section("SaslAuthenticateResponse.tagged_fields")?;
+            r.skip_tagged_section_("SaslAuthenticateResponse.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `SaslHandshake` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SaslHandshakeRequest` (API key 17): valid versions 0-1, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,17 +64,17 @@ impl<'a> c::Decode<'a> for SaslHandshakeRequest<'a> {
     const PATH: &'static str = "SaslHandshakeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SaslHandshakeRequest",
             ));
         }
         let this = Self {
-            mechanism: r.string(false, "SaslHandshakeRequest.Mechanism")?,
+            mechanism: r.string_(false, "SaslHandshakeRequest.Mechanism")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -87,12 +87,12 @@ impl<'a> SaslHandshakeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(false, true, "SaslHandshakeRequest.Mechanism")?;
+        r.skip_sized_(false, true, "SaslHandshakeRequest.Mechanism")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `SaslHandshake` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SaslHandshakeResponse` (API key 17): valid versions 0-1, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
     const PATH: &'static str = "SaslHandshakeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SaslHandshakeResponse",
             ));
         }
         let this = Self {
-            error_code: r.i16("SaslHandshakeResponse.ErrorCode")?,
+            error_code: r.i16_("SaslHandshakeResponse.ErrorCode")?,
             mechanisms: c::Array::read(r, version, false, "SaslHandshakeResponse.Mechanisms")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -101,11 +101,11 @@ impl<'a> SaslHandshakeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "SaslHandshakeResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "SaslHandshakeResponse")?;
         c::ArrayView::<&'a str>::skip(r, version, false, "SaslHandshakeResponse.Mechanisms")?;
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `ShareAcknowledge` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareAcknowledgeRequest` (API key 79): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,21 +116,21 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareAcknowledgeRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.nullable_string(true, "ShareAcknowledgeRequest.GroupId")?,
-            member_id: r.nullable_string(true, "ShareAcknowledgeRequest.MemberId")?,
-            share_session_epoch: r.i32("ShareAcknowledgeRequest.ShareSessionEpoch")?,
+            group_id: r.nullable_string_(true, "ShareAcknowledgeRequest.GroupId")?,
+            member_id: r.nullable_string_(true, "ShareAcknowledgeRequest.MemberId")?,
+            share_session_epoch: r.i32_("ShareAcknowledgeRequest.ShareSessionEpoch")?,
             is_renew_ack: if version >= 2 {
-                r.bool("ShareAcknowledgeRequest.IsRenewAck")?
+                r.bool_("ShareAcknowledgeRequest.IsRenewAck")?
             } else {
                 false
             },
@@ -151,15 +151,15 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ShareAcknowledgeRequest.GroupId")?;
-        r.skip_sized(true, true, "ShareAcknowledgeRequest.MemberId")?;
-        r.skip(4, "ShareAcknowledgeRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ShareAcknowledgeRequest.GroupId")?;
+        r.skip_sized_(true, true, "ShareAcknowledgeRequest.MemberId")?;
+        r.skip_(4, "ShareAcknowledgeRequest")?;
         if version >= 2 {
-            r.skip(1, "ShareAcknowledgeRequest.IsRenewAck")?;
+            r.skip_(1, "ShareAcknowledgeRequest.IsRenewAck")?;
         }
 
         c::ArrayView::<AcknowledgeTopic<'a>>::skip(
@@ -168,7 +168,7 @@ impl<'a> ShareAcknowledgeRequest<'a> {
             true,
             "ShareAcknowledgeRequest.Topics",
         )?;
-        r.skip_tagged_section("ShareAcknowledgeRequest.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -294,9 +294,9 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareAcknowledgeRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("ShareAcknowledgeRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -319,18 +319,18 @@ impl<'a> AcknowledgeTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareAcknowledgeRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareAcknowledgeRequest.Topics")?;
         c::ArrayView::<AcknowledgePartition<'a>>::skip(
             r,
             version,
             true,
             "ShareAcknowledgeRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("ShareAcknowledgeRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -427,9 +427,9 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
             acknowledgement_batches: c::Array::read(
                 r,
                 version,
@@ -454,18 +454,18 @@ impl<'a> AcknowledgePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ShareAcknowledgeRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ShareAcknowledgeRequest.Topics.Partitions")?;
         c::ArrayView::<AcknowledgementBatch<'a>>::skip(
             r,
             version,
             true,
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
         )?;
-        r.skip_tagged_section("ShareAcknowledgeRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -572,12 +572,12 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     const PATH: &'static str = "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            first_offset: r.i64(
+            first_offset: r.i64_(
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset",
             )?,
-            last_offset: r.i64(
+            last_offset: r.i64_(
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.LastOffset",
             )?,
             acknowledge_types: c::Array::read(
@@ -604,11 +604,11 @@ impl<'a> AcknowledgementBatch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(
             16,
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
         )?;
@@ -618,7 +618,7 @@ impl<'a> AcknowledgementBatch<'a> {
             true,
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
         )?;
         Ok(())

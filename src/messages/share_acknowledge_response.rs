@@ -5,7 +5,7 @@
 //! Compiled with the `ShareAcknowledge` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareAcknowledgeResponse` (API key 79): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -132,21 +132,21 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeResponse<'a> {
     const PATH: &'static str = "ShareAcknowledgeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareAcknowledgeResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ShareAcknowledgeResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ShareAcknowledgeResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "ShareAcknowledgeResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("ShareAcknowledgeResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ShareAcknowledgeResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "ShareAcknowledgeResponse.ErrorMessage")?,
             acquisition_lock_timeout_ms: if version >= 2 {
-                r.i32("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?
+                r.i32_("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?
             } else {
                 0
             },
@@ -173,14 +173,14 @@ impl<'a> ShareAcknowledgeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ShareAcknowledgeResponse")?;
-        r.skip_sized(true, true, "ShareAcknowledgeResponse.ErrorMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ShareAcknowledgeResponse")?;
+        r.skip_sized_(true, true, "ShareAcknowledgeResponse.ErrorMessage")?;
         if version >= 2 {
-            r.skip(4, "ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?;
+            r.skip_(4, "ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?;
         }
 
         c::ArrayView::<ShareAcknowledgeTopicResponse<'a>>::skip(
@@ -195,7 +195,7 @@ impl<'a> ShareAcknowledgeResponse<'a> {
             true,
             "ShareAcknowledgeResponse.NodeEndpoints",
         )?;
-        r.skip_tagged_section("ShareAcknowledgeResponse.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -320,9 +320,9 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
     const PATH: &'static str = "ShareAcknowledgeResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareAcknowledgeResponse.Responses.TopicId")?,
+            topic_id: r.uuid_("ShareAcknowledgeResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -347,18 +347,18 @@ impl<'a> ShareAcknowledgeTopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareAcknowledgeResponse.Responses")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareAcknowledgeResponse.Responses")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "ShareAcknowledgeResponse.Responses.Partitions",
         )?;
-        r.skip_tagged_section("ShareAcknowledgeResponse.Responses.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeResponse.Responses.tagged_fields")?;
         Ok(())
     }
 }
@@ -478,16 +478,16 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ShareAcknowledgeResponse.Responses.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32("ShareAcknowledgeResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16("ShareAcknowledgeResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i32_("ShareAcknowledgeResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16_("ShareAcknowledgeResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "ShareAcknowledgeResponse.Responses.Partitions.ErrorMessage",
             )?,
-            current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(r, version)?,
+            current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -506,18 +506,18 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ShareAcknowledgeResponse.Responses.Partitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ShareAcknowledgeResponse.Responses.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "ShareAcknowledgeResponse.Responses.Partitions.ErrorMessage",
         )?;
         LeaderIdAndEpoch::skip_wire(r, version)?;
-        r.skip_tagged_section("ShareAcknowledgeResponse.Responses.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareAcknowledgeResponse.Responses.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -619,13 +619,13 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             leader_id: r
-                .i32("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+                .i32_("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32_("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -644,16 +644,16 @@ impl<'a> LeaderIdAndEpoch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             8,
             "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.tagged_fields",
         )?;
         Ok(())
@@ -775,13 +775,13 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "ShareAcknowledgeResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("ShareAcknowledgeResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?,
-            port: r.i32("ShareAcknowledgeResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string(true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32_("ShareAcknowledgeResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?,
+            port: r.i32_("ShareAcknowledgeResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string_(true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -800,16 +800,16 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?;
-        r.skip(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section("ShareAcknowledgeResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?;
+        r.skip_(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section_("ShareAcknowledgeResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

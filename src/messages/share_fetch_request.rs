@@ -5,7 +5,7 @@
 //! Compiled with the `ShareFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareFetchRequest` (API key 78): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,31 +207,31 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
     const PATH: &'static str = "ShareFetchRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareFetchRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.nullable_string(true, "ShareFetchRequest.GroupId")?,
-            member_id: r.nullable_string(true, "ShareFetchRequest.MemberId")?,
-            share_session_epoch: r.i32("ShareFetchRequest.ShareSessionEpoch")?,
-            max_wait_ms: r.i32("ShareFetchRequest.MaxWaitMs")?,
-            min_bytes: r.i32("ShareFetchRequest.MinBytes")?,
-            max_bytes: r.i32("ShareFetchRequest.MaxBytes")?,
-            max_records: r.i32("ShareFetchRequest.MaxRecords")?,
-            batch_size: r.i32("ShareFetchRequest.BatchSize")?,
+            group_id: r.nullable_string_(true, "ShareFetchRequest.GroupId")?,
+            member_id: r.nullable_string_(true, "ShareFetchRequest.MemberId")?,
+            share_session_epoch: r.i32_("ShareFetchRequest.ShareSessionEpoch")?,
+            max_wait_ms: r.i32_("ShareFetchRequest.MaxWaitMs")?,
+            min_bytes: r.i32_("ShareFetchRequest.MinBytes")?,
+            max_bytes: r.i32_("ShareFetchRequest.MaxBytes")?,
+            max_records: r.i32_("ShareFetchRequest.MaxRecords")?,
+            batch_size: r.i32_("ShareFetchRequest.BatchSize")?,
             share_acquire_mode: if version >= 2 {
-                r.i8("ShareFetchRequest.ShareAcquireMode")?
+                r.i8_("ShareFetchRequest.ShareAcquireMode")?
             } else {
                 0
             },
             is_renew_ack: if version >= 2 {
-                r.bool("ShareFetchRequest.IsRenewAck")?
+                r.bool_("ShareFetchRequest.IsRenewAck")?
             } else {
                 false
             },
@@ -258,19 +258,19 @@ impl<'a> ShareFetchRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ShareFetchRequest.GroupId")?;
-        r.skip_sized(true, true, "ShareFetchRequest.MemberId")?;
-        r.skip(24, "ShareFetchRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ShareFetchRequest.GroupId")?;
+        r.skip_sized_(true, true, "ShareFetchRequest.MemberId")?;
+        r.skip_(24, "ShareFetchRequest")?;
         if version >= 2 {
-            r.skip(1, "ShareFetchRequest.ShareAcquireMode")?;
+            r.skip_(1, "ShareFetchRequest.ShareAcquireMode")?;
         }
 
         if version >= 2 {
-            r.skip(1, "ShareFetchRequest.IsRenewAck")?;
+            r.skip_(1, "ShareFetchRequest.IsRenewAck")?;
         }
 
         c::ArrayView::<FetchTopic<'a>>::skip(r, version, true, "ShareFetchRequest.Topics")?;
@@ -280,7 +280,7 @@ impl<'a> ShareFetchRequest<'a> {
             true,
             "ShareFetchRequest.ForgottenTopicsData",
         )?;
-        r.skip_tagged_section("ShareFetchRequest.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -435,9 +435,9 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareFetchRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("ShareFetchRequest.Topics.TopicId")?,
             partitions: c::Array::read(r, version, true, "ShareFetchRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -455,18 +455,18 @@ impl<'a> FetchTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareFetchRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareFetchRequest.Topics")?;
         c::ArrayView::<FetchPartition<'a>>::skip(
             r,
             version,
             true,
             "ShareFetchRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("ShareFetchRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -576,9 +576,9 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32_("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
             partition_max_bytes: 0,
             acknowledgement_batches: c::Array::read(
                 r,
@@ -604,11 +604,11 @@ impl<'a> FetchPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ShareFetchRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ShareFetchRequest.Topics.Partitions")?;
 
         c::ArrayView::<AcknowledgementBatch<'a>>::skip(
             r,
@@ -616,7 +616,7 @@ impl<'a> FetchPartition<'a> {
             true,
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
         )?;
-        r.skip_tagged_section("ShareFetchRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -729,12 +729,12 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     const PATH: &'static str = "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             first_offset: r
-                .i64("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset")?,
+                .i64_("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset")?,
             last_offset: r
-                .i64("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.LastOffset")?,
+                .i64_("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.LastOffset")?,
             acknowledge_types: c::Array::read(
                 r,
                 version,
@@ -759,11 +759,11 @@ impl<'a> AcknowledgementBatch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(
             16,
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
         )?;
@@ -773,7 +773,7 @@ impl<'a> AcknowledgementBatch<'a> {
             true,
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
         )?;
         Ok(())
@@ -874,9 +874,9 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     const PATH: &'static str = "ShareFetchRequest.ForgottenTopicsData";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
+            topic_id: r.uuid_("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -901,18 +901,18 @@ impl<'a> ForgottenTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareFetchRequest.ForgottenTopicsData")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareFetchRequest.ForgottenTopicsData")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "ShareFetchRequest.ForgottenTopicsData.Partitions",
         )?;
-        r.skip_tagged_section("ShareFetchRequest.ForgottenTopicsData.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchRequest.ForgottenTopicsData.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ShareFetch` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareFetchResponse` (API key 78): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,20 +129,20 @@ impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
     const PATH: &'static str = "ShareFetchResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareFetchResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ShareFetchResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ShareFetchResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "ShareFetchResponse.ErrorMessage")?,
-            acquisition_lock_timeout_ms: r.i32("ShareFetchResponse.AcquisitionLockTimeoutMs")?,
+            throttle_time_ms: r.i32_("ShareFetchResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ShareFetchResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "ShareFetchResponse.ErrorMessage")?,
+            acquisition_lock_timeout_ms: r.i32_("ShareFetchResponse.AcquisitionLockTimeoutMs")?,
             responses: c::Array::read(r, version, true, "ShareFetchResponse.Responses")?,
             node_endpoints: c::Array::read(r, version, true, "ShareFetchResponse.NodeEndpoints")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -161,13 +161,13 @@ impl<'a> ShareFetchResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ShareFetchResponse")?;
-        r.skip_sized(true, true, "ShareFetchResponse.ErrorMessage")?;
-        r.skip(4, "ShareFetchResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ShareFetchResponse")?;
+        r.skip_sized_(true, true, "ShareFetchResponse.ErrorMessage")?;
+        r.skip_(4, "ShareFetchResponse")?;
         c::ArrayView::<ShareFetchableTopicResponse<'a>>::skip(
             r,
             version,
@@ -180,7 +180,7 @@ impl<'a> ShareFetchResponse<'a> {
             true,
             "ShareFetchResponse.NodeEndpoints",
         )?;
-        r.skip_tagged_section("ShareFetchResponse.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -302,9 +302,9 @@ impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareFetchResponse.Responses.TopicId")?,
+            topic_id: r.uuid_("ShareFetchResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -327,18 +327,18 @@ impl<'a> ShareFetchableTopicResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareFetchResponse.Responses")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareFetchResponse.Responses")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "ShareFetchResponse.Responses.Partitions",
         )?;
-        r.skip_tagged_section("ShareFetchResponse.Responses.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchResponse.Responses.tagged_fields")?;
         Ok(())
     }
 }
@@ -510,20 +510,20 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("ShareFetchResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16("ShareFetchResponse.Responses.Partitions.ErrorCode")?,
+            partition_index: r.i32_("ShareFetchResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16_("ShareFetchResponse.Responses.Partitions.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ShareFetchResponse.Responses.Partitions.ErrorMessage")?,
+                .nullable_string_(true, "ShareFetchResponse.Responses.Partitions.ErrorMessage")?,
             acknowledge_error_code: r
-                .i16("ShareFetchResponse.Responses.Partitions.AcknowledgeErrorCode")?,
-            acknowledge_error_message: r.nullable_string(
+                .i16_("ShareFetchResponse.Responses.Partitions.AcknowledgeErrorCode")?,
+            acknowledge_error_message: r.nullable_string_(
                 true,
                 "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
             )?,
-            current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::decode(r, version)?,
-            records: r.records(true, "ShareFetchResponse.Responses.Partitions.Records")?,
+            current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(r, version)?,
+            records: r.records_(true, "ShareFetchResponse.Responses.Partitions.Records")?,
             acquired_records: c::Array::read(
                 r,
                 version,
@@ -548,24 +548,24 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ShareFetchResponse.Responses.Partitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ShareFetchResponse.Responses.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "ShareFetchResponse.Responses.Partitions.ErrorMessage",
         )?;
-        r.skip(2, "ShareFetchResponse.Responses.Partitions")?;
-        r.skip_sized(
+        r.skip_(2, "ShareFetchResponse.Responses.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
         )?;
         LeaderIdAndEpoch::skip_wire(r, version)?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             false,
             "ShareFetchResponse.Responses.Partitions.Records",
@@ -576,7 +576,7 @@ impl<'a> PartitionData<'a> {
             true,
             "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
         )?;
-        r.skip_tagged_section("ShareFetchResponse.Responses.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareFetchResponse.Responses.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -702,12 +702,12 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+            leader_id: r.i32_("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32_("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -726,13 +726,13 @@ impl<'a> LeaderIdAndEpoch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?;
-        r.skip_tagged_section(
+        r.skip_(8, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?;
+        r.skip_tagged_section_(
             "ShareFetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
         )?;
         Ok(())
@@ -841,15 +841,15 @@ impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
     const PATH: &'static str = "ShareFetchResponse.Responses.Partitions.AcquiredRecords";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64("ShareFetchResponse.Responses.Partitions.AcquiredRecords.FirstOffset")?,
+                .i64_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.FirstOffset")?,
             last_offset: r
-                .i64("ShareFetchResponse.Responses.Partitions.AcquiredRecords.LastOffset")?,
+                .i64_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.LastOffset")?,
             delivery_count: r
-                .i16("ShareFetchResponse.Responses.Partitions.AcquiredRecords.DeliveryCount")?,
+                .i16_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -868,16 +868,16 @@ impl<'a> AcquiredRecords<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             18,
             "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "ShareFetchResponse.Responses.Partitions.AcquiredRecords.tagged_fields",
         )?;
         Ok(())
@@ -1002,13 +1002,13 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "ShareFetchResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("ShareFetchResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "ShareFetchResponse.NodeEndpoints.Host")?,
-            port: r.i32("ShareFetchResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string(true, "ShareFetchResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32_("ShareFetchResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "ShareFetchResponse.NodeEndpoints.Host")?,
+            port: r.i32_("ShareFetchResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string_(true, "ShareFetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1027,16 +1027,16 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "ShareFetchResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ShareFetchResponse.NodeEndpoints.Host")?;
-        r.skip(4, "ShareFetchResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "ShareFetchResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section("ShareFetchResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "ShareFetchResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ShareFetchResponse.NodeEndpoints.Host")?;
+        r.skip_(4, "ShareFetchResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "ShareFetchResponse.NodeEndpoints.Rack")?;
+        r.skip_tagged_section_("ShareFetchResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

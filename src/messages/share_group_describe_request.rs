@@ -5,7 +5,7 @@
 //! Compiled with the `ShareGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareGroupDescribeRequest` (API key 77): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,19 +77,19 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeRequest<'a> {
     const PATH: &'static str = "ShareGroupDescribeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareGroupDescribeRequest",
             ));
         }
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ShareGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool("ShareGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool_("ShareGroupDescribeRequest.IncludeAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -106,13 +106,13 @@ impl<'a> ShareGroupDescribeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(r, version, true, "ShareGroupDescribeRequest.GroupIds")?;
-        r.skip(1, "ShareGroupDescribeRequest")?;
-        r.skip_tagged_section("ShareGroupDescribeRequest.tagged_fields")?;
+        r.skip_(1, "ShareGroupDescribeRequest")?;
+        r.skip_tagged_section_("ShareGroupDescribeRequest.tagged_fields")?;
         Ok(())
     }
 }

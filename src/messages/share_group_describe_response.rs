@@ -5,7 +5,7 @@
 //! Compiled with the `ShareGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareGroupDescribeResponse` (API key 77): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareGroupDescribeResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ShareGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("ShareGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ShareGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> ShareGroupDescribeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "ShareGroupDescribeResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "ShareGroupDescribeResponse")?;
         c::ArrayView::<DescribedGroup<'a>>::skip(
             r,
             version,
             true,
             "ShareGroupDescribeResponse.Groups",
         )?;
-        r.skip_tagged_section("ShareGroupDescribeResponse.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupDescribeResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -307,16 +307,16 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("ShareGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16_("ShareGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string(true, "ShareGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string(true, "ShareGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32("ShareGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32("ShareGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            assignor_name: r.string(true, "ShareGroupDescribeResponse.Groups.AssignorName")?,
+                .nullable_string_(true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string_(true, "ShareGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string_(true, "ShareGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32_("ShareGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32_("ShareGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            assignor_name: r.string_(true, "ShareGroupDescribeResponse.Groups.AssignorName")?,
             members: c::Array::read(
                 r,
                 version,
@@ -324,7 +324,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "ShareGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32("ShareGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32_("ShareGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -343,24 +343,24 @@ impl<'a> DescribedGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?;
-        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.GroupState")?;
-        r.skip(8, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_sized(true, true, "ShareGroupDescribeResponse.Groups.AssignorName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?;
+        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.GroupState")?;
+        r.skip_(8, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.AssignorName")?;
         c::ArrayView::<Member<'a>>::skip(
             r,
             version,
             true,
             "ShareGroupDescribeResponse.Groups.Members",
         )?;
-        r.skip(4, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_tagged_section("ShareGroupDescribeResponse.Groups.tagged_fields")?;
+        r.skip_(4, "ShareGroupDescribeResponse.Groups")?;
+        r.skip_tagged_section_("ShareGroupDescribeResponse.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -558,20 +558,21 @@ impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Groups.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
-            rack_id: r.nullable_string(true, "ShareGroupDescribeResponse.Groups.Members.RackId")?,
-            member_epoch: r.i32("ShareGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            client_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.ClientId")?,
-            client_host: r.string(true, "ShareGroupDescribeResponse.Groups.Members.ClientHost")?,
+            member_id: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
+            rack_id: r
+                .nullable_string_(true, "ShareGroupDescribeResponse.Groups.Members.RackId")?,
+            member_epoch: r.i32_("ShareGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            client_id: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.ClientId")?,
+            client_host: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.ClientHost")?,
             subscribed_topic_names: c::Array::read(
                 r,
                 version,
                 true,
                 "ShareGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
             )?,
-            assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
+            assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -590,27 +591,27 @@ impl<'a> Member<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "ShareGroupDescribeResponse.Groups.Members.MemberId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ShareGroupDescribeResponse.Groups.Members.RackId",
         )?;
-        r.skip(4, "ShareGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized(
+        r.skip_(4, "ShareGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized_(
             true,
             true,
             "ShareGroupDescribeResponse.Groups.Members.ClientId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "ShareGroupDescribeResponse.Groups.Members.ClientHost",
@@ -622,7 +623,7 @@ impl<'a> Member<'a> {
             "ShareGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
         )?;
         Assignment::skip_wire(r, version)?;
-        r.skip_tagged_section("ShareGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupDescribeResponse.Groups.Members.tagged_fields")?;
         Ok(())
     }
 }
@@ -760,10 +761,10 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
-            topic_name: r.string(true, "ShareGroupDescribeResponse.TopicPartitions.TopicName")?,
+            topic_id: r.uuid_("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
+            topic_name: r.string_(true, "ShareGroupDescribeResponse.TopicPartitions.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -788,12 +789,12 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareGroupDescribeResponse.TopicPartitions")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareGroupDescribeResponse.TopicPartitions")?;
+        r.skip_sized_(
             true,
             true,
             "ShareGroupDescribeResponse.TopicPartitions.TopicName",
@@ -804,7 +805,7 @@ impl<'a> TopicPartitions<'a> {
             true,
             "ShareGroupDescribeResponse.TopicPartitions.Partitions",
         )?;
-        r.skip_tagged_section("ShareGroupDescribeResponse.TopicPartitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupDescribeResponse.TopicPartitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -892,7 +893,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ShareGroupDescribeResponse.Assignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -918,17 +919,17 @@ impl<'a> Assignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicPartitions<'a>>::skip(
             r,
             version,
             true,
             "ShareGroupDescribeResponse.Assignment.TopicPartitions",
         )?;
-        r.skip_tagged_section("ShareGroupDescribeResponse.Assignment.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupDescribeResponse.Assignment.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ShareGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareGroupHeartbeatRequest` (API key 76): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,20 +116,20 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareGroupHeartbeatRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "ShareGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string(true, "ShareGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32("ShareGroupHeartbeatRequest.MemberEpoch")?,
-            rack_id: r.nullable_string(true, "ShareGroupHeartbeatRequest.RackId")?,
+            group_id: r.string_(true, "ShareGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string_(true, "ShareGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32_("ShareGroupHeartbeatRequest.MemberEpoch")?,
+            rack_id: r.nullable_string_(true, "ShareGroupHeartbeatRequest.RackId")?,
             subscribed_topic_names: c::Array::read_nullable(
                 r,
                 version,
@@ -152,21 +152,21 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.MemberId")?;
-        r.skip(4, "ShareGroupHeartbeatRequest")?;
-        r.skip_sized(true, true, "ShareGroupHeartbeatRequest.RackId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.MemberId")?;
+        r.skip_(4, "ShareGroupHeartbeatRequest")?;
+        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.RackId")?;
         c::ArrayView::<&'a str>::skip(
             r,
             version,
             true,
             "ShareGroupHeartbeatRequest.SubscribedTopicNames",
         )?;
-        r.skip_tagged_section("ShareGroupHeartbeatRequest.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `ShareGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `ShareGroupHeartbeatResponse` (API key 76): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,24 +142,24 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "ShareGroupHeartbeatResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("ShareGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16("ShareGroupHeartbeatResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "ShareGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.nullable_string(true, "ShareGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32("ShareGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32("ShareGroupHeartbeatResponse.HeartbeatIntervalMs")?,
-            assignment: if r.struct_marker("ShareGroupHeartbeatResponse.Assignment")? {
-                Some(<Assignment<'a> as c::Decode<'a>>::decode(r, version)?)
+            throttle_time_ms: r.i32_("ShareGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("ShareGroupHeartbeatResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "ShareGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.nullable_string_(true, "ShareGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32_("ShareGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32_("ShareGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            assignment: if r.struct_marker_("ShareGroupHeartbeatResponse.Assignment")? {
+                Some(<Assignment<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -179,18 +179,18 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "ShareGroupHeartbeatResponse")?;
-        r.skip_sized(true, true, "ShareGroupHeartbeatResponse.ErrorMessage")?;
-        r.skip_sized(true, true, "ShareGroupHeartbeatResponse.MemberId")?;
-        r.skip(8, "ShareGroupHeartbeatResponse")?;
-        if r.struct_marker("ShareGroupHeartbeatResponse.Assignment")? {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "ShareGroupHeartbeatResponse")?;
+        r.skip_sized_(true, true, "ShareGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized_(true, true, "ShareGroupHeartbeatResponse.MemberId")?;
+        r.skip_(8, "ShareGroupHeartbeatResponse")?;
+        if r.struct_marker_("ShareGroupHeartbeatResponse.Assignment")? {
             Assignment::skip_wire(r, version)?;
         }
-        r.skip_tagged_section("ShareGroupHeartbeatResponse.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupHeartbeatResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -311,7 +311,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse.Assignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -337,17 +337,17 @@ impl<'a> Assignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopicPartitions<'a>>::skip(
             r,
             version,
             true,
             "ShareGroupHeartbeatResponse.Assignment.TopicPartitions",
         )?;
-        r.skip_tagged_section("ShareGroupHeartbeatResponse.Assignment.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupHeartbeatResponse.Assignment.tagged_fields")?;
         Ok(())
     }
 }
@@ -438,9 +438,9 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     const PATH: &'static str = "ShareGroupHeartbeatResponse.TopicPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
+            topic_id: r.uuid_("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -465,18 +465,18 @@ impl<'a> TopicPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "ShareGroupHeartbeatResponse.TopicPartitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "ShareGroupHeartbeatResponse.TopicPartitions")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             true,
             "ShareGroupHeartbeatResponse.TopicPartitions.Partitions",
         )?;
-        r.skip_tagged_section("ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
+        r.skip_tagged_section_("ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! `SnapshotFooterRecord`: versions 0, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `SnapshotFooterRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,17 +62,17 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
     const PATH: &'static str = "SnapshotFooterRecord";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SnapshotFooterRecord",
             ));
         }
         let mut this = Self {
-            version: r.i16("SnapshotFooterRecord.Version")?,
+            version: r.i16_("SnapshotFooterRecord.Version")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -89,13 +89,13 @@ impl<'a> SnapshotFooterRecord<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(2, "SnapshotFooterRecord")?;
-        r.skip_tagged_section("SnapshotFooterRecord.tagged_fields")?;
+        r.skip_(2, "SnapshotFooterRecord")?;
+        r.skip_tagged_section_("SnapshotFooterRecord.tagged_fields")?;
         Ok(())
     }
 }

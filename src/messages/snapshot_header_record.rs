@@ -3,7 +3,7 @@
 //! `SnapshotHeaderRecord`: versions 0, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `SnapshotHeaderRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,19 +75,19 @@ impl<'a> c::Decode<'a> for SnapshotHeaderRecord<'a> {
     const PATH: &'static str = "SnapshotHeaderRecord";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SnapshotHeaderRecord",
             ));
         }
         let mut this = Self {
-            version: r.i16("SnapshotHeaderRecord.Version")?,
+            version: r.i16_("SnapshotHeaderRecord.Version")?,
             last_contained_log_timestamp: r
-                .i64("SnapshotHeaderRecord.LastContainedLogTimestamp")?,
+                .i64_("SnapshotHeaderRecord.LastContainedLogTimestamp")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -104,13 +104,13 @@ impl<'a> SnapshotHeaderRecord<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(10, "SnapshotHeaderRecord")?;
-        r.skip_tagged_section("SnapshotHeaderRecord.tagged_fields")?;
+        r.skip_(10, "SnapshotHeaderRecord")?;
+        r.skip_tagged_section_("SnapshotHeaderRecord.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `StopReplica` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StopReplicaRequest` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -159,31 +159,31 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
     const PATH: &'static str = "StopReplicaRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StopReplicaRequest",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            controller_id: r.i32("StopReplicaRequest.ControllerId")?,
+            controller_id: r.i32_("StopReplicaRequest.ControllerId")?,
             is_k_raft_controller: if version >= 4 {
-                r.bool("StopReplicaRequest.isKRaftController")?
+                r.bool_("StopReplicaRequest.isKRaftController")?
             } else {
                 false
             },
-            controller_epoch: r.i32("StopReplicaRequest.ControllerEpoch")?,
+            controller_epoch: r.i32_("StopReplicaRequest.ControllerEpoch")?,
             broker_epoch: if version >= 1 {
-                r.i64("StopReplicaRequest.BrokerEpoch")?
+                r.i64_("StopReplicaRequest.BrokerEpoch")?
             } else {
                 -1
             },
             delete_partitions: if version <= 2 {
-                r.bool("StopReplicaRequest.DeletePartitions")?
+                r.bool_("StopReplicaRequest.DeletePartitions")?
             } else {
                 false
             },
@@ -223,23 +223,23 @@ impl<'a> StopReplicaRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(4, "StopReplicaRequest")?;
+        r.skip_(4, "StopReplicaRequest")?;
         if version >= 4 {
-            r.skip(1, "StopReplicaRequest.isKRaftController")?;
+            r.skip_(1, "StopReplicaRequest.isKRaftController")?;
         }
 
-        r.skip(4, "StopReplicaRequest")?;
+        r.skip_(4, "StopReplicaRequest")?;
         if version >= 1 {
-            r.skip(8, "StopReplicaRequest.BrokerEpoch")?;
+            r.skip_(8, "StopReplicaRequest.BrokerEpoch")?;
         }
 
         if version <= 2 {
-            r.skip(1, "StopReplicaRequest.DeletePartitions")?;
+            r.skip_(1, "StopReplicaRequest.DeletePartitions")?;
         }
 
         if version <= 0 {
@@ -270,7 +270,7 @@ impl<'a> StopReplicaRequest<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section("StopReplicaRequest.tagged_fields")?;
+            r.skip_tagged_section_("StopReplicaRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -456,11 +456,11 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
     const PATH: &'static str = "StopReplicaRequest.UngroupedPartitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            topic_name: r.string(false, "StopReplicaRequest.UngroupedPartitions.TopicName")?,
-            partition_index: r.i32("StopReplicaRequest.UngroupedPartitions.PartitionIndex")?,
+            topic_name: r.string_(false, "StopReplicaRequest.UngroupedPartitions.TopicName")?,
+            partition_index: r.i32_("StopReplicaRequest.UngroupedPartitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -473,17 +473,17 @@ impl<'a> StopReplicaPartitionV0<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             false,
             true,
             "StopReplicaRequest.UngroupedPartitions.TopicName",
         )?;
-        r.skip(4, "StopReplicaRequest.UngroupedPartitions")?;
+        r.skip_(4, "StopReplicaRequest.UngroupedPartitions")?;
         Ok(())
     }
 }
@@ -579,10 +579,10 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     const PATH: &'static str = "StopReplicaRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string(flexible, "StopReplicaRequest.Topics.Name")?,
+            name: r.string_(flexible, "StopReplicaRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -605,12 +605,12 @@ impl<'a> StopReplicaTopicV1<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(flexible, true, "StopReplicaRequest.Topics.Name")?;
+        r.skip_sized_(flexible, true, "StopReplicaRequest.Topics.Name")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -618,7 +618,7 @@ impl<'a> StopReplicaTopicV1<'a> {
             "StopReplicaRequest.Topics.PartitionIndexes",
         )?;
         if flexible {
-            r.skip_tagged_section("StopReplicaRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("StopReplicaRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -731,9 +731,9 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
     const PATH: &'static str = "StopReplicaRequest.TopicStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "StopReplicaRequest.TopicStates.TopicName")?,
+            topic_name: r.string_(true, "StopReplicaRequest.TopicStates.TopicName")?,
             partition_states: c::Array::read(
                 r,
                 version,
@@ -756,18 +756,18 @@ impl<'a> StopReplicaTopicState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "StopReplicaRequest.TopicStates.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "StopReplicaRequest.TopicStates.TopicName")?;
         c::ArrayView::<StopReplicaPartitionState<'a>>::skip(
             r,
             version,
             true,
             "StopReplicaRequest.TopicStates.PartitionStates",
         )?;
-        r.skip_tagged_section("StopReplicaRequest.TopicStates.tagged_fields")?;
+        r.skip_tagged_section_("StopReplicaRequest.TopicStates.tagged_fields")?;
         Ok(())
     }
 }
@@ -878,14 +878,14 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
     const PATH: &'static str = "StopReplicaRequest.TopicStates.PartitionStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32("StopReplicaRequest.TopicStates.PartitionStates.PartitionIndex")?,
-            leader_epoch: r.i32("StopReplicaRequest.TopicStates.PartitionStates.LeaderEpoch")?,
+                .i32_("StopReplicaRequest.TopicStates.PartitionStates.PartitionIndex")?,
+            leader_epoch: r.i32_("StopReplicaRequest.TopicStates.PartitionStates.LeaderEpoch")?,
             delete_partition: r
-                .bool("StopReplicaRequest.TopicStates.PartitionStates.DeletePartition")?,
+                .bool_("StopReplicaRequest.TopicStates.PartitionStates.DeletePartition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -904,13 +904,13 @@ impl<'a> StopReplicaPartitionState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(9, "StopReplicaRequest.TopicStates.PartitionStates")?;
-        r.skip_tagged_section("StopReplicaRequest.TopicStates.PartitionStates.tagged_fields")?;
+        r.skip_(9, "StopReplicaRequest.TopicStates.PartitionStates")?;
+        r.skip_tagged_section_("StopReplicaRequest.TopicStates.PartitionStates.tagged_fields")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 //! Compiled with the `StopReplica` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StopReplicaResponse` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,18 +81,18 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
     const PATH: &'static str = "StopReplicaResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StopReplicaResponse",
             ));
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16("StopReplicaResponse.ErrorCode")?,
+            error_code: r.i16_("StopReplicaResponse.ErrorCode")?,
             partition_errors: c::Array::read(
                 r,
                 version,
@@ -115,12 +115,12 @@ impl<'a> StopReplicaResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip(2, "StopReplicaResponse")?;
+        r.skip_(2, "StopReplicaResponse")?;
         c::ArrayView::<StopReplicaPartitionError<'a>>::skip(
             r,
             version,
@@ -128,7 +128,7 @@ impl<'a> StopReplicaResponse<'a> {
             "StopReplicaResponse.PartitionErrors",
         )?;
         if flexible {
-            r.skip_tagged_section("StopReplicaResponse.tagged_fields")?;
+            r.skip_tagged_section_("StopReplicaResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -253,12 +253,12 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
     const PATH: &'static str = "StopReplicaResponse.PartitionErrors";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic_name: r.string(flexible, "StopReplicaResponse.PartitionErrors.TopicName")?,
-            partition_index: r.i32("StopReplicaResponse.PartitionErrors.PartitionIndex")?,
-            error_code: r.i16("StopReplicaResponse.PartitionErrors.ErrorCode")?,
+            topic_name: r.string_(flexible, "StopReplicaResponse.PartitionErrors.TopicName")?,
+            partition_index: r.i32_("StopReplicaResponse.PartitionErrors.PartitionIndex")?,
+            error_code: r.i16_("StopReplicaResponse.PartitionErrors.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -277,19 +277,19 @@ impl<'a> StopReplicaPartitionError<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 2;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "StopReplicaResponse.PartitionErrors.TopicName",
         )?;
-        r.skip(6, "StopReplicaResponse.PartitionErrors")?;
+        r.skip_(6, "StopReplicaResponse.PartitionErrors")?;
         if flexible {
-            r.skip_tagged_section("StopReplicaResponse.PartitionErrors.tagged_fields")?;
+            r.skip_tagged_section_("StopReplicaResponse.PartitionErrors.tagged_fields")?;
         }
         Ok(())
     }

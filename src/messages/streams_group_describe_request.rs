@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupDescribeRequest` (API key 89): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,21 +90,21 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeRequest<'a> {
     const PATH: &'static str = "StreamsGroupDescribeRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupDescribeRequest",
             ));
         }
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool("StreamsGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool_("StreamsGroupDescribeRequest.IncludeAuthorizedOperations")?,
             include_topology_description: if version >= 1 {
-                r.bool("StreamsGroupDescribeRequest.IncludeTopologyDescription")?
+                r.bool_("StreamsGroupDescribeRequest.IncludeTopologyDescription")?
             } else {
                 false
             },
@@ -124,17 +124,17 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<&'a str>::skip(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?;
-        r.skip(1, "StreamsGroupDescribeRequest")?;
+        r.skip_(1, "StreamsGroupDescribeRequest")?;
         if version >= 1 {
-            r.skip(1, "StreamsGroupDescribeRequest.IncludeTopologyDescription")?;
+            r.skip_(1, "StreamsGroupDescribeRequest.IncludeTopologyDescription")?;
         }
 
-        r.skip_tagged_section("StreamsGroupDescribeRequest.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeRequest.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupDescribe` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupDescribeResponse` (API key 89): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupDescribeResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "StreamsGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "StreamsGroupDescribeResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "StreamsGroupDescribeResponse")?;
         c::ArrayView::<DescribedGroup<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupDescribeResponse.Groups",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -346,17 +346,17 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16_("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "StreamsGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string(true, "StreamsGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string(true, "StreamsGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32("StreamsGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32("StreamsGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            topology: if r.struct_marker("StreamsGroupDescribeResponse.Groups.Topology")? {
-                Some(<Topology<'a> as c::Decode<'a>>::decode(r, version)?)
+                .nullable_string_(true, "StreamsGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string_(true, "StreamsGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            topology: if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Topology")? {
+                Some(<Topology<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -367,10 +367,10 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "StreamsGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32("StreamsGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32_("StreamsGroupDescribeResponse.Groups.AuthorizedOperations")?,
             topology_description: if version >= 1 {
-                if r.struct_marker("StreamsGroupDescribeResponse.Groups.TopologyDescription")? {
-                    Some(<TopologyDescription<'a> as c::Decode<'a>>::decode(
+                if r.struct_marker_("StreamsGroupDescribeResponse.Groups.TopologyDescription")? {
+                    Some(<TopologyDescription<'a> as c::Decode<'a>>::read(
                         r, version,
                     )?)
                 } else {
@@ -380,12 +380,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 None
             },
             topology_description_status: if version >= 1 {
-                r.i8("StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus")?
+                r.i8_("StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus")?
             } else {
                 0
             },
             assignor_name: if version >= 1 {
-                r.nullable_string(true, "StreamsGroupDescribeResponse.Groups.AssignorName")?
+                r.nullable_string_(true, "StreamsGroupDescribeResponse.Groups.AssignorName")?
             } else {
                 None
             },
@@ -407,20 +407,20 @@ impl<'a> DescribedGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "StreamsGroupDescribeResponse.Groups")?;
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "StreamsGroupDescribeResponse.Groups")?;
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.ErrorMessage",
         )?;
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Groups.GroupState")?;
-        r.skip(8, "StreamsGroupDescribeResponse.Groups")?;
-        if r.struct_marker("StreamsGroupDescribeResponse.Groups.Topology")? {
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Groups.GroupId")?;
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Groups.GroupState")?;
+        r.skip_(8, "StreamsGroupDescribeResponse.Groups")?;
+        if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Topology")? {
             Topology::skip_wire(r, version)?;
         }
         c::ArrayView::<Member<'a>>::skip(
@@ -429,28 +429,28 @@ impl<'a> DescribedGroup<'a> {
             true,
             "StreamsGroupDescribeResponse.Groups.Members",
         )?;
-        r.skip(4, "StreamsGroupDescribeResponse.Groups")?;
+        r.skip_(4, "StreamsGroupDescribeResponse.Groups")?;
         if version >= 1
-            && r.struct_marker("StreamsGroupDescribeResponse.Groups.TopologyDescription")?
+            && r.struct_marker_("StreamsGroupDescribeResponse.Groups.TopologyDescription")?
         {
             TopologyDescription::skip_wire(r, version)?;
         }
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus",
             )?;
         }
 
         if version >= 1 {
-            r.skip_sized(
+            r.skip_sized_(
                 true,
                 true,
                 "StreamsGroupDescribeResponse.Groups.AssignorName",
             )?;
         }
 
-        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.tagged_fields")?;
         Ok(())
     }
 }
@@ -635,9 +635,9 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Topology";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            epoch: r.i32("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
+            epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
             subtopologies: c::Array::read_nullable(
                 r,
                 version,
@@ -662,18 +662,18 @@ impl<'a> Topology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "StreamsGroupDescribeResponse.Groups.Topology")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Topology")?;
         c::ArrayView::<Subtopology<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.Topology.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.Topology.tagged_fields")?;
         Ok(())
     }
 }
@@ -807,9 +807,9 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string(
+            subtopology_id: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SubtopologyId",
             )?,
@@ -855,11 +855,11 @@ impl<'a> Subtopology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SubtopologyId",
@@ -888,7 +888,7 @@ impl<'a> Subtopology<'a> {
             true,
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSourceTopics",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.tagged_fields",
         )?;
         Ok(())
@@ -1178,30 +1178,30 @@ impl<'a> c::Decode<'a> for Member<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Groups.Members";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
-            member_epoch: r.i32("StreamsGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            instance_id: r.nullable_string(
+            member_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
+            member_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            instance_id: r.nullable_string_(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.InstanceId",
             )?,
             rack_id: r
-                .nullable_string(true, "StreamsGroupDescribeResponse.Groups.Members.RackId")?,
-            client_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.ClientId")?,
-            client_host: r.string(
+                .nullable_string_(true, "StreamsGroupDescribeResponse.Groups.Members.RackId")?,
+            client_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.Members.ClientId")?,
+            client_host: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
             )?,
-            topology_epoch: r.i32("StreamsGroupDescribeResponse.Groups.Members.TopologyEpoch")?,
-            process_id: r.string(
+            topology_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Members.TopologyEpoch")?,
+            process_id: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.ProcessId",
             )?,
             user_endpoint: if r
-                .struct_marker("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")?
+                .struct_marker_("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")?
             {
-                Some(<Endpoint<'a> as c::Decode<'a>>::decode(r, version)?)
+                Some(<Endpoint<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -1223,9 +1223,9 @@ impl<'a> c::Decode<'a> for Member<'a> {
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.TaskEndOffsets",
             )?,
-            assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
-            target_assignment: <Assignment<'a> as c::Decode<'a>>::decode(r, version)?,
-            is_classic: r.bool("StreamsGroupDescribeResponse.Groups.Members.IsClassic")?,
+            assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
+            target_assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
+            is_classic: r.bool_("StreamsGroupDescribeResponse.Groups.Members.IsClassic")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1244,43 +1244,43 @@ impl<'a> Member<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.MemberId",
         )?;
-        r.skip(4, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized(
+        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.InstanceId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.RackId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.ClientId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
         )?;
-        r.skip(4, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized(
+        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.Groups.Members.ProcessId",
         )?;
-        if r.struct_marker("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")? {
+        if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")? {
             Endpoint::skip_wire(r, version)?;
         }
         c::ArrayView::<KeyValue<'a>>::skip(
@@ -1303,8 +1303,8 @@ impl<'a> Member<'a> {
         )?;
         Assignment::skip_wire(r, version)?;
         Assignment::skip_wire(r, version)?;
-        r.skip(1, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.Groups.Members.tagged_fields")?;
+        r.skip_(1, "StreamsGroupDescribeResponse.Groups.Members")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.Members.tagged_fields")?;
         Ok(())
     }
 }
@@ -1480,11 +1480,11 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Endpoint";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
-            port: r.u16("StreamsGroupDescribeResponse.Endpoint.Port")?,
+            host: r.string_(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
+            port: r.u16_("StreamsGroupDescribeResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1503,14 +1503,14 @@ impl<'a> Endpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.Endpoint.Host")?;
-        r.skip(2, "StreamsGroupDescribeResponse.Endpoint")?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.Endpoint.tagged_fields")?;
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Endpoint.Host")?;
+        r.skip_(2, "StreamsGroupDescribeResponse.Endpoint")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.Endpoint.tagged_fields")?;
         Ok(())
     }
 }
@@ -1619,15 +1619,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TaskOffset";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            subtopology_id: r.string(
+            subtopology_id: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.TaskOffset.SubtopologyId",
             )?,
-            partition: r.i32("StreamsGroupDescribeResponse.TaskOffset.Partition")?,
-            offset: r.i64("StreamsGroupDescribeResponse.TaskOffset.Offset")?,
+            partition: r.i32_("StreamsGroupDescribeResponse.TaskOffset.Partition")?,
+            offset: r.i64_("StreamsGroupDescribeResponse.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1646,18 +1646,18 @@ impl<'a> TaskOffset<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.TaskOffset.SubtopologyId",
         )?;
-        r.skip(12, "StreamsGroupDescribeResponse.TaskOffset")?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.TaskOffset.tagged_fields")?;
+        r.skip_(12, "StreamsGroupDescribeResponse.TaskOffset")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.TaskOffset.tagged_fields")?;
         Ok(())
     }
 }
@@ -1771,7 +1771,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.Assignment";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             active_tasks: c::Array::read(
                 r,
@@ -1809,10 +1809,10 @@ impl<'a> Assignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TaskIds<'a>>::skip(
             r,
             version,
@@ -1831,7 +1831,7 @@ impl<'a> Assignment<'a> {
             true,
             "StreamsGroupDescribeResponse.Assignment.WarmupTasks",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.Assignment.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.Assignment.tagged_fields")?;
         Ok(())
     }
 }
@@ -1936,9 +1936,10 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TaskIds";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
+            subtopology_id: r
+                .string_(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -1963,11 +1964,11 @@ impl<'a> TaskIds<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.TaskIds.SubtopologyId",
@@ -1978,7 +1979,7 @@ impl<'a> TaskIds<'a> {
             true,
             "StreamsGroupDescribeResponse.TaskIds.Partitions",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.TaskIds.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.TaskIds.tagged_fields")?;
         Ok(())
     }
 }
@@ -2076,11 +2077,11 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.KeyValue";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
-            value: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
+            key: r.string_(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
+            value: r.string_(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -2099,14 +2100,14 @@ impl<'a> KeyValue<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.KeyValue.Key")?;
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.KeyValue.Value")?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.KeyValue.tagged_fields")?;
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.KeyValue.Key")?;
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.KeyValue.Value")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.KeyValue.tagged_fields")?;
         Ok(())
     }
 }
@@ -2232,12 +2233,12 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopicInfo";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
-            partitions: r.i32("StreamsGroupDescribeResponse.TopicInfo.Partitions")?,
+            name: r.string_(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
+            partitions: r.i32_("StreamsGroupDescribeResponse.TopicInfo.Partitions")?,
             replication_factor: r
-                .i16("StreamsGroupDescribeResponse.TopicInfo.ReplicationFactor")?,
+                .i16_("StreamsGroupDescribeResponse.TopicInfo.ReplicationFactor")?,
             topic_configs: c::Array::read(
                 r,
                 version,
@@ -2262,19 +2263,19 @@ impl<'a> TopicInfo<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "StreamsGroupDescribeResponse.TopicInfo.Name")?;
-        r.skip(6, "StreamsGroupDescribeResponse.TopicInfo")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.TopicInfo.Name")?;
+        r.skip_(6, "StreamsGroupDescribeResponse.TopicInfo")?;
         c::ArrayView::<KeyValue<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupDescribeResponse.TopicInfo.TopicConfigs",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.TopicInfo.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.TopicInfo.tagged_fields")?;
         Ok(())
     }
 }
@@ -2386,7 +2387,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescription";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             subtopologies: c::Array::read(
                 r,
@@ -2418,10 +2419,10 @@ impl<'a> TopologyDescription<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
             r,
             version,
@@ -2434,7 +2435,7 @@ impl<'a> TopologyDescription<'a> {
             true,
             "StreamsGroupDescribeResponse.TopologyDescription.GlobalStores",
         )?;
-        r.skip_tagged_section("StreamsGroupDescribeResponse.TopologyDescription.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupDescribeResponse.TopologyDescription.tagged_fields")?;
         Ok(())
     }
 }
@@ -2532,9 +2533,9 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string(
+            subtopology_id: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.SubtopologyId",
             )?,
@@ -2562,11 +2563,11 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.SubtopologyId",
@@ -2577,7 +2578,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.Nodes",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.tagged_fields",
         )?;
         Ok(())
@@ -2729,20 +2730,20 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionNode";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.Name",
             )?,
-            node_type: r.i8("StreamsGroupDescribeResponse.TopologyDescriptionNode.NodeType")?,
+            node_type: r.i8_("StreamsGroupDescribeResponse.TopologyDescriptionNode.NodeType")?,
             source_topics: c::Array::read(
                 r,
                 version,
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.SourceTopics",
             )?,
-            sink_topic: r.nullable_string(
+            sink_topic: r.nullable_string_(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.SinkTopic",
             )?,
@@ -2776,23 +2777,23 @@ impl<'a> TopologyDescriptionNode<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.Name",
         )?;
-        r.skip(1, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?;
+        r.skip_(1, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?;
         c::ArrayView::<&'a str>::skip(
             r,
             version,
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.SourceTopics",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.SinkTopic",
@@ -2809,7 +2810,7 @@ impl<'a> TopologyDescriptionNode<'a> {
             true,
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.Successors",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupDescribeResponse.TopologyDescriptionNode.tagged_fields",
         )?;
         Ok(())
@@ -2933,10 +2934,10 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     const PATH: &'static str = "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
-            processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
+            source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
+            processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -2955,13 +2956,13 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         TopologyDescriptionNode::skip_wire(r, version)?;
         TopologyDescriptionNode::skip_wire(r, version)?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore.tagged_fields",
         )?;
         Ok(())

@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupHeartbeatRequest` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -272,26 +272,26 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupHeartbeatRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "StreamsGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string(true, "StreamsGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32("StreamsGroupHeartbeatRequest.MemberEpoch")?,
+            group_id: r.string_(true, "StreamsGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string_(true, "StreamsGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32_("StreamsGroupHeartbeatRequest.MemberEpoch")?,
             endpoint_information_epoch: r
-                .i32("StreamsGroupHeartbeatRequest.EndpointInformationEpoch")?,
-            instance_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.InstanceId")?,
-            rack_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.RackId")?,
-            rebalance_timeout_ms: r.i32("StreamsGroupHeartbeatRequest.RebalanceTimeoutMs")?,
-            topology: if r.struct_marker("StreamsGroupHeartbeatRequest.Topology")? {
-                Some(<Topology<'a> as c::Decode<'a>>::decode(r, version)?)
+                .i32_("StreamsGroupHeartbeatRequest.EndpointInformationEpoch")?,
+            instance_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.InstanceId")?,
+            rack_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.RackId")?,
+            rebalance_timeout_ms: r.i32_("StreamsGroupHeartbeatRequest.RebalanceTimeoutMs")?,
+            topology: if r.struct_marker_("StreamsGroupHeartbeatRequest.Topology")? {
+                Some(<Topology<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -313,9 +313,9 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
                 true,
                 "StreamsGroupHeartbeatRequest.WarmupTasks",
             )?,
-            process_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.ProcessId")?,
-            user_endpoint: if r.struct_marker("StreamsGroupHeartbeatRequest.UserEndpoint")? {
-                Some(<Endpoint<'a> as c::Decode<'a>>::decode(r, version)?)
+            process_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.ProcessId")?,
+            user_endpoint: if r.struct_marker_("StreamsGroupHeartbeatRequest.UserEndpoint")? {
+                Some(<Endpoint<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
             },
@@ -337,7 +337,7 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
                 true,
                 "StreamsGroupHeartbeatRequest.TaskEndOffsets",
             )?,
-            shutdown_application: r.bool("StreamsGroupHeartbeatRequest.ShutdownApplication")?,
+            shutdown_application: r.bool_("StreamsGroupHeartbeatRequest.ShutdownApplication")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -354,17 +354,17 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.MemberId")?;
-        r.skip(8, "StreamsGroupHeartbeatRequest")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.InstanceId")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.RackId")?;
-        r.skip(4, "StreamsGroupHeartbeatRequest")?;
-        if r.struct_marker("StreamsGroupHeartbeatRequest.Topology")? {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.GroupId")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.MemberId")?;
+        r.skip_(8, "StreamsGroupHeartbeatRequest")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.InstanceId")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.RackId")?;
+        r.skip_(4, "StreamsGroupHeartbeatRequest")?;
+        if r.struct_marker_("StreamsGroupHeartbeatRequest.Topology")? {
             Topology::skip_wire(r, version)?;
         }
         c::ArrayView::<TaskIds<'a>>::skip(
@@ -385,8 +385,8 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
             true,
             "StreamsGroupHeartbeatRequest.WarmupTasks",
         )?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.ProcessId")?;
-        if r.struct_marker("StreamsGroupHeartbeatRequest.UserEndpoint")? {
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.ProcessId")?;
+        if r.struct_marker_("StreamsGroupHeartbeatRequest.UserEndpoint")? {
             Endpoint::skip_wire(r, version)?;
         }
         c::ArrayView::<KeyValue<'a>>::skip(
@@ -407,8 +407,8 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
             true,
             "StreamsGroupHeartbeatRequest.TaskEndOffsets",
         )?;
-        r.skip(1, "StreamsGroupHeartbeatRequest")?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.tagged_fields")?;
+        r.skip_(1, "StreamsGroupHeartbeatRequest")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -623,9 +623,9 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Topology";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            epoch: r.i32("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
+            epoch: r.i32_("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
             subtopologies: c::Array::read(
                 r,
                 version,
@@ -650,18 +650,18 @@ impl<'a> Topology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "StreamsGroupHeartbeatRequest.Topology")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "StreamsGroupHeartbeatRequest.Topology")?;
         c::ArrayView::<Subtopology<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Topology.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.Topology.tagged_fields")?;
         Ok(())
     }
 }
@@ -820,9 +820,9 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Topology.Subtopologies";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string(
+            subtopology_id: r.string_(
                 true,
                 "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SubtopologyId",
             )?,
@@ -880,11 +880,11 @@ impl<'a> Subtopology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SubtopologyId",
@@ -925,7 +925,9 @@ impl<'a> Subtopology<'a> {
             true,
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields")?;
+        r.skip_tagged_section_(
+            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields",
+        )?;
         Ok(())
     }
 }
@@ -1072,7 +1074,7 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
         "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             source_topics: c::Array::read(
                 r,
@@ -1110,10 +1112,10 @@ impl<'a> CopartitionGroup<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<i16>::skip(
             r,
             version,
@@ -1132,7 +1134,7 @@ impl<'a> CopartitionGroup<'a> {
             true,
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.RepartitionSourceTopics",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.tagged_fields",
         )?;
         Ok(())
@@ -1231,11 +1233,11 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.KeyValue";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
-            value: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
+            key: r.string_(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
+            value: r.string_(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1254,14 +1256,14 @@ impl<'a> KeyValue<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.KeyValue.tagged_fields")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.KeyValue.tagged_fields")?;
         Ok(())
     }
 }
@@ -1387,12 +1389,12 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TopicInfo";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
-            partitions: r.i32("StreamsGroupHeartbeatRequest.TopicInfo.Partitions")?,
+            name: r.string_(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
+            partitions: r.i32_("StreamsGroupHeartbeatRequest.TopicInfo.Partitions")?,
             replication_factor: r
-                .i16("StreamsGroupHeartbeatRequest.TopicInfo.ReplicationFactor")?,
+                .i16_("StreamsGroupHeartbeatRequest.TopicInfo.ReplicationFactor")?,
             topic_configs: c::Array::read(
                 r,
                 version,
@@ -1417,19 +1419,19 @@ impl<'a> TopicInfo<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?;
-        r.skip(6, "StreamsGroupHeartbeatRequest.TopicInfo")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?;
+        r.skip_(6, "StreamsGroupHeartbeatRequest.TopicInfo")?;
         c::ArrayView::<KeyValue<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupHeartbeatRequest.TopicInfo.TopicConfigs",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields")?;
         Ok(())
     }
 }
@@ -1535,11 +1537,11 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.Endpoint";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
-            port: r.u16("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
+            host: r.string_(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
+            port: r.u16_("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1558,14 +1560,14 @@ impl<'a> Endpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?;
-        r.skip(2, "StreamsGroupHeartbeatRequest.Endpoint")?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.Endpoint.tagged_fields")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?;
+        r.skip_(2, "StreamsGroupHeartbeatRequest.Endpoint")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.Endpoint.tagged_fields")?;
         Ok(())
     }
 }
@@ -1674,15 +1676,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TaskOffset";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            subtopology_id: r.string(
+            subtopology_id: r.string_(
                 true,
                 "StreamsGroupHeartbeatRequest.TaskOffset.SubtopologyId",
             )?,
-            partition: r.i32("StreamsGroupHeartbeatRequest.TaskOffset.Partition")?,
-            offset: r.i64("StreamsGroupHeartbeatRequest.TaskOffset.Offset")?,
+            partition: r.i32_("StreamsGroupHeartbeatRequest.TaskOffset.Partition")?,
+            offset: r.i64_("StreamsGroupHeartbeatRequest.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1701,18 +1703,18 @@ impl<'a> TaskOffset<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatRequest.TaskOffset.SubtopologyId",
         )?;
-        r.skip(12, "StreamsGroupHeartbeatRequest.TaskOffset")?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields")?;
+        r.skip_(12, "StreamsGroupHeartbeatRequest.TaskOffset")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields")?;
         Ok(())
     }
 }
@@ -1813,9 +1815,10 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatRequest.TaskIds";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
+            subtopology_id: r
+                .string_(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -1840,11 +1843,11 @@ impl<'a> TaskIds<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId",
@@ -1855,7 +1858,7 @@ impl<'a> TaskIds<'a> {
             true,
             "StreamsGroupHeartbeatRequest.TaskIds.Partitions",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatRequest.TaskIds.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TaskIds.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupHeartbeat` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupHeartbeatResponse` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,30 +262,32 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupHeartbeatResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16("StreamsGroupHeartbeatResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "StreamsGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.string(true, "StreamsGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32("StreamsGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32("StreamsGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            throttle_time_ms: r.i32_("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("StreamsGroupHeartbeatResponse.ErrorCode")?,
+            error_message: r
+                .nullable_string_(true, "StreamsGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.string_(true, "StreamsGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32_("StreamsGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32_("StreamsGroupHeartbeatResponse.HeartbeatIntervalMs")?,
             acceptable_recovery_lag_legacy: if version <= 0 {
-                r.i32("StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy")?
+                r.i32_("StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy")?
             } else {
                 0
             },
-            task_offset_interval_ms: r.i32("StreamsGroupHeartbeatResponse.TaskOffsetIntervalMs")?,
+            task_offset_interval_ms: r
+                .i32_("StreamsGroupHeartbeatResponse.TaskOffsetIntervalMs")?,
             acceptable_recovery_lag: if version >= 1 {
-                r.i64("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?
+                r.i64_("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?
             } else {
                 -1
             },
@@ -314,12 +316,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
                 "StreamsGroupHeartbeatResponse.WarmupTasks",
             )?,
             topology_description_required: if version >= 1 {
-                r.bool("StreamsGroupHeartbeatResponse.TopologyDescriptionRequired")?
+                r.bool_("StreamsGroupHeartbeatResponse.TopologyDescriptionRequired")?
             } else {
                 false
             },
             endpoint_information_epoch: r
-                .i32("StreamsGroupHeartbeatResponse.EndpointInformationEpoch")?,
+                .i32_("StreamsGroupHeartbeatResponse.EndpointInformationEpoch")?,
             partitions_by_user_endpoint: c::Array::read_nullable(
                 r,
                 version,
@@ -342,24 +344,24 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "StreamsGroupHeartbeatResponse")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.ErrorMessage")?;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.MemberId")?;
-        r.skip(8, "StreamsGroupHeartbeatResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "StreamsGroupHeartbeatResponse")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.ErrorMessage")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.MemberId")?;
+        r.skip_(8, "StreamsGroupHeartbeatResponse")?;
         if version <= 0 {
-            r.skip(
+            r.skip_(
                 4,
                 "StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy",
             )?;
         }
 
-        r.skip(4, "StreamsGroupHeartbeatResponse")?;
+        r.skip_(4, "StreamsGroupHeartbeatResponse")?;
         if version >= 1 {
-            r.skip(8, "StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?;
+            r.skip_(8, "StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?;
         }
 
         c::ArrayView::<Status<'a>>::skip(r, version, true, "StreamsGroupHeartbeatResponse.Status")?;
@@ -382,20 +384,20 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
             "StreamsGroupHeartbeatResponse.WarmupTasks",
         )?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 1,
                 "StreamsGroupHeartbeatResponse.TopologyDescriptionRequired",
             )?;
         }
 
-        r.skip(4, "StreamsGroupHeartbeatResponse")?;
+        r.skip_(4, "StreamsGroupHeartbeatResponse")?;
         c::ArrayView::<EndpointToPartitions<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatResponse.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -604,9 +606,9 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            user_endpoint: <Endpoint<'a> as c::Decode<'a>>::decode(r, version)?,
+            user_endpoint: <Endpoint<'a> as c::Decode<'a>>::read(r, version)?,
             active_partitions: c::Array::read(
                 r,
                 version,
@@ -637,10 +639,10 @@ impl<'a> EndpointToPartitions<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         Endpoint::skip_wire(r, version)?;
         c::ArrayView::<TopicPartition<'a>>::skip(
             r,
@@ -654,7 +656,7 @@ impl<'a> EndpointToPartitions<'a> {
             true,
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.StandbyPartitions",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.tagged_fields",
         )?;
         Ok(())
@@ -757,11 +759,11 @@ impl<'a> c::Decode<'a> for Status<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.Status";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            status_code: r.i8("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
-            status_detail: r.string(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
+            status_code: r.i8_("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
+            status_detail: r.string_(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -780,18 +782,18 @@ impl<'a> Status<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(1, "StreamsGroupHeartbeatResponse.Status")?;
-        r.skip_sized(
+        r.skip_(1, "StreamsGroupHeartbeatResponse.Status")?;
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatResponse.Status.StatusDetail",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatResponse.Status.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.Status.tagged_fields")?;
         Ok(())
     }
 }
@@ -887,9 +889,9 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.TopicPartition";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic: r.string(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
+            topic: r.string_(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -914,11 +916,11 @@ impl<'a> TopicPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatResponse.TopicPartition.Topic",
@@ -929,7 +931,7 @@ impl<'a> TopicPartition<'a> {
             true,
             "StreamsGroupHeartbeatResponse.TopicPartition.Partitions",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields")?;
         Ok(())
     }
 }
@@ -1027,10 +1029,10 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.TaskIds";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             subtopology_id: r
-                .string(true, "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId")?,
+                .string_(true, "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -1055,11 +1057,11 @@ impl<'a> TaskIds<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId",
@@ -1070,7 +1072,7 @@ impl<'a> TaskIds<'a> {
             true,
             "StreamsGroupHeartbeatResponse.TaskIds.Partitions",
         )?;
-        r.skip_tagged_section("StreamsGroupHeartbeatResponse.TaskIds.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.TaskIds.tagged_fields")?;
         Ok(())
     }
 }
@@ -1168,11 +1170,11 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "StreamsGroupHeartbeatResponse.Endpoint";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,
-            port: r.u16("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
+            host: r.string_(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,
+            port: r.u16_("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1191,14 +1193,14 @@ impl<'a> Endpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?;
-        r.skip(2, "StreamsGroupHeartbeatResponse.Endpoint")?;
-        r.skip_tagged_section("StreamsGroupHeartbeatResponse.Endpoint.tagged_fields")?;
+        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?;
+        r.skip_(2, "StreamsGroupHeartbeatResponse.Endpoint")?;
+        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.Endpoint.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupTopologyDescriptionUpdate` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupTopologyDescriptionUpdateRequest` (API key 93): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,23 +103,23 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     const PATH: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupTopologyDescriptionUpdateRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
-            member_id: r.string(
+            group_id: r.string_(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
+            member_id: r.string_(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.MemberId",
             )?,
-            topology_epoch: r.i32("StreamsGroupTopologyDescriptionUpdateRequest.TopologyEpoch")?,
-            topology_description: <TopologyDescription<'a> as c::Decode<'a>>::decode(r, version)?,
+            topology_epoch: r.i32_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyEpoch")?,
+            topology_description: <TopologyDescription<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -138,23 +138,23 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.GroupId",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.MemberId",
         )?;
-        r.skip(4, "StreamsGroupTopologyDescriptionUpdateRequest")?;
+        r.skip_(4, "StreamsGroupTopologyDescriptionUpdateRequest")?;
         TopologyDescription::skip_wire(r, version)?;
-        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -270,7 +270,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     const PATH: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             subtopologies: c::Array::read(
                 r,
@@ -302,10 +302,10 @@ impl<'a> TopologyDescription<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
             r,
             version,
@@ -318,7 +318,7 @@ impl<'a> TopologyDescription<'a> {
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.GlobalStores",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
         )?;
         Ok(())
@@ -419,9 +419,9 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-subtopology_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
+subtopology_id: r.string_(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
 nodes: c::Array::read(r, version, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes")?,
 unknown_tagged_fields: c::TaggedFields::EMPTY,
 };
@@ -441,18 +441,18 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::skip(
             r,
             version,
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes",
         )?;
-        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields")?;
         Ok(())
     }
 }
@@ -599,13 +599,13 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string(
+            name: r.string_(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Name",
             )?,
-            node_type: r.i8(
+            node_type: r.i8_(
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.NodeType",
             )?,
             source_topics: c::Array::read(
@@ -614,7 +614,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SourceTopics",
             )?,
-            sink_topic: r.nullable_string(
+            sink_topic: r.nullable_string_(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SinkTopic",
             )?,
@@ -648,16 +648,16 @@ impl<'a> TopologyDescriptionNode<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Name",
         )?;
-        r.skip(
+        r.skip_(
             1,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
         )?;
@@ -667,7 +667,7 @@ impl<'a> TopologyDescriptionNode<'a> {
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SourceTopics",
         )?;
-        r.skip_sized(
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SinkTopic",
@@ -684,7 +684,7 @@ impl<'a> TopologyDescriptionNode<'a> {
             true,
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Successors",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
         )?;
         Ok(())
@@ -809,10 +809,10 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
         "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
-            processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::decode(r, version)?,
+            source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
+            processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -831,13 +831,13 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         TopologyDescriptionNode::skip_wire(r, version)?;
         TopologyDescriptionNode::skip_wire(r, version)?;
-        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields")?;
         Ok(())
     }
 }

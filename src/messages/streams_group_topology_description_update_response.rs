@@ -5,7 +5,7 @@
 //! Compiled with the `StreamsGroupTopologyDescriptionUpdate` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `StreamsGroupTopologyDescriptionUpdateResponse` (API key 93): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,20 +90,20 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
     const PATH: &'static str = "StreamsGroupTopologyDescriptionUpdateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "StreamsGroupTopologyDescriptionUpdateResponse",
             ));
         }
         let mut this = Self {
             throttle_time_ms: r
-                .i32("StreamsGroupTopologyDescriptionUpdateResponse.ThrottleTimeMs")?,
-            error_code: r.i16("StreamsGroupTopologyDescriptionUpdateResponse.ErrorCode")?,
-            error_message: r.nullable_string(
+                .i32_("StreamsGroupTopologyDescriptionUpdateResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("StreamsGroupTopologyDescriptionUpdateResponse.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateResponse.ErrorMessage",
             )?,
@@ -125,18 +125,18 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "StreamsGroupTopologyDescriptionUpdateResponse")?;
-        r.skip_sized(
+        r.skip_(6, "StreamsGroupTopologyDescriptionUpdateResponse")?;
+        r.skip_sized_(
             true,
             true,
             "StreamsGroupTopologyDescriptionUpdateResponse.ErrorMessage",
         )?;
-        r.skip_tagged_section("StreamsGroupTopologyDescriptionUpdateResponse.tagged_fields")?;
+        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateResponse.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `SyncGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SyncGroupRequest` (API key 14): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,32 +142,32 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
     const PATH: &'static str = "SyncGroupRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SyncGroupRequest",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string(flexible, "SyncGroupRequest.GroupId")?,
-            generation_id: r.i32("SyncGroupRequest.GenerationId")?,
-            member_id: r.string(flexible, "SyncGroupRequest.MemberId")?,
+            group_id: r.string_(flexible, "SyncGroupRequest.GroupId")?,
+            generation_id: r.i32_("SyncGroupRequest.GenerationId")?,
+            member_id: r.string_(flexible, "SyncGroupRequest.MemberId")?,
             group_instance_id: if version >= 3 {
-                r.nullable_string(flexible, "SyncGroupRequest.GroupInstanceId")?
+                r.nullable_string_(flexible, "SyncGroupRequest.GroupInstanceId")?
             } else {
                 None
             },
             protocol_type: if version >= 5 {
-                r.nullable_string(flexible, "SyncGroupRequest.ProtocolType")?
+                r.nullable_string_(flexible, "SyncGroupRequest.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 5 {
-                r.nullable_string(flexible, "SyncGroupRequest.ProtocolName")?
+                r.nullable_string_(flexible, "SyncGroupRequest.ProtocolName")?
             } else {
                 None
             },
@@ -188,24 +188,24 @@ impl<'a> SyncGroupRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "SyncGroupRequest.GroupId")?;
-        r.skip(4, "SyncGroupRequest")?;
-        r.skip_sized(flexible, true, "SyncGroupRequest.MemberId")?;
+        r.skip_sized_(flexible, true, "SyncGroupRequest.GroupId")?;
+        r.skip_(4, "SyncGroupRequest")?;
+        r.skip_sized_(flexible, true, "SyncGroupRequest.MemberId")?;
         if version >= 3 {
-            r.skip_sized(flexible, true, "SyncGroupRequest.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "SyncGroupRequest.GroupInstanceId")?;
         }
 
         if version >= 5 {
-            r.skip_sized(flexible, true, "SyncGroupRequest.ProtocolType")?;
+            r.skip_sized_(flexible, true, "SyncGroupRequest.ProtocolType")?;
         }
 
         if version >= 5 {
-            r.skip_sized(flexible, true, "SyncGroupRequest.ProtocolName")?;
+            r.skip_sized_(flexible, true, "SyncGroupRequest.ProtocolName")?;
         }
 
         c::ArrayView::<SyncGroupRequestAssignment<'a>>::skip(
@@ -215,7 +215,7 @@ impl<'a> SyncGroupRequest<'a> {
             "SyncGroupRequest.Assignments",
         )?;
         if flexible {
-            r.skip_tagged_section("SyncGroupRequest.tagged_fields")?;
+            r.skip_tagged_section_("SyncGroupRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -377,11 +377,11 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     const PATH: &'static str = "SyncGroupRequest.Assignments";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string(flexible, "SyncGroupRequest.Assignments.MemberId")?,
-            assignment: r.bytes(flexible, "SyncGroupRequest.Assignments.Assignment")?,
+            member_id: r.string_(flexible, "SyncGroupRequest.Assignments.MemberId")?,
+            assignment: r.bytes_(flexible, "SyncGroupRequest.Assignments.Assignment")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -398,15 +398,15 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
-        r.skip_sized(flexible, true, "SyncGroupRequest.Assignments.MemberId")?;
-        r.skip_sized(flexible, false, "SyncGroupRequest.Assignments.Assignment")?;
+        r.skip_sized_(flexible, true, "SyncGroupRequest.Assignments.MemberId")?;
+        r.skip_sized_(flexible, false, "SyncGroupRequest.Assignments.Assignment")?;
         if flexible {
-            r.skip_tagged_section("SyncGroupRequest.Assignments.tagged_fields")?;
+            r.skip_tagged_section_("SyncGroupRequest.Assignments.tagged_fields")?;
         }
         Ok(())
     }

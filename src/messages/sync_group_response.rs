@@ -5,7 +5,7 @@
 //! Compiled with the `SyncGroup` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `SyncGroupResponse` (API key 14): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,34 +116,34 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
     const PATH: &'static str = "SyncGroupResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "SyncGroupResponse",
             ));
         }
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32("SyncGroupResponse.ThrottleTimeMs")?
+                r.i32_("SyncGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16("SyncGroupResponse.ErrorCode")?,
+            error_code: r.i16_("SyncGroupResponse.ErrorCode")?,
             protocol_type: if version >= 5 {
-                r.nullable_string(flexible, "SyncGroupResponse.ProtocolType")?
+                r.nullable_string_(flexible, "SyncGroupResponse.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 5 {
-                r.nullable_string(flexible, "SyncGroupResponse.ProtocolName")?
+                r.nullable_string_(flexible, "SyncGroupResponse.ProtocolName")?
             } else {
                 None
             },
-            assignment: r.bytes(flexible, "SyncGroupResponse.Assignment")?,
+            assignment: r.bytes_(flexible, "SyncGroupResponse.Assignment")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -160,27 +160,27 @@ impl<'a> SyncGroupResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip(4, "SyncGroupResponse.ThrottleTimeMs")?;
+            r.skip_(4, "SyncGroupResponse.ThrottleTimeMs")?;
         }
 
-        r.skip(2, "SyncGroupResponse")?;
+        r.skip_(2, "SyncGroupResponse")?;
         if version >= 5 {
-            r.skip_sized(flexible, true, "SyncGroupResponse.ProtocolType")?;
+            r.skip_sized_(flexible, true, "SyncGroupResponse.ProtocolType")?;
         }
 
         if version >= 5 {
-            r.skip_sized(flexible, true, "SyncGroupResponse.ProtocolName")?;
+            r.skip_sized_(flexible, true, "SyncGroupResponse.ProtocolName")?;
         }
 
-        r.skip_sized(flexible, false, "SyncGroupResponse.Assignment")?;
+        r.skip_sized_(flexible, false, "SyncGroupResponse.Assignment")?;
         if flexible {
-            r.skip_tagged_section("SyncGroupResponse.tagged_fields")?;
+            r.skip_tagged_section_("SyncGroupResponse.tagged_fields")?;
         }
         Ok(())
     }

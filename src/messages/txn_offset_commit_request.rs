@@ -5,7 +5,7 @@
 //! Compiled with the `TxnOffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `TxnOffsetCommitRequest` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,33 +155,33 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "TxnOffsetCommitRequest",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string(flexible, "TxnOffsetCommitRequest.TransactionalId")?,
-            group_id: r.string(flexible, "TxnOffsetCommitRequest.GroupId")?,
-            producer_id: r.i64("TxnOffsetCommitRequest.ProducerId")?,
-            producer_epoch: r.i16("TxnOffsetCommitRequest.ProducerEpoch")?,
+            transactional_id: r.string_(flexible, "TxnOffsetCommitRequest.TransactionalId")?,
+            group_id: r.string_(flexible, "TxnOffsetCommitRequest.GroupId")?,
+            producer_id: r.i64_("TxnOffsetCommitRequest.ProducerId")?,
+            producer_epoch: r.i16_("TxnOffsetCommitRequest.ProducerEpoch")?,
             generation_id_or_member_epoch: if version >= 3 {
-                r.i32("TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?
+                r.i32_("TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?
             } else {
                 -1
             },
             member_id: if version >= 3 {
-                r.string(flexible, "TxnOffsetCommitRequest.MemberId")?
+                r.string_(flexible, "TxnOffsetCommitRequest.MemberId")?
             } else {
                 ""
             },
             group_instance_id: if version >= 3 {
-                r.nullable_string(flexible, "TxnOffsetCommitRequest.GroupInstanceId")?
+                r.nullable_string_(flexible, "TxnOffsetCommitRequest.GroupInstanceId")?
             } else {
                 None
             },
@@ -202,24 +202,24 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip_sized(flexible, true, "TxnOffsetCommitRequest.TransactionalId")?;
-        r.skip_sized(flexible, true, "TxnOffsetCommitRequest.GroupId")?;
-        r.skip(10, "TxnOffsetCommitRequest")?;
+        r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.TransactionalId")?;
+        r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.GroupId")?;
+        r.skip_(10, "TxnOffsetCommitRequest")?;
         if version >= 3 {
-            r.skip(4, "TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+            r.skip_(4, "TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?;
         }
 
         if version >= 3 {
-            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.MemberId")?;
+            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.MemberId")?;
         }
 
         if version >= 3 {
-            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.GroupInstanceId")?;
+            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.GroupInstanceId")?;
         }
 
         c::ArrayView::<TxnOffsetCommitRequestTopic<'a>>::skip(
@@ -229,7 +229,7 @@ impl<'a> TxnOffsetCommitRequest<'a> {
             "TxnOffsetCommitRequest.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitRequest.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -420,16 +420,16 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
-                r.string(flexible, "TxnOffsetCommitRequest.Topics.Name")?
+                r.string_(flexible, "TxnOffsetCommitRequest.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 6 {
-                r.uuid("TxnOffsetCommitRequest.Topics.TopicId")?
+                r.uuid_("TxnOffsetCommitRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -455,17 +455,17 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version <= 5 {
-            r.skip_sized(flexible, true, "TxnOffsetCommitRequest.Topics.Name")?;
+            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.Topics.Name")?;
         }
 
         if version >= 6 {
-            r.skip(16, "TxnOffsetCommitRequest.Topics.TopicId")?;
+            r.skip_(16, "TxnOffsetCommitRequest.Topics.TopicId")?;
         }
 
         c::ArrayView::<TxnOffsetCommitRequestPartition<'a>>::skip(
@@ -475,7 +475,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
             "TxnOffsetCommitRequest.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitRequest.Topics.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitRequest.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -624,17 +624,17 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
     const PATH: &'static str = "TxnOffsetCommitRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32("TxnOffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64("TxnOffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32_("TxnOffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64_("TxnOffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 2 {
-                r.i32("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32_("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
-            committed_metadata: r.nullable_string(
+            committed_metadata: r.nullable_string_(
                 flexible,
                 "TxnOffsetCommitRequest.Topics.Partitions.CommittedMetadata",
             )?,
@@ -656,26 +656,26 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(12, "TxnOffsetCommitRequest.Topics.Partitions")?;
+        r.skip_(12, "TxnOffsetCommitRequest.Topics.Partitions")?;
         if version >= 2 {
-            r.skip(
+            r.skip_(
                 4,
                 "TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
             )?;
         }
 
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "TxnOffsetCommitRequest.Topics.Partitions.CommittedMetadata",
         )?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitRequest.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

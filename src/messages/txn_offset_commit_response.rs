@@ -5,7 +5,7 @@
 //! Compiled with the `TxnOffsetCommit` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `TxnOffsetCommitResponse` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,18 +77,18 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "TxnOffsetCommitResponse",
             ));
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32("TxnOffsetCommitResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32_("TxnOffsetCommitResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, flexible, "TxnOffsetCommitResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -106,12 +106,12 @@ impl<'a> TxnOffsetCommitResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(4, "TxnOffsetCommitResponse")?;
+        r.skip_(4, "TxnOffsetCommitResponse")?;
         c::ArrayView::<TxnOffsetCommitResponseTopic<'a>>::skip(
             r,
             version,
@@ -119,7 +119,7 @@ impl<'a> TxnOffsetCommitResponse<'a> {
             "TxnOffsetCommitResponse.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitResponse.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -247,16 +247,16 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
-                r.string(flexible, "TxnOffsetCommitResponse.Topics.Name")?
+                r.string_(flexible, "TxnOffsetCommitResponse.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 6 {
-                r.uuid("TxnOffsetCommitResponse.Topics.TopicId")?
+                r.uuid_("TxnOffsetCommitResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -282,17 +282,17 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
         if version <= 5 {
-            r.skip_sized(flexible, true, "TxnOffsetCommitResponse.Topics.Name")?;
+            r.skip_sized_(flexible, true, "TxnOffsetCommitResponse.Topics.Name")?;
         }
 
         if version >= 6 {
-            r.skip(16, "TxnOffsetCommitResponse.Topics.TopicId")?;
+            r.skip_(16, "TxnOffsetCommitResponse.Topics.TopicId")?;
         }
 
         c::ArrayView::<TxnOffsetCommitResponsePartition<'a>>::skip(
@@ -302,7 +302,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
             "TxnOffsetCommitResponse.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitResponse.Topics.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitResponse.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -421,11 +421,11 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     const PATH: &'static str = "TxnOffsetCommitResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32("TxnOffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("TxnOffsetCommitResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32_("TxnOffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("TxnOffsetCommitResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -444,14 +444,14 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 3;
-        r.skip(6, "TxnOffsetCommitResponse.Topics.Partitions")?;
+        r.skip_(6, "TxnOffsetCommitResponse.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section("TxnOffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+            r.skip_tagged_section_("TxnOffsetCommitResponse.Topics.Partitions.tagged_fields")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! Compiled with the `UnregisterBroker` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UnregisterBrokerRequest` (API key 64): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,17 +64,17 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
     const PATH: &'static str = "UnregisterBrokerRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UnregisterBrokerRequest",
             ));
         }
         let mut this = Self {
-            broker_id: r.i32("UnregisterBrokerRequest.BrokerId")?,
+            broker_id: r.i32_("UnregisterBrokerRequest.BrokerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -91,13 +91,13 @@ impl<'a> UnregisterBrokerRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "UnregisterBrokerRequest")?;
-        r.skip_tagged_section("UnregisterBrokerRequest.tagged_fields")?;
+        r.skip_(4, "UnregisterBrokerRequest")?;
+        r.skip_tagged_section_("UnregisterBrokerRequest.tagged_fields")?;
         Ok(())
     }
 }

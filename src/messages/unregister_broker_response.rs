@@ -5,7 +5,7 @@
 //! Compiled with the `UnregisterBroker` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UnregisterBrokerResponse` (API key 64): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for UnregisterBrokerResponse<'a> {
     const PATH: &'static str = "UnregisterBrokerResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UnregisterBrokerResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("UnregisterBrokerResponse.ThrottleTimeMs")?,
-            error_code: r.i16("UnregisterBrokerResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "UnregisterBrokerResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("UnregisterBrokerResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("UnregisterBrokerResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "UnregisterBrokerResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -119,14 +119,14 @@ impl<'a> UnregisterBrokerResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "UnregisterBrokerResponse")?;
-        r.skip_sized(true, true, "UnregisterBrokerResponse.ErrorMessage")?;
-        r.skip_tagged_section("UnregisterBrokerResponse.tagged_fields")?;
+        r.skip_(6, "UnregisterBrokerResponse")?;
+        r.skip_sized_(true, true, "UnregisterBrokerResponse.ErrorMessage")?;
+        r.skip_tagged_section_("UnregisterBrokerResponse.tagged_fields")?;
         Ok(())
     }
 }

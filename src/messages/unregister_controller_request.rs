@@ -5,7 +5,7 @@
 //! Compiled with the `UnregisterController` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UnregisterControllerRequest` (API key 94): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,17 +64,17 @@ impl<'a> c::Decode<'a> for UnregisterControllerRequest<'a> {
     const PATH: &'static str = "UnregisterControllerRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UnregisterControllerRequest",
             ));
         }
         let mut this = Self {
-            controller_id: r.i32("UnregisterControllerRequest.ControllerId")?,
+            controller_id: r.i32_("UnregisterControllerRequest.ControllerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -91,13 +91,13 @@ impl<'a> UnregisterControllerRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "UnregisterControllerRequest")?;
-        r.skip_tagged_section("UnregisterControllerRequest.tagged_fields")?;
+        r.skip_(4, "UnregisterControllerRequest")?;
+        r.skip_tagged_section_("UnregisterControllerRequest.tagged_fields")?;
         Ok(())
     }
 }

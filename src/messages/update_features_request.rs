@@ -5,7 +5,7 @@
 //! Compiled with the `UpdateFeatures` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateFeaturesRequest` (API key 57): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,17 +90,17 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
     const PATH: &'static str = "UpdateFeaturesRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateFeaturesRequest",
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32("UpdateFeaturesRequest.timeoutMs")?,
+            timeout_ms: r.i32_("UpdateFeaturesRequest.timeoutMs")?,
             feature_updates: c::Array::read(
                 r,
                 version,
@@ -108,7 +108,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
                 "UpdateFeaturesRequest.FeatureUpdates",
             )?,
             validate_only: if version >= 1 {
-                r.bool("UpdateFeaturesRequest.ValidateOnly")?
+                r.bool_("UpdateFeaturesRequest.ValidateOnly")?
             } else {
                 false
             },
@@ -128,11 +128,11 @@ impl<'a> UpdateFeaturesRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(4, "UpdateFeaturesRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(4, "UpdateFeaturesRequest")?;
         c::ArrayView::<FeatureUpdateKey<'a>>::skip(
             r,
             version,
@@ -140,10 +140,10 @@ impl<'a> UpdateFeaturesRequest<'a> {
             "UpdateFeaturesRequest.FeatureUpdates",
         )?;
         if version >= 1 {
-            r.skip(1, "UpdateFeaturesRequest.ValidateOnly")?;
+            r.skip_(1, "UpdateFeaturesRequest.ValidateOnly")?;
         }
 
-        r.skip_tagged_section("UpdateFeaturesRequest.tagged_fields")?;
+        r.skip_tagged_section_("UpdateFeaturesRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -281,17 +281,17 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     const PATH: &'static str = "UpdateFeaturesRequest.FeatureUpdates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            feature: r.string(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
-            max_version_level: r.i16("UpdateFeaturesRequest.FeatureUpdates.MaxVersionLevel")?,
+            feature: r.string_(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
+            max_version_level: r.i16_("UpdateFeaturesRequest.FeatureUpdates.MaxVersionLevel")?,
             allow_downgrade: if version <= 0 {
-                r.bool("UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?
+                r.bool_("UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?
             } else {
                 false
             },
             upgrade_type: if version >= 1 {
-                r.i8("UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?
+                r.i8_("UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?
             } else {
                 1
             },
@@ -313,21 +313,21 @@ impl<'a> FeatureUpdateKey<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?;
-        r.skip(2, "UpdateFeaturesRequest.FeatureUpdates")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?;
+        r.skip_(2, "UpdateFeaturesRequest.FeatureUpdates")?;
         if version <= 0 {
-            r.skip(1, "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?;
+            r.skip_(1, "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?;
         }
 
         if version >= 1 {
-            r.skip(1, "UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?;
+            r.skip_(1, "UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?;
         }
 
-        r.skip_tagged_section("UpdateFeaturesRequest.FeatureUpdates.tagged_fields")?;
+        r.skip_tagged_section_("UpdateFeaturesRequest.FeatureUpdates.tagged_fields")?;
         Ok(())
     }
 }

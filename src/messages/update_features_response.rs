@@ -5,7 +5,7 @@
 //! Compiled with the `UpdateFeatures` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateFeaturesResponse` (API key 57): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,19 +103,19 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
     const PATH: &'static str = "UpdateFeaturesResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateFeaturesResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("UpdateFeaturesResponse.ThrottleTimeMs")?,
-            error_code: r.i16("UpdateFeaturesResponse.ErrorCode")?,
-            error_message: r.nullable_string(true, "UpdateFeaturesResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32_("UpdateFeaturesResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("UpdateFeaturesResponse.ErrorCode")?,
+            error_message: r.nullable_string_(true, "UpdateFeaturesResponse.ErrorMessage")?,
             results: if version <= 1 {
                 c::Array::read(r, version, true, "UpdateFeaturesResponse.Results")?
             } else {
@@ -137,12 +137,12 @@ impl<'a> UpdateFeaturesResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(6, "UpdateFeaturesResponse")?;
-        r.skip_sized(true, true, "UpdateFeaturesResponse.ErrorMessage")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(6, "UpdateFeaturesResponse")?;
+        r.skip_sized_(true, true, "UpdateFeaturesResponse.ErrorMessage")?;
         if version <= 1 {
             c::ArrayView::<UpdatableFeatureResult<'a>>::skip(
                 r,
@@ -152,7 +152,7 @@ impl<'a> UpdateFeaturesResponse<'a> {
             )?;
         }
 
-        r.skip_tagged_section("UpdateFeaturesResponse.tagged_fields")?;
+        r.skip_tagged_section_("UpdateFeaturesResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -280,13 +280,13 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
     const PATH: &'static str = "UpdateFeaturesResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            feature: r.string(true, "UpdateFeaturesResponse.Results.Feature")?,
-            error_code: r.i16("UpdateFeaturesResponse.Results.ErrorCode")?,
+            feature: r.string_(true, "UpdateFeaturesResponse.Results.Feature")?,
+            error_code: r.i16_("UpdateFeaturesResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string(true, "UpdateFeaturesResponse.Results.ErrorMessage")?,
+                .nullable_string_(true, "UpdateFeaturesResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -303,15 +303,15 @@ impl<'a> UpdatableFeatureResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "UpdateFeaturesResponse.Results.Feature")?;
-        r.skip(2, "UpdateFeaturesResponse.Results")?;
-        r.skip_sized(true, true, "UpdateFeaturesResponse.Results.ErrorMessage")?;
-        r.skip_tagged_section("UpdateFeaturesResponse.Results.tagged_fields")?;
+        r.skip_sized_(true, true, "UpdateFeaturesResponse.Results.Feature")?;
+        r.skip_(2, "UpdateFeaturesResponse.Results")?;
+        r.skip_sized_(true, true, "UpdateFeaturesResponse.Results.ErrorMessage")?;
+        r.skip_tagged_section_("UpdateFeaturesResponse.Results.tagged_fields")?;
         Ok(())
     }
 }

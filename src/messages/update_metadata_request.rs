@@ -6,7 +6,7 @@
 //! Compiled with the `UpdateMetadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateMetadataRequest` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -159,27 +159,27 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
     const PATH: &'static str = "UpdateMetadataRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateMetadataRequest",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
-            controller_id: r.i32("UpdateMetadataRequest.ControllerId")?,
+            controller_id: r.i32_("UpdateMetadataRequest.ControllerId")?,
             is_k_raft_controller: if version >= 8 {
-                r.bool("UpdateMetadataRequest.isKRaftController")?
+                r.bool_("UpdateMetadataRequest.isKRaftController")?
             } else {
                 false
             },
             r#type: 0,
-            controller_epoch: r.i32("UpdateMetadataRequest.ControllerEpoch")?,
+            controller_epoch: r.i32_("UpdateMetadataRequest.ControllerEpoch")?,
             broker_epoch: if version >= 5 {
-                r.i64("UpdateMetadataRequest.BrokerEpoch")?
+                r.i64_("UpdateMetadataRequest.BrokerEpoch")?
             } else {
                 -1
             },
@@ -211,10 +211,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 8 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
-                    this.r#type = section.field(p, tag, "UpdateMetadataRequest.Type", |p| {
-                        p.i8("UpdateMetadataRequest.Type")
+                    this.r#type = section.field(r, p, tag, "UpdateMetadataRequest.Type", |p| {
+                        p.i8_("UpdateMetadataRequest.Type")
                     })?;
                 }
             }
@@ -230,19 +230,19 @@ impl<'a> UpdateMetadataRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(4, "UpdateMetadataRequest")?;
+        r.skip_(4, "UpdateMetadataRequest")?;
         if version >= 8 {
-            r.skip(1, "UpdateMetadataRequest.isKRaftController")?;
+            r.skip_(1, "UpdateMetadataRequest.isKRaftController")?;
         }
 
-        r.skip(4, "UpdateMetadataRequest")?;
+        r.skip_(4, "UpdateMetadataRequest")?;
         if version >= 5 {
-            r.skip(8, "UpdateMetadataRequest.BrokerEpoch")?;
+            r.skip_(8, "UpdateMetadataRequest.BrokerEpoch")?;
         }
 
         if version <= 4 {
@@ -270,7 +270,7 @@ impl<'a> UpdateMetadataRequest<'a> {
             "UpdateMetadataRequest.LiveBrokers",
         )?;
         if flexible {
-            r.skip_tagged_section("UpdateMetadataRequest.tagged_fields")?;
+            r.skip_tagged_section_("UpdateMetadataRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -479,12 +479,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.TopicStates";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            topic_name: r.string(flexible, "UpdateMetadataRequest.TopicStates.TopicName")?,
+            topic_name: r.string_(flexible, "UpdateMetadataRequest.TopicStates.TopicName")?,
             topic_id: if version >= 7 {
-                r.uuid("UpdateMetadataRequest.TopicStates.TopicId")?
+                r.uuid_("UpdateMetadataRequest.TopicStates.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -512,18 +512,18 @@ impl<'a> UpdateMetadataTopicState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "UpdateMetadataRequest.TopicStates.TopicName",
         )?;
         if version >= 7 {
-            r.skip(16, "UpdateMetadataRequest.TopicStates.TopicId")?;
+            r.skip_(16, "UpdateMetadataRequest.TopicStates.TopicId")?;
         }
 
         c::ArrayView::<UpdateMetadataPartitionState<'a>>::skip(
@@ -533,7 +533,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
             "UpdateMetadataRequest.TopicStates.PartitionStates",
         )?;
         if flexible {
-            r.skip_tagged_section("UpdateMetadataRequest.TopicStates.tagged_fields")?;
+            r.skip_tagged_section_("UpdateMetadataRequest.TopicStates.tagged_fields")?;
         }
         Ok(())
     }
@@ -688,17 +688,17 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.LiveBrokers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            id: r.i32("UpdateMetadataRequest.LiveBrokers.Id")?,
+            id: r.i32_("UpdateMetadataRequest.LiveBrokers.Id")?,
             v0_host: if version <= 0 {
-                r.string(flexible, "UpdateMetadataRequest.LiveBrokers.V0Host")?
+                r.string_(flexible, "UpdateMetadataRequest.LiveBrokers.V0Host")?
             } else {
                 ""
             },
             v0_port: if version <= 0 {
-                r.i32("UpdateMetadataRequest.LiveBrokers.V0Port")?
+                r.i32_("UpdateMetadataRequest.LiveBrokers.V0Port")?
             } else {
                 0
             },
@@ -713,7 +713,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
                 c::Array::Slice(&[])
             },
             rack: if version >= 2 {
-                r.nullable_string(flexible, "UpdateMetadataRequest.LiveBrokers.Rack")?
+                r.nullable_string_(flexible, "UpdateMetadataRequest.LiveBrokers.Rack")?
             } else {
                 Some("")
             },
@@ -735,18 +735,18 @@ impl<'a> UpdateMetadataBroker<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(4, "UpdateMetadataRequest.LiveBrokers")?;
+        r.skip_(4, "UpdateMetadataRequest.LiveBrokers")?;
         if version <= 0 {
-            r.skip_sized(flexible, true, "UpdateMetadataRequest.LiveBrokers.V0Host")?;
+            r.skip_sized_(flexible, true, "UpdateMetadataRequest.LiveBrokers.V0Host")?;
         }
 
         if version <= 0 {
-            r.skip(4, "UpdateMetadataRequest.LiveBrokers.V0Port")?;
+            r.skip_(4, "UpdateMetadataRequest.LiveBrokers.V0Port")?;
         }
 
         if version >= 1 {
@@ -759,11 +759,11 @@ impl<'a> UpdateMetadataBroker<'a> {
         }
 
         if version >= 2 {
-            r.skip_sized(flexible, true, "UpdateMetadataRequest.LiveBrokers.Rack")?;
+            r.skip_sized_(flexible, true, "UpdateMetadataRequest.LiveBrokers.Rack")?;
         }
 
         if flexible {
-            r.skip_tagged_section("UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
+            r.skip_tagged_section_("UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
         }
         Ok(())
     }
@@ -924,13 +924,13 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.LiveBrokers.Endpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            port: r.i32("UpdateMetadataRequest.LiveBrokers.Endpoints.Port")?,
-            host: r.string(flexible, "UpdateMetadataRequest.LiveBrokers.Endpoints.Host")?,
+            port: r.i32_("UpdateMetadataRequest.LiveBrokers.Endpoints.Port")?,
+            host: r.string_(flexible, "UpdateMetadataRequest.LiveBrokers.Endpoints.Host")?,
             listener: if version >= 3 {
-                r.string(
+                r.string_(
                     flexible,
                     "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
                 )?
@@ -938,7 +938,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
                 ""
             },
             security_protocol: r
-                .i16("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
+                .i16_("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -957,28 +957,28 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(4, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
-        r.skip_sized(
+        r.skip_(4, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
+        r.skip_sized_(
             flexible,
             true,
             "UpdateMetadataRequest.LiveBrokers.Endpoints.Host",
         )?;
         if version >= 3 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
             )?;
         }
 
-        r.skip(2, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
+        r.skip_(2, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
         if flexible {
-            r.skip_tagged_section("UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields")?;
+            r.skip_tagged_section_("UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields")?;
         }
         Ok(())
     }
@@ -1188,11 +1188,11 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     const PATH: &'static str = "UpdateMetadataRequest.UpdateMetadataPartitionState";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
             topic_name: if version <= 4 {
-                r.string(
+                r.string_(
                     flexible,
                     "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
                 )?
@@ -1200,19 +1200,19 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
                 ""
             },
             partition_index: r
-                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.PartitionIndex")?,
+                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.PartitionIndex")?,
             controller_epoch: r
-                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.ControllerEpoch")?,
-            leader: r.i32("UpdateMetadataRequest.UpdateMetadataPartitionState.Leader")?,
+                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.ControllerEpoch")?,
+            leader: r.i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.Leader")?,
             leader_epoch: r
-                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.LeaderEpoch")?,
+                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
                 flexible,
                 "UpdateMetadataRequest.UpdateMetadataPartitionState.Isr",
             )?,
-            zk_version: r.i32("UpdateMetadataRequest.UpdateMetadataPartitionState.ZkVersion")?,
+            zk_version: r.i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.ZkVersion")?,
             replicas: c::Array::read(
                 r,
                 version,
@@ -1247,27 +1247,27 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
         if version <= 4 {
-            r.skip_sized(
+            r.skip_sized_(
                 flexible,
                 true,
                 "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
             )?;
         }
 
-        r.skip(16, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
+        r.skip_(16, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
             flexible,
             "UpdateMetadataRequest.UpdateMetadataPartitionState.Isr",
         )?;
-        r.skip(4, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
+        r.skip_(4, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -1284,7 +1284,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
         }
 
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
             )?;
         }

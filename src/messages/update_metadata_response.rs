@@ -6,7 +6,7 @@
 //! Compiled with the `UpdateMetadata` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateMetadataResponse` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,18 +65,18 @@ impl<'a> c::Decode<'a> for UpdateMetadataResponse<'a> {
     const PATH: &'static str = "UpdateMetadataResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateMetadataResponse",
             ));
         }
         let flexible = version >= 6;
         let mut this = Self {
-            error_code: r.i16("UpdateMetadataResponse.ErrorCode")?,
+            error_code: r.i16_("UpdateMetadataResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -93,14 +93,14 @@ impl<'a> UpdateMetadataResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 6;
-        r.skip(2, "UpdateMetadataResponse")?;
+        r.skip_(2, "UpdateMetadataResponse")?;
         if flexible {
-            r.skip_tagged_section("UpdateMetadataResponse.tagged_fields")?;
+            r.skip_tagged_section_("UpdateMetadataResponse.tagged_fields")?;
         }
         Ok(())
     }

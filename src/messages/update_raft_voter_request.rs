@@ -5,7 +5,7 @@
 //! Compiled with the `UpdateRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateRaftVoterRequest` (API key 82): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,22 +129,22 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateRaftVoterRequest",
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string(true, "UpdateRaftVoterRequest.ClusterId")?,
-            current_leader_epoch: r.i32("UpdateRaftVoterRequest.CurrentLeaderEpoch")?,
-            voter_id: r.i32("UpdateRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid("UpdateRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string_(true, "UpdateRaftVoterRequest.ClusterId")?,
+            current_leader_epoch: r.i32_("UpdateRaftVoterRequest.CurrentLeaderEpoch")?,
+            voter_id: r.i32_("UpdateRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid_("UpdateRaftVoterRequest.VoterDirectoryId")?,
             listeners: c::Array::read(r, version, true, "UpdateRaftVoterRequest.Listeners")?,
-            k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::decode(r, version)?,
+            k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -161,15 +161,15 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "UpdateRaftVoterRequest.ClusterId")?;
-        r.skip(24, "UpdateRaftVoterRequest")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "UpdateRaftVoterRequest.ClusterId")?;
+        r.skip_(24, "UpdateRaftVoterRequest")?;
         c::ArrayView::<Listener<'a>>::skip(r, version, true, "UpdateRaftVoterRequest.Listeners")?;
         KRaftVersionFeature::skip_wire(r, version)?;
-        r.skip_tagged_section("UpdateRaftVoterRequest.tagged_fields")?;
+        r.skip_tagged_section_("UpdateRaftVoterRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -303,12 +303,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest.Listeners";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "UpdateRaftVoterRequest.Listeners.Name")?,
-            host: r.string(true, "UpdateRaftVoterRequest.Listeners.Host")?,
-            port: r.u16("UpdateRaftVoterRequest.Listeners.Port")?,
+            name: r.string_(true, "UpdateRaftVoterRequest.Listeners.Name")?,
+            host: r.string_(true, "UpdateRaftVoterRequest.Listeners.Host")?,
+            port: r.u16_("UpdateRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -327,15 +327,15 @@ impl<'a> Listener<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "UpdateRaftVoterRequest.Listeners.Name")?;
-        r.skip_sized(true, true, "UpdateRaftVoterRequest.Listeners.Host")?;
-        r.skip(2, "UpdateRaftVoterRequest.Listeners")?;
-        r.skip_tagged_section("UpdateRaftVoterRequest.Listeners.tagged_fields")?;
+        r.skip_sized_(true, true, "UpdateRaftVoterRequest.Listeners.Name")?;
+        r.skip_sized_(true, true, "UpdateRaftVoterRequest.Listeners.Host")?;
+        r.skip_(2, "UpdateRaftVoterRequest.Listeners")?;
+        r.skip_tagged_section_("UpdateRaftVoterRequest.Listeners.tagged_fields")?;
         Ok(())
     }
 }
@@ -438,13 +438,13 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
     const PATH: &'static str = "UpdateRaftVoterRequest.KRaftVersionFeature";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             min_supported_version: r
-                .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MinSupportedVersion")?,
+                .i16_("UpdateRaftVoterRequest.KRaftVersionFeature.MinSupportedVersion")?,
             max_supported_version: r
-                .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MaxSupportedVersion")?,
+                .i16_("UpdateRaftVoterRequest.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -463,13 +463,13 @@ impl<'a> KRaftVersionFeature<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "UpdateRaftVoterRequest.KRaftVersionFeature")?;
-        r.skip_tagged_section("UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields")?;
+        r.skip_(4, "UpdateRaftVoterRequest.KRaftVersionFeature")?;
+        r.skip_tagged_section_("UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `UpdateRaftVoter` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `UpdateRaftVoterResponse` (API key 82): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,18 +90,18 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
     const PATH: &'static str = "UpdateRaftVoterResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "UpdateRaftVoterResponse",
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32("UpdateRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16("UpdateRaftVoterResponse.ErrorCode")?,
+            throttle_time_ms: r.i32_("UpdateRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16_("UpdateRaftVoterResponse.ErrorCode")?,
             current_leader: CurrentLeader::default(),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -111,8 +111,8 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     this.current_leader =
-                        section.field(p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
-                            <CurrentLeader<'a> as c::Decode<'a>>::decode(p, version)
+                        section.field(r, p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
+                            <CurrentLeader<'a> as c::Decode<'a>>::read(p, version)
                         })?;
                 }
             }
@@ -128,14 +128,14 @@ impl<'a> UpdateRaftVoterResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "UpdateRaftVoterResponse")?;
+        r.skip_(6, "UpdateRaftVoterResponse")?;
 
-        r.skip_tagged_section("UpdateRaftVoterResponse.tagged_fields")?;
+        r.skip_tagged_section_("UpdateRaftVoterResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -284,13 +284,13 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
     const PATH: &'static str = "UpdateRaftVoterResponse.CurrentLeader";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,
-            leader_epoch: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderEpoch")?,
-            host: r.string(true, "UpdateRaftVoterResponse.CurrentLeader.Host")?,
-            port: r.i32("UpdateRaftVoterResponse.CurrentLeader.Port")?,
+            leader_id: r.i32_("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,
+            leader_epoch: r.i32_("UpdateRaftVoterResponse.CurrentLeader.LeaderEpoch")?,
+            host: r.string_(true, "UpdateRaftVoterResponse.CurrentLeader.Host")?,
+            port: r.i32_("UpdateRaftVoterResponse.CurrentLeader.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -309,15 +309,15 @@ impl<'a> CurrentLeader<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(8, "UpdateRaftVoterResponse.CurrentLeader")?;
-        r.skip_sized(true, true, "UpdateRaftVoterResponse.CurrentLeader.Host")?;
-        r.skip(4, "UpdateRaftVoterResponse.CurrentLeader")?;
-        r.skip_tagged_section("UpdateRaftVoterResponse.CurrentLeader.tagged_fields")?;
+        r.skip_(8, "UpdateRaftVoterResponse.CurrentLeader")?;
+        r.skip_sized_(true, true, "UpdateRaftVoterResponse.CurrentLeader.Host")?;
+        r.skip_(4, "UpdateRaftVoterResponse.CurrentLeader")?;
+        r.skip_tagged_section_("UpdateRaftVoterResponse.CurrentLeader.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `Vote` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `VoteRequest` (API key 52): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,19 +90,19 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
     const PATH: &'static str = "VoteRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "VoteRequest",
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string(true, "VoteRequest.ClusterId")?,
+            cluster_id: r.nullable_string_(true, "VoteRequest.ClusterId")?,
             voter_id: if version >= 1 {
-                r.i32("VoteRequest.VoterId")?
+                r.i32_("VoteRequest.VoterId")?
             } else {
                 -1
             },
@@ -123,17 +123,17 @@ impl<'a> VoteRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "VoteRequest.ClusterId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "VoteRequest.ClusterId")?;
         if version >= 1 {
-            r.skip(4, "VoteRequest.VoterId")?;
+            r.skip_(4, "VoteRequest.VoterId")?;
         }
 
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "VoteRequest.Topics")?;
-        r.skip_tagged_section("VoteRequest.tagged_fields")?;
+        r.skip_tagged_section_("VoteRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -239,9 +239,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "VoteRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "VoteRequest.Topics.TopicName")?,
+            topic_name: r.string_(true, "VoteRequest.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -259,13 +259,13 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "VoteRequest.Topics.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "VoteRequest.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(r, version, true, "VoteRequest.Topics.Partitions")?;
-        r.skip_tagged_section("VoteRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("VoteRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -441,25 +441,25 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "VoteRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32("VoteRequest.Topics.Partitions.PartitionIndex")?,
-            replica_epoch: r.i32("VoteRequest.Topics.Partitions.ReplicaEpoch")?,
-            replica_id: r.i32("VoteRequest.Topics.Partitions.ReplicaId")?,
+            partition_index: r.i32_("VoteRequest.Topics.Partitions.PartitionIndex")?,
+            replica_epoch: r.i32_("VoteRequest.Topics.Partitions.ReplicaEpoch")?,
+            replica_id: r.i32_("VoteRequest.Topics.Partitions.ReplicaId")?,
             replica_directory_id: if version >= 1 {
-                r.uuid("VoteRequest.Topics.Partitions.ReplicaDirectoryId")?
+                r.uuid_("VoteRequest.Topics.Partitions.ReplicaDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
             voter_directory_id: if version >= 1 {
-                r.uuid("VoteRequest.Topics.Partitions.VoterDirectoryId")?
+                r.uuid_("VoteRequest.Topics.Partitions.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            last_offset_epoch: r.i32("VoteRequest.Topics.Partitions.LastOffsetEpoch")?,
-            last_offset: r.i64("VoteRequest.Topics.Partitions.LastOffset")?,
+            last_offset_epoch: r.i32_("VoteRequest.Topics.Partitions.LastOffsetEpoch")?,
+            last_offset: r.i64_("VoteRequest.Topics.Partitions.LastOffset")?,
             pre_vote: if version >= 2 {
-                r.bool("VoteRequest.Topics.Partitions.PreVote")?
+                r.bool_("VoteRequest.Topics.Partitions.PreVote")?
             } else {
                 false
             },
@@ -479,25 +479,25 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(12, "VoteRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(12, "VoteRequest.Topics.Partitions")?;
         if version >= 1 {
-            r.skip(16, "VoteRequest.Topics.Partitions.ReplicaDirectoryId")?;
+            r.skip_(16, "VoteRequest.Topics.Partitions.ReplicaDirectoryId")?;
         }
 
         if version >= 1 {
-            r.skip(16, "VoteRequest.Topics.Partitions.VoterDirectoryId")?;
+            r.skip_(16, "VoteRequest.Topics.Partitions.VoterDirectoryId")?;
         }
 
-        r.skip(12, "VoteRequest.Topics.Partitions")?;
+        r.skip_(12, "VoteRequest.Topics.Partitions")?;
         if version >= 2 {
-            r.skip(1, "VoteRequest.Topics.Partitions.PreVote")?;
+            r.skip_(1, "VoteRequest.Topics.Partitions.PreVote")?;
         }
 
-        r.skip_tagged_section("VoteRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("VoteRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //! Compiled with the `Vote` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `VoteResponse` (API key 52): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,17 +90,17 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
     const PATH: &'static str = "VoteResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "VoteResponse",
             ));
         }
         let mut this = Self {
-            error_code: r.i16("VoteResponse.ErrorCode")?,
+            error_code: r.i16_("VoteResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "VoteResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -110,10 +110,10 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
             while let Some((tag, p)) = section.next(r)? {
                 if tag == 0 {
                     if version < 1 {
-                        return Err(section.not_in_version(tag, version));
+                        return Err(section.not_in_version(r, tag, version));
                     }
                     this.node_endpoints =
-                        section.field(p, tag, "VoteResponse.NodeEndpoints", |p| {
+                        section.field(r, p, tag, "VoteResponse.NodeEndpoints", |p| {
                             c::Array::read(p, version, true, "VoteResponse.NodeEndpoints")
                         })?;
                 }
@@ -130,14 +130,14 @@ impl<'a> VoteResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "VoteResponse")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "VoteResponse")?;
         c::ArrayView::<TopicData<'a>>::skip(r, version, true, "VoteResponse.Topics")?;
 
-        r.skip_tagged_section("VoteResponse.tagged_fields")?;
+        r.skip_tagged_section_("VoteResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -267,9 +267,9 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     const PATH: &'static str = "VoteResponse.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string(true, "VoteResponse.Topics.TopicName")?,
+            topic_name: r.string_(true, "VoteResponse.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteResponse.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -287,18 +287,18 @@ impl<'a> TopicData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "VoteResponse.Topics.TopicName")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "VoteResponse.Topics.TopicName")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "VoteResponse.Topics.Partitions",
         )?;
-        r.skip_tagged_section("VoteResponse.Topics.tagged_fields")?;
+        r.skip_tagged_section_("VoteResponse.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -435,14 +435,14 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "VoteResponse.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r.i32("VoteResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("VoteResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32("VoteResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32("VoteResponse.Topics.Partitions.LeaderEpoch")?,
-            vote_granted: r.bool("VoteResponse.Topics.Partitions.VoteGranted")?,
+            partition_index: r.i32_("VoteResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("VoteResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32_("VoteResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32_("VoteResponse.Topics.Partitions.LeaderEpoch")?,
+            vote_granted: r.bool_("VoteResponse.Topics.Partitions.VoteGranted")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -459,13 +459,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(15, "VoteResponse.Topics.Partitions")?;
-        r.skip_tagged_section("VoteResponse.Topics.Partitions.tagged_fields")?;
+        r.skip_(15, "VoteResponse.Topics.Partitions")?;
+        r.skip_tagged_section_("VoteResponse.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -581,12 +581,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     const PATH: &'static str = "VoteResponse.NodeEndpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32("VoteResponse.NodeEndpoints.NodeId")?,
-            host: r.string(true, "VoteResponse.NodeEndpoints.Host")?,
-            port: r.u16("VoteResponse.NodeEndpoints.Port")?,
+            node_id: r.i32_("VoteResponse.NodeEndpoints.NodeId")?,
+            host: r.string_(true, "VoteResponse.NodeEndpoints.Host")?,
+            port: r.u16_("VoteResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -603,15 +603,15 @@ impl<'a> NodeEndpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "VoteResponse.NodeEndpoints")?;
-        r.skip_sized(true, true, "VoteResponse.NodeEndpoints.Host")?;
-        r.skip(2, "VoteResponse.NodeEndpoints")?;
-        r.skip_tagged_section("VoteResponse.NodeEndpoints.tagged_fields")?;
+        r.skip_(4, "VoteResponse.NodeEndpoints")?;
+        r.skip_sized_(true, true, "VoteResponse.NodeEndpoints.Host")?;
+        r.skip_(2, "VoteResponse.NodeEndpoints")?;
+        r.skip_tagged_section_("VoteResponse.NodeEndpoints.tagged_fields")?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! `VotersRecord`: versions 0, flexible versions 0+.
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// The `VotersRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,17 +75,17 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
     const PATH: &'static str = "VotersRecord";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "VotersRecord",
             ));
         }
         let mut this = Self {
-            version: r.i16("VotersRecord.Version")?,
+            version: r.i16_("VotersRecord.Version")?,
             voters: c::Array::read(r, version, true, "VotersRecord.Voters")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -103,13 +103,13 @@ impl<'a> VotersRecord<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(2, "VotersRecord")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(2, "VotersRecord")?;
         c::ArrayView::<Voter<'a>>::skip(r, version, true, "VotersRecord.Voters")?;
-        r.skip_tagged_section("VotersRecord.tagged_fields")?;
+        r.skip_tagged_section_("VotersRecord.tagged_fields")?;
         Ok(())
     }
 }
@@ -231,12 +231,12 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     const PATH: &'static str = "VotersRecord.Voters";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            voter_id: r.i32("VotersRecord.Voters.VoterId")?,
-            voter_directory_id: r.uuid("VotersRecord.Voters.VoterDirectoryId")?,
+            voter_id: r.i32_("VotersRecord.Voters.VoterId")?,
+            voter_directory_id: r.uuid_("VotersRecord.Voters.VoterDirectoryId")?,
             endpoints: c::Array::read(r, version, true, "VotersRecord.Voters.Endpoints")?,
-            k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::decode(r, version)?,
+            k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -253,14 +253,14 @@ impl<'a> Voter<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(20, "VotersRecord.Voters")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(20, "VotersRecord.Voters")?;
         c::ArrayView::<Endpoint<'a>>::skip(r, version, true, "VotersRecord.Voters.Endpoints")?;
         KRaftVersionFeature::skip_wire(r, version)?;
-        r.skip_tagged_section("VotersRecord.Voters.tagged_fields")?;
+        r.skip_tagged_section_("VotersRecord.Voters.tagged_fields")?;
         Ok(())
     }
 }
@@ -378,12 +378,12 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     const PATH: &'static str = "VotersRecord.Voters.Endpoints";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string(true, "VotersRecord.Voters.Endpoints.Name")?,
-            host: r.string(true, "VotersRecord.Voters.Endpoints.Host")?,
-            port: r.u16("VotersRecord.Voters.Endpoints.Port")?,
+            name: r.string_(true, "VotersRecord.Voters.Endpoints.Name")?,
+            host: r.string_(true, "VotersRecord.Voters.Endpoints.Host")?,
+            port: r.u16_("VotersRecord.Voters.Endpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -400,15 +400,15 @@ impl<'a> Endpoint<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip_sized(true, true, "VotersRecord.Voters.Endpoints.Name")?;
-        r.skip_sized(true, true, "VotersRecord.Voters.Endpoints.Host")?;
-        r.skip(2, "VotersRecord.Voters.Endpoints")?;
-        r.skip_tagged_section("VotersRecord.Voters.Endpoints.tagged_fields")?;
+        r.skip_sized_(true, true, "VotersRecord.Voters.Endpoints.Name")?;
+        r.skip_sized_(true, true, "VotersRecord.Voters.Endpoints.Host")?;
+        r.skip_(2, "VotersRecord.Voters.Endpoints")?;
+        r.skip_tagged_section_("VotersRecord.Voters.Endpoints.tagged_fields")?;
         Ok(())
     }
 }
@@ -511,13 +511,13 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
     const PATH: &'static str = "VotersRecord.Voters.KRaftVersionFeature";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             min_supported_version: r
-                .i16("VotersRecord.Voters.KRaftVersionFeature.MinSupportedVersion")?,
+                .i16_("VotersRecord.Voters.KRaftVersionFeature.MinSupportedVersion")?,
             max_supported_version: r
-                .i16("VotersRecord.Voters.KRaftVersionFeature.MaxSupportedVersion")?,
+                .i16_("VotersRecord.Voters.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -536,13 +536,13 @@ impl<'a> KRaftVersionFeature<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(4, "VotersRecord.Voters.KRaftVersionFeature")?;
-        r.skip_tagged_section("VotersRecord.Voters.KRaftVersionFeature.tagged_fields")?;
+        r.skip_(4, "VotersRecord.Voters.KRaftVersionFeature")?;
+        r.skip_tagged_section_("VotersRecord.Voters.KRaftVersionFeature.tagged_fields")?;
         Ok(())
     }
 }

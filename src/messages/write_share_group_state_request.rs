@@ -5,7 +5,7 @@
 //! Compiled with the `WriteShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `WriteShareGroupStateRequest` (API key 85): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,17 +77,17 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "WriteShareGroupStateRequest",
             ));
         }
         let mut this = Self {
-            group_id: r.string(true, "WriteShareGroupStateRequest.GroupId")?,
+            group_id: r.string_(true, "WriteShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "WriteShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -105,18 +105,18 @@ impl<'a> WriteShareGroupStateRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip_sized(true, true, "WriteShareGroupStateRequest.GroupId")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_sized_(true, true, "WriteShareGroupStateRequest.GroupId")?;
         c::ArrayView::<WriteStateData<'a>>::skip(
             r,
             version,
             true,
             "WriteShareGroupStateRequest.Topics",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateRequest.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateRequest.tagged_fields")?;
         Ok(())
     }
 }
@@ -220,9 +220,9 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("WriteShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid_("WriteShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -247,18 +247,18 @@ impl<'a> WriteStateData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "WriteShareGroupStateRequest.Topics")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "WriteShareGroupStateRequest.Topics")?;
         c::ArrayView::<PartitionData<'a>>::skip(
             r,
             version,
             true,
             "WriteShareGroupStateRequest.Topics.Partitions",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateRequest.Topics.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateRequest.Topics.tagged_fields")?;
         Ok(())
     }
 }
@@ -404,14 +404,14 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
-            state_epoch: r.i32("WriteShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
-            leader_epoch: r.i32("WriteShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
-            start_offset: r.i64("WriteShareGroupStateRequest.Topics.Partitions.StartOffset")?,
+            partition: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
+            state_epoch: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
+            leader_epoch: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
+            start_offset: r.i64_("WriteShareGroupStateRequest.Topics.Partitions.StartOffset")?,
             delivery_complete_count: if version >= 1 {
-                r.i32("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount")?
+                r.i32_("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount")?
             } else {
                 -1
             },
@@ -439,13 +439,13 @@ impl<'a> PartitionData<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(20, "WriteShareGroupStateRequest.Topics.Partitions")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(20, "WriteShareGroupStateRequest.Topics.Partitions")?;
         if version >= 1 {
-            r.skip(
+            r.skip_(
                 4,
                 "WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount",
             )?;
@@ -457,7 +457,7 @@ impl<'a> PartitionData<'a> {
             true,
             "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
         Ok(())
     }
 }
@@ -594,17 +594,17 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
     const PATH: &'static str = "WriteShareGroupStateRequest.Topics.Partitions.StateBatches";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.FirstOffset")?,
+                .i64_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.FirstOffset")?,
             last_offset: r
-                .i64("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.LastOffset")?,
+                .i64_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.LastOffset")?,
             delivery_state: r
-                .i8("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryState")?,
+                .i8_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryState")?,
             delivery_count: r
-                .i16("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryCount")?,
+                .i16_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -623,16 +623,16 @@ impl<'a> StateBatch<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(
+        r.skip_(
             19,
             "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
         )?;
-        r.skip_tagged_section(
+        r.skip_tagged_section_(
             "WriteShareGroupStateRequest.Topics.Partitions.StateBatches.tagged_fields",
         )?;
         Ok(())

@@ -5,7 +5,7 @@
 //! Compiled with the `WriteShareGroupState` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `WriteShareGroupStateResponse` (API key 85): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,12 +64,12 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateResponse<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "WriteShareGroupStateResponse",
             ));
         }
@@ -91,17 +91,17 @@ impl<'a> WriteShareGroupStateResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         c::ArrayView::<WriteStateResult<'a>>::skip(
             r,
             version,
             true,
             "WriteShareGroupStateResponse.Results",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateResponse.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateResponse.tagged_fields")?;
         Ok(())
     }
 }
@@ -198,9 +198,9 @@ impl<'a> c::Decode<'a> for WriteStateResult<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse.Results";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid("WriteShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid_("WriteShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -225,18 +225,18 @@ impl<'a> WriteStateResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
-        r.skip(16, "WriteShareGroupStateResponse.Results")?;
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        r.skip_(16, "WriteShareGroupStateResponse.Results")?;
         c::ArrayView::<PartitionResult<'a>>::skip(
             r,
             version,
             true,
             "WriteShareGroupStateResponse.Results.Partitions",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateResponse.Results.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateResponse.Results.tagged_fields")?;
         Ok(())
     }
 }
@@ -343,12 +343,12 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     const PATH: &'static str = "WriteShareGroupStateResponse.Results.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32("WriteShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16("WriteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string(
+            partition: r.i32_("WriteShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16_("WriteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string_(
                 true,
                 "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,
@@ -370,18 +370,18 @@ impl<'a> PartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let _ = version;
-        r.skip(6, "WriteShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized(
+        r.skip_(6, "WriteShareGroupStateResponse.Results.Partitions")?;
+        r.skip_sized_(
             true,
             true,
             "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
         )?;
-        r.skip_tagged_section("WriteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
+        r.skip_tagged_section_("WriteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
         Ok(())
     }
 }

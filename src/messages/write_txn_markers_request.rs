@@ -6,7 +6,7 @@
 //! Compiled with the `WriteTxnMarkers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `WriteTxnMarkersRequest` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "WriteTxnMarkersRequest",
             ));
         }
@@ -93,10 +93,10 @@ impl<'a> WriteTxnMarkersRequest<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarker<'a>>::skip(
             r,
@@ -105,7 +105,7 @@ impl<'a> WriteTxnMarkersRequest<'a> {
             "WriteTxnMarkersRequest.Markers",
         )?;
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersRequest.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersRequest.tagged_fields")?;
         }
         Ok(())
     }
@@ -266,21 +266,21 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest.Markers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            producer_id: r.i64("WriteTxnMarkersRequest.Markers.ProducerId")?,
-            producer_epoch: r.i16("WriteTxnMarkersRequest.Markers.ProducerEpoch")?,
-            transaction_result: r.bool("WriteTxnMarkersRequest.Markers.TransactionResult")?,
+            producer_id: r.i64_("WriteTxnMarkersRequest.Markers.ProducerId")?,
+            producer_epoch: r.i16_("WriteTxnMarkersRequest.Markers.ProducerEpoch")?,
+            transaction_result: r.bool_("WriteTxnMarkersRequest.Markers.TransactionResult")?,
             topics: c::Array::read(
                 r,
                 version,
                 flexible,
                 "WriteTxnMarkersRequest.Markers.Topics",
             )?,
-            coordinator_epoch: r.i32("WriteTxnMarkersRequest.Markers.CoordinatorEpoch")?,
+            coordinator_epoch: r.i32_("WriteTxnMarkersRequest.Markers.CoordinatorEpoch")?,
             transaction_version: if version >= 2 {
-                r.i8("WriteTxnMarkersRequest.Markers.TransactionVersion")?
+                r.i8_("WriteTxnMarkersRequest.Markers.TransactionVersion")?
             } else {
                 0
             },
@@ -300,25 +300,25 @@ impl<'a> WritableTxnMarker<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(11, "WriteTxnMarkersRequest.Markers")?;
+        r.skip_(11, "WriteTxnMarkersRequest.Markers")?;
         c::ArrayView::<WritableTxnMarkerTopic<'a>>::skip(
             r,
             version,
             flexible,
             "WriteTxnMarkersRequest.Markers.Topics",
         )?;
-        r.skip(4, "WriteTxnMarkersRequest.Markers")?;
+        r.skip_(4, "WriteTxnMarkersRequest.Markers")?;
         if version >= 2 {
-            r.skip(1, "WriteTxnMarkersRequest.Markers.TransactionVersion")?;
+            r.skip_(1, "WriteTxnMarkersRequest.Markers.TransactionVersion")?;
         }
 
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersRequest.Markers.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersRequest.Markers.tagged_fields")?;
         }
         Ok(())
     }
@@ -441,10 +441,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
     const PATH: &'static str = "WriteTxnMarkersRequest.Markers.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string(flexible, "WriteTxnMarkersRequest.Markers.Topics.Name")?,
+            name: r.string_(flexible, "WriteTxnMarkersRequest.Markers.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -469,12 +469,12 @@ impl<'a> WritableTxnMarkerTopic<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(flexible, true, "WriteTxnMarkersRequest.Markers.Topics.Name")?;
+        r.skip_sized_(flexible, true, "WriteTxnMarkersRequest.Markers.Topics.Name")?;
         c::ArrayView::<i32>::skip(
             r,
             version,
@@ -482,7 +482,7 @@ impl<'a> WritableTxnMarkerTopic<'a> {
             "WriteTxnMarkersRequest.Markers.Topics.PartitionIndexes",
         )?;
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersRequest.Markers.Topics.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersRequest.Markers.Topics.tagged_fields")?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! Compiled with the `WriteTxnMarkers` cargo feature (part of the default `all-apis`).
 
 use crate::codec as c;
-use crate::error::{DecodeError, EncodeError};
+use crate::error::EncodeError;
 
 /// `WriteTxnMarkersResponse` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,12 +65,12 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return Err(c::version_error(
+                r,
                 <Self as c::Message>::API_KEY,
                 version,
-                r.offset(),
                 "WriteTxnMarkersResponse",
             ));
         }
@@ -93,10 +93,10 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarkerResult<'a>>::skip(
             r,
@@ -105,7 +105,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
             "WriteTxnMarkersResponse.Markers",
         )?;
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersResponse.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersResponse.tagged_fields")?;
         }
         Ok(())
     }
@@ -214,10 +214,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            producer_id: r.i64("WriteTxnMarkersResponse.Markers.ProducerId")?,
+            producer_id: r.i64_("WriteTxnMarkersResponse.Markers.ProducerId")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -240,12 +240,12 @@ impl<'a> WritableTxnMarkerResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(8, "WriteTxnMarkersResponse.Markers")?;
+        r.skip_(8, "WriteTxnMarkersResponse.Markers")?;
         c::ArrayView::<WritableTxnMarkerTopicResult<'a>>::skip(
             r,
             version,
@@ -253,7 +253,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
             "WriteTxnMarkersResponse.Markers.Topics",
         )?;
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersResponse.Markers.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersResponse.Markers.tagged_fields")?;
         }
         Ok(())
     }
@@ -362,10 +362,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers.Topics";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string(flexible, "WriteTxnMarkersResponse.Markers.Topics.Name")?,
+            name: r.string_(flexible, "WriteTxnMarkersResponse.Markers.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -390,12 +390,12 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip_sized(
+        r.skip_sized_(
             flexible,
             true,
             "WriteTxnMarkersResponse.Markers.Topics.Name",
@@ -407,7 +407,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
             "WriteTxnMarkersResponse.Markers.Topics.Partitions",
         )?;
         if flexible {
-            r.skip_tagged_section("WriteTxnMarkersResponse.Markers.Topics.tagged_fields")?;
+            r.skip_tagged_section_("WriteTxnMarkersResponse.Markers.Topics.tagged_fields")?;
         }
         Ok(())
     }
@@ -517,12 +517,12 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     const PATH: &'static str = "WriteTxnMarkersResponse.Markers.Topics.Partitions";
 
     #[inline]
-    fn decode(r: &mut c::Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+    fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
             partition_index: r
-                .i32("WriteTxnMarkersResponse.Markers.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16("WriteTxnMarkersResponse.Markers.Topics.Partitions.ErrorCode")?,
+                .i32_("WriteTxnMarkersResponse.Markers.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16_("WriteTxnMarkersResponse.Markers.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -541,14 +541,14 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     ///
     /// # Errors
     ///
-    /// Truncation and length errors (never, on validated bytes).
+    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), DecodeError> {
+    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let flexible = version >= 1;
-        r.skip(6, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?;
+        r.skip_(6, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?;
         if flexible {
-            r.skip_tagged_section(
+            r.skip_tagged_section_(
                 "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
             )?;
         }
