@@ -39,7 +39,7 @@
 //! decoder is linked in (`embedded-producer/` in the repository is the whole path for a
 //! Cortex-M). Firmware depends on the crate with `default-features = false` and names the APIs it
 //! speaks, such as `features = ["ApiVersions", "Metadata", "Produce", "Fetch"]`: the crate then
-//! compiles in a sixth of the time, and the `perf` feature's inlined and table-heavy fast paths
+//! compiles in a fifth of the time, and the `perf` feature's inlined and table-heavy fast paths
 //! are left out, the same results from about a fifth less code (see the README for the
 //! producer's section sizes).
 //!
