@@ -151,6 +151,33 @@ impl fmt::Display for VersionRange {
 }
 
 /// Decoding of a message or struct at a version, borrowing from the input.
+///
+/// Implementations provide [`Decode::read`], which leaves its error in the reader; callers use
+/// [`Decode::decode`], which returns it. A type of one's own, over the public reads:
+///
+/// ```
+/// use kafka_wire::codec::{Decode, Failed, Reader};
+///
+/// /// Two int32s.
+/// #[derive(Debug)]
+/// struct Pair(i32, i32);
+///
+/// impl<'a> Decode<'a> for Pair {
+///     const PATH: &'static str = "Pair";
+///
+///     fn read(r: &mut Reader<'a>, _version: i16) -> Result<Self, Failed> {
+///         let a = r.i32("Pair.A").map_err(|e| r.fail_with(e))?;
+///         let b = r.i32("Pair.B").map_err(|e| r.fail_with(e))?;
+///         Ok(Pair(a, b))
+///     }
+/// }
+///
+/// let pair = Pair::decode_exact(&[0, 0, 0, 1, 0, 0, 0, 2], 0)?;
+/// assert_eq!((pair.0, pair.1), (1, 2));
+/// let err = Pair::decode(&mut Reader::new(&[0, 0, 0, 1, 0]), 0).unwrap_err();
+/// assert_eq!((err.offset, err.path), (4, "Pair.B"));
+/// # Ok::<(), kafka_wire::DecodeError>(())
+/// ```
 pub trait Decode<'a>: Sized {
     /// Schema path of the type, used in errors (for example `"FetchRequest"`).
     const PATH: &'static str;

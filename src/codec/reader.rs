@@ -111,10 +111,12 @@ impl<'a> Reader<'a> {
         self.rest.is_empty()
     }
 
-    /// Records `error` as this reader's failure.
+    /// Records `error` as this reader's failure and returns the marker to pass up: how a
+    /// [`Decode::read`](super::Decode::read) built on this reader's public reads reports their
+    /// errors (`r.i32(PATH).map_err(|e| r.fail_with(e))?`).
     #[cold]
     #[inline(never)]
-    pub(crate) fn fail_with(&mut self, error: DecodeError) -> Failed {
+    pub fn fail_with(&mut self, error: DecodeError) -> Failed {
         self.error = Some(error);
         Failed
     }
