@@ -280,13 +280,22 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
     out.push_str("//! API key constants, the version table and the request/response enums.\n\n");
+    let live: Vec<&Api<'_>> = apis
+        .iter()
+        .filter(|a| !a.request.unwrap().valid.is_empty())
+        .collect();
+    // `cfg(any(...))` over the features of the APIs that have a body type: the message imports
+    // are needed with one of them; with none, the enums keep their lifetime through a hidden
+    // variant that cannot be built.
     let any = format!(
-        "#[cfg(any({}))]\n",
-        apis.iter()
+        "any({})",
+        live.iter()
             .map(|a| format!("feature = {:?}", a.name))
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let none = format!("#[cfg(not({any}))]\n");
+    let any = format!("#[cfg({any})]\n");
     let _ = write!(
         out,
         "use super::{{ApiInfo, ApiKey}};\nuse crate::codec::{{self as c, VersionRange}};\nuse crate::error::{{DecodeError, EncodeError}};\n{any}use crate::messages as m;\n\n"
@@ -339,19 +348,6 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         );
     }
     out.push_str("];\n\n");
-    let live: Vec<&Api<'_>> = apis
-        .iter()
-        .filter(|a| !a.request.unwrap().valid.is_empty())
-        .collect();
-    // With no API feature enabled the enums keep their lifetime through a hidden variant that
-    // cannot be built.
-    let none = format!(
-        "#[cfg(not(any({})))]\n",
-        live.iter()
-            .map(|a| format!("feature = {:?}", a.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     let gate = |a: &Api<'_>| format!("#[cfg(feature = {:?})]\n", a.name);
     for (kind, enum_name) in [(Kind::Request, "Request"), (Kind::Response, "Response")] {
         let pick = |a: &Api<'_>| {
