@@ -378,13 +378,13 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         let _ = writeln!(out, "impl<'a> {enum_name}<'a> {{");
         let _ = writeln!(
             out,
-            "/// Decodes a {} body of `api_key` at `version`.\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(api_key: ApiKey, version: i16, r: &mut c::Reader<'a>) -> Result<Self, DecodeError> {{\nlet _ = version;\nmatch api_key.0 {{",
+            "/// Decodes a {} body of `api_key` at `version`.\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(api_key: ApiKey, version: i16, r: &mut c::Reader<'a>) -> Result<Self, DecodeError> {{\nlet _ = version;\nlet body = match api_key.0 {{",
             enum_name.to_lowercase()
         );
         for a in &live {
             let _ = writeln!(
                 out,
-                "{}{} => <m::{3}<'a> as c::Decode<'a>>::decode(r, version).map(Self::{2}),",
+                "{}{} => <m::{3}<'a> as c::Decode<'a>>::read(r, version).map(Self::{2}),",
                 gate(a),
                 a.key,
                 a.name,
@@ -393,7 +393,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         }
         let _ = writeln!(
             out,
-            "_ => Err(super::missing_api(api_key, r.offset(), {enum_name:?})),\n}}\n}}\n"
+            "_ => Err(super::missing_api(r, api_key, {enum_name:?})),\n}};\nbody.map_err(|c::Failed| r.take_error())\n}}\n"
         );
         out.push_str("/// The API key of this body.\n#[must_use]\npub const fn api_key(&self) -> ApiKey {\nmatch *self {\n");
         for a in &live {

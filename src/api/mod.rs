@@ -10,8 +10,8 @@ use core::convert::Infallible;
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::codec::VersionRange;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::codec::{Failed, Reader, VersionRange};
+use crate::error::DecodeErrorKind;
 
 pub use generated::{API_TABLE, Request, Response};
 #[cfg(feature = "ApiVersions")]
@@ -34,19 +34,17 @@ impl defmt::Format for NoApi<'_> {
     }
 }
 
-/// The error for an API key that [`Request::decode`] or [`Response::decode`] has no body type
-/// for: `ApiNotEnabled` when the key is a live API whose feature is off, `UnknownApiKey` otherwise.
+/// Records in `r` the error for an API key that [`Request::decode`] or [`Response::decode`] has no
+/// body type for: `ApiNotEnabled` when the key has versions but its feature is off,
+/// `UnknownApiKey` otherwise.
 #[cold]
-fn missing_api(api_key: ApiKey, offset: usize, path: &'static str) -> DecodeError {
-    let live = api_key
-        .info()
-        .is_some_and(|info| !info.request_versions.is_empty());
-    let kind = if live {
-        DecodeErrorKind::ApiNotEnabled(api_key)
-    } else {
+fn missing_api(r: &mut Reader<'_>, api_key: ApiKey, path: &'static str) -> Failed {
+    let kind = if api_key.request_versions().is_empty() {
         DecodeErrorKind::UnknownApiKey(api_key)
+    } else {
+        DecodeErrorKind::ApiNotEnabled(api_key)
     };
-    DecodeError::new(offset, kind, path)
+    r.fail(kind, path)
 }
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
