@@ -1,4 +1,4 @@
-//! Decode and encode throughput of kafka-wire beside the `kafka-protocol` crate, on the same
+//! Decode and encode throughput of kwire beside the `kafka-protocol` crate, on the same
 //! bytes in the same run, one group per message and direction:
 //!
 //! * decode: MetadataResponse v12 (100 topics × 10 partitions × 3 replicas), FetchResponse v16
@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kafka_protocol::protocol::Encodable;
-use kafka_wire::{ApiKey, Encode, frame};
+use kwire::{ApiKey, Encode, frame};
 
 #[allow(dead_code)]
 mod workloads;
@@ -34,7 +34,7 @@ fn decode_group<O, T>(
 ) {
     let mut g = c.benchmark_group(format!("{}_decode", case.name));
     g.throughput(Throughput::Bytes(case.body.len() as u64));
-    g.bench_function("kafka-wire", |b| {
+    g.bench_function("kwire", |b| {
         b.iter(|| ours(black_box(&case.body), case.version))
     });
     g.bench_function("kafka-protocol", |b| {
@@ -47,7 +47,7 @@ fn encode_group<O: Encode, T: Encodable>(c: &mut Criterion, case: &Case<O, T>) {
     let mut g = c.benchmark_group(format!("{}_encode", case.name));
     g.throughput(Throughput::Bytes(case.body.len() as u64));
     let mut out = case.out_buf();
-    g.bench_function("kafka-wire", |b| {
+    g.bench_function("kwire", |b| {
         b.iter(|| ours_encode(black_box(&case.ours), case.version, &mut out))
     });
     let mut buf = case.peer_buf();
@@ -77,10 +77,10 @@ fn messages(c: &mut Criterion) {
     g.bench_function("plain-copy", |b| {
         b.iter(|| plain_copy(black_box(frame_bytes), &mut out))
     });
-    g.bench_function("kafka-wire-reencode", |b| {
+    g.bench_function("kwire-reencode", |b| {
         b.iter(|| ours_reencode_decoded(black_box(&header), black_box(&body), &mut out))
     });
-    g.bench_function("kafka-wire-decode-reencode", |b| {
+    g.bench_function("kwire-decode-reencode", |b| {
         b.iter(|| ours_reencode(black_box(frame_bytes), &mut out))
     });
     g.finish();

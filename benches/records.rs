@@ -1,4 +1,4 @@
-//! Record-batch throughput of kafka-wire beside the `kafka-protocol` crate, on the same bytes in
+//! Record-batch throughput of kwire beside the `kafka-protocol` crate, on the same bytes in
 //! the same run: checksums over 16 KiB, reading the 1000 records of one batch, and writing a
 //! 1000-record batch.
 
@@ -10,7 +10,7 @@ use kafka_protocol::records::{
     Compression as KpCompression, IEEE, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder,
     RecordEncodeOptions, TimestampType as KpTimestampType,
 };
-use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, crc};
+use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, crc};
 
 #[allow(dead_code)]
 mod workloads;
@@ -100,7 +100,7 @@ fn checksums(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("crc32c_16k");
     g.throughput(Throughput::Bytes(data.len() as u64));
-    g.bench_function("kafka-wire", |b| b.iter(|| crc::crc32c(black_box(&data))));
+    g.bench_function("kwire", |b| b.iter(|| crc::crc32c(black_box(&data))));
     // kafka-protocol has no public CRC-32C; the `crc` crate's sixteen-table form, the same
     // method, is the reference point.
     let sixteen = ::crc::Crc::<u32, ::crc::Table<16>>::new(&::crc::CRC_32_ISCSI);
@@ -112,7 +112,7 @@ fn checksums(c: &mut Criterion) {
     // CRC-32 (IEEE), the legacy messages' checksum, which kafka-protocol exports.
     let mut g = c.benchmark_group("crc32_16k");
     g.throughput(Throughput::Bytes(data.len() as u64));
-    g.bench_function("kafka-wire", |b| b.iter(|| crc::crc32(black_box(&data))));
+    g.bench_function("kwire", |b| b.iter(|| crc::crc32(black_box(&data))));
     g.bench_function("kafka-protocol", |b| {
         b.iter(|| IEEE.checksum(black_box(&data)))
     });
@@ -126,7 +126,7 @@ fn read_records(c: &mut Criterion) {
     let mut g = c.benchmark_group("read_1000_records");
     g.throughput(Throughput::Elements(RECORDS as u64));
     // Both check the CRC and visit every key, value and header.
-    g.bench_function("kafka-wire", |b| {
+    g.bench_function("kwire", |b| {
         b.iter(|| {
             let batch = RecordBatch::parse(black_box(&bytes)).unwrap();
             batch.verify_crc().unwrap();
@@ -142,7 +142,7 @@ fn read_records(c: &mut Criterion) {
             acc
         })
     });
-    g.bench_function("kafka-wire-no-crc", |b| {
+    g.bench_function("kwire-no-crc", |b| {
         b.iter(|| {
             let batch = RecordBatch::parse(black_box(&bytes)).unwrap();
             let mut acc = 0usize;
@@ -191,7 +191,7 @@ fn write_batch(c: &mut Criterion) {
     let mut g = c.benchmark_group("write_1000_records");
     g.throughput(Throughput::Elements(RECORDS as u64));
     let mut out = vec![0u8; len];
-    g.bench_function("kafka-wire", |bench| {
+    g.bench_function("kwire", |bench| {
         bench.iter(|| builder().write(black_box(&ours), &mut out).unwrap())
     });
     let mut buf = BytesMut::with_capacity(len);

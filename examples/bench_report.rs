@@ -1,5 +1,5 @@
-//! Runs kafka-wire and `kafka-protocol` on each workload, alternately, and prints one line per
-//! workload with the ratio of their median times (peer time / our time; above 1 means kafka-wire
+//! Runs kwire and `kafka-protocol` on each workload, alternately, and prints one line per
+//! workload with the ratio of their median times (peer time / our time; above 1 means kwire
 //! is faster):
 //!
 //! ```text
@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use kafka_protocol::protocol::Encodable;
 use kafka_protocol::records::RecordBatchDecoder;
-use kafka_wire::records::crc;
-use kafka_wire::{ApiKey, Encode, frame};
+use kwire::records::crc;
+use kwire::{ApiKey, Encode, frame};
 
 #[path = "../benches/workloads/mod.rs"]
 #[allow(dead_code)]
@@ -146,7 +146,7 @@ fn main() {
     let started = Instant::now();
     let w = Workloads::new();
 
-    println!("workload          ratio = kafka-protocol time / kafka-wire time (median)");
+    println!("workload          ratio = kafka-protocol time / kwire time (median)");
     message(&s, &w.metadata, ours_metadata, theirs_metadata, 10.0);
     message(&s, &w.fetch, ours_fetch, theirs_fetch, 5.0);
     message(&s, &w.produce, ours_produce, theirs_produce, 5.0);

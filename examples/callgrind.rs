@@ -1,4 +1,4 @@
-//! Runs one workload of kafka-wire a fixed number of times, for instruction counts that do not
+//! Runs one workload of kwire a fixed number of times, for instruction counts that do not
 //! depend on timing noise:
 //!
 //! ```text
@@ -6,7 +6,7 @@
 //! valgrind --tool=callgrind target/release/examples/callgrind metadata-decode 100
 //! ```
 //!
-//! Only kafka-wire runs inside the loop; the inputs are built before it. Run it with no
+//! Only kwire runs inside the loop; the inputs are built before it. Run it with no
 //! arguments for the list of workloads. To see the cost of the loop alone, subtract the count
 //! of a run with 0 iterations.
 
@@ -17,8 +17,8 @@ use std::process::ExitCode;
 #[allow(dead_code)]
 mod workloads;
 
-use kafka_wire::records::crc;
-use kafka_wire::{ApiKey, frame};
+use kwire::records::crc;
+use kwire::{ApiKey, frame};
 use workloads::*;
 
 const NAMES: &[&str] = &[

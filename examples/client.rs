@@ -1,4 +1,4 @@
-//! A Kafka client built on kafka-wire: blocking TCP, one broker connection at a time.
+//! A Kafka client built on kwire: blocking TCP, one broker connection at a time.
 //!
 //! ```text
 //! cargo run --example client --features gzip,snappy,lz4,zstd -- 127.0.0.1:9092 \
@@ -17,22 +17,22 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::api::{
+use kwire::api::{
     NegotiateError, VersionTable, api_versions_request_version, decode_api_versions,
 };
-use kafka_wire::codec::{Array, Uuid};
-use kafka_wire::frame::{self, Body};
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{
+use kwire::codec::{Array, Uuid};
+use kwire::frame::{self, Body};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{
     ApiVersionsRequest, CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest,
     RequestHeader,
 };
-use kafka_wire::records::compression::BuiltinCodecs;
-use kafka_wire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
-use kafka_wire::{ApiKey, Response, Status};
+use kwire::records::compression::BuiltinCodecs;
+use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
+use kwire::{ApiKey, Response, Status};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -42,7 +42,7 @@ const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
 const LEADER_NOT_AVAILABLE: i16 = 5;
 const TOPIC_ALREADY_EXISTS: i16 = 36;
 
-const CLIENT_ID: &str = "kafka-wire-example";
+const CLIENT_ID: &str = "kwire-example";
 
 struct Options {
     broker: String,
@@ -80,7 +80,7 @@ fn parse_args() -> Result<Options, Error> {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         broker: String::new(),
-        topic: format!("kafka-wire-client-{}", now_ms()),
+        topic: format!("kwire-client-{}", now_ms()),
         partitions: 3,
         records: 5,
         compression: Compression::NONE,
@@ -152,7 +152,7 @@ impl Connection {
         let mut version = api_versions_request_version();
         for _ in 0..2 {
             let body = ApiVersionsRequest::default()
-                .with_client_software_name("kafka-wire-example")
+                .with_client_software_name("kwire-example")
                 .with_client_software_version(env!("CARGO_PKG_VERSION"));
             let body = if version >= 3 {
                 body
@@ -282,7 +282,7 @@ fn run(o: &Options) -> Result<(), Error> {
             (0..o.records).map(move |i| {
                 (
                     format!("key-{p}-{i}"),
-                    format!("value {i} of partition {p}, written by kafka-wire"),
+                    format!("value {i} of partition {p}, written by kwire"),
                     format!("{i}"),
                 )
             })
@@ -292,7 +292,7 @@ fn run(o: &Options) -> Result<(), Error> {
         .iter()
         .map(|(_, _, i)| {
             [
-                NewHeader::new(b"source", b"kafka-wire"),
+                NewHeader::new(b"source", b"kwire"),
                 NewHeader::new(b"index", i.as_bytes()),
             ]
         })

@@ -1,4 +1,4 @@
-//! A Kafka proxy built on kafka-wire: it sits between clients and one upstream broker, decodes
+//! A Kafka proxy built on kwire: it sits between clients and one upstream broker, decodes
 //! every request and response by API key and version, logs one line per frame, rewrites the
 //! client id of requests, and re-encodes each frame.
 //!
@@ -29,13 +29,13 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use kafka_wire::codec::Array;
-use kafka_wire::frame::{self, Body};
-use kafka_wire::messages::describe_cluster_response::DescribeClusterBroker;
-use kafka_wire::messages::find_coordinator_response::Coordinator;
-use kafka_wire::messages::metadata_response::MetadataResponseBroker;
-use kafka_wire::messages::{RequestHeader, ResponseHeader};
-use kafka_wire::{ApiKey, EncodeError, Request, Response, Status};
+use kwire::codec::Array;
+use kwire::frame::{self, Body};
+use kwire::messages::describe_cluster_response::DescribeClusterBroker;
+use kwire::messages::find_coordinator_response::Coordinator;
+use kwire::messages::metadata_response::MetadataResponseBroker;
+use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::{ApiKey, EncodeError, Request, Response, Status};
 
 /// The largest frame forwarded.
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -253,7 +253,7 @@ fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &
     };
     // ApiVersions bodies may come back in the v0 layout (the broker's fallback).
     let decoded = if key == ApiKey::API_VERSIONS {
-        kafka_wire::api::decode_api_versions(f, version)
+        kwire::api::decode_api_versions(f, version)
             .map(|r| (r.header, Response::ApiVersions(r.body), r.version))
     } else {
         frame::decode_response(f, key, version).map(|(h, b)| (h, b, version))

@@ -17,9 +17,9 @@
 //! Decoders recurse only along the schema's nesting (a struct inside a struct), never along
 //! anything the input controls, so the peak is a property of the schemas.
 
-use kafka_wire::codec::{MessageKind, Reader};
-use kafka_wire::schema::{FieldType, MESSAGES, StructSchema, walker};
-use kafka_wire::{ApiKey, EncodeError, Request, Response};
+use kwire::codec::{MessageKind, Reader};
+use kwire::schema::{FieldType, MESSAGES, StructSchema, walker};
+use kwire::{ApiKey, EncodeError, Request, Response};
 
 /// Struct nesting below and including `s`.
 fn depth(s: &StructSchema) -> usize {

@@ -124,8 +124,8 @@ fn encode_frame<H: Encode, B: Encode>(
 /// included: the buffer to give it, for callers who allocate one per frame.
 ///
 /// ```
-/// use kafka_wire::frame;
-/// use kafka_wire::messages::{MetadataRequest, RequestHeader};
+/// use kwire::frame;
+/// use kwire::messages::{MetadataRequest, RequestHeader};
 ///
 /// let header = RequestHeader::default()
 ///     .with_request_api_key(3)
@@ -134,7 +134,7 @@ fn encode_frame<H: Encode, B: Encode>(
 /// let body = MetadataRequest::default();
 /// let mut out = vec![0u8; frame::request_len(&header, &body)?];
 /// assert_eq!(frame::encode_request(&header, &body, &mut out)?, out.len());
-/// # Ok::<(), kafka_wire::EncodeError>(())
+/// # Ok::<(), kwire::EncodeError>(())
 /// ```
 ///
 /// # Errors
@@ -228,8 +228,8 @@ pub fn decode_response(
 /// response through [`Response`]: on a device that speaks a few APIs, this keeps the code small.
 ///
 /// ```
-/// use kafka_wire::frame;
-/// use kafka_wire::messages::{HeartbeatResponse, ResponseHeader};
+/// use kwire::frame;
+/// use kwire::messages::{HeartbeatResponse, ResponseHeader};
 ///
 /// let body = HeartbeatResponse::default().with_error_code(27);
 /// let header = ResponseHeader::default().with_correlation_id(9);

@@ -1,4 +1,4 @@
-//! # kafka-wire
+//! # kwire
 //!
 //! A `#![no_std]` codec for the complete Apache Kafka wire protocol: every API key and every
 //! version, requests and responses, encode and decode. It encodes into a caller's `&mut [u8]` and
@@ -9,8 +9,8 @@
 //! Encode a request frame into a stack buffer and decode it back:
 //!
 //! ```
-//! use kafka_wire::messages::{RenewDelegationTokenRequest, RequestHeader};
-//! use kafka_wire::{Request, frame};
+//! use kwire::messages::{RenewDelegationTokenRequest, RequestHeader};
+//! use kwire::{Request, frame};
 //!
 //! let body = RenewDelegationTokenRequest::default()
 //!     .with_hmac(b"\x01\x02")
@@ -45,13 +45,13 @@
 //!
 //! ```
 //! use heapless::Vec;
-//! use kafka_wire::codec::Array;
-//! use kafka_wire::frame;
-//! use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-//! use kafka_wire::messages::{ProduceRequest, ProduceResponse, RequestHeader};
-//! use kafka_wire::records::{BatchBuilder, NewRecord, Records};
-//! # use kafka_wire::messages::ResponseHeader;
-//! # use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+//! use kwire::codec::Array;
+//! use kwire::frame;
+//! use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+//! use kwire::messages::{ProduceRequest, ProduceResponse, RequestHeader};
+//! use kwire::records::{BatchBuilder, NewRecord, Records};
+//! # use kwire::messages::ResponseHeader;
+//! # use kwire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 //!
 //! let readings = [
 //!     NewRecord::new(b"21.5C").with_key(b"board-7"),
@@ -105,8 +105,8 @@
 //! (`examples/proxy.rs` is a whole proxy).
 //!
 //! ```
-//! use kafka_wire::frame;
-//! # use kafka_wire::messages::{MetadataRequest, RequestHeader};
+//! use kwire::frame;
+//! # use kwire::messages::{MetadataRequest, RequestHeader};
 //! # let header = RequestHeader::default().with_request_api_key(3).with_request_api_version(12)
 //! #     .with_correlation_id(5).with_client_id(Some("app"));
 //! # let mut incoming = [0u8; 64];
@@ -126,13 +126,13 @@
 //! ## For a protocol tool: the tree of any frame
 //!
 //! With the `describe` feature, any request or response frame, of any API and version, well
-//! formed or not, renders as an annotated tree (`kafka-wire dissect` on the command line).
+//! formed or not, renders as an annotated tree (`kwire dissect` on the command line).
 //!
 //! ```
 //! # #[cfg(feature = "describe")] {
 //! let frame = [0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 //! let mut text = String::new();
-//! kafka_wire::describe::write_request_frame(&frame, &mut text)?;
+//! kwire::describe::write_request_frame(&frame, &mut text)?;
 //! assert!(text.contains("= 39 (RenewDelegationToken)"));
 //! assert!(!text.contains("error"));
 //! # }
@@ -179,6 +179,8 @@
 
 #![no_std]
 #![forbid(unsafe_code)]
+// docs.rs marks each item with the cargo features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(
     missing_docs,
     missing_debug_implementations,

@@ -6,8 +6,8 @@
 //! tests are, and again with `--no-default-features --features ApiVersions,Produce`, where most
 //! keys are off.
 
-use kafka_wire::codec::Reader;
-use kafka_wire::{ApiKey, DecodeErrorKind, Request, Response, frame};
+use kwire::codec::Reader;
+use kwire::{ApiKey, DecodeErrorKind, Request, Response, frame};
 
 /// A request frame: size prefix, header v1 (key, version, correlation id 7, null client id),
 /// then `body`.
@@ -114,7 +114,7 @@ fn request_frames_of_disabled_apis() {
 #[cfg(feature = "Produce")]
 #[test]
 fn enabled_api_round_trips() {
-    use kafka_wire::messages::{ProduceRequest, RequestHeader};
+    use kwire::messages::{ProduceRequest, RequestHeader};
 
     let body = ProduceRequest::default()
         .with_acks(-1)

@@ -3,23 +3,23 @@
 //! one whole typed error for each kind of malformed input, and the encode-side failures.
 //! Nothing here may panic.
 
-use kafka_wire::codec::{Array, Decode, Encode, RawTaggedField, Reader, TaggedFields, uvarint_len};
-use kafka_wire::frame::{self, decode_request, decode_response, encode_request, encode_response};
-use kafka_wire::messages::api_versions_request::ApiVersionsRequest;
-use kafka_wire::messages::fetch_request::{FetchRequest, ReplicaState};
-use kafka_wire::messages::heartbeat_request::HeartbeatRequest;
-use kafka_wire::messages::metadata_request::{MetadataRequest, MetadataRequestTopic};
-use kafka_wire::messages::metadata_response::{
+use kwire::codec::{Array, Decode, Encode, RawTaggedField, Reader, TaggedFields, uvarint_len};
+use kwire::frame::{self, decode_request, decode_response, encode_request, encode_response};
+use kwire::messages::api_versions_request::ApiVersionsRequest;
+use kwire::messages::fetch_request::{FetchRequest, ReplicaState};
+use kwire::messages::heartbeat_request::HeartbeatRequest;
+use kwire::messages::metadata_request::{MetadataRequest, MetadataRequestTopic};
+use kwire::messages::metadata_response::{
     MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
-use kafka_wire::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
-use kafka_wire::messages::update_features_response::{
+use kwire::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
+use kwire::messages::update_features_response::{
     UpdatableFeatureResult, UpdateFeaturesResponse,
 };
-use kafka_wire::messages::{
+use kwire::messages::{
     RenewDelegationTokenRequest, RenewDelegationTokenResponse, RequestHeader, ResponseHeader,
 };
-use kafka_wire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, Request, Response, Status};
+use kwire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, Request, Response, Status};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -479,7 +479,7 @@ fn metadata_topic<'a>(
 ) -> MetadataResponseTopic<'a> {
     MetadataResponseTopic::default()
         .with_name(Some("orders"))
-        .with_topic_id(kafka_wire::codec::Uuid(TOPIC_ID))
+        .with_topic_id(kwire::codec::Uuid(TOPIC_ID))
         .with_partitions(Array::from(partitions))
         .with_topic_authorized_operations(0x0f)
 }
@@ -807,7 +807,7 @@ fn metadata_v8_request_prefixes() {
 /// for and client id "cli" (the body starts at 17 with header v1, 18 with header v2).
 fn raw_request(key: i16, version: i16, body: &[u8]) -> Vec<u8> {
     let header = req_header(key, version, Some("cli"));
-    let hv = kafka_wire::header::request_header_version(ApiKey(key), version);
+    let hv = kwire::header::request_header_version(ApiKey(key), version);
     let h = encode_body(&header, hv);
     let mut f = ((h.len() + body.len()) as i32).to_be_bytes().to_vec();
     f.extend_from_slice(&h);

@@ -12,8 +12,8 @@
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records as kp;
-use kafka_wire::records::compression::{BuiltinCodecs, CompressionError, Compressor, Decompressor};
-use kafka_wire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Record, RecordBatch};
+use kwire::records::compression::{BuiltinCodecs, CompressionError, Compressor, Decompressor};
+use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Record, RecordBatch};
 
 const CODECS: [Compression; 4] = [
     Compression::GZIP,

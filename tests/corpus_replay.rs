@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kafka_wire::__fuzz::{FEATURE_GATED, Outcome, TARGETS, Target};
+use kwire::__fuzz::{FEATURE_GATED, Outcome, TARGETS, Target};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")

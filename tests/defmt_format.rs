@@ -4,17 +4,17 @@
 //! The check is at compile time: this file does not build if any of them lacks the impl.
 #![cfg(feature = "defmt")]
 
-use kafka_wire::api::{NegotiateError, Unsupported, VersionTable};
-use kafka_wire::codec::{Array, ArrayView, TaggedFields, Uuid, VersionRange};
-use kafka_wire::messages::{
+use kwire::api::{NegotiateError, Unsupported, VersionTable};
+use kwire::codec::{Array, ArrayView, TaggedFields, Uuid, VersionRange};
+use kwire::messages::{
     ConsumerProtocolAssignment, FetchResponse, MetadataResponse, ProduceRequest, RequestHeader,
     ResponseHeader,
 };
-use kafka_wire::records::{
+use kwire::records::{
     Attributes, ControlRecord, Header, LegacyMessage, Record, RecordBatch, RecordBatchHeader,
     Records,
 };
-use kafka_wire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, Request, Response};
+use kwire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, Request, Response};
 
 fn is_format<T: defmt::Format + ?Sized>() {}
 

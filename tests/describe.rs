@@ -3,14 +3,14 @@
 
 #![cfg(feature = "describe")]
 
-use kafka_wire::api::API_TABLE;
-use kafka_wire::codec::Encode;
-use kafka_wire::describe::{self, Category, DescribeError, Node, Side, Visit};
-use kafka_wire::frame::{decode_request, decode_response, encode_request, encode_response};
-use kafka_wire::header::response_header_version;
-use kafka_wire::messages::{RequestHeader, ResponseHeader};
-use kafka_wire::schema::{self, walker};
-use kafka_wire::{ApiKey, DecodeErrorKind};
+use kwire::api::API_TABLE;
+use kwire::codec::Encode;
+use kwire::describe::{self, Category, DescribeError, Node, Side, Visit};
+use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
+use kwire::header::response_header_version;
+use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::schema::{self, walker};
+use kwire::{ApiKey, DecodeErrorKind};
 
 fn seeds_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/seeds")
@@ -369,7 +369,7 @@ fn typed(
     key: ApiKey,
     version: i16,
     side: Side,
-) -> Result<(), kafka_wire::DecodeError> {
+) -> Result<(), kwire::DecodeError> {
     match side {
         Side::Request => decode_request(frame).map(drop),
         Side::Response => decode_response(frame, key, version).map(drop),
@@ -452,7 +452,7 @@ fn malformed_input_prints_the_tree_so_far_and_the_error() {
     let e = describe::write_request_frame(&long, &mut text).unwrap_err();
     assert_eq!(
         e,
-        DescribeError::Decode(kafka_wire::DecodeError::new(
+        DescribeError::Decode(kwire::DecodeError::new(
             n,
             DecodeErrorKind::TrailingBytes { count: 1 },
             "Frame"
@@ -462,9 +462,9 @@ fn malformed_input_prints_the_tree_so_far_and_the_error() {
 
 #[test]
 fn records_are_shown_batch_by_batch() {
-    use kafka_wire::messages::ProduceRequest;
-    use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-    use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, Records};
+    use kwire::messages::ProduceRequest;
+    use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kwire::records::{BatchBuilder, NewHeader, NewRecord, Records};
     let headers = [NewHeader::new(b"h", b"v")];
     let records = [
         NewRecord::new(b"one").with_timestamp(5),

@@ -18,8 +18,8 @@
 //! cover the multi-byte varints that the walker's small instances do not reach.
 //!
 //! Legitimate differences are listed in [`KNOWN_DIFFERENCES`] with their reason; every entry must
-//! still be hit, so the list cannot go stale. Ranges only kafka-wire covers (Kafka after 4.1) are
-//! listed in [`ONLY_IN_KAFKA_WIRE`].
+//! still be hit, so the list cannot go stale. Ranges only kwire covers (Kafka after 4.1) are
+//! listed in [`ONLY_IN_KWIRE`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,9 +29,9 @@ use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{
     Decodable, Encodable, HeaderVersion, Message as KpMessage, Request as KpRequest,
 };
-use kafka_wire::codec::Reader;
-use kafka_wire::schema::{self, MessageSchema, walker};
-use kafka_wire::{ApiKey, Decode, Encode};
+use kwire::codec::Reader;
+use kwire::schema::{self, MessageSchema, walker};
+use kwire::{ApiKey, Decode, Encode};
 
 /// Number of seeded random instances written per message and version.
 const SEEDS: u64 = 32;
@@ -133,14 +133,14 @@ fn peer<T: KpMessage + Encodable + Decodable + Default>() -> Peer {
 fn ours_encode<E: Encode>(value: &E, version: i16) -> Encoded {
     let len = value
         .encoded_len(version)
-        .map_err(|e| format!("kafka-wire encoded_len: {e}"))?;
+        .map_err(|e| format!("kwire encoded_len: {e}"))?;
     let mut out = vec![0u8; len];
     let n = value
         .encode(version, &mut out)
-        .map_err(|e| format!("kafka-wire encode: {e}"))?;
+        .map_err(|e| format!("kwire encode: {e}"))?;
     if n != len {
         return Err(format!(
-            "kafka-wire wrote {n} bytes but encoded_len said {len}"
+            "kwire wrote {n} bytes but encoded_len said {len}"
         ));
     }
     Ok(out)
@@ -148,11 +148,11 @@ fn ours_encode<E: Encode>(value: &E, version: i16) -> Encoded {
 
 fn ours_request(key: i16, bytes: &[u8], version: i16) -> Encoded {
     let mut r = Reader::new(bytes);
-    let v = kafka_wire::Request::decode(ApiKey(key), version, &mut r)
-        .map_err(|e| format!("kafka-wire decode: {e}"))?;
+    let v = kwire::Request::decode(ApiKey(key), version, &mut r)
+        .map_err(|e| format!("kwire decode: {e}"))?;
     if !r.is_empty() {
         return Err(format!(
-            "kafka-wire decode left {} of {} bytes",
+            "kwire decode left {} of {} bytes",
             r.remaining(),
             bytes.len()
         ));
@@ -162,11 +162,11 @@ fn ours_request(key: i16, bytes: &[u8], version: i16) -> Encoded {
 
 fn ours_response(key: i16, bytes: &[u8], version: i16) -> Encoded {
     let mut r = Reader::new(bytes);
-    let v = kafka_wire::Response::decode(ApiKey(key), version, &mut r)
-        .map_err(|e| format!("kafka-wire decode: {e}"))?;
+    let v = kwire::Response::decode(ApiKey(key), version, &mut r)
+        .map_err(|e| format!("kwire decode: {e}"))?;
     if !r.is_empty() {
         return Err(format!(
-            "kafka-wire decode left {} of {} bytes",
+            "kwire decode left {} of {} bytes",
             r.remaining(),
             bytes.len()
         ));
@@ -174,7 +174,7 @@ fn ours_response(key: i16, bytes: &[u8], version: i16) -> Encoded {
     ours_encode(&v, version)
 }
 
-fn range(r: kafka_wire::codec::VersionRange) -> (i16, i16) {
+fn range(r: kwire::codec::VersionRange) -> (i16, i16) {
     (r.min, r.max)
 }
 
@@ -237,11 +237,11 @@ macro_rules! data_cases {
                 kind: Kind::$kind,
                 theirs: peer::<kp::$ty>(),
                 ours_versions: range(
-                    <kafka_wire::messages::$ty<'_> as kafka_wire::Message>::VALID_VERSIONS,
+                    <kwire::messages::$ty<'_> as kwire::Message>::VALID_VERSIONS,
                 ),
                 ours: |bytes, v| {
-                    let value = kafka_wire::messages::$ty::decode_exact(bytes, v)
-                        .map_err(|e| format!("kafka-wire decode: {e}"))?;
+                    let value = kwire::messages::$ty::decode_exact(bytes, v)
+                        .map_err(|e| format!("kwire decode: {e}"))?;
                     ours_encode(&value, v)
                 },
                 schema: schema::by_name(stringify!($ty)),
@@ -377,7 +377,7 @@ struct Known {
 /// `kafka-protocol` at an older one is therefore not a legal message, and our decoder rightly
 /// rejects it.
 const NULL_AT_OLD_VERSION: &str = "kafka-protocol writes null into a field that is not nullable at this version \
-     (value taken from a version where it is); kafka-wire rejects the message, as Java does";
+     (value taken from a version where it is); kwire rejects the message, as Java does";
 
 /// `kafka-protocol` generates `let version = ...` for a data schema's own `Version` field, which
 /// shadows the schema version, and decodes the nested structs at the value of that field instead.
@@ -557,10 +557,10 @@ fn compare_ours(case: &Case, bytes: &[u8], version: i16) -> Result<(), String> {
 
 /// The walker's minimal instance and `SEEDS` random instances of a schema at a version.
 fn walker_instances(schema: &MessageSchema, version: i16) -> Vec<(String, Encoded)> {
-    fn run(f: impl Fn(&mut [u8]) -> Result<usize, kafka_wire::EncodeError>) -> Encoded {
+    fn run(f: impl Fn(&mut [u8]) -> Result<usize, kwire::EncodeError>) -> Encoded {
         let mut buf = vec![0u8; 4096];
         let n = match f(&mut buf) {
-            Err(kafka_wire::EncodeError::BufferTooSmall { required, .. }) => {
+            Err(kwire::EncodeError::BufferTooSmall { required, .. }) => {
                 buf = vec![0u8; required];
                 f(&mut buf)
             }
@@ -993,51 +993,51 @@ fn ours_frame(kind: Kind, key: i16, version: i16, frame: &[u8]) -> Encoded {
     {
         let mut tree = String::new();
         match kind {
-            Kind::Request => kafka_wire::describe::write_request_frame(frame, &mut tree),
-            _ => kafka_wire::describe::write_response_frame(frame, ApiKey(key), version, &mut tree),
+            Kind::Request => kwire::describe::write_request_frame(frame, &mut tree),
+            _ => kwire::describe::write_response_frame(frame, ApiKey(key), version, &mut tree),
         }
-        .map_err(|e| format!("kafka-wire dissect: {e}\n{tree}"))?;
+        .map_err(|e| format!("kwire dissect: {e}\n{tree}"))?;
     }
     let mut out = vec![0u8; frame.len() + 64];
     let n = match kind {
         Kind::Request => {
-            let (header, body) = kafka_wire::frame::decode_request(frame)
-                .map_err(|e| format!("kafka-wire decode_request: {e}"))?;
+            let (header, body) = kwire::frame::decode_request(frame)
+                .map_err(|e| format!("kwire decode_request: {e}"))?;
             if header.client_id != Some(CLIENT_ID) || header.correlation_id != CORRELATION_ID {
-                return Err(format!("kafka-wire decoded header {header:?}"));
+                return Err(format!("kwire decoded header {header:?}"));
             }
-            kafka_wire::frame::encode_request(&header, &body, &mut out)
+            kwire::frame::encode_request(&header, &body, &mut out)
         }
         _ => {
-            let (header, body) = kafka_wire::frame::decode_response(frame, ApiKey(key), version)
-                .map_err(|e| format!("kafka-wire decode_response: {e}"))?;
+            let (header, body) = kwire::frame::decode_response(frame, ApiKey(key), version)
+                .map_err(|e| format!("kwire decode_response: {e}"))?;
             if header.correlation_id != CORRELATION_ID {
-                return Err(format!("kafka-wire decoded header {header:?}"));
+                return Err(format!("kwire decoded header {header:?}"));
             }
-            kafka_wire::frame::encode_response(&header, &body, version, &mut out)
+            kwire::frame::encode_response(&header, &body, version, &mut out)
         }
     }
-    .map_err(|e| format!("kafka-wire frame encode: {e}"))?;
+    .map_err(|e| format!("kwire frame encode: {e}"))?;
     out.truncate(n);
     Ok(out)
 }
 
-/// Why a range is covered by kafka-wire only.
+/// Why a range is covered by kwire only.
 const NEWER_THAN_4_1: &str =
     "added to Kafka after 4.1; kafka-protocol 0.18 is generated from the 4.1 schemas";
 
-/// Why a range is covered by kafka-wire only.
+/// Why a range is covered by kwire only.
 const REMOVED_IN_4_0: &str = "removed in Kafka 4.0 (generated from the 3.9 schemas); \
      kafka-protocol 0.18 starts at the 4.0 minimum";
 
-/// Why a whole removed API is covered by kafka-wire only.
+/// Why a whole removed API is covered by kwire only.
 const API_REMOVED_IN_4_0: &str = "ZooKeeper-mode API removed in Kafka 4.0 (generated from the \
      3.9 schemas); kafka-protocol 0.18 generates no type for it";
 
-/// API keys and versions that kafka-wire covers and kafka-protocol 0.18 does not, so nothing can
+/// API keys and versions that kwire covers and kafka-protocol 0.18 does not, so nothing can
 /// be compared there: (key, kind, versions, reason). Checked against both crates' version tables,
 /// so the list is exact. There is no range that only kafka-protocol covers.
-const ONLY_IN_KAFKA_WIRE: &[(i16, Kind, (i16, i16), &str)] = &[
+const ONLY_IN_KWIRE: &[(i16, Kind, (i16, i16), &str)] = &[
     (0, Kind::Request, (0, 2), REMOVED_IN_4_0),
     (0, Kind::Response, (0, 2), REMOVED_IN_4_0),
     (1, Kind::Request, (0, 3), REMOVED_IN_4_0),
@@ -1145,9 +1145,9 @@ const ONLY_IN_KAFKA_WIRE: &[(i16, Kind, (i16, i16), &str)] = &[
     (94, Kind::Response, (0, 0), NEWER_THAN_4_1),
 ];
 
-/// Header and data schema versions that kafka-wire covers and kafka-protocol 0.18 does not:
+/// Header and data schema versions that kwire covers and kafka-protocol 0.18 does not:
 /// (schema, versions, reason).
-const HEADERS_ONLY_IN_KAFKA_WIRE: &[(&str, (i16, i16), &str)] = &[(
+const HEADERS_ONLY_IN_KWIRE: &[(&str, (i16, i16), &str)] = &[(
     "RequestHeader",
     (0, 0),
     "request header v0 (no client id), used only by ControlledShutdown v0; removed in Kafka 4.0",
@@ -1208,22 +1208,22 @@ fn coverage_gaps_are_documented() {
             case.name
         );
     }
-    let documented_headers: Vec<_> = HEADERS_ONLY_IN_KAFKA_WIRE
+    let documented_headers: Vec<_> = HEADERS_ONLY_IN_KWIRE
         .iter()
         .map(|&(name, versions, _)| (name, versions))
         .collect();
     assert_eq!(
         header_gaps, documented_headers,
-        "undocumented kafka-wire-only header or data ranges"
+        "undocumented kwire-only header or data ranges"
     );
-    let mut documented: Vec<_> = ONLY_IN_KAFKA_WIRE
+    let mut documented: Vec<_> = ONLY_IN_KWIRE
         .iter()
         .map(|&(key, kind, versions, _)| (key, kind, versions))
         .collect();
     documented.sort();
     only_ours.sort();
-    println!("covered by kafka-wire only (nothing to compare):");
-    for (key, kind, versions, reason) in ONLY_IN_KAFKA_WIRE {
+    println!("covered by kwire only (nothing to compare):");
+    for (key, kind, versions, reason) in ONLY_IN_KWIRE {
         println!(
             "  {:?} {kind:?} v{}-{}: {reason}",
             ApiKey(*key),
@@ -1231,7 +1231,7 @@ fn coverage_gaps_are_documented() {
             versions.1
         );
     }
-    assert_eq!(only_ours, documented, "undocumented kafka-wire-only ranges");
+    assert_eq!(only_ours, documented, "undocumented kwire-only ranges");
     assert!(
         only_theirs.is_empty(),
         "ranges only kafka-protocol covers: {only_theirs:?}"
@@ -1246,8 +1246,8 @@ fn check_frame(out: &mut Outcome, case: &Case, version: i16, label: &str, body: 
     };
     let key = ApiKey(case.key);
     let ours_hv = match case.kind {
-        Kind::Request => kafka_wire::header::request_header_version(key, version),
-        _ => kafka_wire::header::response_header_version(key, version),
+        Kind::Request => kwire::header::request_header_version(key, version),
+        _ => kwire::header::response_header_version(key, version),
     };
     let theirs_hv = (frame.header_version)(version);
     let r = if ours_hv == theirs_hv {
@@ -1293,7 +1293,7 @@ fn differential_against_kafka_protocol() {
         }
         let Some(schema) = case.schema else {
             out.failures.push(format!(
-                "{} (key {}): no schema in kafka-wire",
+                "{} (key {}): no schema in kwire",
                 case.name, case.key
             ));
             continue;
@@ -1457,7 +1457,7 @@ impl Diff {
     fn tags(
         &mut self,
         path: &str,
-        ours: kafka_wire::codec::TaggedFields<'_>,
+        ours: kwire::codec::TaggedFields<'_>,
         theirs: &BTreeMap<i32, Bytes>,
     ) {
         let ours: Vec<(i64, &[u8])> = ours.iter().map(|f| (i64::from(f.tag), f.data)).collect();
@@ -1473,17 +1473,17 @@ fn opt_str(s: Option<&kafka_protocol::protocol::StrBytes>) -> Option<&str> {
     s.map(|s| &**s)
 }
 
-fn uuid(u: kafka_wire::codec::Uuid) -> [u8; 16] {
+fn uuid(u: kwire::codec::Uuid) -> [u8; 16] {
     u.0
 }
 
-fn records(r: Option<kafka_wire::records::Records<'_>>) -> Option<&[u8]> {
+fn records(r: Option<kwire::records::Records<'_>>) -> Option<&[u8]> {
     r.map(|r| r.as_bytes())
 }
 
 fn cmp_metadata_request(
     d: &mut Diff,
-    o: &kafka_wire::messages::MetadataRequest<'_>,
+    o: &kwire::messages::MetadataRequest<'_>,
     t: &kp::MetadataRequest,
 ) {
     d.eq(
@@ -1528,7 +1528,7 @@ fn cmp_metadata_request(
 
 fn cmp_metadata_response(
     d: &mut Diff,
-    o: &kafka_wire::messages::MetadataResponse<'_>,
+    o: &kwire::messages::MetadataResponse<'_>,
     t: &kp::MetadataResponse,
 ) {
     d.eq("throttle_time_ms", o.throttle_time_ms, t.throttle_time_ms);
@@ -1615,7 +1615,7 @@ fn cmp_metadata_response(
 
 fn cmp_fetch_request(
     d: &mut Diff,
-    o: &kafka_wire::messages::FetchRequest<'_>,
+    o: &kwire::messages::FetchRequest<'_>,
     t: &kp::FetchRequest,
 ) {
     d.eq("cluster_id", o.cluster_id, opt_str(t.cluster_id.as_ref()));
@@ -1722,7 +1722,7 @@ fn cmp_fetch_request(
 
 fn cmp_fetch_response(
     d: &mut Diff,
-    o: &kafka_wire::messages::FetchResponse<'_>,
+    o: &kwire::messages::FetchResponse<'_>,
     t: &kp::FetchResponse,
 ) {
     d.eq("throttle_time_ms", o.throttle_time_ms, t.throttle_time_ms);
@@ -1833,7 +1833,7 @@ fn cmp_fetch_response(
 
 fn cmp_produce_request(
     d: &mut Diff,
-    o: &kafka_wire::messages::ProduceRequest<'_>,
+    o: &kwire::messages::ProduceRequest<'_>,
     t: &kp::ProduceRequest,
 ) {
     d.eq(
@@ -1876,7 +1876,7 @@ fn cmp_produce_request(
 
 fn cmp_produce_response(
     d: &mut Diff,
-    o: &kafka_wire::messages::ProduceResponse<'_>,
+    o: &kwire::messages::ProduceResponse<'_>,
     t: &kp::ProduceResponse,
 ) {
     d.eq("throttle_time_ms", o.throttle_time_ms, t.throttle_time_ms);
@@ -1964,7 +1964,7 @@ fn cmp_produce_response(
 
 fn cmp_api_versions_request(
     d: &mut Diff,
-    o: &kafka_wire::messages::ApiVersionsRequest<'_>,
+    o: &kwire::messages::ApiVersionsRequest<'_>,
     t: &kp::ApiVersionsRequest,
 ) {
     d.eq(
@@ -1982,7 +1982,7 @@ fn cmp_api_versions_request(
 
 fn cmp_api_versions_response(
     d: &mut Diff,
-    o: &kafka_wire::messages::ApiVersionsResponse<'_>,
+    o: &kwire::messages::ApiVersionsResponse<'_>,
     t: &kp::ApiVersionsResponse,
 ) {
     d.eq("error_code", o.error_code, t.error_code);
@@ -2049,7 +2049,7 @@ fn compare_fields<'a, O, T>(
     cmp: fn(&mut Diff, &O, &T),
 ) -> (usize, Vec<String>)
 where
-    O: Decode<'a> + kafka_wire::Message,
+    O: Decode<'a> + kwire::Message,
     T: KpMessage + Decodable,
 {
     let schema = match kind {
@@ -2090,7 +2090,7 @@ where
 
 #[test]
 fn field_values_agree_for_key_messages() {
-    use kafka_wire::messages as m;
+    use kwire::messages as m;
     let mut compared = 0;
     let mut failures = Vec::new();
     macro_rules! run {

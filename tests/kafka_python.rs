@@ -1,6 +1,6 @@
 //! A second implementation's bytes: bodies, frames and record sets written by kafka-python
 //! (its hand-written per-version protocol classes and its record builders), read back by
-//! kafka-wire. The vectors and the field values they carry come from
+//! kwire. The vectors and the field values they carry come from
 //! `tests/kafka_python/generate.py` (see its docstring for the format); they are committed, so
 //! this test needs no Python.
 //!
@@ -24,10 +24,10 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::codec::Reader;
-use kafka_wire::records::compression::{BuiltinCodecs, Decompressor};
-use kafka_wire::records::{Batch, Compression, Records};
-use kafka_wire::{ApiKey, DecodeErrorKind, Encode, Request, Response, frame};
+use kwire::codec::Reader;
+use kwire::records::compression::{BuiltinCodecs, Decompressor};
+use kwire::records::{Batch, Compression, Records};
+use kwire::{ApiKey, DecodeErrorKind, Encode, Request, Response, frame};
 
 const VECTORS: &str = include_str!("kafka_python/vectors.txt");
 
@@ -649,7 +649,7 @@ fn check_records(what: &str, records: Records<'_>, set: &Set, errors: &mut Vec<S
                         "{what}: batch header {header:?} but kafka-python {expected:?}"
                     ));
                 }
-                let mut compare = |iter: kafka_wire::records::RecordIter<'_>| {
+                let mut compare = |iter: kwire::records::RecordIter<'_>| {
                     for r in iter {
                         match r {
                             Ok(r) => got_records.push((
@@ -788,7 +788,7 @@ fn decode_body<'a>(
     c: &Case,
     version: i16,
     r: &mut Reader<'a>,
-) -> Result<Decoded<'a>, kafka_wire::DecodeError> {
+) -> Result<Decoded<'a>, kwire::DecodeError> {
     let key = ApiKey(c.key);
     if c.request {
         Request::decode(key, version, r).map(Decoded::Request)
@@ -834,7 +834,7 @@ fn check_case(c: &Case, sets: &BTreeMap<String, Set>, tally: &mut Tally, errors:
         // Not in our tables yet: only a version Kafka 4.0 removed may be missing, and the
         // decoder must say so rather than misread it.
         if !removed_in_4_0(c.key, c.version) {
-            errors.push(format!("{what}: version not supported by kafka-wire"));
+            errors.push(format!("{what}: version not supported by kwire"));
         } else if !matches!(
             decoded.as_ref().map_err(|e| e.kind),
             Err(DecodeErrorKind::UnsupportedVersion { .. })
@@ -880,7 +880,7 @@ fn check_case(c: &Case, sets: &BTreeMap<String, Set>, tally: &mut Tally, errors:
 fn check_decoded(
     c: &Case,
     version: i16,
-    decoded: Result<Decoded<'_>, kafka_wire::DecodeError>,
+    decoded: Result<Decoded<'_>, kwire::DecodeError>,
     r: Reader<'_>,
     bug: Option<Bug>,
     sets: &BTreeMap<String, Set>,
@@ -950,7 +950,7 @@ fn check_decoded(
     match again {
         Ok(bytes) if bytes == c.body => {}
         Ok(bytes) => errors.push(format!(
-            "{what}: re-encoded bytes differ\n  kafka-python {}\n  kafka-wire   {}",
+            "{what}: re-encoded bytes differ\n  kafka-python {}\n  kwire   {}",
             hex(&c.body),
             hex(&bytes)
         )),
@@ -978,14 +978,14 @@ fn check_decoded(
         }
         if hv >= 0 {
             let header = if c.request {
-                let h = kafka_wire::messages::RequestHeader::default()
+                let h = kwire::messages::RequestHeader::default()
                     .with_request_api_key(c.key)
                     .with_request_api_version(c.version)
                     .with_correlation_id(c.correlation_id)
                     .with_client_id(c.client_id.as_deref());
                 encode_to_vec(&h, hv)
             } else {
-                let h = kafka_wire::messages::ResponseHeader::default()
+                let h = kwire::messages::ResponseHeader::default()
                     .with_correlation_id(c.correlation_id);
                 encode_to_vec(&h, hv)
             }
@@ -1031,7 +1031,7 @@ fn check_decoded(
     match frame_result {
         Ok(n) if out[..n] == whole[..] => tally.frames += 1,
         Ok(n) => errors.push(format!(
-            "{what}: frame re-encoded differently\n  kafka-python {}\n  kafka-wire   {}",
+            "{what}: frame re-encoded differently\n  kafka-python {}\n  kwire   {}",
             hex(&whole),
             hex(&out[..n])
         )),
@@ -1067,7 +1067,7 @@ fn kafka_python_bodies_and_frames() {
     );
     if !tally.awaiting.is_empty() {
         eprintln!(
-            "kafka-python: {} cases at versions kafka-wire does not have yet (removed in Kafka \
+            "kafka-python: {} cases at versions kwire does not have yet (removed in Kafka \
              4.0), checked to be refused: {}",
             tally.awaiting.len(),
             tally.awaiting.join(" ")

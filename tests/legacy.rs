@@ -1,11 +1,11 @@
 //! Legacy message sets (magic 0 and 1): the worked examples, the builder, wrapper offset and
 //! timestamp rules, round trips, truncation and CRC damage.
 
-use kafka_wire::records::{
+use kwire::records::{
     Batch, Compression, InnerSet, LegacyBuilder, LegacyMagic, LegacyMessage, LegacyRecord,
     LegacyRecords, NewHeader, NewRecord, Records, TimestampType,
 };
-use kafka_wire::{DecodeErrorKind, EncodeError};
+use kwire::{DecodeErrorKind, EncodeError};
 use proptest::prelude::*;
 
 /// The v1 entry of the protocol notes: offset 0, null key, value "hi", CreateTime TS.
@@ -499,7 +499,7 @@ fn legacy_records_walks_a_message_set() {
 
     // A v2 batch is not a legacy message.
     let mut v2 = vec![0u8; 128];
-    let n = kafka_wire::records::BatchBuilder::new()
+    let n = kwire::records::BatchBuilder::new()
         .write(&recs, &mut v2)
         .unwrap();
     let items: Vec<_> = LegacyRecords::new(&v2[..n]).collect();
@@ -539,7 +539,7 @@ fn every_crc_covered_bit_flip_is_detected() {
                 // and the checksum would disagree all the same.
                 let Ok(m) = LegacyMessage::parse(&bad) else {
                     let stored = u32::from_be_bytes(bad[12..16].try_into().unwrap());
-                    assert_ne!(kafka_wire::records::crc::crc32(&bad[16..]), stored);
+                    assert_ne!(kwire::records::crc::crc32(&bad[16..]), stored);
                     continue;
                 };
                 let e = m.verify_crc().unwrap_err();

@@ -7,15 +7,15 @@
 //! length of a nullable field is null, and the bits of a varint's last byte beyond 32 (or 64) are
 //! ignored.
 
-use kafka_wire::codec::{Decode, Encode, Reader};
-use kafka_wire::frame;
-use kafka_wire::messages::RequestHeader;
-use kafka_wire::messages::api_versions_request::ApiVersionsRequest;
-use kafka_wire::messages::fetch_request::FetchRequest;
-use kafka_wire::messages::heartbeat_request::HeartbeatRequest;
-use kafka_wire::messages::metadata_request::MetadataRequest;
-use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch, Records};
-use kafka_wire::{ApiKey, DecodeError, DecodeErrorKind as K, Request, Response, Status};
+use kwire::codec::{Decode, Encode, Reader};
+use kwire::frame;
+use kwire::messages::RequestHeader;
+use kwire::messages::api_versions_request::ApiVersionsRequest;
+use kwire::messages::fetch_request::FetchRequest;
+use kwire::messages::heartbeat_request::HeartbeatRequest;
+use kwire::messages::metadata_request::MetadataRequest;
+use kwire::records::{BatchBuilder, NewRecord, RecordBatch, Records};
+use kwire::{ApiKey, DecodeError, DecodeErrorKind as K, Request, Response, Status};
 
 fn err(offset: usize, kind: K, path: &'static str) -> DecodeError {
     DecodeError::new(offset, kind, path)
@@ -379,7 +379,7 @@ fn crc_mismatch() {
     assert_eq!(RecordBatch::parse(&batch).unwrap().verify_crc(), Ok(()));
     let last = batch.len() - 1;
     batch[last] ^= 0x01;
-    let computed = kafka_wire::records::crc::crc32c(&batch[21..]);
+    let computed = kwire::records::crc::crc32c(&batch[21..]);
     assert_eq!(
         RecordBatch::parse(&batch)
             .unwrap()

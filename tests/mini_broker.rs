@@ -1,4 +1,4 @@
-//! The mini_broker example in process, with kafka-wire as its client: every served API at every
+//! The mini_broker example in process, with kwire as its client: every served API at every
 //! served version gets a sensible request whose response must decode at that version with the
 //! error codes Kafka gives; plus the ApiVersions v0 fallback, an unserved API, acks=0, corrupt
 //! and malformed batches, offsets over several batches, fetch size limits and long polls.
@@ -17,31 +17,31 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use kafka_wire::codec::{Array, Uuid};
-use kafka_wire::frame::{self, Body};
-use kafka_wire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
-use kafka_wire::messages::delete_topics_request::DeleteTopicState;
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
-use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
-use kafka_wire::messages::leave_group_request::MemberIdentity;
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::offset_commit_request::{
+use kwire::codec::{Array, Uuid};
+use kwire::frame::{self, Body};
+use kwire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
+use kwire::messages::delete_topics_request::DeleteTopicState;
+use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kwire::messages::join_group_request::JoinGroupRequestProtocol;
+use kwire::messages::leave_group_request::MemberIdentity;
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::offset_commit_request::{
     OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
-use kafka_wire::messages::offset_fetch_request::{
+use kwire::messages::offset_fetch_request::{
     OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
 };
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
-use kafka_wire::messages::{
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::sync_group_request::SyncGroupRequestAssignment;
+use kwire::messages::{
     ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, DescribeAclsRequest,
     FetchRequest, FindCoordinatorRequest, HeartbeatRequest, InitProducerIdRequest,
     JoinGroupRequest, LeaveGroupRequest, ListOffsetsRequest, MetadataRequest, OffsetCommitRequest,
     OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
 };
-use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
-use kafka_wire::{ApiKey, Response, Status};
+use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
+use kwire::{ApiKey, Response, Status};
 
 use broker::{Broker, Config, SERVED, served_versions};
 use log::code;
@@ -49,7 +49,7 @@ use log::code;
 const PARTITIONS: i32 = 3;
 const TS: i64 = 1_700_000_000_000;
 
-// --- a kafka-wire client ------------------------------------------------------------------------
+// --- a kwire client ------------------------------------------------------------------------
 
 fn start() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -601,7 +601,7 @@ fn api_versions(c: &mut Client) {
         let mut req = ApiVersionsRequest::default();
         if v >= 3 {
             req = req
-                .with_client_software_name("kafka-wire-test")
+                .with_client_software_name("kwire-test")
                 .with_client_software_version("0.1");
         }
         let f = c.call(v, &req);

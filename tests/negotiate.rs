@@ -5,15 +5,15 @@
 use std::fs;
 use std::path::Path;
 
-use kafka_wire::Response;
-use kafka_wire::api::{
+use kwire::Response;
+use kwire::api::{
     ApiKey, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
     api_versions_request_version, decode_api_versions, decode_api_versions_body,
 };
-use kafka_wire::codec::VersionRange;
-use kafka_wire::frame;
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{ApiVersionsResponse, ResponseHeader};
+use kwire::codec::VersionRange;
+use kwire::frame;
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{ApiVersionsResponse, ResponseHeader};
 
 // ---------------------------------------------------------------------------------------------
 // Advertised ranges of old brokers.

@@ -2,11 +2,11 @@
 //! 64 bit), classic and compact strings and bytes with their null forms, the size functions that
 //! mirror the writer, and the documented leniencies and limits of the reader.
 
-use kafka_wire::codec::{
+use kwire::codec::{
     MAX_STRING_LEN, Reader, Writer, bytes_len, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
 };
-use kafka_wire::{DecodeError, DecodeErrorKind, EncodeError};
+use kwire::{DecodeError, DecodeErrorKind, EncodeError};
 use proptest::prelude::*;
 
 const P: &str = "test.field";

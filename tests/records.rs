@@ -1,8 +1,8 @@
 //! Record batches: the worked examples of the protocol notes, builder round trips, control
 //! records, batch iteration over a records field, and damage detection.
 
-use kafka_wire::DecodeErrorKind;
-use kafka_wire::records::{
+use kwire::DecodeErrorKind;
+use kwire::records::{
     Batch, BatchBuilder, Compression, ControlPayload, ControlRecord, ControlRecordType,
     LegacyMessage, NewHeader, NewRecord, RecordBatch, Records, TimestampType, TxnMarker, crc,
 };
@@ -97,7 +97,7 @@ fn builder_writes_nothing_when_short() {
     let err = BatchBuilder::new().write(&records, &mut out).unwrap_err();
     assert_eq!(
         err,
-        kafka_wire::EncodeError::BufferTooSmall {
+        kwire::EncodeError::BufferTooSmall {
             required: 70,
             available: 69
         }
@@ -436,9 +436,9 @@ fn log_append_time_uses_max_timestamp() {
 
 #[test]
 fn decoded_messages_hand_out_batches() {
-    use kafka_wire::messages::ProduceRequest;
-    use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-    use kafka_wire::{Decode, Encode};
+    use kwire::messages::ProduceRequest;
+    use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kwire::{Decode, Encode};
     let batch = hex(BATCH_70);
     let partitions = [PartitionProduceData::default().with_records(Some(Records::new(&batch)))];
     let topics = [TopicProduceData::default()
@@ -465,7 +465,7 @@ fn decoded_messages_hand_out_batches() {
 
 #[test]
 fn header_fields_change_in_place() {
-    use kafka_wire::records::RecordBatchHeader;
+    use kwire::records::RecordBatchHeader;
     let mut bytes = hex(BATCH_70);
     let h = RecordBatchHeader::from_batch_mut(&mut bytes).unwrap();
     h.base_offset.set(77);

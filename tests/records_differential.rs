@@ -25,7 +25,7 @@
 //! * It adds timestamps and offsets with overflow checks, so the values here stay far from the
 //!   ends of `i64` (`records_prop.rs` covers the extremes for this crate alone).
 //!
-//! [`Record::sequence`]: kafka_wire::records::Record::sequence
+//! [`Record::sequence`]: kwire::records::Record::sequence
 
 use std::collections::BTreeMap;
 
@@ -35,7 +35,7 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder,
     RecordEncodeOptions, TimestampType as KpTimestampType,
 };
-use kafka_wire::records::{
+use kwire::records::{
     Batch, BatchBuilder, Compression, ControlPayload, ControlRecord, ControlRecordType, NewHeader,
     NewRecord, RecordBatch, Records, TimestampType, TxnMarker,
 };

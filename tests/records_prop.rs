@@ -2,9 +2,9 @@
 //! the CRC catches every single-bit change it covers, a batch cut short is a truncation (and, in
 //! a records field, a silent end), and arbitrary bytes never panic anywhere in the records layer.
 
-use kafka_wire::__fuzz::{self, Outcome, scratch_len};
-use kafka_wire::DecodeErrorKind;
-use kafka_wire::records::{
+use kwire::__fuzz::{self, Outcome, scratch_len};
+use kwire::DecodeErrorKind;
+use kwire::records::{
     Batch, BatchBuilder, Compression, ControlRecord, NewHeader, NewRecord, RecordBatch, Records,
     TimestampType,
 };

@@ -3,15 +3,15 @@
 //! bytes the pages lay out (sizes and offsets of every node of their object trees), and decode
 //! back to equal values.
 
-use kafka_wire::codec::{Array, Encode, VersionRange};
-use kafka_wire::frame::{decode_request, decode_response, encode_request, encode_response};
-use kafka_wire::header::{request_header_version, response_header_version};
-use kafka_wire::messages::update_features_request::FeatureUpdateKey;
-use kafka_wire::messages::{
+use kwire::codec::{Array, Encode, VersionRange};
+use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
+use kwire::header::{request_header_version, response_header_version};
+use kwire::messages::update_features_request::FeatureUpdateKey;
+use kwire::messages::{
     RenewDelegationTokenRequest, RenewDelegationTokenResponse, RequestHeader, ResponseHeader,
     UpdateFeaturesRequest, UpdateFeaturesResponse,
 };
-use kafka_wire::{ApiKey, Request, Response};
+use kwire::{ApiKey, Request, Response};
 
 fn hex(s: &str) -> Vec<u8> {
     let digits: Vec<u8> = s.bytes().filter(u8::is_ascii_hexdigit).collect();
@@ -67,7 +67,7 @@ fn header(key: i16, version: i16) -> RequestHeader<'static> {
         .with_client_id(Some(""))
 }
 
-fn encode_req<B: kafka_wire::frame::Body>(h: &RequestHeader<'_>, body: &B) -> Vec<u8> {
+fn encode_req<B: kwire::frame::Body>(h: &RequestHeader<'_>, body: &B) -> Vec<u8> {
     let mut buf = vec![0xa5u8; 256];
     let n = encode_request(h, body, &mut buf).expect("encode_request");
     assert!(buf[n..].iter().all(|&b| b == 0xa5), "wrote past the frame");
@@ -75,7 +75,7 @@ fn encode_req<B: kafka_wire::frame::Body>(h: &RequestHeader<'_>, body: &B) -> Ve
     buf
 }
 
-fn encode_resp<B: kafka_wire::frame::Body>(body: &B, version: i16) -> Vec<u8> {
+fn encode_resp<B: kwire::frame::Body>(body: &B, version: i16) -> Vec<u8> {
     let mut buf = vec![0xa5u8; 256];
     let h = ResponseHeader::default().with_correlation_id(0);
     let n = encode_response(&h, body, version, &mut buf).expect("encode_response");
@@ -300,7 +300,7 @@ fn reference_frames_fit_exactly() {
     let mut buf = [0xa5u8; 24];
     assert_eq!(
         encode_request(&header(39, 2), &body, &mut buf),
-        Err(kafka_wire::EncodeError::BufferTooSmall {
+        Err(kwire::EncodeError::BufferTooSmall {
             required: 25,
             available: 24
         })
@@ -315,7 +315,7 @@ fn reference_frames_fit_exactly() {
     let mut buf = [0xa5u8; 16];
     assert_eq!(
         encode_response(&h, &body, 2, &mut buf),
-        Err(kafka_wire::EncodeError::BufferTooSmall {
+        Err(kwire::EncodeError::BufferTooSmall {
             required: 17,
             available: 16
         })

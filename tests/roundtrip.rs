@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::time::Instant;
 
-use kafka_wire::codec::{MessageKind, Reader, VersionRange};
-use kafka_wire::messages as m;
-use kafka_wire::schema::{self, MessageSchema, walker};
-use kafka_wire::{ApiKey, Decode, DecodeError, Encode, EncodeError, Message, Request, Response};
+use kwire::codec::{MessageKind, Reader, VersionRange};
+use kwire::messages as m;
+use kwire::schema::{self, MessageSchema, walker};
+use kwire::{ApiKey, Decode, DecodeError, Encode, EncodeError, Message, Request, Response};
 
 /// Seeded random instances per message and version.
 const SEEDS: u64 = 256;

@@ -1,4 +1,4 @@
-//! kafka-wire allocates nothing: decoding, visiting, re-encoding and building each benchmark
+//! kwire allocates nothing: decoding, visiting, re-encoding and building each benchmark
 //! workload is counted by a global allocator and must make zero allocations, and so must every
 //! fuzz oracle on every file of the committed fuzz corpus (the oracles decode, encode, re-decode,
 //! walk and dissect their input into a scratch buffer lent by the caller).
@@ -14,8 +14,8 @@ use std::hint::black_box;
 #[allow(dead_code)]
 mod workloads;
 
-use kafka_wire::records::crc;
-use kafka_wire::{ApiKey, frame};
+use kwire::records::crc;
+use kwire::{ApiKey, frame};
 use workloads::*;
 
 struct Counting;
@@ -158,20 +158,20 @@ fn records_read_build_and_checksum_without_allocating() {
     });
     assert_eq!(out[..n], w.small_batch[..]);
     assert_none("parse a batch header", || {
-        kafka_wire::records::RecordBatch::parse(&out).map(|b| b.records_count())
+        kwire::records::RecordBatch::parse(&out).map(|b| b.records_count())
     })
     .expect("valid");
 }
 
 type Oracle =
-    fn(&[u8], &mut [u8]) -> Result<kafka_wire::__fuzz::Outcome, kafka_wire::__fuzz::OracleFailure>;
+    fn(&[u8], &mut [u8]) -> Result<kwire::__fuzz::Outcome, kwire::__fuzz::OracleFailure>;
 
 /// The scratch buffer a target lends its oracle, by the input length.
 type ScratchLen = dyn Fn(usize) -> usize;
 
 #[test]
 fn fuzz_oracles_run_without_allocating() {
-    use kafka_wire::__fuzz as f;
+    use kwire::__fuzz as f;
     let structured = |_: usize| f::structured_scratch_len();
     let targets: Vec<(&str, Oracle, &ScratchLen)> = vec![
         ("request_body", f::request_body, &f::scratch_len),

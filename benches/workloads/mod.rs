@@ -1,7 +1,7 @@
 //! The workloads shared by the benches, the report, the instruction-count runner and the
 //! allocation test: deterministic inputs, and the work each implementation does on them.
 //!
-//! Every message body is built once with kafka-wire, encoded, and decoded by `kafka-protocol`
+//! Every message body is built once with kwire, encoded, and decoded by `kafka-protocol`
 //! from those same bytes; both sides then work on identical input. The `ours_*` and `theirs_*`
 //! functions return a checksum of everything they visited; for the same input both checksums
 //! are equal, which the constructors assert, so both sides provably do the same visiting.
@@ -9,23 +9,23 @@
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable, Encodable};
-use kafka_wire::codec::{Reader, Uuid};
-use kafka_wire::messages::api_versions_response::{
+use kwire::codec::{Reader, Uuid};
+use kwire::messages::api_versions_response::{
     ApiVersion, FinalizedFeatureKey, SupportedFeatureKey,
 };
-use kafka_wire::messages::fetch_response::{
+use kwire::messages::fetch_response::{
     AbortedTransaction, EpochEndOffset, FetchableTopicResponse, LeaderIdAndEpoch, NodeEndpoint,
     PartitionData, SnapshotId,
 };
-use kafka_wire::messages::metadata_response::{
+use kwire::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{
     ApiVersionsResponse, FetchResponse, MetadataResponse, ProduceRequest, ResponseHeader,
 };
-use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, Records};
-use kafka_wire::{ApiKey, Decode, Encode, Response, frame};
+use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, Records};
+use kwire::{ApiKey, Decode, Encode, Response, frame};
 
 pub const METADATA_VERSION: i16 = 12;
 pub const FETCH_VERSION: i16 = 16;
@@ -75,7 +75,7 @@ fn mix_opt_str(acc: u64, s: Option<&str>) -> u64 {
     }
 }
 
-/// Folds the header fields of every batch in a records field, read with kafka-wire.
+/// Folds the header fields of every batch in a records field, read with kwire.
 fn ours_batches(mut acc: u64, records: Option<&Records<'_>>) -> u64 {
     let Some(records) = records else {
         return mix(acc, u64::MAX);
@@ -156,7 +156,7 @@ fn leak_str(s: String) -> &'static str {
     s.leak()
 }
 
-/// Encodes a kafka-wire value into a fresh vector of exactly its size.
+/// Encodes a kwire value into a fresh vector of exactly its size.
 pub fn encode<E: Encode>(v: &E, version: i16) -> Vec<u8> {
     let mut out = vec![0u8; v.encoded_len(version).expect("encodable")];
     let n = v.encode(version, &mut out).expect("fits");
@@ -338,7 +338,7 @@ pub fn produce_value() -> ProduceRequest<'static> {
         .with_topic_data(topics.into())
 }
 
-/// ApiVersionsResponse v4 as a current broker sends it: every API key kafka-wire knows with its
+/// ApiVersionsResponse v4 as a current broker sends it: every API key kwire knows with its
 /// request versions, and the usual supported and finalized features.
 pub fn api_versions_value() -> ApiVersionsResponse<'static> {
     let keys = leak(

@@ -1,12 +1,12 @@
-//! `kafka-wire`: the command-line tool of the kafka-wire codec.
+//! `kwire`: the command-line tool of the kwire codec.
 //!
 //! ```text
-//! kafka-wire page <Api> [--version N]             the reference page of an API
-//! kafka-wire page <Api> --request|--response --hex   the smallest frame as one hex line
-//! kafka-wire list                                 every API with versions, headers and sizes
-//! kafka-wire catalog                              every key, version and direction as hex
-//! kafka-wire dissect [FILE] --request             the object tree of any request frame
-//! kafka-wire dissect [FILE] --response --api-key K --version V
+//! kwire page <Api> [--version N]             the reference page of an API
+//! kwire page <Api> --request|--response --hex   the smallest frame as one hex line
+//! kwire list                                 every API with versions, headers and sizes
+//! kwire catalog                              every key, version and direction as hex
+//! kwire dissect [FILE] --request             the object tree of any request frame
+//! kwire dissect [FILE] --response --api-key K --version V
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -18,16 +18,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use kafka_wire::ApiKey;
-use kafka_wire::api::API_TABLE;
-use kafka_wire::describe::{self, DescribeError, Side};
+use kwire::ApiKey;
+use kwire::api::API_TABLE;
+use kwire::describe::{self, DescribeError, Side};
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "kafka-wire",
+    name = "kwire",
     version,
     about = "Reference pages and a dissector for the Kafka wire protocol"
 )]
@@ -314,14 +314,14 @@ fn main() -> ExitCode {
     .and_then(|()| out.flush().map_err(Error::Io));
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`kafka-wire catalog | head`) is not an error.
+        // A closed pipe (`kwire catalog | head`) is not an error.
         Err(Error::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Error::Io(e)) => {
-            eprintln!("kafka-wire: writing output: {e}");
+            eprintln!("kwire: writing output: {e}");
             ExitCode::FAILURE
         }
         Err(Error::Failed(msg)) => {
-            eprintln!("kafka-wire: {msg}");
+            eprintln!("kwire: {msg}");
             ExitCode::FAILURE
         }
     }
@@ -345,17 +345,17 @@ mod tests {
     #[test]
     fn command_lines() {
         let ok = |s: &str| Cli::try_parse_from(s.split_whitespace()).is_ok();
-        assert!(ok("kafka-wire page fetch --version 16"));
-        assert!(ok("kafka-wire page 39 --request --hex"));
-        assert!(ok("kafka-wire dissect --request f.bin"));
+        assert!(ok("kwire page fetch --version 16"));
+        assert!(ok("kwire page 39 --request --hex"));
+        assert!(ok("kwire dissect --request f.bin"));
         assert!(ok(
-            "kafka-wire dissect --response --api-key Fetch --version 4"
+            "kwire dissect --response --api-key Fetch --version 4"
         ));
-        assert!(!ok("kafka-wire page"));
-        assert!(!ok("kafka-wire page fetch --request"));
-        assert!(!ok("kafka-wire dissect f.bin"));
-        assert!(!ok("kafka-wire dissect --response --api-key 1"));
-        assert!(!ok("kafka-wire frobnicate"));
+        assert!(!ok("kwire page"));
+        assert!(!ok("kwire page fetch --request"));
+        assert!(!ok("kwire dissect f.bin"));
+        assert!(!ok("kwire dissect --response --api-key 1"));
+        assert!(!ok("kwire frobnicate"));
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! The `kafka-wire` binary end to end: output, exit codes and error messages.
+//! The `kwire` binary end to end: output, exit codes and error messages.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

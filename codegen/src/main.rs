@@ -1,8 +1,8 @@
-//! `kafka-wire-codegen`: generates kafka-wire's message types, API tables and schema tables from
+//! `kwire-codegen`: generates kwire's message types, API tables and schema tables from
 //! Kafka's JSON message schemas.
 //!
 //! ```text
-//! cargo run -p kafka-wire-codegen -- [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]
+//! cargo run -p kwire-codegen -- [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]
 //! ```
 //!
 //! `--schemas` defaults to `../shared/kafka-schemas/message` relative to the repository root,
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kafka_wire_codegen::generate;
+use kwire_codegen::generate;
 
 fn main() -> ExitCode {
     let mut check = false;
@@ -30,7 +30,7 @@ fn main() -> ExitCode {
             "--out" => out = args.next().map(PathBuf::from),
             "-h" | "--help" => {
                 println!(
-                    "usage: kafka-wire-codegen [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]"
+                    "usage: kwire-codegen [--check] [--schemas DIR] [--older-schemas DIR] [--out DIR]"
                 );
                 return ExitCode::SUCCESS;
             }
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
     }
     let root = out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     let schemas = schemas.unwrap_or_else(|| root.join("../shared/kafka-schemas/message"));
-    let older = older.unwrap_or_else(|| kafka_wire_codegen::older_beside(&schemas));
+    let older = older.unwrap_or_else(|| kwire_codegen::older_beside(&schemas));
     let files: BTreeMap<PathBuf, String> = match generate(&schemas, Some(&older), &root) {
         Ok(f) => f,
         Err(e) => {
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
             let rel = PathBuf::from("src/messages").join(e.file_name());
             if !files.contains_key(&rel) {
                 let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-                if text.starts_with(kafka_wire_codegen::emit::MARKER) {
+                if text.starts_with(kwire_codegen::emit::MARKER) {
                     orphans.push(rel);
                 }
             }
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
         for o in &orphans {
             eprintln!("orphaned: {}", o.display());
         }
-        eprintln!("run `cargo run -p kafka-wire-codegen` and commit the result");
+        eprintln!("run `cargo run -p kwire-codegen` and commit the result");
         return ExitCode::FAILURE;
     }
     for o in &orphans {

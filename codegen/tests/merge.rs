@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use kafka_wire_codegen::spec::{Field, Kind, Message, Range, Ty, load_dir};
+use kwire_codegen::spec::{Field, Kind, Message, Range, Ty, load_dir};
 
 fn shared(dir: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -107,13 +107,13 @@ struct Sets {
     new: BTreeMap<String, Message>,
     old: BTreeMap<String, Message>,
     merged: Vec<Message>,
-    excluded: kafka_wire_codegen::merge::Excluded,
+    excluded: kwire_codegen::merge::Excluded,
 }
 
 fn sets() -> Sets {
     let by_key = |v: Vec<Message>| v.into_iter().map(|m| (key(&m), m)).collect();
     let (merged, excluded) =
-        kafka_wire_codegen::load(&shared("message"), Some(&shared("message-3.9"))).expect("merge");
+        kwire_codegen::load(&shared("message"), Some(&shared("message-3.9"))).expect("merge");
     Sets {
         new: by_key(load_dir(&shared("message")).expect("primary set")),
         old: by_key(load_dir(&shared("message-3.9")).expect("older set")),

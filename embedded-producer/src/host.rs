@@ -121,7 +121,7 @@ mod tests {
         let s = run(&mut Canned::new(&RECORDED)).expect("the recorded run succeeds");
         assert_eq!(s.records_read, crate::producer::RECORDS);
         assert_eq!(s.leader, 1);
-        assert_ne!(s.topic_id, kafka_wire::codec::Uuid::ZERO);
+        assert_ne!(s.topic_id, kwire::codec::Uuid::ZERO);
         assert!(s.high_watermark > s.base_offset);
     }
 

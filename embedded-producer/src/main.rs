@@ -1,4 +1,4 @@
-//! A `#![no_std]` Kafka producer on kafka-wire, as it would run on a microcontroller: no
+//! A `#![no_std]` Kafka producer on kwire, as it would run on a microcontroller: no
 //! allocator, no panics, every buffer on the stack.
 //!
 //! ```text
@@ -44,7 +44,7 @@ mod device {
         }
     }
 
-    /// kafka-wire never panics (its lint wall forbids indexing, unchecked arithmetic, unwraps and
+    /// kwire never panics (its lint wall forbids indexing, unchecked arithmetic, unwraps and
     /// panics, and fuzzing backs that up), and nor does this code; a panic handler is still
     /// required to link, and this one stops the core.
     #[panic_handler]

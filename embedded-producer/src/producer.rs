@@ -12,18 +12,18 @@
 use core::fmt::Write as _;
 
 use heapless::{String, Vec};
-use kafka_wire::api::{NegotiateError, Unsupported, VersionTable, decode_api_versions};
-use kafka_wire::codec::{Array, Uuid};
-use kafka_wire::frame::{self, Body};
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{
+use kwire::api::{NegotiateError, Unsupported, VersionTable, decode_api_versions};
+use kwire::codec::{Array, Uuid};
+use kwire::frame::{self, Body};
+use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{
     ApiVersionsRequest, FetchRequest, FetchResponse, MetadataRequest, MetadataResponse,
     ProduceRequest, ProduceResponse, RequestHeader,
 };
-use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, Records};
-use kafka_wire::{ApiKey, DecodeError, EncodeError};
+use kwire::records::{BatchBuilder, NewHeader, NewRecord, Records};
+use kwire::{ApiKey, DecodeError, EncodeError};
 
 /// The topic written to.
 pub const TOPIC: &str = "sensors";

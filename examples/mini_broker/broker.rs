@@ -5,29 +5,29 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use kafka_wire::codec::{Array, Uuid, VersionRange};
-use kafka_wire::frame::{self, Body};
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
-use kafka_wire::messages::delete_topics_response::DeletableTopicResult;
-use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_wire::messages::find_coordinator_response::Coordinator;
-use kafka_wire::messages::list_offsets_response::{
+use kwire::codec::{Array, Uuid, VersionRange};
+use kwire::frame::{self, Body};
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
+use kwire::messages::delete_topics_response::DeletableTopicResult;
+use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+use kwire::messages::find_coordinator_response::Coordinator;
+use kwire::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
 };
-use kafka_wire::messages::metadata_response::{
+use kwire::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
-use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
-use kafka_wire::messages::{
+use kwire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kwire::messages::{
     ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest,
     DeleteTopicsResponse, FetchRequest, FetchResponse, FindCoordinatorRequest,
     FindCoordinatorResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
     ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
     RequestHeader, ResponseHeader,
 };
-use kafka_wire::{ApiKey, EncodeError, Request, Status};
+use kwire::{ApiKey, EncodeError, Request, Status};
 
 use crate::fallback;
 use crate::groups::Groups;
@@ -891,7 +891,7 @@ type Appended = (i32, i16, i64);
 type Found = (i32, i16, i64, i64);
 
 /// The cluster id reported in Metadata.
-pub const CLUSTER_ID: &str = "kafka-wire-mini-broker";
+pub const CLUSTER_ID: &str = "kwire-mini-broker";
 
 /// One ApiVersions row per served API.
 fn api_version_rows() -> Vec<ApiVersion<'static>> {

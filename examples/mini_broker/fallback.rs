@@ -3,11 +3,11 @@
 //! empty and every other field at its schema default. A client gets a response it can parse and
 //! an error it understands instead of a closed connection.
 
-use kafka_wire::ApiKey;
-use kafka_wire::codec::{Encode, Writer};
-use kafka_wire::header::response_header_version;
-use kafka_wire::messages::ResponseHeader;
-use kafka_wire::schema::{self, DefaultValue, FieldSchema, FieldType, Primitive, StructSchema};
+use kwire::ApiKey;
+use kwire::codec::{Encode, Writer};
+use kwire::header::response_header_version;
+use kwire::messages::ResponseHeader;
+use kwire::schema::{self, DefaultValue, FieldSchema, FieldType, Primitive, StructSchema};
 
 /// Encodes the whole error response frame.
 pub fn error_response(

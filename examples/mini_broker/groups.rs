@@ -9,17 +9,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use kafka_wire::codec::{Array, Uuid};
-use kafka_wire::messages::join_group_response::JoinGroupResponseMember;
-use kafka_wire::messages::leave_group_response::MemberResponse;
-use kafka_wire::messages::offset_commit_response::{
+use kwire::codec::{Array, Uuid};
+use kwire::messages::join_group_response::JoinGroupResponseMember;
+use kwire::messages::leave_group_response::MemberResponse;
+use kwire::messages::offset_commit_response::{
     OffsetCommitResponsePartition, OffsetCommitResponseTopic,
 };
-use kafka_wire::messages::offset_fetch_response::{
+use kwire::messages::offset_fetch_response::{
     OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions,
     OffsetFetchResponseTopic, OffsetFetchResponseTopics,
 };
-use kafka_wire::messages::{
+use kwire::messages::{
     HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
     LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
     OffsetFetchResponse, SyncGroupRequest, SyncGroupResponse,

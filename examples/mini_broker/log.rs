@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use kafka_wire::DecodeError;
-use kafka_wire::codec::Uuid;
-use kafka_wire::records::compression::BuiltinCodecs;
-use kafka_wire::records::{Compression, RecordBatch, RecordBatchHeader};
+use kwire::DecodeError;
+use kwire::codec::Uuid;
+use kwire::records::compression::BuiltinCodecs;
+use kwire::records::{Compression, RecordBatch, RecordBatchHeader};
 
 /// Kafka error codes the broker answers with.
 pub mod code {
@@ -116,7 +116,7 @@ impl Log {
     /// are not 0, 1, 2, … are INVALID_RECORD. A codec not compiled in is taken on trust.
     fn validate_records(batch: &RecordBatch<'_>) -> Result<(), i16> {
         let compressed = batch.compression() != Compression::NONE;
-        let check = |it: kafka_wire::records::RecordIter<'_>| {
+        let check = |it: kwire::records::RecordIter<'_>| {
             let mut n: i64 = 0;
             for record in it {
                 let record = record.map_err(|_| code::CORRUPT_MESSAGE)?;
@@ -274,7 +274,7 @@ impl Log {
 const MAX_DECOMPRESSED: usize = 256 * 1024 * 1024;
 
 fn is_magic_error(e: &DecodeError) -> bool {
-    matches!(e.kind, kafka_wire::DecodeErrorKind::UnknownMagic(_))
+    matches!(e.kind, kwire::DecodeErrorKind::UnknownMagic(_))
 }
 
 /// A topic: its id and partitions.

@@ -1,4 +1,4 @@
-//! A single-node, in-memory Kafka broker built on kafka-wire, for real clients to produce to
+//! A single-node, in-memory Kafka broker built on kwire, for real clients to produce to
 //! and consume from:
 //!
 //! ```text

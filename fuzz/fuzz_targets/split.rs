@@ -1,5 +1,5 @@
 #![no_main]
-use kafka_wire::__fuzz::{scratch_len, split};
+use kwire::__fuzz::{scratch_len, split};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     split(data, &mut vec![0; scratch_len(data.len())]).unwrap();

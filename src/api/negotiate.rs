@@ -195,7 +195,7 @@ pub struct ApiVersionsReply<'a> {
 /// non-nullable `ApiKeys` rejects.
 ///
 /// ```
-/// use kafka_wire::api::{ApiKey, VersionTable, api_versions_request_version, decode_api_versions};
+/// use kwire::api::{ApiKey, VersionTable, api_versions_request_version, decode_api_versions};
 ///
 /// // The reply of a 2.8 broker to an ApiVersions request at a version it does not know:
 /// // size, correlation id 1, error 35, one entry: ApiVersions 0-3.

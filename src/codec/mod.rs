@@ -156,7 +156,7 @@ impl fmt::Display for VersionRange {
 /// [`Decode::decode`], which returns it. A type of one's own, over the public reads:
 ///
 /// ```
-/// use kafka_wire::codec::{Decode, Failed, Reader};
+/// use kwire::codec::{Decode, Failed, Reader};
 ///
 /// /// Two int32s.
 /// #[derive(Debug)]
@@ -176,7 +176,7 @@ impl fmt::Display for VersionRange {
 /// assert_eq!((pair.0, pair.1), (1, 2));
 /// let err = Pair::decode(&mut Reader::new(&[0, 0, 0, 1, 0]), 0).unwrap_err();
 /// assert_eq!((err.offset, err.path), (4, "Pair.B"));
-/// # Ok::<(), kafka_wire::DecodeError>(())
+/// # Ok::<(), kwire::DecodeError>(())
 /// ```
 pub trait Decode<'a>: Sized {
     /// Schema path of the type, used in errors (for example `"FetchRequest"`).

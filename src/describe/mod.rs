@@ -15,7 +15,7 @@
 //!   response the smallest legal frame, its byte layout and its tree.
 //!
 //! ```
-//! use kafka_wire::describe;
+//! use kwire::describe;
 //!
 //! let frame = [
 //!     0, 0, 0, 21, 0, 39, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,

@@ -63,7 +63,7 @@ impl RecordBatchHeader {
     /// the CRC), or anything else followed by [`RecordBatchHeader::refresh_crc`].
     ///
     /// ```
-    /// use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
+    /// use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
     ///
     /// let mut buf = [0u8; 128];
     /// let n = BatchBuilder::new().write(&[NewRecord::new(b"v")], &mut buf)?;
@@ -273,7 +273,7 @@ impl Attributes {
 /// for it. Records are read lazily by [`RecordBatch::records`].
 ///
 /// ```
-/// use kafka_wire::records::RecordBatch;
+/// use kwire::records::RecordBatch;
 ///
 /// // The 70-byte batch of the protocol notes: one record, null key, value "hi".
 /// let bytes = [
@@ -291,7 +291,7 @@ impl Attributes {
 ///     assert_eq!(record.value(), Some(&b"hi"[..]));
 ///     assert_eq!(record.timestamp(), 1_700_000_000_000);
 /// }
-/// # Ok::<(), kafka_wire::DecodeError>(())
+/// # Ok::<(), kwire::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RecordBatch<'a> {

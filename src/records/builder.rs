@@ -149,7 +149,7 @@ pub(crate) struct Plan {
 /// Nothing is written unless the whole batch fits.
 ///
 /// ```
-/// use kafka_wire::records::{BatchBuilder, NewRecord, RecordBatch};
+/// use kwire::records::{BatchBuilder, NewRecord, RecordBatch};
 ///
 /// let records = [NewRecord::new(b"hi").with_timestamp(1_700_000_000_000)];
 /// let mut buf = [0u8; 128];

@@ -255,8 +255,8 @@ impl<'a> RecordBatch<'a> {
     ///
     /// ```
     /// # #[cfg(feature = "lz4")] {
-    /// use kafka_wire::records::compression::BuiltinCodecs;
-    /// use kafka_wire::records::{BatchBuilder, Compression, NewRecord, RecordBatch};
+    /// use kwire::records::compression::BuiltinCodecs;
+    /// use kwire::records::{BatchBuilder, Compression, NewRecord, RecordBatch};
     ///
     /// let records = [NewRecord::new(b"hello hello hello hello").with_timestamp(5)];
     /// let (mut scratch, mut out) = ([0u8; 256], [0u8; 256]);

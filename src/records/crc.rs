@@ -144,7 +144,7 @@ fn update(mut crc: u32, t: &[[u32; 256]; TABLES], bytes: &[u8]) -> u32 {
 /// CRC-32C of `bytes`.
 ///
 /// ```
-/// assert_eq!(kafka_wire::records::crc::crc32c(b"123456789"), 0xe306_9283);
+/// assert_eq!(kwire::records::crc::crc32c(b"123456789"), 0xe306_9283);
 /// ```
 #[must_use]
 #[inline]
@@ -162,7 +162,7 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
 /// CRC-32 (IEEE) of `bytes`.
 ///
 /// ```
-/// assert_eq!(kafka_wire::records::crc::crc32(b"123456789"), 0xcbf4_3926);
+/// assert_eq!(kwire::records::crc::crc32(b"123456789"), 0xcbf4_3926);
 /// ```
 #[must_use]
 pub fn crc32(bytes: &[u8]) -> u32 {

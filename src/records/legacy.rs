@@ -718,7 +718,7 @@ pub struct InnerSet {
 ///   of the last inner message.
 ///
 /// ```
-/// use kafka_wire::records::{LegacyBuilder, LegacyMagic, LegacyMessage, NewRecord};
+/// use kwire::records::{LegacyBuilder, LegacyMagic, LegacyMessage, NewRecord};
 ///
 /// let records = [NewRecord::new(b"hi").with_timestamp(1_700_000_000_000)];
 /// let mut buf = [0u8; 64];

@@ -6,7 +6,7 @@ kafka-python's hand-written protocol classes (`kafka.protocol.old`: one class pe
 version, e.g. `ProduceRequest_v0`) encode every body; its record builders
 (`LegacyRecordBatchBuilder`, `DefaultRecordBatchBuilder`) write the record sets, and its reader
 (`MemoryRecords`) says what records each set holds. `tests/kafka_python.rs` decodes all of it with
-kafka-wire and compares.
+kwire and compares.
 
 Usage (kafka-python pinned to KAFKA_PYTHON_VERSION):
 
@@ -37,7 +37,7 @@ Format (one item per line, fields separated by one space):
     end
 
 VALUE is `i:INT`, `s:TEXT` (the rest of the line, UTF-8), `null`, `bool:true|false`,
-`b:HEX` (bytes) or `f:FLOAT`. Field names are kafka-wire's (the snake_case of the schema's field
+`b:HEX` (bytes) or `f:FLOAT`. Field names are kwire's (the snake_case of the schema's field
 names); RENAMES maps kafka-python's names where they differ.
 """
 
@@ -269,7 +269,7 @@ class Builder:
         return tuple(values)
 
     def tags(self, path):
-        # An unknown tag (kafka-wire keeps it as read), on the top level only.
+        # An unknown tag (kwire keeps it as read), on the top level only.
         if path:
             self.lines.append("len %s.unknown_tagged_fields 0" % path)
             return {}

@@ -1,6 +1,6 @@
-//! A `#![no_std]`, `#![no_main]` binary that encodes and decodes a frame with kafka-wire.
+//! A `#![no_std]`, `#![no_main]` binary that encodes and decodes a frame with kwire.
 //!
-//! If kafka-wire or any of its dependencies pulled in `std`, this would not build: the second
+//! If kwire or any of its dependencies pulled in `std`, this would not build: the second
 //! `panic_impl` lang item fails with E0152 naming the crate. Nothing here needs an allocator, so
 //! an `alloc` dependency would fail to link as well. Run it and check the exit code: 0 when the
 //! round trip held, a distinct non-zero code for each check that did not.
@@ -13,9 +13,9 @@
 
 use core::panic::PanicInfo;
 
-use kafka_wire::messages::{RenewDelegationTokenRequest, RequestHeader};
-use kafka_wire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch};
-use kafka_wire::{ApiKey, Request, frame};
+use kwire::messages::{RenewDelegationTokenRequest, RequestHeader};
+use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch};
+use kwire::{ApiKey, Request, frame};
 
 unsafe extern "C" {
     fn abort() -> !;
