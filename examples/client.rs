@@ -17,9 +17,7 @@ use std::net::TcpStream;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kwire::api::{
-    NegotiateError, VersionTable, api_versions_request_version, decode_api_versions,
-};
+use kwire::api::{NegotiateError, VersionTable, api_versions_request_version, decode_api_versions};
 use kwire::codec::{Array, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::create_topics_request::CreatableTopic;
@@ -32,15 +30,9 @@ use kwire::messages::{
 };
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, Records};
-use kwire::{ApiKey, Response, Status};
+use kwire::{ApiKey, ErrorCode, Response, Status};
 
 type Error = Box<dyn std::error::Error>;
-
-/// Kafka error codes the client acts on.
-const NONE: i16 = 0;
-const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-const LEADER_NOT_AVAILABLE: i16 = 5;
-const TOPIC_ALREADY_EXISTS: i16 = 36;
 
 const CLIENT_ID: &str = "kwire-example";
 
@@ -352,12 +344,12 @@ fn create_topic(c: &mut Connection, o: &Options) -> Result<(), Error> {
         return Err("not a CreateTopics response".into());
     };
     for t in &r.topics {
-        match t.error_code {
-            NONE => println!(
+        match ErrorCode(t.error_code) {
+            ErrorCode::NONE => println!(
                 "[{}] CreateTopics v{version}: created {} with {} partitions",
                 c.addr, t.name, o.partitions
             ),
-            TOPIC_ALREADY_EXISTS => {
+            ErrorCode::TOPIC_ALREADY_EXISTS => {
                 println!(
                     "[{}] CreateTopics v{version}: {} exists already",
                     c.addr, t.name
@@ -365,7 +357,7 @@ fn create_topic(c: &mut Connection, o: &Options) -> Result<(), Error> {
             }
             e => {
                 return Err(format!(
-                    "CreateTopics {}: error {e} {}",
+                    "CreateTopics {}: {e} {}",
                     t.name,
                     t.error_message.unwrap_or("")
                 )
@@ -399,14 +391,14 @@ fn wait_for_leaders(c: &mut Connection, o: &Options) -> Result<TopicLayout, Erro
         let mut retry = false;
         for t in &m.topics {
             layout.id = t.topic_id;
-            match t.error_code {
-                NONE => {}
-                LEADER_NOT_AVAILABLE | UNKNOWN_TOPIC_OR_PARTITION => retry = true,
-                e => return Err(format!("Metadata {}: error {e}", o.topic).into()),
+            match ErrorCode(t.error_code) {
+                ErrorCode::NONE => {}
+                e if e.is_retriable() => retry = true,
+                e => return Err(format!("Metadata {}: {e}", o.topic).into()),
             }
             for p in &t.partitions {
                 match brokers.get(&p.leader_id) {
-                    Some(addr) if p.error_code == NONE => {
+                    Some(addr) if p.error_code == ErrorCode::NONE => {
                         layout.leaders.insert(p.partition_index, addr.clone());
                     }
                     _ => retry = true,
@@ -480,11 +472,11 @@ fn produce(
         .flat_map(|t| t.partition_responses.iter())
         .find(|r| r.index == p)
         .ok_or("the Produce response lacks the partition")?;
-    if part.error_code != NONE {
+    if part.error_code != ErrorCode::NONE {
         return Err(format!(
-            "Produce {}-{p}: error {} {}",
+            "Produce {}-{p}: {} {}",
             o.topic,
-            part.error_code,
+            ErrorCode(part.error_code),
             part.error_message.unwrap_or("")
         )
         .into());
@@ -531,8 +523,8 @@ fn fetch_and_check(
     let (_, Response::Fetch(r)) = frame::decode_response(&frame, ApiKey::FETCH, version)? else {
         return Err("not a Fetch response".into());
     };
-    if r.error_code != NONE {
-        return Err(format!("Fetch: error {}", r.error_code).into());
+    if r.error_code != ErrorCode::NONE {
+        return Err(format!("Fetch: {}", ErrorCode(r.error_code)).into());
     }
     let data = r
         .responses
@@ -540,8 +532,9 @@ fn fetch_and_check(
         .flat_map(|t| t.partitions.iter())
         .find(|d| d.partition_index == p)
         .ok_or("the Fetch response lacks the partition")?;
-    if data.error_code != NONE {
-        return Err(format!("Fetch {}-{p}: error {}", o.topic, data.error_code).into());
+    if data.error_code != ErrorCode::NONE {
+        let e = ErrorCode(data.error_code);
+        return Err(format!("Fetch {}-{p}: {e}", o.topic).into());
     }
     let mut got = 0usize;
     let mut scratch = vec![0u8; 1024 * 1024];

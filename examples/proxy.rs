@@ -35,7 +35,7 @@ use kwire::messages::describe_cluster_response::DescribeClusterBroker;
 use kwire::messages::find_coordinator_response::Coordinator;
 use kwire::messages::metadata_response::MetadataResponseBroker;
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::{ApiKey, EncodeError, Request, Response, Status};
+use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
 
 /// The largest frame forwarded.
 const MAX_FRAME: usize = 256 * 1024 * 1024;
@@ -197,9 +197,7 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
     };
     let key = ApiKey(header.request_api_key);
     let version = header.request_api_version;
-    // A Produce with acks=0 gets no response.
-    let answered = !matches!(&body, Request::Produce(p) if p.acks == 0);
-    if answered {
+    if body.expects_response() {
         in_flight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -236,29 +234,22 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
 /// One response: match it to its request, decode, log, point broker addresses at the proxy,
 /// re-encode.
 fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &InFlight) {
-    let correlation_id = f
-        .get(4..8)
-        .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-    let sent = in_flight
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&correlation_id);
-    let Some((key, version)) = sent else {
+    let correlation_id = frame::response_correlation_id(f);
+    let sent = correlation_id.ok().and_then(|id| {
+        in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+    });
+    let (Ok(correlation_id), Some((key, version))) = (correlation_id, sent) else {
         println!(
-            "[{n}] <- {} bytes for unknown correlation id {correlation_id}, forwarded as is",
+            "[{n}] <- {} bytes for no request in flight, forwarded as is",
             f.len()
         );
         out.extend_from_slice(f);
         return;
     };
-    // ApiVersions bodies may come back in the v0 layout (the broker's fallback).
-    let decoded = if key == ApiKey::API_VERSIONS {
-        kwire::api::decode_api_versions(f, version)
-            .map(|r| (r.header, Response::ApiVersions(r.body), r.version))
-    } else {
-        frame::decode_response(f, key, version).map(|(h, b)| (h, b, version))
-    };
-    let (header, body, version) = match decoded {
+    let (header, body) = match frame::decode_response(f, key, version) {
         Ok(d) => d,
         Err(e) => {
             println!(
@@ -328,6 +319,11 @@ fn readdress(
                 .collect();
             let d = d.with_brokers(Array::from(&brokers[..]));
             encode_response(out, header, &d, version)
+        }
+        // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
+        // the version asked for; the client reads it so.
+        Response::ApiVersions(a) if a.error_code == ErrorCode::UNSUPPORTED_VERSION => {
+            encode_response(out, header, body, 0)
         }
         other => encode_response(out, header, other, version),
     }

@@ -176,6 +176,101 @@ fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     Ok(body)
 }
 
+/// The start of a request header: what routing, logging and matching responses need, read
+/// by [`request_info`] without decoding the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RequestInfo<'a> {
+    /// The API key, which may be one this crate does not know.
+    pub api_key: ApiKey,
+    /// The API version, which may be one this crate does not know.
+    pub api_version: i16,
+    /// The correlation id the response will carry.
+    pub correlation_id: i32,
+    /// The client id, `None` when null. The header v0 of ControlledShutdown v0 has none, and
+    /// gives the schema's default, `Some("")`, as [`decode_request`] does.
+    pub client_id: Option<&'a str>,
+}
+
+/// Reads the API key, version, correlation id and client id of a request frame (size prefix
+/// included) without decoding the rest of its header or its body.
+///
+/// `frame` may be a whole frame or only its start: the bytes of these four fields are enough,
+/// so a proxy can route a large Produce before the rest of it has arrived. The API key and
+/// version need not be ones this crate knows; every request header but ControlledShutdown v0's
+/// puts the client id next, as a classic nullable string.
+///
+/// ```
+/// use kwire::frame;
+/// use kwire::messages::{HeartbeatRequest, RequestHeader};
+/// use kwire::ApiKey;
+///
+/// let header = RequestHeader::default()
+///     .with_request_api_key(ApiKey::HEARTBEAT.0)
+///     .with_request_api_version(4)
+///     .with_correlation_id(7)
+///     .with_client_id(Some("app"));
+/// let mut buf = [0u8; 64];
+/// let n = frame::encode_request(&header, &HeartbeatRequest::default(), &mut buf)?;
+///
+/// let info = frame::request_info(&buf[..n])?;
+/// assert_eq!(info.api_key, ApiKey::HEARTBEAT);
+/// assert_eq!((info.api_version, info.correlation_id, info.client_id), (4, 7, Some("app")));
+/// // The first 19 bytes hold all four fields.
+/// assert_eq!(frame::request_info(&buf[..19])?, info);
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// `NegativeFrameSize`; `Truncated` when `frame` or its size prefix ends before the four
+/// fields do; `InvalidUtf8` for a client id that is not UTF-8.
+pub fn request_info(frame: &[u8]) -> Result<RequestInfo<'_>, DecodeError> {
+    let mut r = header_start(frame)?;
+    let api_key = ApiKey(r.i16("RequestHeader.RequestApiKey")?);
+    let api_version = r.i16("RequestHeader.RequestApiVersion")?;
+    let correlation_id = r.i32("RequestHeader.CorrelationId")?;
+    let client_id = if request_header_version(api_key, api_version) >= 1 {
+        r.nullable_string(false, "RequestHeader.ClientId")?
+    } else {
+        RequestHeader::default().client_id
+    };
+    Ok(RequestInfo {
+        api_key,
+        api_version,
+        correlation_id,
+        client_id,
+    })
+}
+
+/// Reads the correlation id of a response frame (size prefix included), which every response
+/// header starts with, to match the response to its request before decoding it. `frame` may be
+/// a whole frame or only its first eight bytes.
+///
+/// # Errors
+///
+/// `NegativeFrameSize`; `Truncated` when `frame` or its size prefix ends before the
+/// correlation id does.
+pub fn response_correlation_id(frame: &[u8]) -> Result<i32, DecodeError> {
+    header_start(frame)?.i32("ResponseHeader.CorrelationId")
+}
+
+/// A reader over the part of a frame's payload that `frame` holds: from after the size prefix
+/// to the frame's end, or to the end of `frame` if that comes first.
+fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
+    let mut r = Reader::new(frame);
+    let size = r.i32("Frame.size")?;
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
+    };
+    let available = r.remaining().min(size);
+    r.sub(available, "Frame")
+}
+
 /// Decodes a whole request frame (size prefix included): the header, then the body by the API
 /// key and version the header names. The frame must be exactly as long as its size prefix says.
 ///
@@ -204,7 +299,12 @@ pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), 
 }
 
 /// Decodes a whole response frame (size prefix included) to a request of `api_key` at
-/// `version` (responses do not name their API; the caller matches them by correlation id).
+/// `version` (responses do not name their API; the caller matches them by correlation id, as
+/// [`response_correlation_id`] reads it).
+///
+/// An ApiVersions response is also accepted in the version 0 layout that a broker answers with,
+/// error `UNSUPPORTED_VERSION`, when it does not know the version asked for (see
+/// [`crate::api::decode_api_versions`], which also says which layout it read).
 ///
 /// # Errors
 ///
@@ -216,6 +316,11 @@ pub fn decode_response(
 ) -> Result<(ResponseHeader<'_>, Response<'_>), DecodeError> {
     let mut r = payload(frame)?;
     let header = ResponseHeader::decode(&mut r, response_header_version(api_key, version))?;
+    #[cfg(feature = "ApiVersions")]
+    if api_key == ApiKey::API_VERSIONS {
+        let (body, _) = crate::api::decode_api_versions_body_at(&r, version)?;
+        return Ok((header, Response::ApiVersions(body)));
+    }
     let body = Response::decode(api_key, version, &mut r)?;
     r.finish("Response")?;
     Ok((header, body))

@@ -234,6 +234,6 @@ pub mod schema;
 #[cfg(test)]
 mod testdata;
 
-pub use api::{ApiKey, Request, Response};
+pub use api::{ApiKey, ErrorCode, Request, Response};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Status};

@@ -13,9 +13,7 @@ use kwire::messages::metadata_response::{
     MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
 use kwire::messages::update_features_request::{FeatureUpdateKey, UpdateFeaturesRequest};
-use kwire::messages::update_features_response::{
-    UpdatableFeatureResult, UpdateFeaturesResponse,
-};
+use kwire::messages::update_features_response::{UpdatableFeatureResult, UpdateFeaturesResponse};
 use kwire::messages::{
     RenewDelegationTokenRequest, RenewDelegationTokenResponse, RequestHeader, ResponseHeader,
 };

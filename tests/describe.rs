@@ -364,12 +364,7 @@ fn visit(
     }
 }
 
-fn typed(
-    frame: &[u8],
-    key: ApiKey,
-    version: i16,
-    side: Side,
-) -> Result<(), kwire::DecodeError> {
+fn typed(frame: &[u8], key: ApiKey, version: i16, side: Side) -> Result<(), kwire::DecodeError> {
     match side {
         Side::Request => decode_request(frame).map(drop),
         Side::Response => decode_response(frame, key, version).map(drop),

@@ -139,9 +139,7 @@ fn ours_encode<E: Encode>(value: &E, version: i16) -> Encoded {
         .encode(version, &mut out)
         .map_err(|e| format!("kwire encode: {e}"))?;
     if n != len {
-        return Err(format!(
-            "kwire wrote {n} bytes but encoded_len said {len}"
-        ));
+        return Err(format!("kwire wrote {n} bytes but encoded_len said {len}"));
     }
     Ok(out)
 }
@@ -1613,11 +1611,7 @@ fn cmp_metadata_response(
     d.tags("", o.unknown_tagged_fields, &t.unknown_tagged_fields);
 }
 
-fn cmp_fetch_request(
-    d: &mut Diff,
-    o: &kwire::messages::FetchRequest<'_>,
-    t: &kp::FetchRequest,
-) {
+fn cmp_fetch_request(d: &mut Diff, o: &kwire::messages::FetchRequest<'_>, t: &kp::FetchRequest) {
     d.eq("cluster_id", o.cluster_id, opt_str(t.cluster_id.as_ref()));
     d.eq("replica_id", o.replica_id, t.replica_id.0);
     d.eq(
@@ -1720,11 +1714,7 @@ fn cmp_fetch_request(
     d.tags("", o.unknown_tagged_fields, &t.unknown_tagged_fields);
 }
 
-fn cmp_fetch_response(
-    d: &mut Diff,
-    o: &kwire::messages::FetchResponse<'_>,
-    t: &kp::FetchResponse,
-) {
+fn cmp_fetch_response(d: &mut Diff, o: &kwire::messages::FetchResponse<'_>, t: &kp::FetchResponse) {
     d.eq("throttle_time_ms", o.throttle_time_ms, t.throttle_time_ms);
     d.eq("error_code", o.error_code, t.error_code);
     d.eq("session_id", o.session_id, t.session_id);

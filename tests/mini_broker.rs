@@ -41,10 +41,9 @@ use kwire::messages::{
     OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
 };
 use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
-use kwire::{ApiKey, Response, Status};
+use kwire::{ApiKey, ErrorCode, Response, Status};
 
 use broker::{Broker, Config, SERVED, served_versions};
-use log::code;
 
 const PARTITIONS: i32 = 3;
 const TS: i64 = 1_700_000_000_000;
@@ -208,7 +207,7 @@ fn create(c: &mut Client, name: &str, partitions: i32) -> Uuid {
     );
     let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, 7);
     let row = r.topics.iter().next().unwrap();
-    assert_eq!(row.error_code, code::NONE, "creating {name}");
+    assert_eq!(row.error_code, ErrorCode::NONE, "creating {name}");
     assert_ne!(row.topic_id, Uuid::ZERO);
     row.topic_id
 }
@@ -246,7 +245,11 @@ fn produce_at(
     let p = t.partition_responses.iter().next().unwrap();
     assert_eq!(p.index, partition);
     if v >= 5 {
-        let start = if p.error_code == code::NONE { 0 } else { -1 };
+        let start = if p.error_code == ErrorCode::NONE {
+            0
+        } else {
+            -1
+        };
         assert_eq!(p.log_start_offset, start, "Produce v{v} log start offset");
     }
     (p.error_code, p.base_offset)
@@ -292,7 +295,7 @@ fn fetch_at(
         .with_topics(Array::from(&t));
     let f = c.call(v, &req);
     let r = decode_as!(f, Fetch, ApiKey::FETCH, v);
-    assert_eq!(r.error_code, code::NONE, "Fetch v{v}");
+    assert_eq!(r.error_code, ErrorCode::NONE, "Fetch v{v}");
     assert_eq!(r.session_id, 0, "Fetch v{v}: no sessions");
     let t = r.responses.iter().next().unwrap();
     if v >= 13 {
@@ -305,7 +308,7 @@ fn fetch_at(
         .zip(partitions)
         .map(|(p, &(index, _))| {
             assert_eq!(p.partition_index, index);
-            if p.error_code == code::NONE {
+            if p.error_code == ErrorCode::NONE {
                 assert_eq!(p.last_stable_offset, p.high_watermark, "Fetch v{v}");
                 if v >= 5 {
                     assert_eq!(p.log_start_offset, 0, "Fetch v{v}");
@@ -372,7 +375,7 @@ fn join_once(c: &mut Client, v: i16, group: &str, member: &str) -> Joined {
     }
     let f = c.call(v, &req);
     let r = decode_as!(f, JoinGroup, ApiKey::JOIN_GROUP, v);
-    if r.error_code == code::NONE {
+    if r.error_code == ErrorCode::NONE {
         assert_eq!(r.protocol_name, Some("range"), "JoinGroup v{v}");
         if v >= 7 {
             assert_eq!(r.protocol_type, Some("consumer"), "JoinGroup v{v}");
@@ -394,13 +397,13 @@ fn join_once(c: &mut Client, v: i16, group: &str, member: &str) -> Joined {
 fn join(c: &mut Client, v: i16, group: &str) -> Joined {
     let first = join_once(c, v, group, "");
     if v < 4 {
-        assert_eq!(first.error, code::NONE, "JoinGroup v{v}");
+        assert_eq!(first.error, ErrorCode::NONE, "JoinGroup v{v}");
         return first;
     }
-    assert_eq!(first.error, code::MEMBER_ID_REQUIRED, "JoinGroup v{v}");
+    assert_eq!(first.error, ErrorCode::MEMBER_ID_REQUIRED, "JoinGroup v{v}");
     assert!(!first.member.is_empty());
     let again = join_once(c, v, group, &first.member);
-    assert_eq!(again.error, code::NONE, "JoinGroup v{v} again");
+    assert_eq!(again.error, ErrorCode::NONE, "JoinGroup v{v} again");
     assert_eq!(again.member, first.member);
     again
 }
@@ -429,7 +432,7 @@ fn sync_at(
     }
     let f = c.call(v, &req);
     let r = decode_as!(f, SyncGroup, ApiKey::SYNC_GROUP, v);
-    if v >= 5 && r.error_code == code::NONE {
+    if v >= 5 && r.error_code == ErrorCode::NONE {
         assert_eq!(r.protocol_type, Some("consumer"));
         assert_eq!(r.protocol_name, Some("range"));
     }
@@ -440,7 +443,7 @@ fn sync_at(
 fn stable_group(c: &mut Client, group: &str) -> (i32, String) {
     let j = join(c, 5, group);
     let (e, _) = sync_at(c, 3, group, j.generation, &j.member, b"all of it");
-    assert_eq!(e, code::NONE);
+    assert_eq!(e, ErrorCode::NONE);
     (j.generation, j.member)
 }
 
@@ -534,11 +537,11 @@ fn offset_fetch_at(
     let r = decode_as!(f, OffsetFetch, ApiKey::OFFSET_FETCH, v);
     let mut rows = Vec::new();
     if v < 8 {
-        assert_eq!(r.error_code, code::NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         for t in &r.topics {
             assert_eq!(t.name, name);
             for p in &t.partitions {
-                assert_eq!(p.error_code, code::NONE);
+                assert_eq!(p.error_code, ErrorCode::NONE);
                 rows.push((
                     p.partition_index,
                     p.committed_offset,
@@ -549,7 +552,7 @@ fn offset_fetch_at(
     } else {
         let g = r.groups.iter().next().unwrap();
         assert_eq!(g.group_id, group);
-        assert_eq!(g.error_code, code::NONE);
+        assert_eq!(g.error_code, ErrorCode::NONE);
         for t in &g.topics {
             if v >= 10 {
                 assert_eq!(t.topic_id, id);
@@ -557,7 +560,7 @@ fn offset_fetch_at(
                 assert_eq!(t.name, name);
             }
             for p in &t.partitions {
-                assert_eq!(p.error_code, code::NONE);
+                assert_eq!(p.error_code, ErrorCode::NONE);
                 rows.push((
                     p.partition_index,
                     p.committed_offset,
@@ -606,7 +609,7 @@ fn api_versions(c: &mut Client) {
         }
         let f = c.call(v, &req);
         let r = decode_as!(f, ApiVersions, ApiKey::API_VERSIONS, v);
-        assert_eq!(r.error_code, code::NONE);
+        assert_eq!(r.error_code, ErrorCode::NONE);
         let keys: Vec<(i16, i16, i16)> = r
             .api_keys
             .iter()
@@ -635,7 +638,7 @@ fn api_versions(c: &mut Client) {
     let f = c.recv();
     assert_eq!(correlation(&f), 4242);
     let r = decode_as!(f, ApiVersions, ApiKey::API_VERSIONS, 0);
-    assert_eq!(r.error_code, code::UNSUPPORTED_VERSION);
+    assert_eq!(r.error_code, ErrorCode::UNSUPPORTED_VERSION);
     assert_eq!(r.api_keys.len(), SERVED.len());
     let v3 = r
         .api_keys
@@ -654,7 +657,11 @@ fn api_versions(c: &mut Client) {
     for v in range.min..=range.max {
         let f = c.call(v, &DescribeAclsRequest::default());
         let r = decode_as!(f, DescribeAcls, key, v);
-        assert_eq!(r.error_code, code::UNSUPPORTED_VERSION, "DescribeAcls v{v}");
+        assert_eq!(
+            r.error_code,
+            ErrorCode::UNSUPPORTED_VERSION,
+            "DescribeAcls v{v}"
+        );
         assert!(r.resources.is_empty());
     }
 }
@@ -681,7 +688,10 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
             assert_eq!(r.cluster_id, Some(broker::CLUSTER_ID));
         }
         let t = r.topics.iter().next().unwrap();
-        assert_eq!((t.error_code, t.name), (code::NONE, Some(name.as_str())));
+        assert_eq!(
+            (t.error_code, t.name),
+            (ErrorCode::NONE.0, Some(name.as_str()))
+        );
         if v >= 10 {
             assert_ne!(t.topic_id, Uuid::ZERO);
         }
@@ -704,7 +714,7 @@ fn metadata(c: &mut Client, addr: SocketAddr) {
             let f = c.call(v, &req);
             let r = decode_as!(f, Metadata, ApiKey::METADATA, v);
             let t = r.topics.iter().next().unwrap();
-            assert_eq!(t.error_code, code::UNKNOWN_TOPIC_OR_PARTITION);
+            assert_eq!(t.error_code, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
             assert!(t.partitions.is_empty());
         }
         // All topics: v0 an empty list, later null.
@@ -748,7 +758,7 @@ fn create_and_delete_topics(c: &mut Client) {
         let req = CreateTopicsRequest::default()
             .with_topics(Array::from(&topics))
             .with_timeout_ms(5000);
-        for (round, first_error) in [(0, code::NONE), (1, code::TOPIC_ALREADY_EXISTS)] {
+        for (round, first_error) in [(0, ErrorCode::NONE), (1, ErrorCode::TOPIC_ALREADY_EXISTS)] {
             let f = c.call(v, &req);
             let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, v);
             let rows: Vec<_> = r.topics.iter().collect();
@@ -757,9 +767,9 @@ fn create_and_delete_topics(c: &mut Client) {
                 errors,
                 [
                     first_error,
-                    code::INVALID_TOPIC_EXCEPTION,
-                    code::INVALID_PARTITIONS,
-                    code::INVALID_REPLICATION_FACTOR
+                    ErrorCode::INVALID_TOPIC_EXCEPTION,
+                    ErrorCode::INVALID_PARTITIONS,
+                    ErrorCode::INVALID_REPLICATION_FACTOR
                 ],
                 "CreateTopics v{v} round {round}"
             );
@@ -799,7 +809,7 @@ fn create_and_delete_topics(c: &mut Client) {
             );
             let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, v);
             let row = r.topics.iter().next().unwrap();
-            assert_eq!(row.error_code, code::NONE, "CreateTopics v{v} {probe}");
+            assert_eq!(row.error_code, ErrorCode::NONE, "CreateTopics v{v} {probe}");
             if v >= 5 {
                 assert_eq!(row.num_partitions, 2);
             }
@@ -809,7 +819,10 @@ fn create_and_delete_topics(c: &mut Client) {
     for v in versions(ApiKey::DELETE_TOPICS) {
         let name = format!("doomed-{v}");
         let id = create(c, &name, 1);
-        for (round, want) in [(0, code::NONE), (1, code::UNKNOWN_TOPIC_OR_PARTITION)] {
+        for (round, want) in [
+            (0, ErrorCode::NONE),
+            (1, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
+        ] {
             let names = [name.as_str()];
             let states = [DeleteTopicState::default().with_name(Some(&name))];
             let req = DeleteTopicsRequest::default().with_timeout_ms(5000);
@@ -836,7 +849,7 @@ fn create_and_delete_topics(c: &mut Client) {
             let r = decode_as!(f, DeleteTopics, ApiKey::DELETE_TOPICS, v);
             assert_eq!(
                 r.responses.iter().next().unwrap().error_code,
-                code::UNKNOWN_TOPIC_ID
+                ErrorCode::UNKNOWN_TOPIC_ID
             );
         }
     }
@@ -847,13 +860,13 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
     let mut next = 0;
     for v in versions(ApiKey::PRODUCE) {
         let (e, base) = produce_at(c, v, topic, 0, &batch(&format!("p{v}"), 2), 1);
-        assert_eq!((e, base), (code::NONE, next), "Produce v{v}");
+        assert_eq!((e, base), (ErrorCode::NONE.0, next), "Produce v{v}");
         next += 2;
     }
     // acks=-1 too; and acks=0 gets no response at all: the next request's response comes first.
     assert_eq!(
         produce_at(c, 9, topic, 0, &batch("all", 1), -1),
-        (code::NONE, next)
+        (ErrorCode::NONE.0, next)
     );
     next += 1;
     let acks0 = batch("acks0", 1);
@@ -893,21 +906,25 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
     RecordBatchHeader::refresh_crc(&mut miscounted).unwrap();
     for v in versions(ApiKey::PRODUCE) {
         let p = |c: &mut Client, b: &[u8]| produce_at(c, v, topic, 1, b, 1).0;
-        assert_eq!(p(c, &bad_crc), code::CORRUPT_MESSAGE, "v{v} bad CRC");
-        assert_eq!(p(c, &[]), code::INVALID_RECORD, "v{v} no batch");
-        assert_eq!(p(c, &two), code::INVALID_RECORD, "v{v} two batches");
-        assert_eq!(p(c, &magic1), code::INVALID_RECORD, "v{v} magic 1");
-        assert_eq!(p(c, &miscounted), code::INVALID_RECORD, "v{v} count");
+        assert_eq!(p(c, &bad_crc), ErrorCode::CORRUPT_MESSAGE, "v{v} bad CRC");
+        assert_eq!(p(c, &[]), ErrorCode::INVALID_RECORD, "v{v} no batch");
+        assert_eq!(p(c, &two), ErrorCode::INVALID_RECORD, "v{v} two batches");
+        assert_eq!(p(c, &magic1), ErrorCode::INVALID_RECORD, "v{v} magic 1");
+        assert_eq!(p(c, &miscounted), ErrorCode::INVALID_RECORD, "v{v} count");
         if v < 7 {
-            assert_eq!(p(c, &zstd), code::UNSUPPORTED_COMPRESSION_TYPE, "v{v} zstd");
+            assert_eq!(
+                p(c, &zstd),
+                ErrorCode::UNSUPPORTED_COMPRESSION_TYPE,
+                "v{v} zstd"
+            );
         }
         assert_eq!(
             produce_at(c, v, topic, 1, &good, 2).0,
-            code::INVALID_REQUIRED_ACKS
+            ErrorCode::INVALID_REQUIRED_ACKS
         );
         assert_eq!(
             produce_at(c, v, topic, PARTITIONS, &good, 1).0,
-            code::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         );
         let unknown = if v >= 13 {
             ("", Uuid::from_u64_pair(1, 2))
@@ -915,9 +932,9 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
             ("no-such-topic", Uuid::ZERO)
         };
         let want = if v >= 13 {
-            code::UNKNOWN_TOPIC_ID
+            ErrorCode::UNKNOWN_TOPIC_ID
         } else {
-            code::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         };
         assert_eq!(produce_at(c, v, unknown, 0, &good, 1).0, want);
     }
@@ -940,20 +957,23 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
             0,
             0,
         );
-        assert_eq!((got[0].error, got[0].high_watermark), (code::NONE, next));
+        assert_eq!(
+            (got[0].error, got[0].high_watermark),
+            (ErrorCode::NONE.0, next)
+        );
         assert_eq!(read_records(&got[0].records), expected, "Fetch v{v}");
         assert_eq!(
             (got[1].error, got[1].records.len()),
-            (code::NONE, 0),
+            (ErrorCode::NONE.0, 0),
             "nothing bad was stored"
         );
-        assert_eq!(got[2].error, code::UNKNOWN_TOPIC_OR_PARTITION);
+        assert_eq!(got[2].error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
         // From the middle of a batch: the batch holding the offset comes whole.
         let got = fetch_at(c, v, topic, &[(0, 3)], 1 << 20, 1 << 20, 0, 0);
         assert_eq!(read_records(&got[0].records)[0].0, 2);
         // Past the end.
         let got = fetch_at(c, v, topic, &[(0, next + 1)], 1 << 20, 1 << 20, 0, 0);
-        assert_eq!(got[0].error, code::OFFSET_OUT_OF_RANGE);
+        assert_eq!(got[0].error, ErrorCode::OFFSET_OUT_OF_RANGE);
         if v >= 7 {
             // A session this broker never handed out.
             let req = FetchRequest::default()
@@ -961,7 +981,7 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
                 .with_session_epoch(1);
             let f = c.call(v, &req);
             let r = decode_as!(f, Fetch, ApiKey::FETCH, v);
-            assert_eq!(r.error_code, code::FETCH_SESSION_ID_NOT_FOUND);
+            assert_eq!(r.error_code, ErrorCode::FETCH_SESSION_ID_NOT_FOUND);
         }
     }
     let v = served_versions(ApiKey::FETCH).max;
@@ -976,7 +996,7 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
     let got = fetch_at(c, v, topic, &[(0, 0)], 1, 1 << 20, 0, 0);
     assert_eq!(got[0].records.len(), one, "at least one whole batch");
     let small = produce_at(c, 9, topic, 2, &batch("p2", 1), 1);
-    assert_eq!(small, (code::NONE, 0));
+    assert_eq!(small, (ErrorCode::NONE.0, 0));
     let got = fetch_at(c, v, topic, &[(0, 0), (2, 0)], 1 << 20, limit, 0, 0);
     assert_eq!(got[0].records.len(), one + 10);
     assert!(got[1].records.is_empty(), "a lone partial batch");
@@ -999,7 +1019,7 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
     });
     let t = Instant::now();
     let got = fetch_at(c, v, topic, &[(2, 1)], 1 << 20, 1 << 20, 5000, 1);
-    assert_eq!(producer.join().unwrap(), (code::NONE, 1));
+    assert_eq!(producer.join().unwrap(), (ErrorCode::NONE.0, 1));
     assert_eq!(read_records(&got[0].records), [(1, "late-0".to_owned())]);
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
 }
@@ -1021,31 +1041,31 @@ fn list_offsets(c: &mut Client, topic: (&str, Uuid)) {
         let epoch = if v >= 4 { 0 } else { -1 };
         assert_eq!(
             list_offsets_at(c, v, name, 0, -2),
-            (code::NONE, 0, -1, epoch)
+            (ErrorCode::NONE.0, 0, -1, epoch)
         );
         assert_eq!(
             list_offsets_at(c, v, name, 0, -1),
-            (code::NONE, 8, -1, epoch)
+            (ErrorCode::NONE.0, 8, -1, epoch)
         );
         // Timestamps TS + i within each batch: the first record at or after TS + 3 is b's 4th.
         assert_eq!(
             list_offsets_at(c, v, name, 0, TS + 3),
-            (code::NONE, 5, TS + 3, epoch)
+            (ErrorCode::NONE.0, 5, TS + 3, epoch)
         );
         assert_eq!(
             list_offsets_at(c, v, name, 0, TS + 99),
-            (code::NONE, -1, -1, -1)
+            (ErrorCode::NONE.0, -1, -1, -1)
         );
         if v >= 7 {
             // The largest timestamp: b's last record (first of the largest).
             assert_eq!(
                 list_offsets_at(c, v, name, 0, -3),
-                (code::NONE, 6, TS + 4, epoch)
+                (ErrorCode::NONE.0, 6, TS + 4, epoch)
             );
         }
         assert_eq!(
             list_offsets_at(c, v, topic.0, 9, -1).0,
-            code::UNKNOWN_TOPIC_OR_PARTITION
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
         );
     }
 }
@@ -1058,7 +1078,7 @@ fn coordinator_and_producer_ids(c: &mut Client) {
             let r = decode_as!(f, FindCoordinator, ApiKey::FIND_COORDINATOR, v);
             assert_eq!(
                 (r.error_code, r.node_id, r.host, r.port),
-                (code::NONE, 1, "127.0.0.1", port)
+                (ErrorCode::NONE.0, 1, "127.0.0.1", port)
             );
         } else {
             let keys = ["g1", "g2"];
@@ -1074,7 +1094,10 @@ fn coordinator_and_producer_ids(c: &mut Client) {
                 .collect();
             assert_eq!(
                 rows,
-                [("g1", 1, port, code::NONE), ("g2", 1, port, code::NONE)]
+                [
+                    ("g1", 1, port, ErrorCode::NONE.0),
+                    ("g2", 1, port, ErrorCode::NONE.0)
+                ]
             );
         }
     }
@@ -1085,7 +1108,7 @@ fn coordinator_and_producer_ids(c: &mut Client) {
             .with_transaction_timeout_ms(60_000);
         let f = c.call(v, &req);
         let r = decode_as!(f, InitProducerId, ApiKey::INIT_PRODUCER_ID, v);
-        assert_eq!((r.error_code, r.producer_epoch), (code::NONE, 0));
+        assert_eq!((r.error_code, r.producer_epoch), (ErrorCode::NONE.0, 0));
         assert!(
             r.producer_id >= 0 && seen.insert(r.producer_id),
             "a fresh id"
@@ -1110,25 +1133,25 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
         // A member id the group never handed out.
         assert_eq!(
             join_once(c, v, &group, "stranger").error,
-            code::UNKNOWN_MEMBER_ID
+            ErrorCode::UNKNOWN_MEMBER_ID
         );
         // Joining again with the same id: a new generation.
         let again = join_once(c, v, &group, &j.member);
-        assert_eq!((again.error, again.generation), (code::NONE, 2));
+        assert_eq!((again.error, again.generation), (ErrorCode::NONE.0, 2));
     }
     for v in versions(ApiKey::SYNC_GROUP) {
         let group = format!("sync-{v}");
         let j = join(c, 5, &group);
         let wrong = sync_at(c, v, &group, j.generation + 1, &j.member, b"x");
-        assert_eq!(wrong.0, code::ILLEGAL_GENERATION, "SyncGroup v{v}");
+        assert_eq!(wrong.0, ErrorCode::ILLEGAL_GENERATION, "SyncGroup v{v}");
         assert_eq!(
             sync_at(c, v, &group, j.generation, "nobody", b"x").0,
-            code::UNKNOWN_MEMBER_ID
+            ErrorCode::UNKNOWN_MEMBER_ID
         );
         let assignment = format!("assignment {v}").into_bytes();
         assert_eq!(
             sync_at(c, v, &group, j.generation, &j.member, &assignment),
-            (code::NONE, assignment),
+            (ErrorCode::NONE.0, assignment),
             "SyncGroup v{v}"
         );
     }
@@ -1136,21 +1159,21 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
     for v in versions(ApiKey::HEARTBEAT) {
         assert_eq!(
             heartbeat_at(c, v, "beating", generation, &member),
-            code::NONE
+            ErrorCode::NONE
         );
         assert_eq!(
             heartbeat_at(c, v, "beating", generation + 1, &member),
-            code::ILLEGAL_GENERATION
+            ErrorCode::ILLEGAL_GENERATION
         );
         assert_eq!(
             heartbeat_at(c, v, "beating", generation, "nobody"),
-            code::UNKNOWN_MEMBER_ID
+            ErrorCode::UNKNOWN_MEMBER_ID
         );
     }
     for v in versions(ApiKey::LEAVE_GROUP) {
         let group = format!("leave-{v}");
         let (_, member) = stable_group(c, &group);
-        for want in [code::NONE, code::UNKNOWN_MEMBER_ID] {
+        for want in [ErrorCode::NONE, ErrorCode::UNKNOWN_MEMBER_ID] {
             let members = [MemberIdentity::default().with_member_id(&member)];
             let req = LeaveGroupRequest::default().with_group_id(&group);
             let req = if v >= 3 {
@@ -1161,9 +1184,9 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
             let f = c.call(v, &req);
             let r = decode_as!(f, LeaveGroup, ApiKey::LEAVE_GROUP, v);
             if v >= 3 {
-                assert_eq!(r.error_code, code::NONE);
+                assert_eq!(r.error_code, ErrorCode::NONE);
                 let m = r.members.iter().next().unwrap();
-                assert_eq!((m.member_id, m.error_code), (member.as_str(), want));
+                assert_eq!((m.member_id, m.error_code), (member.as_str(), want.0));
             } else {
                 assert_eq!(r.error_code, want, "LeaveGroup v{v}");
             }
@@ -1171,7 +1194,7 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
         // Gone: its heartbeat is refused.
         assert_eq!(
             heartbeat_at(c, 0, &group, 1, &member),
-            code::UNKNOWN_MEMBER_ID
+            ErrorCode::UNKNOWN_MEMBER_ID
         );
     }
 }
@@ -1182,7 +1205,11 @@ fn offsets(c: &mut Client, topic: (&str, Uuid)) {
     for v in versions(ApiKey::OFFSET_COMMIT) {
         let o = i64::from(v) * 10;
         let errors = commit_at(c, v, "committing", me, topic, &[(0, o), (1, o + 1)]);
-        assert_eq!(errors, [code::NONE, code::NONE], "OffsetCommit v{v}");
+        assert_eq!(
+            errors,
+            [ErrorCode::NONE, ErrorCode::NONE],
+            "OffsetCommit v{v}"
+        );
         let errors = commit_at(
             c,
             v,
@@ -1191,16 +1218,16 @@ fn offsets(c: &mut Client, topic: (&str, Uuid)) {
             topic,
             &[(0, 1)],
         );
-        assert_eq!(errors, [code::ILLEGAL_GENERATION], "OffsetCommit v{v}");
+        assert_eq!(errors, [ErrorCode::ILLEGAL_GENERATION], "OffsetCommit v{v}");
         let errors = commit_at(c, v, "committing", me, topic, &[(PARTITIONS, 1)]);
         assert_eq!(
             errors,
-            [code::UNKNOWN_TOPIC_OR_PARTITION],
+            [ErrorCode::UNKNOWN_TOPIC_OR_PARTITION],
             "OffsetCommit v{v}"
         );
         // From outside any group (generation -1) while the group is empty: allowed.
         let errors = commit_at(c, v, &format!("simple-{v}"), (-1, ""), topic, &[(2, 5)]);
-        assert_eq!(errors, [code::NONE], "OffsetCommit v{v} simple");
+        assert_eq!(errors, [ErrorCode::NONE], "OffsetCommit v{v} simple");
     }
     let last = i64::from(served_versions(ApiKey::OFFSET_COMMIT).max) * 10;
     let meta = Some("meta".to_owned());

@@ -163,8 +163,7 @@ fn records_read_build_and_checksum_without_allocating() {
     .expect("valid");
 }
 
-type Oracle =
-    fn(&[u8], &mut [u8]) -> Result<kwire::__fuzz::Outcome, kwire::__fuzz::OracleFailure>;
+type Oracle = fn(&[u8], &mut [u8]) -> Result<kwire::__fuzz::Outcome, kwire::__fuzz::OracleFailure>;
 
 /// The scratch buffer a target lends its oracle, by the input length.
 type ScratchLen = dyn Fn(usize) -> usize;

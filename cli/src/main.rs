@@ -348,9 +348,7 @@ mod tests {
         assert!(ok("kwire page fetch --version 16"));
         assert!(ok("kwire page 39 --request --hex"));
         assert!(ok("kwire dissect --request f.bin"));
-        assert!(ok(
-            "kwire dissect --response --api-key Fetch --version 4"
-        ));
+        assert!(ok("kwire dissect --response --api-key Fetch --version 4"));
         assert!(!ok("kwire page"));
         assert!(!ok("kwire page fetch --request"));
         assert!(!ok("kwire dissect f.bin"));

@@ -23,7 +23,7 @@ use kwire::messages::{
     ProduceRequest, ProduceResponse, RequestHeader,
 };
 use kwire::records::{BatchBuilder, NewHeader, NewRecord, Records};
-use kwire::{ApiKey, DecodeError, EncodeError};
+use kwire::{ApiKey, DecodeError, EncodeError, ErrorCode};
 
 /// The topic written to.
 pub const TOPIC: &str = "sensors";
@@ -73,7 +73,7 @@ pub enum Error<T> {
         received: i32,
     },
     /// The broker answered with a Kafka error code.
-    Kafka(ApiKey, i16),
+    Kafka(ApiKey, ErrorCode),
     /// A response lacked what was asked for, or records came back different.
     Unexpected(&'static str),
 }
@@ -89,7 +89,7 @@ impl<T: core::fmt::Debug> core::fmt::Display for Error<T> {
             Self::Correlation { sent, received } => {
                 write!(f, "response {received} to request {sent}")
             }
-            Self::Kafka(key, code) => write!(f, "{key}: Kafka error {code}"),
+            Self::Kafka(key, code) => write!(f, "{key}: {code}"),
             Self::Unexpected(what) => f.write_str(what),
         }
     }
@@ -153,11 +153,7 @@ impl<T: Transport> Session<'_, T> {
             .transport
             .exchange(request, &mut self.response)
             .map_err(Error::Transport)?;
-        let received = self
-            .response
-            .get(4..8)
-            .and_then(|b| b.try_into().ok())
-            .map_or(-1, i32::from_be_bytes);
+        let received = frame::response_correlation_id(self.frame(m)?)?;
         if received != self.correlation_id {
             return Err(Error::Correlation {
                 sent: self.correlation_id,
@@ -228,8 +224,8 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .ok_or(Error::Unexpected(
             "the topic is not in the Metadata response",
         ))?;
-    if topic.error_code != 0 {
-        return Err(Error::Kafka(ApiKey::METADATA, topic.error_code));
+    if topic.error_code != ErrorCode::NONE {
+        return Err(Error::Kafka(ApiKey::METADATA, ErrorCode(topic.error_code)));
     }
     let topic_id = topic.topic_id;
     let leader = topic
@@ -290,8 +286,8 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .ok_or(Error::Unexpected(
             "the partition is not in the Produce response",
         ))?;
-    if part.error_code != 0 {
-        return Err(Error::Kafka(ApiKey::PRODUCE, part.error_code));
+    if part.error_code != ErrorCode::NONE {
+        return Err(Error::Kafka(ApiKey::PRODUCE, ErrorCode(part.error_code)));
     }
     let base_offset = part.base_offset;
 
@@ -322,8 +318,8 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .ok_or(Error::Unexpected(
             "the partition is not in the Fetch response",
         ))?;
-    if data.error_code != 0 {
-        return Err(Error::Kafka(ApiKey::FETCH, data.error_code));
+    if data.error_code != ErrorCode::NONE {
+        return Err(Error::Kafka(ApiKey::FETCH, ErrorCode(data.error_code)));
     }
     let mut records_read = 0;
     for entry in data.records.unwrap_or_default().batches() {

@@ -27,11 +27,11 @@ use kwire::messages::{
     ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
     RequestHeader, ResponseHeader,
 };
-use kwire::{ApiKey, EncodeError, Request, Status};
+use kwire::{ApiKey, EncodeError, ErrorCode, Request, Status};
 
 use crate::fallback;
 use crate::groups::Groups;
-use crate::log::{Topics, code};
+use crate::log::Topics;
 
 /// The largest frame accepted (Kafka's `socket.request.max.bytes` default).
 const MAX_FRAME: usize = 100 * 1024 * 1024;
@@ -166,15 +166,9 @@ impl Broker {
     /// Answers one request frame. `Ok(None)`: no response is due (a Produce with acks=0).
     /// `Err`: the connection must close, as Kafka closes it on a request it cannot parse.
     pub fn handle(&self, f: &[u8]) -> Result<Option<Vec<u8>>, String> {
-        // Every request header starts with key, version and correlation id.
-        let field = |at: usize| f.get(at..at + 2).map(|b| i16::from_be_bytes([b[0], b[1]]));
-        let (Some(key), Some(version)) = (field(4), field(6)) else {
-            return Err("a frame too short for a request header".into());
-        };
-        let key = ApiKey(key);
-        let correlation_id = f
-            .get(8..12)
-            .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        // Key, version and correlation id, readable whether or not the body is.
+        let info = frame::request_info(f).map_err(|e| format!("a request header: {e}"))?;
+        let (key, version, correlation_id) = (info.api_key, info.api_version, info.correlation_id);
         let served = served_versions(key);
 
         if key == ApiKey::API_VERSIONS && !served.contains(version) {
@@ -183,7 +177,7 @@ impl Broker {
             if self.config.verbose {
                 eprintln!("ApiVersions v{version}: unsupported, answering with v0");
             }
-            let body = self.api_versions(code::UNSUPPORTED_VERSION);
+            let body = self.api_versions(ErrorCode::UNSUPPORTED_VERSION.0);
             let rows = api_version_rows();
             let body = body.with_api_keys(Array::from(&rows[..]));
             return encode(correlation_id, &body, 0).map(Some);
@@ -192,14 +186,14 @@ impl Broker {
             if self.config.verbose {
                 eprintln!(
                     "{key} v{version}: not served, answering {}",
-                    code::UNSUPPORTED_VERSION
+                    ErrorCode::UNSUPPORTED_VERSION.0
                 );
             }
             return fallback::error_response(
                 key,
                 version,
                 correlation_id,
-                code::UNSUPPORTED_VERSION,
+                ErrorCode::UNSUPPORTED_VERSION.0,
             )
             .map(Some);
         }
@@ -227,7 +221,7 @@ impl Broker {
             Request::ApiVersions(_) => {
                 let rows = api_version_rows();
                 let body = self
-                    .api_versions(code::NONE)
+                    .api_versions(ErrorCode::NONE.0)
                     .with_api_keys(Array::from(&rows[..]));
                 encode(id, &body, v).map(Some)
             }
@@ -259,8 +253,10 @@ impl Broker {
                     .fetch_offsets(id, r, v, &name_of, &id_of)
                     .map(Some)
             }
-            other => fallback::error_response(other.api_key(), v, id, code::UNSUPPORTED_VERSION)
-                .map(Some),
+            other => {
+                fallback::error_response(other.api_key(), v, id, ErrorCode::UNSUPPORTED_VERSION.0)
+                    .map(Some)
+            }
         }
     }
 
@@ -302,7 +298,7 @@ impl Broker {
                     rows.push(Row {
                         name: Some(name.to_owned()),
                         id: t.id,
-                        error: code::NONE,
+                        error: ErrorCode::NONE.0,
                         partitions: len_i32(t.partitions.len()),
                     });
                 }
@@ -314,7 +310,7 @@ impl Broker {
                         rows.push(Row {
                             name: None,
                             id: tid,
-                            error: code::UNKNOWN_TOPIC_ID,
+                            error: ErrorCode::UNKNOWN_TOPIC_ID.0,
                             partitions: 0,
                         });
                         continue;
@@ -324,7 +320,7 @@ impl Broker {
                         Some((tid, n)) => Row {
                             name: Some(name),
                             id: tid,
-                            error: code::NONE,
+                            error: ErrorCode::NONE.0,
                             partitions: len_i32(n),
                         },
                         None if auto_create => {
@@ -333,7 +329,7 @@ impl Broker {
                                     id: t.id,
                                     partitions: len_i32(t.partitions.len()),
                                     name: Some(name),
-                                    error: code::NONE,
+                                    error: ErrorCode::NONE.0,
                                 },
                                 Err(e) => Row {
                                     name: Some(name),
@@ -346,7 +342,7 @@ impl Broker {
                         None => Row {
                             name: Some(name),
                             id: Uuid::ZERO,
-                            error: code::UNKNOWN_TOPIC_OR_PARTITION,
+                            error: ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
                             partitions: 0,
                         },
                     };
@@ -410,7 +406,7 @@ impl Broker {
                 let parts = t
                     .partition_data
                     .iter()
-                    .map(|p| (p.index, code::INVALID_REQUIRED_ACKS, -1))
+                    .map(|p| (p.index, ErrorCode::INVALID_REQUIRED_ACKS.0, -1))
                     .collect();
                 results.push((Some(t.name.to_owned()), t.topic_id, parts));
             }
@@ -425,12 +421,12 @@ impl Broker {
                 let mut parts = Vec::new();
                 for p in &t.partition_data {
                     let outcome = match name.as_deref().and_then(|n| st.topics.get_mut(n)) {
-                        None if v >= 13 => Err(code::UNKNOWN_TOPIC_ID),
-                        None => Err(code::UNKNOWN_TOPIC_OR_PARTITION),
+                        None if v >= 13 => Err(ErrorCode::UNKNOWN_TOPIC_ID.0),
+                        None => Err(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0),
                         Some(topic) => usize::try_from(p.index)
                             .ok()
                             .and_then(|i| topic.partitions.get_mut(i))
-                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                            .ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0)
                             .and_then(|log| {
                                 let bytes = p.records.map_or(&[][..], |rec| rec.as_bytes());
                                 let batch = crate::log::Log::validate(bytes, v)?;
@@ -438,7 +434,7 @@ impl Broker {
                             }),
                     };
                     parts.push(match outcome {
-                        Ok(base) => (p.index, code::NONE, base),
+                        Ok(base) => (p.index, ErrorCode::NONE.0, base),
                         Err(e) => (p.index, e, -1),
                     });
                 }
@@ -460,7 +456,11 @@ impl Broker {
                             .with_error_code(error)
                             .with_base_offset(base);
                         if v >= 5 {
-                            p = p.with_log_start_offset(if error == code::NONE { 0 } else { -1 });
+                            p = p.with_log_start_offset(if error == ErrorCode::NONE.0 {
+                                0
+                            } else {
+                                -1
+                            });
                         }
                         p
                     })
@@ -499,10 +499,15 @@ impl Broker {
                             .and_then(|i| t.partitions.get(i))
                     });
                     match log {
-                        None => (p.partition_index, code::UNKNOWN_TOPIC_OR_PARTITION, -1, -1),
+                        None => (
+                            p.partition_index,
+                            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                            -1,
+                            -1,
+                        ),
                         Some(log) => {
                             let (offset, ts) = log.lookup(p.timestamp);
-                            (p.partition_index, code::NONE, offset, ts)
+                            (p.partition_index, ErrorCode::NONE.0, offset, ts)
                         }
                     }
                 })
@@ -515,33 +520,36 @@ impl Broker {
             .flat_map(|(_, parts)| parts.iter().map(|p| [p.2]))
             .collect();
         let mut old = old_style.iter();
-        let parts: Vec<Vec<ListOffsetsPartitionResponse<'_>>> =
-            results
-                .iter()
-                .map(|(_, parts)| {
-                    parts
-                        .iter()
-                        .map(|&(index, error, offset, ts)| {
-                            let p = ListOffsetsPartitionResponse::default()
-                                .with_partition_index(index)
-                                .with_error_code(error);
-                            let one = old.next().map_or(&[][..], |o| &o[..]);
-                            if v == 0 {
-                                return p.with_old_style_offsets(Array::from(
-                                    if error == code::NONE { one } else { &[][..] },
-                                ));
-                            }
-                            let p = p.with_offset(offset).with_timestamp(ts);
-                            // The epoch of the batch found; none when nothing was found.
-                            if v >= 4 && error == code::NONE && offset >= 0 {
-                                p.with_leader_epoch(0)
-                            } else {
-                                p
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+        let parts: Vec<Vec<ListOffsetsPartitionResponse<'_>>> = results
+            .iter()
+            .map(|(_, parts)| {
+                parts
+                    .iter()
+                    .map(|&(index, error, offset, ts)| {
+                        let p = ListOffsetsPartitionResponse::default()
+                            .with_partition_index(index)
+                            .with_error_code(error);
+                        let one = old.next().map_or(&[][..], |o| &o[..]);
+                        if v == 0 {
+                            return p.with_old_style_offsets(Array::from(
+                                if error == ErrorCode::NONE.0 {
+                                    one
+                                } else {
+                                    &[][..]
+                                },
+                            ));
+                        }
+                        let p = p.with_offset(offset).with_timestamp(ts);
+                        // The epoch of the batch found; none when nothing was found.
+                        if v >= 4 && error == ErrorCode::NONE.0 && offset >= 0 {
+                            p.with_leader_epoch(0)
+                        } else {
+                            p
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let topics: Vec<ListOffsetsTopicResponse<'_>> = results
             .iter()
             .zip(&parts)
@@ -559,7 +567,8 @@ impl Broker {
         if r.session_id != 0 {
             // No incremental fetch sessions are ever handed out (session id 0 in every answer),
             // so a request naming one names a session this broker does not know.
-            let body = FetchResponse::default().with_error_code(code::FETCH_SESSION_ID_NOT_FOUND);
+            let body =
+                FetchResponse::default().with_error_code(ErrorCode::FETCH_SESSION_ID_NOT_FOUND.0);
             return encode(id, &body, v);
         }
         let deadline =
@@ -597,9 +606,9 @@ impl Broker {
                     });
                     let Some(log) = log else {
                         let e = if v >= 13 && topic.is_none() {
-                            code::UNKNOWN_TOPIC_ID
+                            ErrorCode::UNKNOWN_TOPIC_ID.0
                         } else {
-                            code::UNKNOWN_TOPIC_OR_PARTITION
+                            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
                         };
                         errors = true;
                         results.push((ti, p.partition, e, -1, 0..0));
@@ -610,7 +619,7 @@ impl Broker {
                         .unwrap_or(0)
                         .min(room);
                     let slice = log.read(p.fetch_offset, limit, data.is_empty());
-                    errors |= slice.error != code::NONE;
+                    errors |= slice.error != ErrorCode::NONE.0;
                     let start = data.len();
                     data.extend_from_slice(slice.bytes);
                     results.push((
@@ -649,7 +658,7 @@ impl Broker {
                     .with_aborted_transactions(None);
             }
             if v >= 5 {
-                p = p.with_log_start_offset(if *error == code::NONE { 0 } else { -1 });
+                p = p.with_log_start_offset(if *error == ErrorCode::NONE.0 { 0 } else { -1 });
             }
             per_topic[*ti].push(p);
         }
@@ -776,20 +785,20 @@ impl Broker {
     fn check_new_topic(&self, st: &State, t: &CreatableTopic<'_>) -> Result<i32, Refusal> {
         if !crate::log::valid_name(t.name) {
             return Err((
-                code::INVALID_TOPIC_EXCEPTION,
+                ErrorCode::INVALID_TOPIC_EXCEPTION.0,
                 format!("Topic name \"{}\" is illegal", t.name),
             ));
         }
         if st.topics.get(t.name).is_some() {
             return Err((
-                code::TOPIC_ALREADY_EXISTS,
+                ErrorCode::TOPIC_ALREADY_EXISTS.0,
                 format!("Topic '{}' already exists.", t.name),
             ));
         }
         if !t.assignments.is_empty() {
             if t.num_partitions != -1 || t.replication_factor != -1 {
                 return Err((
-                    code::INVALID_REQUEST,
+                    ErrorCode::INVALID_REQUEST.0,
                     "Both numPartitions or replicationFactor and replicasAssignments were set. \
                      Both cannot be used at the same time."
                         .into(),
@@ -799,7 +808,7 @@ impl Broker {
                 if a.broker_ids.len() != 1 || a.broker_ids.iter().any(|b| b != self.config.node_id)
                 {
                     return Err((
-                        code::INVALID_REPLICA_ASSIGNMENT,
+                        ErrorCode::INVALID_REPLICA_ASSIGNMENT.0,
                         format!(
                             "Partition {} may only be placed on broker {}.",
                             a.partition_index, self.config.node_id
@@ -816,18 +825,18 @@ impl Broker {
         };
         if n < 1 {
             return Err((
-                code::INVALID_PARTITIONS,
+                ErrorCode::INVALID_PARTITIONS.0,
                 "Number of partitions was set to an invalid non-positive value.".into(),
             ));
         }
         match t.replication_factor {
             -1 | 1 => Ok(n),
             rf if rf < 1 => Err((
-                code::INVALID_REPLICATION_FACTOR,
+                ErrorCode::INVALID_REPLICATION_FACTOR.0,
                 "Replication factor must be larger than 0, or -1 to use the default value.".into(),
             )),
             rf => Err((
-                code::INVALID_REPLICATION_FACTOR,
+                ErrorCode::INVALID_REPLICATION_FACTOR.0,
                 format!(
                     "Unable to replicate the partition {rf} time(s): The target replication \
                      factor of {rf} cannot be reached because only 1 broker(s) are registered."
@@ -848,9 +857,9 @@ impl Broker {
             let name = name.or_else(|| st.topics.name_of(tid).map(str::to_owned));
             let removed = name.as_deref().and_then(|n| st.topics.remove(n));
             let error = match (&removed, name.is_some()) {
-                (Some(_), _) => code::NONE,
-                (None, false) => code::UNKNOWN_TOPIC_ID,
-                (None, true) => code::UNKNOWN_TOPIC_OR_PARTITION,
+                (Some(_), _) => ErrorCode::NONE.0,
+                (None, false) => ErrorCode::UNKNOWN_TOPIC_ID.0,
+                (None, true) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
             };
             rows.push((name, removed.map_or(tid, |t| t.id), error));
         };

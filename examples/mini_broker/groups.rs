@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use kwire::ErrorCode;
 use kwire::codec::{Array, Uuid};
 use kwire::messages::join_group_response::JoinGroupResponseMember;
 use kwire::messages::leave_group_response::MemberResponse;
@@ -26,7 +27,6 @@ use kwire::messages::{
 };
 
 use crate::broker::encode;
-use crate::log::code;
 
 /// A partition's OffsetCommit outcome: index, error code.
 type Committed = (i32, i16);
@@ -158,13 +158,13 @@ impl Group {
     /// The error for a member's Heartbeat, SyncGroup or OffsetCommit at `generation`.
     fn check(&self, member: &str, generation: i32) -> i16 {
         if !self.members.contains_key(member) {
-            code::UNKNOWN_MEMBER_ID
+            ErrorCode::UNKNOWN_MEMBER_ID.0
         } else if generation != self.generation {
-            code::ILLEGAL_GENERATION
+            ErrorCode::ILLEGAL_GENERATION.0
         } else if self.rebalance_deadline.is_some() {
-            code::REBALANCE_IN_PROGRESS
+            ErrorCode::REBALANCE_IN_PROGRESS.0
         } else {
-            code::NONE
+            ErrorCode::NONE.0
         }
     }
 }
@@ -190,7 +190,7 @@ impl Groups {
             .is_some_and(|t| t != r.protocol_type)
             && !g.members.is_empty()
         {
-            return fail(code::INCONSISTENT_GROUP_PROTOCOL, r.member_id);
+            return fail(ErrorCode::INCONSISTENT_GROUP_PROTOCOL.0, r.member_id);
         }
         let member_id = if r.member_id.is_empty() {
             g.next_member += 1;
@@ -198,14 +198,14 @@ impl Groups {
             if v >= 4 {
                 // Kafka hands out the id first and expects the member to join again with it.
                 g.pending.push(fresh.clone());
-                return fail(code::MEMBER_ID_REQUIRED, &fresh);
+                return fail(ErrorCode::MEMBER_ID_REQUIRED.0, &fresh);
             }
             fresh
         } else if g.members.contains_key(r.member_id) || g.pending.iter().any(|p| p == r.member_id)
         {
             r.member_id.to_owned()
         } else {
-            return fail(code::UNKNOWN_MEMBER_ID, r.member_id);
+            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0, r.member_id);
         };
         g.pending.retain(|p| *p != member_id);
         g.protocol_type = Some(r.protocol_type.to_owned());
@@ -261,7 +261,7 @@ impl Groups {
         }
         let g = all.get(r.group_id).ok_or("group vanished")?;
         if !g.members.contains_key(&member_id) {
-            return fail(code::UNKNOWN_MEMBER_ID, &member_id);
+            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0, &member_id);
         }
         let leader = g.leader.clone().unwrap_or_default();
         let members: Vec<JoinGroupResponseMember<'_>> = if leader == member_id {
@@ -297,10 +297,10 @@ impl Groups {
         let mut all = self.lock();
         let fail = |error: i16| encode(id, &SyncGroupResponse::default().with_error_code(error), v);
         let Some(g) = all.get_mut(r.group_id) else {
-            return fail(code::UNKNOWN_MEMBER_ID);
+            return fail(ErrorCode::UNKNOWN_MEMBER_ID.0);
         };
         let error = g.check(r.member_id, r.generation_id);
-        if error != code::NONE {
+        if error != ErrorCode::NONE.0 {
             return fail(error);
         }
         if g.leader.as_deref() == Some(r.member_id) {
@@ -320,10 +320,10 @@ impl Groups {
         let deadline = Instant::now() + timeout;
         loop {
             let Some(g) = all.get_mut(r.group_id) else {
-                return fail(code::UNKNOWN_MEMBER_ID);
+                return fail(ErrorCode::UNKNOWN_MEMBER_ID.0);
             };
             let error = g.check(r.member_id, generation);
-            if error != code::NONE {
+            if error != ErrorCode::NONE.0 {
                 return fail(error);
             }
             if let Some(a) = &g.assignments {
@@ -343,7 +343,7 @@ impl Groups {
             if now >= deadline {
                 // The leader never synced: start over.
                 g.start_rebalance(now);
-                return fail(code::REBALANCE_IN_PROGRESS);
+                return fail(ErrorCode::REBALANCE_IN_PROGRESS.0);
             }
             all = self
                 .changed
@@ -357,7 +357,7 @@ impl Groups {
         let now = Instant::now();
         let mut all = self.lock();
         let error = match all.get_mut(r.group_id) {
-            None => code::UNKNOWN_MEMBER_ID,
+            None => ErrorCode::UNKNOWN_MEMBER_ID.0,
             Some(g) => {
                 g.expire(now);
                 if let Some(m) = g.members.get_mut(r.member_id) {
@@ -390,9 +390,9 @@ impl Groups {
         };
         let mut results = Vec::new();
         let g = all.get_mut(r.group_id);
-        let mut top = code::NONE;
+        let mut top = ErrorCode::NONE.0;
         match g {
-            None => top = code::UNKNOWN_MEMBER_ID,
+            None => top = ErrorCode::UNKNOWN_MEMBER_ID.0,
             Some(g) => {
                 for (member, instance) in &leaving {
                     let gone = g.members.remove(member).is_some();
@@ -400,13 +400,13 @@ impl Groups {
                         member.clone(),
                         instance.clone(),
                         if gone {
-                            code::NONE
+                            ErrorCode::NONE.0
                         } else {
-                            code::UNKNOWN_MEMBER_ID
+                            ErrorCode::UNKNOWN_MEMBER_ID.0
                         },
                     ));
                     if !gone && v < 3 {
-                        top = code::UNKNOWN_MEMBER_ID;
+                        top = ErrorCode::UNKNOWN_MEMBER_ID.0;
                     }
                 }
                 g.rebalance_deadline = None;
@@ -448,7 +448,7 @@ impl Groups {
         let g = all.entry(r.group_id.to_owned()).or_default();
         // A commit from outside the group (generation -1) is allowed while the group is empty.
         let error = if r.generation_id_or_member_epoch < 0 && g.members.is_empty() {
-            code::NONE
+            ErrorCode::NONE.0
         } else {
             g.check(r.member_id, r.generation_id_or_member_epoch)
         };
@@ -462,9 +462,11 @@ impl Groups {
             let mut parts = Vec::new();
             for p in &t.partitions {
                 let e = match &name {
-                    None => code::UNKNOWN_TOPIC_ID,
-                    Some(n) if !exists(n, p.partition_index) => code::UNKNOWN_TOPIC_OR_PARTITION,
-                    Some(_) if error != code::NONE => error,
+                    None => ErrorCode::UNKNOWN_TOPIC_ID.0,
+                    Some(n) if !exists(n, p.partition_index) => {
+                        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
+                    }
+                    Some(_) if error != ErrorCode::NONE.0 => error,
                     Some(n) => {
                         g.offsets.insert(
                             (n.clone(), p.partition_index),
@@ -474,7 +476,7 @@ impl Groups {
                                 p.committed_metadata.map(str::to_owned),
                             ),
                         );
-                        code::NONE
+                        ErrorCode::NONE.0
                     }
                 };
                 parts.push((p.partition_index, e));

@@ -7,35 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use kwire::DecodeError;
 use kwire::codec::Uuid;
 use kwire::records::compression::BuiltinCodecs;
 use kwire::records::{Compression, RecordBatch, RecordBatchHeader};
-
-/// Kafka error codes the broker answers with.
-pub mod code {
-    pub const NONE: i16 = 0;
-    pub const OFFSET_OUT_OF_RANGE: i16 = 1;
-    pub const CORRUPT_MESSAGE: i16 = 2;
-    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-    pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
-    pub const INVALID_REQUIRED_ACKS: i16 = 21;
-    pub const ILLEGAL_GENERATION: i16 = 22;
-    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
-    pub const UNKNOWN_MEMBER_ID: i16 = 25;
-    pub const REBALANCE_IN_PROGRESS: i16 = 27;
-    pub const UNSUPPORTED_VERSION: i16 = 35;
-    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
-    pub const INVALID_PARTITIONS: i16 = 37;
-    pub const INVALID_REPLICATION_FACTOR: i16 = 38;
-    pub const INVALID_REPLICA_ASSIGNMENT: i16 = 39;
-    pub const INVALID_REQUEST: i16 = 42;
-    pub const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
-    pub const UNSUPPORTED_COMPRESSION_TYPE: i16 = 76;
-    pub const MEMBER_ID_REQUIRED: i16 = 79;
-    pub const INVALID_RECORD: i16 = 87;
-    pub const UNKNOWN_TOPIC_ID: i16 = 100;
-}
+use kwire::{DecodeError, ErrorCode};
 
 /// Where one stored batch lies, and what a fetch or a timestamp lookup needs to know of it.
 #[derive(Debug, Clone, Copy)]
@@ -83,21 +58,21 @@ impl Log {
             .and_then(|n| usize::try_from(n).ok())
             .is_some_and(|n| records.len() >= 12 + n);
         if records.len() < 61 || !whole {
-            return Err(code::INVALID_RECORD);
+            return Err(ErrorCode::INVALID_RECORD.0);
         }
         let batch = match RecordBatch::parse(records) {
             Ok(b) => b,
-            Err(e) if is_magic_error(&e) => return Err(code::INVALID_RECORD),
-            Err(_) => return Err(code::CORRUPT_MESSAGE),
+            Err(e) if is_magic_error(&e) => return Err(ErrorCode::INVALID_RECORD.0),
+            Err(_) => return Err(ErrorCode::CORRUPT_MESSAGE.0),
         };
         if batch.as_bytes().len() != records.len() {
-            return Err(code::INVALID_RECORD);
+            return Err(ErrorCode::INVALID_RECORD.0);
         }
         if batch.verify_crc().is_err() {
-            return Err(code::CORRUPT_MESSAGE);
+            return Err(ErrorCode::CORRUPT_MESSAGE.0);
         }
         if batch.compression() == Compression::ZSTD && version < 7 {
-            return Err(code::UNSUPPORTED_COMPRESSION_TYPE);
+            return Err(ErrorCode::UNSUPPORTED_COMPRESSION_TYPE.0);
         }
         // Kafka's batch checks: a positive count that matches the offset range.
         let count = batch.records_count();
@@ -105,7 +80,7 @@ impl Log {
             || batch.last_offset_delta() < 0
             || i64::from(count) != i64::from(batch.last_offset_delta()) + 1
         {
-            return Err(code::INVALID_RECORD);
+            return Err(ErrorCode::INVALID_RECORD.0);
         }
         Self::validate_records(&batch)?;
         Ok(batch)
@@ -119,20 +94,20 @@ impl Log {
         let check = |it: kwire::records::RecordIter<'_>| {
             let mut n: i64 = 0;
             for record in it {
-                let record = record.map_err(|_| code::CORRUPT_MESSAGE)?;
+                let record = record.map_err(|_| ErrorCode::CORRUPT_MESSAGE.0)?;
                 if compressed && record.offset() != batch.base_offset() + n {
-                    return Err(code::INVALID_RECORD);
+                    return Err(ErrorCode::INVALID_RECORD.0);
                 }
                 n += 1;
             }
             if n == i64::from(batch.records_count()) {
                 Ok(())
             } else {
-                Err(code::INVALID_RECORD)
+                Err(ErrorCode::INVALID_RECORD.0)
             }
         };
         if !compressed {
-            return check(batch.records().map_err(|_| code::CORRUPT_MESSAGE)?);
+            return check(batch.records().map_err(|_| ErrorCode::CORRUPT_MESSAGE.0)?);
         }
         if !BuiltinCodecs::is_enabled(batch.compression()) {
             return Ok(());
@@ -143,8 +118,8 @@ impl Log {
                 Ok(it) => return check(it),
                 Err(err) => match err.retry_len() {
                     Some(n) if n > buf.len() && n <= MAX_DECOMPRESSED => buf.resize(n, 0),
-                    Some(_) => return Err(code::INVALID_RECORD),
-                    None => return Err(code::CORRUPT_MESSAGE),
+                    Some(_) => return Err(ErrorCode::INVALID_RECORD.0),
+                    None => return Err(ErrorCode::CORRUPT_MESSAGE.0),
                 },
             }
         }
@@ -180,7 +155,7 @@ impl Log {
         let high_watermark = self.next_offset;
         if offset < self.start_offset() || offset > high_watermark {
             return Slice {
-                error: code::OFFSET_OUT_OF_RANGE,
+                error: ErrorCode::OFFSET_OUT_OF_RANGE.0,
                 high_watermark,
                 bytes: &[],
             };
@@ -188,7 +163,7 @@ impl Log {
         let i = self.entries.partition_point(|e| e.next_offset <= offset);
         let Some(entry) = self.entries.get(i) else {
             return Slice {
-                error: code::NONE,
+                error: ErrorCode::NONE.0,
                 high_watermark,
                 bytes: &[],
             };
@@ -199,7 +174,7 @@ impl Log {
             len = if first { entry.len } else { 0 };
         }
         Slice {
-            error: code::NONE,
+            error: ErrorCode::NONE.0,
             high_watermark,
             bytes: &self.bytes[entry.position..entry.position + len],
         }
@@ -296,13 +271,13 @@ impl Topics {
     /// Creates a topic; `Err` with an error code if the name is taken or invalid.
     pub fn create(&mut self, name: &str, partitions: i32) -> Result<&Topic, i16> {
         if !valid_name(name) {
-            return Err(code::INVALID_TOPIC_EXCEPTION);
+            return Err(ErrorCode::INVALID_TOPIC_EXCEPTION.0);
         }
         if partitions < 1 {
-            return Err(code::INVALID_PARTITIONS);
+            return Err(ErrorCode::INVALID_PARTITIONS.0);
         }
         if self.by_name.contains_key(name) {
-            return Err(code::TOPIC_ALREADY_EXISTS);
+            return Err(ErrorCode::TOPIC_ALREADY_EXISTS.0);
         }
         self.created += 1;
         let id = topic_id(self.created, name);

@@ -3,6 +3,7 @@
 //! the exchange with a broker, including its fallback to an ApiVersions v0 body, is described at
 //! [`decode_api_versions`]).
 
+mod error_code;
 mod generated;
 mod negotiate;
 
@@ -13,7 +14,10 @@ use core::marker::PhantomData;
 use crate::codec::{Failed, Reader, VersionRange};
 use crate::error::DecodeErrorKind;
 
+pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
+#[cfg(feature = "ApiVersions")]
+pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]
 pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};
 pub use negotiate::{
@@ -31,6 +35,20 @@ pub struct NoApi<'a>(Infallible, PhantomData<&'a ()>);
 impl defmt::Format for NoApi<'_> {
     fn format(&self, _: defmt::Formatter<'_>) {
         match self.0 {}
+    }
+}
+
+impl Request<'_> {
+    /// Whether the broker answers this request: every request but a Produce with `acks` 0, to
+    /// which no response is sent (a proxy or client must not wait for one, nor keep its
+    /// correlation id).
+    #[must_use]
+    pub fn expects_response(&self) -> bool {
+        match self {
+            #[cfg(feature = "Produce")]
+            Request::Produce(p) => p.acks != 0,
+            _ => true,
+        }
     }
 }
 

@@ -23,7 +23,7 @@ const _: () = assert!(API_TABLE.len() <= MAX_APIS);
 
 /// Kafka's `UNSUPPORTED_VERSION` error code: in an ApiVersions response, the broker does not
 /// know the ApiVersions version it was sent.
-pub const UNSUPPORTED_VERSION: i16 = 35;
+pub const UNSUPPORTED_VERSION: i16 = crate::ErrorCode::UNSUPPORTED_VERSION.0;
 
 /// The ApiVersions request version to send first: the highest this crate knows.
 ///
@@ -261,7 +261,9 @@ pub fn decode_api_versions_body(
 }
 
 #[cfg(feature = "ApiVersions")]
-fn decode_body<'a>(
+/// Decodes the ApiVersions response body that fills the rest of `r`, to a request sent at
+/// `sent`, in either layout; returns the body and the version read.
+pub(crate) fn decode_body<'a>(
     r: &Reader<'a>,
     sent: i16,
 ) -> Result<(ApiVersionsResponse<'a>, i16), DecodeError> {
