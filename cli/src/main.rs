@@ -5,8 +5,8 @@
 //! kwire page <Api> --request|--response --hex   the smallest frame as one hex line
 //! kwire list                                 every API with versions, headers and sizes
 //! kwire catalog                              every key, version and direction as hex
-//! kwire dissect [FILE] --request             the object tree of any request frame
-//! kwire dissect [FILE] --response --api-key K --version V
+//! kwire dissect [FILE|-] --request           the object tree of a request frame (-: stdin)
+//! kwire dissect [FILE|-] --response --api-key K --version V
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -29,7 +29,15 @@ const SCRATCH: usize = 1 << 16;
 #[command(
     name = "kwire",
     version,
-    about = "Reference pages and a dissector for the Kafka wire protocol"
+    about = "Reference pages and a dissector for the Kafka wire protocol",
+    after_help = "Examples:
+  kwire page RenewDelegationToken             the reference page, at the highest version
+  kwire page fetch --version 16 --request --hex
+  kwire list
+  kwire dissect frame.bin --request
+  xxd -p frame.bin | kwire dissect - --response --api-key Metadata --version 12
+
+Exit codes: 0 success, 1 the input could not be handled, 2 the command line was wrong."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -40,14 +48,26 @@ struct Cli {
 enum Command {
     /// The reference page of an API: facts, and the smallest legal request and response with
     /// their byte layout and object tree.
+    #[command(after_help = "Examples:
+  kwire page RenewDelegationToken       by name, in any case
+  kwire page 39 --version 1             by key, at a given version
+  kwire page fetch --request --hex      only the smallest request frame, as one hex line")]
     Page(PageArgs),
     /// Every API key: name, request and response versions, flexible versions, header versions
     /// and minimal frame sizes at the highest version.
+    #[command(after_help = "Example:
+  kwire list | grep -i share")]
     List,
     /// The smallest legal frame of every API key, version and direction, one hex line each.
+    #[command(after_help = "Example:
+  kwire catalog > catalog.txt")]
     Catalog,
     /// The object tree of one frame read from a file or stdin (binary, or hex with any
     /// whitespace).
+    #[command(after_help = "Examples:
+  kwire dissect frame.bin --request
+  kwire dissect reply.hex --response --api-key Fetch --version 16
+  kwire page Heartbeat --request --hex | kwire dissect - --request")]
     Dissect(DissectArgs),
 }
 
@@ -72,7 +92,7 @@ struct PageArgs {
 
 #[derive(Debug, Args)]
 struct DissectArgs {
-    /// The file holding the frame (default: stdin).
+    /// The file holding the frame; `-` or none reads standard input.
     file: Option<PathBuf>,
     /// The frame is a request (its header names the API and version).
     #[arg(
@@ -271,7 +291,7 @@ fn frame_bytes(input: &[u8]) -> Result<Vec<u8>, Error> {
 
 fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     let mut input = Vec::new();
-    match &args.file {
+    match args.file.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(path) => {
             input = std::fs::read(path)
                 .map_err(|e| Error::Failed(format!("reading {}: {e}", path.display())))?;

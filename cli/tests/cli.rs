@@ -151,3 +151,34 @@ fn dissect_reads_hex_or_binary_and_reports_damage() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("+-- ExpiryTimestampMs"));
 }
+
+#[test]
+fn dash_reads_standard_input() {
+    let hex = stdout(&run(&["page", "Heartbeat", "--request", "--hex"], None));
+    let from_stdin = run(&["dissect", "-", "--request"], Some(hex.as_bytes()));
+    assert_eq!(from_stdin.status.code(), Some(0), "{}", stderr(&from_stdin));
+    assert!(stdout(&from_stdin).contains("= 12 (Heartbeat)"));
+    // The same as with no file at all.
+    let implicit = run(&["dissect", "--request"], Some(hex.as_bytes()));
+    assert_eq!(stdout(&implicit), stdout(&from_stdin));
+}
+
+#[test]
+fn help_shows_examples() {
+    for args in [
+        &["--help"][..],
+        &["page", "--help"],
+        &["list", "--help"],
+        &["catalog", "--help"],
+        &["dissect", "--help"],
+    ] {
+        let o = run(args, None);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let text = stdout(&o);
+        let examples = text
+            .split_once("Example")
+            .unwrap_or_else(|| panic!("{args:?} shows no example:\n{text}"))
+            .1;
+        assert!(examples.contains("kwire "), "{args:?}:\n{text}");
+    }
+}
