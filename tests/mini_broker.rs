@@ -3,6 +3,8 @@
 //! error codes Kafka gives; plus the ApiVersions v0 fallback, an unserved API, acks=0, corrupt
 //! and malformed batches, offsets over several batches, fetch size limits and long polls.
 
+#[path = "../examples/mini_broker/admin.rs"]
+mod admin;
 #[path = "../examples/mini_broker/broker.rs"]
 mod broker;
 #[path = "../examples/mini_broker/fallback.rs"]
@@ -21,6 +23,7 @@ use kwire::codec::{Array, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
 use kwire::messages::delete_topics_request::DeleteTopicState;
+use kwire::messages::describe_configs_request::DescribeConfigsResource;
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kwire::messages::join_group_request::JoinGroupRequestProtocol;
 use kwire::messages::leave_group_request::MemberIdentity;
@@ -35,10 +38,11 @@ use kwire::messages::offset_fetch_request::{
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::sync_group_request::SyncGroupRequestAssignment;
 use kwire::messages::{
-    ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, DescribeAclsRequest,
+    ApiVersionsRequest, CreateTopicsRequest, DeleteGroupsRequest, DeleteTopicsRequest,
+    DescribeAclsRequest, DescribeClusterRequest, DescribeConfigsRequest, DescribeGroupsRequest,
     FetchRequest, FindCoordinatorRequest, HeartbeatRequest, InitProducerIdRequest,
-    JoinGroupRequest, LeaveGroupRequest, ListOffsetsRequest, MetadataRequest, OffsetCommitRequest,
-    OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
+    JoinGroupRequest, LeaveGroupRequest, ListGroupsRequest, ListOffsetsRequest, MetadataRequest,
+    OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, RequestHeader, SyncGroupRequest,
 };
 use kwire::records::{BatchBuilder, NewRecord, RecordBatch, RecordBatchHeader};
 use kwire::{ApiKey, ErrorCode, Response, Status};
@@ -589,6 +593,8 @@ fn every_served_api_at_every_version() {
     coordinator_and_producer_ids(&mut c);
     groups(&mut c, topic);
     offsets(&mut c, topic);
+    group_admin(&mut c);
+    configs_and_cluster(&mut c, addr);
 
     // Every served version of every served API was sent.
     for &key in SERVED {
@@ -597,6 +603,227 @@ fn every_served_api_at_every_version() {
         }
     }
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
+
+/// DescribeGroups, ListGroups and DeleteGroups at every version, on a stable group, an empty
+/// one and an unknown one.
+fn group_admin(c: &mut Client) {
+    let (_, member) = stable_group(c, "admin-stable");
+    let (_, leaving) = stable_group(c, "admin-empty");
+    let gone = [MemberIdentity::default().with_member_id(&leaving)];
+    let req = LeaveGroupRequest::default()
+        .with_group_id("admin-empty")
+        .with_members(Array::from(&gone));
+    let f = c.call(3, &req);
+    assert_eq!(
+        decode_as!(f, LeaveGroup, ApiKey::LEAVE_GROUP, 3).error_code,
+        ErrorCode::NONE
+    );
+
+    for v in versions(ApiKey::DESCRIBE_GROUPS) {
+        let names = ["admin-stable", "admin-empty", "admin-unknown"];
+        let req = DescribeGroupsRequest::default().with_groups(Array::from(&names));
+        let f = c.call(v, &req);
+        let r = decode_as!(f, DescribeGroups, ApiKey::DESCRIBE_GROUPS, v);
+        let rows: Vec<_> = r
+            .groups
+            .iter()
+            .map(|g| (g.group_id, g.group_state, g.error_code, g.members.len()))
+            .collect();
+        let unknown = if v >= 6 {
+            ErrorCode::GROUP_ID_NOT_FOUND.0
+        } else {
+            0
+        };
+        assert_eq!(
+            rows,
+            [
+                ("admin-stable", "Stable", 0, 1),
+                ("admin-empty", "Empty", 0, 0),
+                ("admin-unknown", "Dead", unknown, 0)
+            ],
+            "DescribeGroups v{v}"
+        );
+        let stable = r.groups.iter().next().unwrap();
+        assert_eq!(stable.protocol_type, "consumer");
+        assert_eq!(stable.protocol_data, "range");
+        let m = stable.members.iter().next().unwrap();
+        assert_eq!(m.member_id, member);
+        assert_eq!(m.client_id, "mini-broker-test");
+        assert_eq!(m.member_metadata, b"subscription");
+        assert_eq!(m.member_assignment, b"all of it");
+    }
+
+    for v in versions(ApiKey::LIST_GROUPS) {
+        let f = c.call(v, &ListGroupsRequest::default());
+        let r = decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v);
+        assert_eq!(r.error_code, ErrorCode::NONE);
+        let listed: Vec<_> = r
+            .groups
+            .iter()
+            .filter(|g| g.group_id.starts_with("admin-"))
+            .map(|g| (g.group_id, g.protocol_type, g.group_state, g.group_type))
+            .collect();
+        let (stable, empty) = match v {
+            0..=3 => (("", ""), ("", "")),
+            4 => (("Stable", ""), ("Empty", "")),
+            _ => (("Stable", "classic"), ("Empty", "classic")),
+        };
+        assert_eq!(
+            listed,
+            [
+                ("admin-empty", "consumer", empty.0, empty.1),
+                ("admin-stable", "consumer", stable.0, stable.1)
+            ],
+            "ListGroups v{v}"
+        );
+        if v >= 4 {
+            let states = ["empty"];
+            let req = ListGroupsRequest::default().with_states_filter(Array::from(&states));
+            let f = c.call(v, &req);
+            let r = decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v);
+            assert!(r.groups.iter().all(|g| g.group_state == "Empty"), "v{v}");
+            assert!(r.groups.iter().any(|g| g.group_id == "admin-empty"), "v{v}");
+        }
+        if v >= 5 {
+            let types = ["consumer"];
+            let req = ListGroupsRequest::default().with_types_filter(Array::from(&types));
+            let f = c.call(v, &req);
+            assert!(
+                decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v)
+                    .groups
+                    .is_empty()
+            );
+        }
+    }
+
+    for v in versions(ApiKey::DELETE_GROUPS) {
+        let empty = format!("admin-delete-{v}");
+        let (_, leaving) = stable_group(c, &empty);
+        let gone = [MemberIdentity::default().with_member_id(&leaving)];
+        let req = LeaveGroupRequest::default()
+            .with_group_id(&empty)
+            .with_members(Array::from(&gone));
+        c.call(3, &req);
+        let names = ["admin-stable", empty.as_str(), "admin-unknown"];
+        let req = DeleteGroupsRequest::default().with_groups_names(Array::from(&names));
+        let f = c.call(v, &req);
+        let r = decode_as!(f, DeleteGroups, ApiKey::DELETE_GROUPS, v);
+        let results: Vec<_> = r
+            .results
+            .iter()
+            .map(|g| (g.group_id, g.error_code))
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("admin-stable", ErrorCode::NON_EMPTY_GROUP.0),
+                (empty.as_str(), 0),
+                ("admin-unknown", ErrorCode::GROUP_ID_NOT_FOUND.0)
+            ],
+            "DeleteGroups v{v}"
+        );
+    }
+}
+
+/// DescribeConfigs of a topic and the broker, and DescribeCluster, at every version.
+fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
+    create(c, "configured", 1);
+    for v in versions(ApiKey::DESCRIBE_CONFIGS) {
+        let keys = ["retention.ms", "no.such.setting"];
+        let resources = [
+            DescribeConfigsResource::default()
+                .with_resource_type(2)
+                .with_resource_name("configured")
+                .with_configuration_keys(Some(Array::from(&keys))),
+            DescribeConfigsResource::default()
+                .with_resource_type(2)
+                .with_resource_name("configured"),
+            DescribeConfigsResource::default()
+                .with_resource_type(4)
+                .with_resource_name("1"),
+            DescribeConfigsResource::default()
+                .with_resource_type(2)
+                .with_resource_name("no-such-topic"),
+            DescribeConfigsResource::default()
+                .with_resource_type(4)
+                .with_resource_name("7"),
+        ];
+        let req = DescribeConfigsRequest::default()
+            .with_resources(Array::from(&resources))
+            .with_include_synonyms(v >= 1);
+        let f = c.call(v, &req);
+        let r = decode_as!(f, DescribeConfigs, ApiKey::DESCRIBE_CONFIGS, v);
+        let results: Vec<_> = r.results.iter().collect();
+        let errors: Vec<_> = results.iter().map(|r| r.error_code).collect();
+        assert_eq!(
+            errors,
+            [
+                0,
+                0,
+                0,
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                ErrorCode::INVALID_REQUEST.0
+            ],
+            "DescribeConfigs v{v}"
+        );
+        let one: Vec<_> = results[0].configs.iter().collect();
+        assert_eq!(one.len(), 1, "v{v}");
+        let retention = one[0];
+        assert_eq!(
+            (retention.name, retention.value),
+            ("retention.ms", Some("604800000"))
+        );
+        match v {
+            0 => assert!(retention.is_default),
+            _ => {
+                assert_eq!(retention.config_source, 5, "DEFAULT_CONFIG");
+                let synonyms: Vec<_> = retention.synonyms.iter().map(|s| s.name).collect();
+                assert_eq!(synonyms, ["retention.ms"]);
+            }
+        }
+        if v >= 3 {
+            assert_eq!(retention.config_type, 5, "LONG");
+        }
+        let all: Vec<_> = results[1].configs.iter().map(|c| c.name).collect();
+        assert!(
+            all.contains(&"cleanup.policy") && all.contains(&"segment.bytes"),
+            "{all:?}"
+        );
+        let broker: Vec<_> = results[2]
+            .configs
+            .iter()
+            .map(|c| (c.name, c.value))
+            .collect();
+        assert!(broker.contains(&("broker.id", Some("1"))), "{broker:?}");
+        assert!(
+            broker.contains(&("num.partitions", Some("3"))),
+            "{broker:?}"
+        );
+    }
+
+    for v in versions(ApiKey::DESCRIBE_CLUSTER) {
+        let f = c.call(v, &DescribeClusterRequest::default().with_endpoint_type(1));
+        let r = decode_as!(f, DescribeCluster, ApiKey::DESCRIBE_CLUSTER, v);
+        assert_eq!(r.error_code, ErrorCode::NONE);
+        assert_eq!((r.cluster_id, r.controller_id), (broker::CLUSTER_ID, 1));
+        let brokers: Vec<_> = r
+            .brokers
+            .iter()
+            .map(|b| (b.broker_id, b.host.to_owned(), b.port))
+            .collect();
+        assert_eq!(
+            brokers,
+            [(1, addr.ip().to_string(), i32::from(addr.port()))],
+            "DescribeCluster v{v}"
+        );
+        if v >= 1 {
+            let req = DescribeClusterRequest::default().with_endpoint_type(2);
+            let f = c.call(v, &req);
+            let r = decode_as!(f, DescribeCluster, ApiKey::DESCRIBE_CLUSTER, v);
+            assert_eq!(r.error_code, ErrorCode::MISMATCHED_ENDPOINT_TYPE);
+        }
+    }
 }
 
 fn api_versions(c: &mut Client) {

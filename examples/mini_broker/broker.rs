@@ -29,6 +29,7 @@ use kwire::messages::{
 };
 use kwire::{ApiKey, EncodeError, ErrorCode, Request, Status};
 
+use crate::admin;
 use crate::fallback;
 use crate::groups::Groups;
 use crate::log::Topics;
@@ -68,6 +69,11 @@ pub const SERVED: &[ApiKey] = &[
     ApiKey::CREATE_TOPICS,
     ApiKey::DELETE_TOPICS,
     ApiKey::INIT_PRODUCER_ID,
+    ApiKey::DESCRIBE_GROUPS,
+    ApiKey::LIST_GROUPS,
+    ApiKey::DELETE_GROUPS,
+    ApiKey::DESCRIBE_CONFIGS,
+    ApiKey::DESCRIBE_CLUSTER,
 ];
 
 /// The versions of `key` this broker answers.
@@ -233,7 +239,20 @@ impl Broker {
             Request::InitProducerId(r) => self.init_producer_id(id, r, v).map(Some),
             Request::CreateTopics(r) => self.create_topics(id, r, v).map(Some),
             Request::DeleteTopics(r) => self.delete_topics(id, r, v).map(Some),
-            Request::JoinGroup(r) => self.groups.join(id, r, v).map(Some),
+            Request::JoinGroup(r) => {
+                let client_id = header.client_id.unwrap_or("");
+                self.groups.join(id, client_id, r, v).map(Some)
+            }
+            Request::DescribeGroups(r) => self.groups.describe(id, r, v).map(Some),
+            Request::ListGroups(r) => self.groups.list(id, r, v).map(Some),
+            Request::DeleteGroups(r) => self.groups.delete(id, r, v).map(Some),
+            Request::DescribeConfigs(r) => {
+                let exists = |name: &str| self.state().topics.get(name).is_some();
+                admin::describe_configs(&self.config, &exists, id, r, v).map(Some)
+            }
+            Request::DescribeCluster(r) => {
+                admin::describe_cluster(&self.config, id, r, v).map(Some)
+            }
             Request::SyncGroup(r) => self.groups.sync(id, r, v).map(Some),
             Request::Heartbeat(r) => self.groups.heartbeat(id, r, v).map(Some),
             Request::LeaveGroup(r) => self.groups.leave(id, r, v).map(Some),

@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 
 use kwire::ErrorCode;
 use kwire::codec::{Array, Uuid};
+use kwire::messages::delete_groups_response::DeletableGroupResult;
+use kwire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
 use kwire::messages::join_group_response::JoinGroupResponseMember;
 use kwire::messages::leave_group_response::MemberResponse;
+use kwire::messages::list_groups_response::ListedGroup;
 use kwire::messages::offset_commit_response::{
     OffsetCommitResponsePartition, OffsetCommitResponseTopic,
 };
@@ -21,9 +24,11 @@ use kwire::messages::offset_fetch_response::{
     OffsetFetchResponseTopic, OffsetFetchResponseTopics,
 };
 use kwire::messages::{
+    DeleteGroupsRequest, DeleteGroupsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
     HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
-    LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
-    OffsetFetchResponse, SyncGroupRequest, SyncGroupResponse,
+    LeaveGroupResponse, ListGroupsRequest, ListGroupsResponse, OffsetCommitRequest,
+    OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, SyncGroupRequest,
+    SyncGroupResponse,
 };
 
 use crate::broker::encode;
@@ -61,6 +66,8 @@ struct Group {
 #[derive(Debug)]
 struct Member {
     instance: Option<String>,
+    /// The client id of the member's JoinGroup request.
+    client_id: String,
     protocols: Vec<(String, Vec<u8>)>,
     session_timeout: Duration,
     rebalance_timeout: Duration,
@@ -155,6 +162,19 @@ impl Group {
         true
     }
 
+    /// The state as DescribeGroups and ListGroups name it.
+    fn state(&self) -> &'static str {
+        if self.rebalance_deadline.is_some() {
+            "PreparingRebalance"
+        } else if self.members.is_empty() {
+            "Empty"
+        } else if self.assignments.is_none() {
+            "CompletingRebalance"
+        } else {
+            "Stable"
+        }
+    }
+
     /// The error for a member's Heartbeat, SyncGroup or OffsetCommit at `generation`.
     fn check(&self, member: &str, generation: i32) -> i16 {
         if !self.members.contains_key(member) {
@@ -174,7 +194,13 @@ impl Groups {
         self.groups.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn join(&self, id: i32, r: &JoinGroupRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+    pub fn join(
+        &self,
+        id: i32,
+        client_id: &str,
+        r: &JoinGroupRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
         let now = Instant::now();
         let mut all = self.lock();
         let g = all.entry(r.group_id.to_owned()).or_default();
@@ -217,6 +243,7 @@ impl Groups {
         };
         let member = Member {
             instance: r.group_instance_id.map(str::to_owned),
+            client_id: client_id.to_owned(),
             protocols: r
                 .protocols
                 .iter()
@@ -673,5 +700,201 @@ impl Groups {
             &OffsetFetchResponse::default().with_groups(Array::from(&rows[..])),
             v,
         )
+    }
+}
+
+/// The admin calls on groups: DescribeGroups, ListGroups and DeleteGroups.
+impl Groups {
+    pub fn describe(
+        &self,
+        id: i32,
+        r: &DescribeGroupsRequest<'_>,
+        v: i16,
+    ) -> Result<Vec<u8>, String> {
+        let mut all = self.lock();
+        let now = Instant::now();
+        // Owned rows first: the response borrows from them.
+        struct MemberRow {
+            id: String,
+            instance: Option<String>,
+            client_id: String,
+            metadata: Vec<u8>,
+            assignment: Vec<u8>,
+        }
+        struct Row {
+            group: String,
+            error: i16,
+            state: &'static str,
+            protocol_type: String,
+            protocol: String,
+            members: Vec<MemberRow>,
+        }
+        let rows: Vec<Row> = r
+            .groups
+            .iter()
+            .map(|name| match all.get_mut(name) {
+                Some(g) => {
+                    g.expire(now);
+                    let protocol = g.protocol.clone().unwrap_or_default();
+                    let members = g
+                        .members
+                        .iter()
+                        .map(|(mid, m)| {
+                            let metadata = m
+                                .protocols
+                                .iter()
+                                .find(|(p, _)| *p == protocol)
+                                .map(|(_, meta)| meta.clone())
+                                .unwrap_or_default();
+                            let assignment = g
+                                .assignments
+                                .as_ref()
+                                .and_then(|a| a.get(mid))
+                                .cloned()
+                                .unwrap_or_default();
+                            MemberRow {
+                                id: mid.clone(),
+                                instance: m.instance.clone(),
+                                client_id: m.client_id.clone(),
+                                metadata,
+                                assignment,
+                            }
+                        })
+                        .collect();
+                    Row {
+                        group: name.to_owned(),
+                        error: ErrorCode::NONE.0,
+                        state: g.state(),
+                        protocol_type: g.protocol_type.clone().unwrap_or_default(),
+                        protocol,
+                        members,
+                    }
+                }
+                // Kafka describes an unknown group as Dead; from v6 on it also says so with an error.
+                None => Row {
+                    group: name.to_owned(),
+                    error: if v >= 6 {
+                        ErrorCode::GROUP_ID_NOT_FOUND.0
+                    } else {
+                        ErrorCode::NONE.0
+                    },
+                    state: "Dead",
+                    protocol_type: String::new(),
+                    protocol: String::new(),
+                    members: Vec::new(),
+                },
+            })
+            .collect();
+        drop(all);
+        let members: Vec<Vec<DescribedGroupMember<'_>>> = rows
+            .iter()
+            .map(|row| {
+                row.members
+                    .iter()
+                    .map(|m| {
+                        let described = DescribedGroupMember::default()
+                            .with_member_id(&m.id)
+                            .with_client_id(&m.client_id)
+                            .with_client_host("")
+                            .with_member_metadata(&m.metadata)
+                            .with_member_assignment(&m.assignment);
+                        if v >= 4 {
+                            described.with_group_instance_id(m.instance.as_deref())
+                        } else {
+                            described
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let groups: Vec<DescribedGroup<'_>> = rows
+            .iter()
+            .zip(&members)
+            .map(|(row, members)| {
+                let g = DescribedGroup::default()
+                    .with_error_code(row.error)
+                    .with_group_id(&row.group)
+                    .with_group_state(row.state)
+                    .with_protocol_type(&row.protocol_type)
+                    .with_protocol_data(&row.protocol)
+                    .with_members(Array::from(&members[..]));
+                if v >= 6 && row.error != ErrorCode::NONE.0 {
+                    g.with_error_message(Some("the group does not exist"))
+                } else {
+                    g
+                }
+            })
+            .collect();
+        let body = DescribeGroupsResponse::default().with_groups(Array::from(&groups[..]));
+        encode(id, &body, v)
+    }
+
+    pub fn list(&self, id: i32, r: &ListGroupsRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let mut all = self.lock();
+        let now = Instant::now();
+        let mut rows: Vec<(String, String, &'static str)> = Vec::new();
+        for (name, g) in all.iter_mut() {
+            g.expire(now);
+            let state = g.state();
+            let wanted_state = r.states_filter.is_empty()
+                || r.states_filter
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(state));
+            // Every group here is a classic group.
+            let wanted_type = r.types_filter.is_empty()
+                || r.types_filter
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case("classic"));
+            if wanted_state && wanted_type {
+                rows.push((
+                    name.clone(),
+                    g.protocol_type.clone().unwrap_or_default(),
+                    state,
+                ));
+            }
+        }
+        drop(all);
+        rows.sort();
+        let groups: Vec<ListedGroup<'_>> = rows
+            .iter()
+            .map(|(name, protocol_type, state)| {
+                ListedGroup::default()
+                    .with_group_id(name)
+                    .with_protocol_type(protocol_type)
+                    .with_group_state(state)
+                    .with_group_type("classic")
+            })
+            .collect();
+        let body = ListGroupsResponse::default().with_groups(Array::from(&groups[..]));
+        encode(id, &body, v)
+    }
+
+    pub fn delete(&self, id: i32, r: &DeleteGroupsRequest<'_>, v: i16) -> Result<Vec<u8>, String> {
+        let mut all = self.lock();
+        let now = Instant::now();
+        let results: Vec<DeletableGroupResult<'_>> = r
+            .groups_names
+            .iter()
+            .map(|name| {
+                let error = match all.get_mut(name) {
+                    None => ErrorCode::GROUP_ID_NOT_FOUND,
+                    Some(g) => {
+                        g.expire(now);
+                        if g.members.is_empty() {
+                            all.remove(name);
+                            ErrorCode::NONE
+                        } else {
+                            ErrorCode::NON_EMPTY_GROUP
+                        }
+                    }
+                };
+                DeletableGroupResult::default()
+                    .with_group_id(name)
+                    .with_error_code(error.0)
+            })
+            .collect();
+        drop(all);
+        let body = DeleteGroupsResponse::default().with_results(Array::from(&results[..]));
+        encode(id, &body, v)
     }
 }

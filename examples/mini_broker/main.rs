@@ -15,6 +15,7 @@
 //! Batches are kept byte for byte as producers sent them; the broker only assigns their base
 //! offset and partition leader epoch, as Kafka does. Nothing is written to disk.
 
+mod admin;
 mod broker;
 mod fallback;
 mod groups;
