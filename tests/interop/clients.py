@@ -8,7 +8,8 @@ header, partition and offset with what was produced and with what the producer's
 reports said. Each topic is then read again by a different client, which proves the stored
 batches are interchangeable. Further scenarios: acks=0 and acks=all, the idempotent producer,
 a consumer group with subscribe and commit, a long-poll fetch, fetch size limits smaller than
-the batches, timestamp lookups, and topic administration errors.
+the batches, timestamp lookups, topic administration errors, and the admin APIs that describe
+and list groups, describe topic and broker configs and describe the cluster.
 
     python3 tests/interop/clients.py --broker 127.0.0.1:9092 [--allow-missing CLIENT]...
 
@@ -496,6 +497,47 @@ class KafkaPython(Client):
             admin.close()
 
 
+    def admin_describe(self, topic, group):
+        from kafka import KafkaConsumer
+        from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+
+        admin = KafkaAdminClient(**self.common())
+        c = KafkaConsumer(group_id=group, client_id=f"{self.name}-member",
+                          session_timeout_ms=10000, heartbeat_interval_ms=1000, **self.common())
+        try:
+            c.subscribe([topic])
+            wait_for(lambda: c.poll(timeout_ms=100) is not None and c.assignment(), "an assignment")
+            g = admin.describe_groups([group])[group]
+            described = AdminView(
+                state=g["group_state"],
+                members=[(m["client_id"], sorted(p for a in m["member_assignment"]["assigned_partitions"]
+                                                 for p in a["partitions"])) for m in g["members"]],
+                listed=[x["group_id"] for x in admin.list_groups()],
+            )
+            configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)],
+                                             config_filter="all")["topic"][topic]
+            described.retention_ms = configs["retention.ms"]["value"]
+            broker = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, "1")],
+                                            config_filter="all")["broker"]["1"]
+            described.num_partitions = broker["num.partitions"]["value"]
+            cluster = admin.describe_cluster()
+            described.cluster = (cluster["cluster_id"], cluster["controller_id"],
+                                 [(b["broker_id"], b["host"], b["port"]) for b in cluster["brokers"]])
+        finally:
+            c.close(autocommit=False)
+        try:
+            if admin.describe_groups([group])[group]["group_state"] != "Empty":
+                raise CaseFailure("the group is not Empty once its member left")
+            deleted = admin.delete_groups([group])
+            if deleted.get(group) != "OK":
+                raise CaseFailure(f"deleting the empty group: {deleted}")
+            if group in [x["group_id"] for x in admin.list_groups()]:
+                raise CaseFailure("the deleted group is still listed")
+        finally:
+            admin.close()
+        return described
+
+
 class Confluent(Client):
     name = "confluent-kafka"
 
@@ -642,6 +684,35 @@ class Confluent(Client):
                 raise CaseFailure(f"deleting a deleted topic: {e}, not UNKNOWN_TOPIC_OR_PART")
 
 
+    def admin_describe(self, topic, group):
+        from confluent_kafka.admin import AdminClient, ConfigResource
+
+        admin = AdminClient(self.common())
+        c = self.consumer({"group.id": group, "client.id": f"{self.name}-member",
+                           "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000})
+        try:
+            c.subscribe([topic])
+            wait_for(lambda: (c.poll(0.1), c.assignment())[1], "an assignment")
+            g = admin.describe_consumer_groups([group])[group].result(timeout=TIMEOUT)
+            listed = admin.list_consumer_groups().result(timeout=TIMEOUT)
+            described = AdminView(
+                state=g.state.name.title().replace("_", ""),
+                members=[(m.client_id, sorted(p.partition for p in m.assignment.topic_partitions))
+                         for m in g.members],
+                listed=[x.group_id for x in listed.valid],
+            )
+            r = ConfigResource("topic", topic)
+            described.retention_ms = admin.describe_configs([r])[r].result(timeout=TIMEOUT)["retention.ms"].value
+            b = ConfigResource("broker", "1")
+            described.num_partitions = admin.describe_configs([b])[b].result(timeout=TIMEOUT)["num.partitions"].value
+            cluster = admin.describe_cluster().result(timeout=TIMEOUT)
+            described.cluster = (cluster.cluster_id, cluster.controller.id,
+                                 [(n.id, n.host, n.port) for n in cluster.nodes])
+        finally:
+            c.close()
+        return described
+
+
 class AioKafka(Client):
     name = "aiokafka"
 
@@ -657,6 +728,44 @@ class AioKafka(Client):
 
     def run(self, coro):
         return asyncio.run(asyncio.wait_for(coro, TIMEOUT * 2))
+
+    def admin_describe(self, topic, group):
+        from aiokafka.admin import AIOKafkaAdminClient
+        from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+
+        async def go():
+            admin = AIOKafkaAdminClient(**self.common())
+            await admin.start()
+            c = self.aio.AIOKafkaConsumer(topic, group_id=group, client_id=f"{self.name}-member",
+                                          session_timeout_ms=10000, heartbeat_interval_ms=1000,
+                                          **self.common())
+            await c.start()
+            try:
+                deadline = time.monotonic() + TIMEOUT
+                while not c.assignment() and time.monotonic() < deadline:
+                    await c.getmany(timeout_ms=100)
+                [response] = await admin.describe_consumer_groups([group])
+                [g] = response.groups
+                # (error, group, state, protocol type, protocol, members)
+                described = AdminView(state=g[2], members=[(m[1], None) for m in g[5]],
+                                      listed=[x[0] for x in await admin.list_consumer_groups()])
+                [configs] = await admin.describe_configs(
+                    [ConfigResource(ConfigResourceType.TOPIC, topic)])
+                entries = {e[0]: e[1] for e in configs.resources[0][4]}
+                described.retention_ms = entries.get("retention.ms")
+                [configs] = await admin.describe_configs(
+                    [ConfigResource(ConfigResourceType.BROKER, "1")])
+                entries = {e[0]: e[1] for e in configs.resources[0][4]}
+                described.num_partitions = entries.get("num.partitions")
+                cluster = await admin.describe_cluster()
+                described.cluster = (cluster["cluster_id"], cluster["controller_id"],
+                                     [(b["node_id"], b["host"], b["port"]) for b in cluster["brokers"]])
+                return described
+            finally:
+                await c.stop()
+                await admin.close()
+
+        return self.run(go())
 
     def create_topic(self, topic, partitions=PARTITIONS):
         from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -948,6 +1057,46 @@ def long_poll_case(client: Client):
     return 1, f"arrived {latency * 1000:.0f} ms after send (max wait 5000 ms)"
 
 
+@dataclass
+class AdminView:
+    """What a client's admin API reported of a group with one member, a topic and the broker."""
+
+    state: str
+    members: list  # (client id, assigned partitions or None when the client does not decode them)
+    listed: list
+    retention_ms: str | None = None
+    num_partitions: str | None = None
+    cluster: tuple | None = None
+
+
+def admin_case(client: Client):
+    """DescribeGroups, ListGroups, DescribeConfigs (topic and broker) and DescribeCluster through
+    the client's admin API, while one consumer is in the group (kafka-python also deletes the
+    group once it is empty)."""
+    topic = topic_name(client.name, "admin-describe")
+    group = f"admin-{client.name}-{RUN}"
+    client.create_topic(topic)
+    seen = client.admin_describe(topic, group)
+    member = f"{client.name}-member"
+    want_members = [(member, list(range(PARTITIONS)))]
+    if seen.members and seen.members[0][1] is None:
+        want_members = [(member, None)]
+    if (seen.state, seen.members) != ("Stable", want_members):
+        raise CaseFailure(f"group described as {seen.state} with {seen.members}, "
+                          f"expected Stable with {want_members}")
+    if group not in seen.listed:
+        raise CaseFailure(f"{group} not among the listed groups {seen.listed}")
+    if seen.retention_ms != "604800000":
+        raise CaseFailure(f"topic retention.ms {seen.retention_ms!r}, expected Kafka's default")
+    if seen.num_partitions != str(PARTITIONS):
+        raise CaseFailure(f"broker num.partitions {seen.num_partitions!r}, expected {PARTITIONS}")
+    host, port = client.broker.rsplit(":", 1)
+    want_cluster = ("kwire-mini-broker", 1, [(1, host, int(port))])
+    if seen.cluster != want_cluster:
+        raise CaseFailure(f"cluster {seen.cluster}, expected {want_cluster}")
+    return 0, f"group {seen.state}, retention.ms {seen.retention_ms}, cluster {seen.cluster[0]}"
+
+
 def group_case(client: Client, z: str):
     topic = topic_name(client.name, "group", z)
     client.create_topic(topic)
@@ -1043,6 +1192,8 @@ def main() -> int:
         if hasattr(c, "offsets_for_times"):
             for z in ("none", "zstd"):
                 run.case(name, z, "offsets for timestamps", lambda c=c, z=z: timestamps_case(c, z))
+        if hasattr(c, "admin_describe"):
+            run.case(name, "-", "admin: groups, configs, cluster", lambda c=c: admin_case(c))
         if hasattr(c, "admin_errors"):
             run.case(name, "-", "create/delete topic errors",
                      lambda c=c: (c.admin_errors(topic_name(c.name, "admin")), 0)[1])
