@@ -14,7 +14,7 @@ use kwire::records::{
     Attributes, ControlRecord, Header, LegacyMessage, Record, RecordBatch, RecordBatchHeader,
     Records,
 };
-use kwire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, Request, Response};
+use kwire::{ApiKey, DecodeError, DecodeErrorKind, EncodeError, ErrorCode, Request, Response};
 
 fn is_format<T: defmt::Format + ?Sized>() {}
 
@@ -24,6 +24,8 @@ fn everything_a_device_logs_implements_format() {
     is_format::<DecodeErrorKind>();
     is_format::<EncodeError>();
     is_format::<ApiKey>();
+    is_format::<ErrorCode>();
+    is_format::<kwire::frame::RequestInfo<'static>>();
     is_format::<VersionRange>();
     is_format::<VersionTable>();
     is_format::<NegotiateError>();
