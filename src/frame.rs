@@ -252,7 +252,33 @@ pub fn request_info(frame: &[u8]) -> Result<RequestInfo<'_>, DecodeError> {
 /// `NegativeFrameSize`; `Truncated` when `frame` or its size prefix ends before the
 /// correlation id does.
 pub fn response_correlation_id(frame: &[u8]) -> Result<i32, DecodeError> {
-    header_start(frame)?.i32("ResponseHeader.CorrelationId")
+    // Slices, not a `Reader`: firmware that checks every reply's correlation id links little.
+    let Some((size, rest)) = frame.split_first_chunk::<SIZE_LEN>() else {
+        return Err(truncated(0, SIZE_LEN, frame.len(), "Frame.size"));
+    };
+    let size = i32::from_be_bytes(*size);
+    let Ok(size) = usize::try_from(size) else {
+        return Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(size),
+            "Frame.size",
+        ));
+    };
+    let path = "ResponseHeader.CorrelationId";
+    match rest
+        .get(..size.min(rest.len()))
+        .and_then(<[u8]>::first_chunk)
+    {
+        Some(id) => Ok(i32::from_be_bytes(*id)),
+        None => Err(truncated(SIZE_LEN, 4, size.min(rest.len()), path)),
+    }
+}
+
+/// `Truncated` for a read of `wanted` bytes at `offset` where only `available` are left.
+#[cold]
+fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str) -> DecodeError {
+    let needed = wanted.saturating_sub(available);
+    DecodeError::new(offset, DecodeErrorKind::Truncated { needed }, path)
 }
 
 /// A reader over the part of a frame's payload that `frame` holds: from after the size prefix

@@ -8,7 +8,7 @@ use kwire::messages::{
     ApiVersionsResponse, ControlledShutdownRequest, HeartbeatRequest, MetadataRequest,
     ProduceRequest, RequestHeader, ResponseHeader,
 };
-use kwire::{ApiKey, DecodeErrorKind, ErrorCode, Request, Response, frame};
+use kwire::{ApiKey, DecodeError, DecodeErrorKind, ErrorCode, Request, Response, frame};
 
 fn request_frame(
     key: ApiKey,
@@ -130,7 +130,35 @@ fn response_correlation_id_matches_the_header() {
         assert_eq!(frame::response_correlation_id(&buf[..8]), Ok(-77));
         assert!(frame::response_correlation_id(&buf[..7]).is_err());
     }
-    assert!(frame::response_correlation_id(&[0, 0, 0, 3, 0, 0, 0, 1]).is_err());
+    let truncated = |offset, needed| {
+        Err(DecodeError::new(
+            offset,
+            DecodeErrorKind::Truncated { needed },
+            if offset == 0 {
+                "Frame.size"
+            } else {
+                "ResponseHeader.CorrelationId"
+            },
+        ))
+    };
+    // The size prefix says 3: the correlation id does not fit in the frame.
+    assert_eq!(
+        frame::response_correlation_id(&[0, 0, 0, 3, 0, 0, 0, 1]),
+        truncated(4, 1)
+    );
+    assert_eq!(
+        frame::response_correlation_id(&[0, 0, 0, 9, 0, 0]),
+        truncated(4, 2)
+    );
+    assert_eq!(frame::response_correlation_id(&[0, 0]), truncated(0, 2));
+    assert_eq!(
+        frame::response_correlation_id(&[0x80, 0, 0, 0, 0, 0, 0, 1]),
+        Err(DecodeError::new(
+            0,
+            DecodeErrorKind::NegativeFrameSize(i32::MIN),
+            "Frame.size"
+        ))
+    );
 }
 
 #[test]

@@ -145,6 +145,13 @@ impl<T: Transport> Session<'_, T> {
             .with_correlation_id(self.correlation_id)
             .with_client_id(Some(CLIENT_ID));
         let n = frame::encode_request(&header, body, &mut self.request)?;
+        self.exchange(n)
+    }
+
+    /// Sends the `n`-byte request frame, receives the response and checks its correlation id;
+    /// returns the response frame's length. Not generic over the body, so one copy serves
+    /// every request.
+    fn exchange(&mut self, n: usize) -> Result<usize, Error<T::Error>> {
         let request = self
             .request
             .get(..n)
