@@ -190,7 +190,24 @@ fn request(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &I
     let (header, body) = match frame::decode_request(f) {
         Ok(d) => d,
         Err(e) => {
-            println!("[{n}] -> {} bytes, forwarded as is: {e}", f.len());
+            // The header's start still says what the response will be, so that it can be
+            // matched and logged (a version newer than this crate's, say).
+            match frame::request_info(f) {
+                Ok(info) => {
+                    println!(
+                        "[{n}] -> {} v{} correlation {}: {} bytes, forwarded as is: {e}",
+                        info.api_key,
+                        info.api_version,
+                        info.correlation_id,
+                        f.len()
+                    );
+                    in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(info.correlation_id, (info.api_key, info.api_version));
+                }
+                Err(_) => println!("[{n}] -> {} bytes, forwarded as is: {e}", f.len()),
+            }
             out.extend_from_slice(f);
             return;
         }
