@@ -555,3 +555,29 @@ fn pages_name_the_older_versions() {
     );
     assert!(!text.contains("client_id"), "{text}");
 }
+
+/// A broker's reply to an ApiVersions version it does not know is laid out as v0, whatever the
+/// version asked for: the dissector reads it so, as `frame::decode_response` does, and a reply
+/// in the layout asked for is still read at that version.
+#[test]
+fn api_versions_fallback_reply_dissects_as_v0() {
+    let reply = [
+        0, 0, 0, 16, 0, 0, 0, 5, 0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 2,
+    ];
+    for sent in [3, 4] {
+        let mut text = String::new();
+        describe::write_response_frame(&reply, ApiKey::API_VERSIONS, sent, &mut text).unwrap();
+        assert!(text.starts_with("ApiVersionsResponse"), "{text}");
+        assert!(text.contains("message v0"), "{text}");
+        assert!(text.contains("message body, version 0"), "{text}");
+        assert!(decode_response(&reply, ApiKey::API_VERSIONS, sent).is_ok());
+    }
+
+    let body = kwire::messages::ApiVersionsResponse::default().with_error_code(35);
+    let header = ResponseHeader::default().with_correlation_id(5);
+    let mut buf = [0u8; 32];
+    let n = encode_response(&header, &body, 3, &mut buf).unwrap();
+    let mut text = String::new();
+    describe::write_response_frame(&buf[..n], ApiKey::API_VERSIONS, 3, &mut text).unwrap();
+    assert!(text.contains("message v3"), "{text}");
+}

@@ -228,6 +228,11 @@ pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
 /// As [`visit_request_frame`].
 pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut dyn Visit) -> R {
     let schema = schema::response(api_key).ok_or(DescribeError::UnknownApi)?;
+    let version = if api_key == ApiKey::API_VERSIONS {
+        api_versions_layout(schema, version, frame)
+    } else {
+        version
+    };
     let (size, total) = frame_nodes(frame, v, schema, version)?;
     let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
@@ -247,6 +252,33 @@ pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut
     response_header(&mut r, v, hv)?;
     body(schema, version, Category::ResponseBody, &mut r, v)?;
     finish(&r, trailing)
+}
+
+/// The version whose layout an ApiVersions response frame's body is in, for a request sent at
+/// `sent`, by the rule of [`crate::frame::decode_response`]: a broker that does not know `sent`
+/// answers error `UNSUPPORTED_VERSION` in the v0 layout. With that error the body is tried as v0
+/// first, otherwise at `sent` first; the other layout is taken only when it reads the body
+/// exactly and the first does not.
+fn api_versions_layout(schema: &MessageSchema, sent: i16, frame: &[u8]) -> i16 {
+    // The size prefix and the v0 response header (a correlation id) come first.
+    let end = frame_size(frame)
+        .ok()
+        .and_then(|(_, total)| total)
+        .unwrap_or(frame.len());
+    let body = frame.get(8..end).unwrap_or_default();
+    let unsupported = body.first_chunk::<2>().map(|b| i16::from_be_bytes(*b))
+        == Some(crate::ErrorCode::UNSUPPORTED_VERSION.0);
+    let (first, second) = if unsupported && sent != 0 {
+        (0, sent)
+    } else {
+        (sent, 0)
+    };
+    let reads = |version| visit_body(schema, version, body, &mut Noop).is_ok();
+    if first != second && !reads(first) && reads(second) {
+        second
+    } else {
+        first
+    }
 }
 
 /// Walks a body of `schema` at `version` on its own (no frame or header), at depth 0.
