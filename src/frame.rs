@@ -160,17 +160,17 @@ pub fn response_len<B: Body>(
     frame_len(header, hv, body, version).map(|(total, _)| total)
 }
 
+/// A size prefix as a length: `NegativeFrameSize` (at offset 0, where the prefix is) when it is
+/// negative.
+fn announced_len(size: i32) -> Result<usize, DecodeError> {
+    usize::try_from(size)
+        .map_err(|_| DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"))
+}
+
 /// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
-fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
+pub(crate) fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = r.i32("Frame.size")?;
-    let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
+    let size = announced_len(r.i32("Frame.size")?)?;
     let body = r.sub(size, "Frame")?;
     r.finish("Frame")?;
     Ok(body)
@@ -256,14 +256,7 @@ pub fn response_correlation_id(frame: &[u8]) -> Result<i32, DecodeError> {
     let Some((size, rest)) = frame.split_first_chunk::<SIZE_LEN>() else {
         return Err(truncated(0, SIZE_LEN, frame.len(), "Frame.size"));
     };
-    let size = i32::from_be_bytes(*size);
-    let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
+    let size = announced_len(i32::from_be_bytes(*size))?;
     let path = "ResponseHeader.CorrelationId";
     match rest
         .get(..size.min(rest.len()))
@@ -285,14 +278,7 @@ fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str)
 /// to the frame's end, or to the end of `frame` if that comes first.
 fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = r.i32("Frame.size")?;
-    let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
+    let size = announced_len(r.i32("Frame.size")?)?;
     let available = r.remaining().min(size);
     r.sub(available, "Frame")
 }
@@ -412,14 +398,7 @@ pub fn split(buf: &[u8], max_size: usize) -> Result<Status<&[u8]>, DecodeError> 
             needed: SIZE_LEN.saturating_sub(buf.len()),
         });
     };
-    let size = i32::from_be_bytes(*prefix);
-    let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
+    let size = announced_len(i32::from_be_bytes(*prefix))?;
     if size > max_size {
         return Err(DecodeError::new(
             0,

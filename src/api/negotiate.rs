@@ -11,7 +11,7 @@ use crate::codec::VersionRange;
 #[cfg(feature = "ApiVersions")]
 use crate::codec::{Decode, Reader};
 #[cfg(feature = "ApiVersions")]
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::DecodeError;
 #[cfg(feature = "ApiVersions")]
 use crate::messages::{ApiVersionsResponse, ResponseHeader};
 
@@ -224,17 +224,7 @@ pub struct ApiVersionsReply<'a> {
 /// `Truncated`, `TrailingBytes`, `NegativeFrameSize`, or any error of the header or body; when
 /// both layouts fail, the error of the layout tried first.
 pub fn decode_api_versions(frame: &[u8], sent: i16) -> Result<ApiVersionsReply<'_>, DecodeError> {
-    let mut r = Reader::new(frame);
-    let size = r.i32("Frame.size")?;
-    let Ok(size) = usize::try_from(size) else {
-        return Err(DecodeError::new(
-            0,
-            DecodeErrorKind::NegativeFrameSize(size),
-            "Frame.size",
-        ));
-    };
-    let mut payload = r.sub(size, "Frame")?;
-    r.finish("Frame")?;
+    let mut payload = crate::frame::payload(frame)?;
     let header = ResponseHeader::decode(&mut payload, 0)?;
     let (body, version) = decode_body(&payload, sent)?;
     Ok(ApiVersionsReply {
