@@ -795,6 +795,7 @@ impl Groups {
                         let described = DescribedGroupMember::default()
                             .with_member_id(&m.id)
                             .with_client_id(&m.client_id)
+                            // The broker does not keep the peer address of a member.
                             .with_client_host("")
                             .with_member_metadata(&m.metadata)
                             .with_member_assignment(&m.assignment);

@@ -9,7 +9,9 @@
 //! missing topics with N partitions, 1 by default), Produce (any acks; acks=0 gets no answer),
 //! ListOffsets, Fetch (max wait, min bytes, size limits that cut the last batch short, as Kafka
 //! does), CreateTopics, DeleteTopics, InitProducerId, FindCoordinator, the classic consumer
-//! group protocol and committed offsets, each at every version of the current Kafka release.
+//! group protocol and committed offsets, and the admin calls DescribeGroups, ListGroups,
+//! DeleteGroups, DescribeConfigs (topics and the broker, at Kafka's defaults) and
+//! DescribeCluster, each at every version of the current Kafka release.
 //! Any other request gets a response of its own API and version carrying UNSUPPORTED_VERSION.
 //!
 //! Batches are kept byte for byte as producers sent them; the broker only assigns their base
