@@ -727,3 +727,38 @@ fn recorded_0_11_response() {
     // v1 and v2 share a layout.
     assert_eq!(decode_api_versions(&reply, 2).unwrap().version, 2);
 }
+
+#[test]
+fn negotiation_capped_at_the_callers_highest_version() {
+    let table = VersionTable::from_ranges(&[
+        (ApiKey::FETCH.0, 4, 17),
+        (ApiKey::PRODUCE.0, 3, 12),
+        (ApiKey::SHARE_FETCH.0, 1, 2),
+    ])
+    .unwrap();
+    // Inside both ranges: the cap itself.
+    assert_eq!(table.negotiate_up_to(ApiKey::FETCH, 12), Ok(12));
+    assert_eq!(table.negotiate_up_to(ApiKey::FETCH, 4), Ok(4));
+    // Above everything: the uncapped answer.
+    assert_eq!(
+        table.negotiate_up_to(ApiKey::PRODUCE, i16::MAX),
+        table.negotiate(ApiKey::PRODUCE)
+    );
+    // Below the broker's lowest: the broker is too new for the caller's code.
+    assert_eq!(
+        table.negotiate_up_to(ApiKey::PRODUCE, 2),
+        Err(Unsupported::BrokerTooNew {
+            broker: VersionRange::new(3, 12),
+            ours: VersionRange::new(ApiKey::PRODUCE.request_versions().min, 2),
+        })
+    );
+    // Below the lowest version this crate speaks (ShareFetch starts at 1).
+    assert_eq!(
+        table.negotiate_up_to(ApiKey::SHARE_FETCH, 0),
+        Err(Unsupported::UnknownKey)
+    );
+    assert_eq!(
+        table.negotiate_up_to(ApiKey::METADATA, 12),
+        Err(Unsupported::NotAdvertised)
+    );
+}

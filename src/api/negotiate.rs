@@ -445,13 +445,47 @@ impl VersionTable {
         self.common(key).map(|r| r.max)
     }
 
+    /// The highest version of `key` both sides support that is not above `max`: the version to
+    /// send from code written against version `max` of the API, which must not meet a newer
+    /// layout whatever this crate and the broker speak.
+    ///
+    /// ```
+    /// use kwire::ApiKey;
+    /// use kwire::api::{Unsupported, VersionTable};
+    ///
+    /// // A broker with Fetch 4-17.
+    /// let table = VersionTable::from_ranges(&[(ApiKey::FETCH.0, 4, 17)])?;
+    /// assert_eq!(table.negotiate_up_to(ApiKey::FETCH, 12), Ok(12));
+    /// assert_eq!(table.negotiate_up_to(ApiKey::FETCH, 99), table.negotiate(ApiKey::FETCH));
+    /// assert!(matches!(
+    ///     table.negotiate_up_to(ApiKey::FETCH, 3),
+    ///     Err(Unsupported::BrokerTooNew { .. })
+    /// ));
+    /// # Ok::<(), kwire::api::NegotiateError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`VersionTable::negotiate`], with this crate's range cut at `max`: `BrokerTooNew` when
+    /// the broker's lowest version is above `max`, `UnknownKey` when `max` is below the lowest
+    /// version this crate speaks.
+    pub fn negotiate_up_to(&self, key: ApiKey, max: i16) -> Result<i16, Unsupported> {
+        let ours = key.request_versions();
+        let capped = VersionRange::new(ours.min, ours.max.min(max));
+        self.common_with(key, capped).map(|r| r.max)
+    }
+
     /// The versions of `key` both sides support.
     ///
     /// # Errors
     ///
     /// As [`VersionTable::negotiate`].
     pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
-        let ours = key.request_versions();
+        self.common_with(key, key.request_versions())
+    }
+
+    /// The versions of `key` in both `ours` and the broker's range.
+    fn common_with(&self, key: ApiKey, ours: VersionRange) -> Result<VersionRange, Unsupported> {
         if ours.is_empty() {
             return Err(Unsupported::UnknownKey);
         }
