@@ -192,11 +192,8 @@ impl Connection {
     fn send<B: Body>(&mut self, body: &B, version: i16) -> Result<i32, Error> {
         let id = self.next_correlation_id;
         self.next_correlation_id += 1;
-        let header = RequestHeader::default()
-            .with_request_api_key(body.body_api_key().0)
-            .with_request_api_version(version)
-            .with_correlation_id(id)
-            .with_client_id(Some(CLIENT_ID));
+        let header =
+            RequestHeader::new(body.body_api_key(), version, id).with_client_id(Some(CLIENT_ID));
         let mut out = vec![0u8; frame::request_len(&header, body)?];
         frame::encode_request(&header, body, &mut out)?;
         self.stream.write_all(&out)?;

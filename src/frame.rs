@@ -205,11 +205,7 @@ pub struct RequestInfo<'a> {
 /// use kwire::messages::{HeartbeatRequest, RequestHeader};
 /// use kwire::ApiKey;
 ///
-/// let header = RequestHeader::default()
-///     .with_request_api_key(ApiKey::HEARTBEAT.0)
-///     .with_request_api_version(4)
-///     .with_correlation_id(7)
-///     .with_client_id(Some("app"));
+/// let header = RequestHeader::new(ApiKey::HEARTBEAT, 4, 7).with_client_id(Some("app"));
 /// let mut buf = [0u8; 64];
 /// let n = frame::encode_request(&header, &HeartbeatRequest::default(), &mut buf)?;
 ///

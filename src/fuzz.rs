@@ -269,9 +269,11 @@ pub fn request_frame(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleF
 
 /// A whole response frame: API key (`int16`) and version (`int16`) in the first four bytes, as in
 /// [`response_body`], then the frame (size prefix, response header, body), decoded with
-/// [`frame::decode_response`] and encoded with [`frame::encode_response`]. The expected encoded
-/// length is computed independently of the frame encoder: the prefix, the header at the response
-/// header version of the key and version, and the body.
+/// [`frame::decode_response`] and encoded with [`frame::encode_response`] at the version whose
+/// layout the body was read in (an ApiVersions reply may be in the v0 layout a broker falls back
+/// to, whatever the version). The expected encoded length is computed independently of the frame
+/// encoder: the prefix, the header at the response header version of the key and version, and
+/// the body.
 ///
 /// # Errors
 ///
@@ -503,24 +505,45 @@ struct ResponseFrame {
     version: i16,
 }
 
+impl ResponseFrame {
+    /// The version whose layout a response frame's body was read in: the oracle's version,
+    /// except for an ApiVersions reply in the v0 layout a broker falls back to, which
+    /// [`crate::api::decode_api_versions`] reports.
+    fn layout(&self, bytes: &[u8]) -> i16 {
+        #[cfg(feature = "ApiVersions")]
+        if self.key == ApiKey::API_VERSIONS {
+            return crate::api::decode_api_versions(bytes, self.version)
+                .map_or(self.version, |reply| reply.version);
+        }
+        let _ = bytes;
+        self.version
+    }
+}
+
 impl<'d> Codec<'d> for ResponseFrame {
-    type Value = (ResponseHeader<'d>, Response<'d>);
+    /// The header, the body, and the version of the body's layout.
+    type Value = (ResponseHeader<'d>, Response<'d>, i16);
 
     fn decode(&self, bytes: &'d [u8]) -> Result<(Self::Value, usize), DecodeError> {
-        frame::decode_response(bytes, self.key, self.version).map(|value| (value, bytes.len()))
+        let (header, body) = frame::decode_response(bytes, self.key, self.version)?;
+        Ok(((header, body, self.layout(bytes)), bytes.len()))
     }
 
     /// Computed independently of [`frame::encode_response`] (which takes the header version from
     /// the body's key): prefix, header at the version of the oracle's key, body.
-    fn encoded_len(&self, (header, body): &Self::Value) -> Result<usize, EncodeError> {
-        let header_version = response_header_version(self.key, self.version);
+    fn encoded_len(&self, (header, body, layout): &Self::Value) -> Result<usize, EncodeError> {
+        let header_version = response_header_version(self.key, *layout);
         Ok(SIZE_LEN
             .saturating_add(header.encoded_len(header_version)?)
-            .saturating_add(body.encoded_len(self.version)?))
+            .saturating_add(body.encoded_len(*layout)?))
     }
 
-    fn encode(&self, (header, body): &Self::Value, out: &mut [u8]) -> Result<usize, EncodeError> {
-        frame::encode_response(header, body, self.version, out)
+    fn encode(
+        &self,
+        (header, body, layout): &Self::Value,
+        out: &mut [u8],
+    ) -> Result<usize, EncodeError> {
+        frame::encode_response(header, body, *layout, out)
     }
 }
 

@@ -46,6 +46,33 @@ pub fn response_header_version(api_key: ApiKey, version: i16) -> i16 {
     }
 }
 
+impl<'a> crate::messages::RequestHeader<'a> {
+    /// A header for a request of `api_key` at `version` with `correlation_id`; the client id is
+    /// the schema's default, empty (set one with `with_client_id`).
+    ///
+    /// ```
+    /// use kwire::ApiKey;
+    /// use kwire::messages::RequestHeader;
+    ///
+    /// let header = RequestHeader::new(ApiKey::FETCH, 16, 7).with_client_id(Some("app"));
+    /// assert_eq!(header.api_key(), ApiKey::FETCH);
+    /// assert_eq!((header.request_api_version, header.correlation_id), (16, 7));
+    /// ```
+    #[must_use]
+    pub fn new(api_key: ApiKey, version: i16, correlation_id: i32) -> Self {
+        Self::default()
+            .with_request_api_key(api_key.0)
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+    }
+
+    /// The API key the header names.
+    #[must_use]
+    pub fn api_key(&self) -> ApiKey {
+        ApiKey(self.request_api_key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

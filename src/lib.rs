@@ -10,15 +10,12 @@
 //!
 //! ```
 //! use kwire::messages::{RenewDelegationTokenRequest, RequestHeader};
-//! use kwire::{Request, frame};
+//! use kwire::{ApiKey, Request, frame};
 //!
 //! let body = RenewDelegationTokenRequest::default()
 //!     .with_hmac(b"\x01\x02")
 //!     .with_renew_period_ms(86_400_000);
-//! let header = RequestHeader::default()
-//!     .with_request_api_key(39)
-//!     .with_request_api_version(2)
-//!     .with_correlation_id(7)
+//! let header = RequestHeader::new(ApiKey::RENEW_DELEGATION_TOKEN, 2, 7)
 //!     .with_client_id(Some("embedded"));
 //!
 //! let mut buf = [0u8; 64];
@@ -46,7 +43,7 @@
 //! ```
 //! use heapless::Vec;
 //! use kwire::codec::Array;
-//! use kwire::frame;
+//! use kwire::{ApiKey, frame};
 //! use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 //! use kwire::messages::{ProduceRequest, ProduceResponse, RequestHeader};
 //! use kwire::records::{BatchBuilder, NewRecord, Records};
@@ -72,11 +69,7 @@
 //!     .with_acks(-1)
 //!     .with_timeout_ms(5_000)
 //!     .with_topic_data(Array::from(&topics));
-//! let header = RequestHeader::default()
-//!     .with_request_api_key(0)
-//!     .with_request_api_version(11)
-//!     .with_correlation_id(1)
-//!     .with_client_id(Some("board-7"));
+//! let header = RequestHeader::new(ApiKey::PRODUCE, 11, 1).with_client_id(Some("board-7"));
 //! let mut out = [0u8; 512];
 //! let n = frame::encode_request(&header, &request, &mut out)?;
 //! // ... send out[..n], read the answer into a buffer ...

@@ -139,10 +139,7 @@ impl<T: Transport> Session<'_, T> {
     /// correlation id and returns the response frame's length.
     fn call<B: Body>(&mut self, body: &B, version: i16) -> Result<usize, Error<T::Error>> {
         self.correlation_id = self.correlation_id.wrapping_add(1);
-        let header = RequestHeader::default()
-            .with_request_api_key(body.body_api_key().0)
-            .with_request_api_version(version)
-            .with_correlation_id(self.correlation_id)
+        let header = RequestHeader::new(body.body_api_key(), version, self.correlation_id)
             .with_client_id(Some(CLIENT_ID));
         let n = frame::encode_request(&header, body, &mut self.request)?;
         self.exchange(n)

@@ -29,6 +29,7 @@
 mod array;
 mod reader;
 mod tagged;
+mod uuid;
 mod writer;
 
 use core::fmt;
@@ -36,6 +37,7 @@ use core::fmt;
 pub use array::{Array, ArrayIter, ArrayView, Element};
 pub use reader::{Failed, Reader};
 pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
+pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 pub use writer::{
     Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
@@ -46,40 +48,6 @@ use crate::error::{DecodeError, EncodeError};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
 pub const MAX_STRING_LEN: usize = 0x7fff;
-
-/// A 16-byte UUID, stored in wire order. The all-zero UUID is Kafka's "no UUID".
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Uuid(pub [u8; 16]);
-
-impl Uuid {
-    /// The all-zero UUID.
-    pub const ZERO: Self = Self([0; 16]);
-
-    /// Builds a UUID from its most and least significant 64 bits (Java's `Uuid` halves).
-    #[must_use]
-    pub const fn from_u64_pair(most: u64, least: u64) -> Self {
-        let m = most.to_be_bytes();
-        let l = least.to_be_bytes();
-        Self([
-            m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], l[0], l[1], l[2], l[3], l[4], l[5],
-            l[6], l[7],
-        ])
-    }
-}
-
-impl fmt::Debug for Uuid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Uuid(")?;
-        for (i, b) in self.0.iter().enumerate() {
-            if matches!(i, 4 | 6 | 8 | 10) {
-                f.write_str("-")?;
-            }
-            write!(f, "{b:02x}")?;
-        }
-        f.write_str(")")
-    }
-}
 
 /// An inclusive range of versions; empty when `min > max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
