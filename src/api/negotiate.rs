@@ -257,7 +257,10 @@ pub(crate) fn decode_body<'a>(
     r: &Reader<'a>,
     sent: i16,
 ) -> Result<(ApiVersionsResponse<'a>, i16), DecodeError> {
-    let error_code = r.clone().i16("ApiVersionsResponse.ErrorCode")?;
+    let Ok(error_code) = r.clone().i16("ApiVersionsResponse.ErrorCode") else {
+        // Not even an error code: the error of a body at the version sent.
+        return decode_exact(r, sent).map(|body| (body, sent));
+    };
     let first = if error_code == UNSUPPORTED_VERSION {
         0
     } else {
