@@ -10,7 +10,7 @@ use core::fmt;
 use crate::api::ApiKey;
 
 /// Why decoding failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum DecodeErrorKind {
@@ -143,6 +143,83 @@ impl DecodeError {
     }
 }
 
+/// As a derived `Debug` would print it, but CRCs in hex, as `Display` and the dissector print
+/// them.
+impl fmt::Debug for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Truncated { needed } => f
+                .debug_struct("Truncated")
+                .field("needed", &needed)
+                .finish(),
+            Self::VarintTooLong => f.write_str("VarintTooLong"),
+            Self::NegativeLength(n) => f.debug_tuple("NegativeLength").field(&n).finish(),
+            Self::UnexpectedNull => f.write_str("UnexpectedNull"),
+            Self::LengthTooLarge { length, limit } => f
+                .debug_struct("LengthTooLarge")
+                .field("length", &length)
+                .field("limit", &limit)
+                .finish(),
+            Self::InvalidUtf8 => f.write_str("InvalidUtf8"),
+            Self::TagOutOfOrder { tag, previous } => f
+                .debug_struct("TagOutOfOrder")
+                .field("tag", &tag)
+                .field("previous", &previous)
+                .finish(),
+            Self::TagNotInVersion { tag, version } => f
+                .debug_struct("TagNotInVersion")
+                .field("tag", &tag)
+                .field("version", &version)
+                .finish(),
+            Self::TaggedSizeMismatch {
+                tag,
+                declared,
+                consumed,
+            } => f
+                .debug_struct("TaggedSizeMismatch")
+                .field("tag", &tag)
+                .field("declared", &declared)
+                .field("consumed", &consumed)
+                .finish(),
+            Self::UnknownApiKey(key) => f.debug_tuple("UnknownApiKey").field(&key).finish(),
+            Self::ApiNotEnabled(key) => f.debug_tuple("ApiNotEnabled").field(&key).finish(),
+            Self::UnsupportedVersion { api_key, version } => f
+                .debug_struct("UnsupportedVersion")
+                .field("api_key", &api_key)
+                .field("version", &version)
+                .finish(),
+            Self::TrailingBytes { count } => f
+                .debug_struct("TrailingBytes")
+                .field("count", &count)
+                .finish(),
+            Self::NegativeFrameSize(n) => f.debug_tuple("NegativeFrameSize").field(&n).finish(),
+            Self::FrameTooLarge { size, limit } => f
+                .debug_struct("FrameTooLarge")
+                .field("size", &size)
+                .field("limit", &limit)
+                .finish(),
+            Self::CrcMismatch { stored, computed } => f
+                .debug_struct("CrcMismatch")
+                .field("stored", &format_args!("{stored:#010x}"))
+                .field("computed", &format_args!("{computed:#010x}"))
+                .finish(),
+            Self::UnknownMagic(m) => f.debug_tuple("UnknownMagic").field(&m).finish(),
+            Self::EntryTooSmall { size, min } => f
+                .debug_struct("EntryTooSmall")
+                .field("size", &size)
+                .field("min", &min)
+                .finish(),
+            Self::RecordSizeMismatch { declared, consumed } => f
+                .debug_struct("RecordSizeMismatch")
+                .field("declared", &declared)
+                .field("consumed", &consumed)
+                .finish(),
+            Self::Compressed(c) => f.debug_tuple("Compressed").field(&c).finish(),
+            Self::Malformed => f.write_str("Malformed"),
+        }
+    }
+}
+
 impl fmt::Display for DecodeErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -168,17 +245,14 @@ impl fmt::Display for DecodeErrorKind {
                 f,
                 "tagged field {tag} declared {declared} bytes but its value used {consumed}"
             ),
-            Self::UnknownApiKey(key) => write!(f, "unknown API key {}", key.0),
-            Self::ApiNotEnabled(key) => {
-                write!(f, "API key {} is not enabled in this build", key.0)
-            }
-            Self::UnsupportedVersion { api_key, version } => {
-                write!(
-                    f,
-                    "version {version} of API key {} is not supported",
-                    api_key.0
-                )
-            }
+            Self::UnknownApiKey(key) => write!(f, "unknown {}", Named(key)),
+            Self::ApiNotEnabled(key) => write!(
+                f,
+                "{} is not compiled in: its cargo feature `{}` is off",
+                Named(key),
+                key.name().unwrap_or("?")
+            ),
+            Self::UnsupportedVersion { api_key, version } => unsupported(f, api_key, version),
             Self::TrailingBytes { count } => write!(f, "{count} trailing bytes"),
             Self::NegativeFrameSize(n) => write!(f, "negative frame size {n}"),
             Self::FrameTooLarge { size, limit } => {
@@ -293,13 +367,7 @@ impl fmt::Display for EncodeError {
                 f,
                 "buffer too small: {required} bytes required, {available} available"
             ),
-            Self::UnsupportedVersion { api_key, version } => {
-                write!(
-                    f,
-                    "version {version} of API key {} is not supported",
-                    api_key.0
-                )
-            }
+            Self::UnsupportedVersion { api_key, version } => unsupported(f, api_key, version),
             Self::FieldNotInVersion { path, version } => write!(
                 f,
                 "{path} holds a non-default value that version {version} cannot carry"
@@ -319,14 +387,39 @@ impl fmt::Display for EncodeError {
             }
             Self::ApiKeyMismatch { expected, found } => write!(
                 f,
-                "API key mismatch: encoding for {} but the value is {}",
-                expected.0, found.0
+                "the header names {} but the body is {}",
+                Named(expected),
+                Named(found)
             ),
         }
     }
 }
 
 impl core::error::Error for EncodeError {}
+
+/// An API key as messages name it: `Fetch (1)`, or `API key 1000` for a key Kafka has not
+/// assigned.
+struct Named(ApiKey);
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.name() {
+            Some(name) => write!(f, "{name} ({})", self.0.0),
+            None => write!(f, "API key {}", self.0.0),
+        }
+    }
+}
+
+/// `Fetch (1) has no version 99 (versions 0-17)`.
+fn unsupported(f: &mut fmt::Formatter<'_>, api_key: ApiKey, version: i16) -> fmt::Result {
+    write!(f, "{} has no version {version}", Named(api_key))?;
+    let versions = api_key.request_versions();
+    if versions.is_empty() {
+        Ok(())
+    } else {
+        write!(f, " (versions {versions})")
+    }
+}
 
 /// The result of looking for a complete frame in a partly filled buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,67 @@
+//! Errors read without the source: API names beside keys, the versions there are, CRCs in one
+//! radix.
+
+use kwire::codec::Reader;
+use kwire::messages::{FetchRequest, RequestHeader};
+use kwire::{ApiKey, DecodeErrorKind, EncodeError, Request, frame};
+
+#[test]
+fn versions_and_keys_are_named() {
+    let err = Request::decode(ApiKey::FETCH, 99, &mut Reader::new(&[])).unwrap_err();
+    assert_eq!(
+        err.kind.to_string(),
+        format!(
+            "Fetch (1) has no version 99 (versions {})",
+            ApiKey::FETCH.request_versions()
+        )
+    );
+    let err = Request::decode(ApiKey(1000), 0, &mut Reader::new(&[])).unwrap_err();
+    assert_eq!(err.kind.to_string(), "unknown API key 1000");
+    assert_eq!(
+        DecodeErrorKind::ApiNotEnabled(ApiKey::SHARE_FETCH).to_string(),
+        "ShareFetch (78) is not compiled in: its cargo feature `ShareFetch` is off"
+    );
+
+    let header = RequestHeader::new(ApiKey::METADATA, 12, 1);
+    let err = frame::encode_request(&header, &FetchRequest::default(), &mut [0; 64]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the header names Metadata (3) but the body is Fetch (1)"
+    );
+    assert_eq!(
+        EncodeError::UnsupportedVersion {
+            api_key: ApiKey::METADATA,
+            version: -1
+        }
+        .to_string(),
+        format!(
+            "Metadata (3) has no version -1 (versions {})",
+            ApiKey::METADATA.request_versions()
+        )
+    );
+}
+
+#[test]
+fn crcs_print_in_hex_both_ways() {
+    let kind = DecodeErrorKind::CrcMismatch {
+        stored: 0xdead_beef,
+        computed: 0x0000_0001,
+    };
+    assert_eq!(
+        kind.to_string(),
+        "CRC mismatch: stored 0xdeadbeef, computed 0x00000001"
+    );
+    assert_eq!(
+        format!("{kind:?}"),
+        "CrcMismatch { stored: 0xdeadbeef, computed: 0x00000001 }"
+    );
+    // Every other kind prints as derived.
+    assert_eq!(
+        format!("{:?}", DecodeErrorKind::Truncated { needed: 3 }),
+        "Truncated { needed: 3 }"
+    );
+    assert_eq!(
+        format!("{:?}", DecodeErrorKind::UnknownApiKey(ApiKey::FETCH)),
+        "UnknownApiKey(Fetch(1))"
+    );
+}
