@@ -12,8 +12,10 @@
 //! copy. What the proxy does touch:
 //!
 //! * every request header's client id, when `--client-id` is given;
-//! * the broker addresses in Metadata, FindCoordinator and DescribeCluster responses, which
-//!   all point at the proxy, so that clients keep talking through it (one upstream broker).
+//! * every broker address a client is told, which all point at the proxy so that clients keep
+//!   talking through it (one upstream broker): the brokers of Metadata and DescribeCluster, the
+//!   coordinators of FindCoordinator, and the current leaders that Fetch (v16+), Produce (v10+),
+//!   ShareFetch and ShareAcknowledge responses name when leadership moved.
 //!
 //! Re-encoding also writes every response in its canonical form: minimal varints, and tagged
 //! fields that hold their default value left out, as Apache Kafka writes them. Some clients
@@ -32,8 +34,12 @@ use std::sync::{Arc, Mutex};
 use kwire::codec::Array;
 use kwire::frame::{self, Body};
 use kwire::messages::describe_cluster_response::DescribeClusterBroker;
+use kwire::messages::fetch_response::NodeEndpoint as FetchEndpoint;
 use kwire::messages::find_coordinator_response::Coordinator;
 use kwire::messages::metadata_response::MetadataResponseBroker;
+use kwire::messages::produce_response::NodeEndpoint as ProduceEndpoint;
+use kwire::messages::share_acknowledge_response::NodeEndpoint as ShareAcknowledgeEndpoint;
+use kwire::messages::share_fetch_response::NodeEndpoint as ShareFetchEndpoint;
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
 
@@ -277,7 +283,7 @@ fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &
             return;
         }
     };
-    let result = readdress(&header, &body, version, config, out);
+    let result = readdress(&header, &body, version, (&config.host, config.port), out);
     match result {
         Ok(()) => {
             if !config.quiet {
@@ -296,16 +302,17 @@ fn response(n: usize, f: &[u8], out: &mut Vec<u8>, config: &Config, in_flight: &
     }
 }
 
-/// Re-encodes a response, with broker addresses replaced by the proxy's own.
-fn readdress(
+/// Re-encodes a response into `out`, with every broker address a client is told replaced by
+/// the proxy's own, `host:port`: the brokers of Metadata and DescribeCluster, the coordinators of
+/// FindCoordinator, and the leader endpoints of Fetch (v16+), Produce (v10+), ShareFetch and
+/// ShareAcknowledge.
+pub(crate) fn readdress(
     header: &ResponseHeader<'_>,
     body: &Response<'_>,
     version: i16,
-    config: &Config,
+    (host, port): (&str, i32),
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    let host = config.host.as_str();
-    let port = config.port;
     match body {
         Response::Metadata(m) => {
             let brokers: Vec<MetadataResponseBroker<'_>> = m
@@ -336,6 +343,42 @@ fn readdress(
                 .collect();
             let d = d.with_brokers(Array::from(&brokers[..]));
             encode_response(out, header, &d, version)
+        }
+        Response::Fetch(r) => {
+            let endpoints: Vec<FetchEndpoint<'_>> = r
+                .node_endpoints
+                .iter()
+                .map(|e| e.with_host(host).with_port(port))
+                .collect();
+            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
+            encode_response(out, header, &r, version)
+        }
+        Response::Produce(r) => {
+            let endpoints: Vec<ProduceEndpoint<'_>> = r
+                .node_endpoints
+                .iter()
+                .map(|e| e.with_host(host).with_port(port))
+                .collect();
+            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
+            encode_response(out, header, &r, version)
+        }
+        Response::ShareFetch(r) => {
+            let endpoints: Vec<ShareFetchEndpoint<'_>> = r
+                .node_endpoints
+                .iter()
+                .map(|e| e.with_host(host).with_port(port))
+                .collect();
+            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
+            encode_response(out, header, &r, version)
+        }
+        Response::ShareAcknowledge(r) => {
+            let endpoints: Vec<ShareAcknowledgeEndpoint<'_>> = r
+                .node_endpoints
+                .iter()
+                .map(|e| e.with_host(host).with_port(port))
+                .collect();
+            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
+            encode_response(out, header, &r, version)
         }
         // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
         // the version asked for; the client reads it so.

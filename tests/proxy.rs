@@ -1,0 +1,184 @@
+//! The proxy example tells clients only its own address: every broker address in the responses
+//! it forwards (Metadata, DescribeCluster, FindCoordinator, and the leader endpoints of Fetch,
+//! Produce, ShareFetch and ShareAcknowledge) comes out pointing at it.
+
+#[allow(dead_code, reason = "the proxy's main loop is not driven here")]
+#[path = "../examples/proxy.rs"]
+mod proxy;
+
+use kwire::codec::Array;
+use kwire::frame::{self, Body};
+use kwire::messages::{
+    FetchResponse, MetadataResponse, ProduceResponse, ResponseHeader, ShareAcknowledgeResponse,
+    ShareFetchResponse, fetch_response, metadata_response, produce_response,
+    share_acknowledge_response, share_fetch_response,
+};
+use kwire::{ApiKey, Response};
+
+const PROXY: (&str, i32) = ("proxy.local", 19093);
+const BROKERS: [(i32, &str, i32); 2] = [
+    (1, "broker-a.internal", 9092),
+    (2, "broker-b.internal", 9093),
+];
+
+/// Encodes `body` at `version`, passes it through the proxy's rewrite, and decodes the result.
+fn through_proxy<B: Body>(body: &B, key: ApiKey, version: i16) -> (Vec<u8>, Vec<u8>) {
+    let header = ResponseHeader::default().with_correlation_id(3);
+    let mut sent = vec![0; frame::response_len(&header, body, version).unwrap()];
+    frame::encode_response(&header, body, version, &mut sent).unwrap();
+    let (header, decoded) = frame::decode_response(&sent, key, version).unwrap();
+    let mut out = Vec::new();
+    proxy::readdress(&header, &decoded, version, PROXY, &mut out).unwrap();
+    (sent, out)
+}
+
+/// The (node id, host, port) triples of the endpoints a rewritten response names.
+fn endpoints(out: &[u8], key: ApiKey, version: i16) -> Vec<(i32, String, i32)> {
+    let (header, body) = frame::decode_response(out, key, version).unwrap();
+    assert_eq!(header.correlation_id, 3);
+    match body {
+        Response::Fetch(r) => r
+            .node_endpoints
+            .iter()
+            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .collect(),
+        Response::Produce(r) => r
+            .node_endpoints
+            .iter()
+            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .collect(),
+        Response::ShareFetch(r) => r
+            .node_endpoints
+            .iter()
+            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .collect(),
+        Response::ShareAcknowledge(r) => r
+            .node_endpoints
+            .iter()
+            .map(|e| (e.node_id, e.host.to_owned(), e.port))
+            .collect(),
+        Response::Metadata(r) => r
+            .brokers
+            .iter()
+            .map(|b| (b.node_id, b.host.to_owned(), b.port))
+            .collect(),
+        other => panic!("unexpected {}", other.api_key()),
+    }
+}
+
+fn only_the_proxy() -> Vec<(i32, String, i32)> {
+    BROKERS
+        .iter()
+        .map(|&(id, _, _)| (id, PROXY.0.to_owned(), PROXY.1))
+        .collect()
+}
+
+fn check(key: ApiKey, version: i16, sent: &[u8], out: &[u8]) {
+    assert_eq!(
+        endpoints(out, key, version),
+        only_the_proxy(),
+        "{key} v{version}"
+    );
+    let leaked = |needle: &str| out.windows(needle.len()).any(|w| w == needle.as_bytes());
+    for (_, host, _) in BROKERS {
+        assert!(
+            sent.windows(host.len()).any(|w| w == host.as_bytes()),
+            "{key} v{version}: the test response names {host}"
+        );
+        assert!(
+            !leaked(host),
+            "{key} v{version}: {host} leaks through the proxy"
+        );
+    }
+}
+
+#[test]
+fn fetch_leader_endpoints_point_at_the_proxy() {
+    let endpoints: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            fetch_response::NodeEndpoint::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let body = FetchResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
+    let versions = ApiKey::FETCH.response_versions();
+    for v in 16..=versions.max {
+        let (sent, out) = through_proxy(&body, ApiKey::FETCH, v);
+        check(ApiKey::FETCH, v, &sent, &out);
+    }
+}
+
+#[test]
+fn produce_leader_endpoints_point_at_the_proxy() {
+    let endpoints: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            produce_response::NodeEndpoint::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let body = ProduceResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
+    let versions = ApiKey::PRODUCE.response_versions();
+    for v in 10..=versions.max {
+        let (sent, out) = through_proxy(&body, ApiKey::PRODUCE, v);
+        check(ApiKey::PRODUCE, v, &sent, &out);
+    }
+}
+
+#[test]
+fn share_group_leader_endpoints_point_at_the_proxy() {
+    let fetch: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            share_fetch_response::NodeEndpoint::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let body = ShareFetchResponse::default().with_node_endpoints(Array::from(&fetch[..]));
+    let versions = ApiKey::SHARE_FETCH.response_versions();
+    for v in versions.min..=versions.max {
+        let (sent, out) = through_proxy(&body, ApiKey::SHARE_FETCH, v);
+        check(ApiKey::SHARE_FETCH, v, &sent, &out);
+    }
+
+    let ack: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            share_acknowledge_response::NodeEndpoint::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let body = ShareAcknowledgeResponse::default().with_node_endpoints(Array::from(&ack[..]));
+    let versions = ApiKey::SHARE_ACKNOWLEDGE.response_versions();
+    for v in versions.min..=versions.max {
+        let (sent, out) = through_proxy(&body, ApiKey::SHARE_ACKNOWLEDGE, v);
+        check(ApiKey::SHARE_ACKNOWLEDGE, v, &sent, &out);
+    }
+}
+
+#[test]
+fn metadata_brokers_point_at_the_proxy() {
+    let brokers: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            metadata_response::MetadataResponseBroker::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let body = MetadataResponse::default().with_brokers(Array::from(&brokers[..]));
+    for v in [1, 9, 12, ApiKey::METADATA.response_versions().max] {
+        let (sent, out) = through_proxy(&body, ApiKey::METADATA, v);
+        check(ApiKey::METADATA, v, &sent, &out);
+    }
+}
