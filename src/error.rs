@@ -116,6 +116,17 @@ pub enum DecodeErrorKind {
     /// Records were asked of a compressed batch or wrapper message: decompress its payload first.
     /// The value is the compression codec from the attributes.
     Compressed(u8),
+    /// A records field holds only part of its first entry: no batch can be read from it, which
+    /// for a fetch means the fetch size is smaller than the batch (Kafka's clients report it so).
+    /// A partial entry after complete ones is the normal end of a fetch, not this error
+    /// ([`Batches::partial`](crate::records::Batches::partial)).
+    IncompleteFirstBatch {
+        /// The bytes the field holds.
+        available: usize,
+        /// How many more the entry needs: all of it when its size field was there to read, else
+        /// at least as many as that field needs.
+        needed: usize,
+    },
     /// A value broke a structural rule of its format (a negative record count, a control record
     /// key that is too short, ...).
     Malformed,
@@ -215,6 +226,11 @@ impl fmt::Debug for DecodeErrorKind {
                 .field("consumed", &consumed)
                 .finish(),
             Self::Compressed(c) => f.debug_tuple("Compressed").field(&c).finish(),
+            Self::IncompleteFirstBatch { available, needed } => f
+                .debug_struct("IncompleteFirstBatch")
+                .field("available", &available)
+                .field("needed", &needed)
+                .finish(),
             Self::Malformed => f.write_str("Malformed"),
         }
     }
@@ -278,6 +294,11 @@ impl fmt::Display for DecodeErrorKind {
                     "payload is compressed (codec {codec}); decompress it first"
                 )
             }
+            Self::IncompleteFirstBatch { available, needed } => write!(
+                f,
+                "the records hold only {available} bytes of their first batch, {needed} more \
+                 needed: the fetch size is smaller than the batch"
+            ),
             Self::Malformed => f.write_str("malformed input"),
         }
     }

@@ -1195,6 +1195,16 @@ fn walk_entries(data: &[u8], scratch: &mut [u8]) -> Result<Walk, OracleFailure> 
             Ok(entry) => entry,
             Err(error) => {
                 check_error_in("records: entry error", &error, at, data.len(), data.len())?;
+                if let DecodeErrorKind::IncompleteFirstBatch { available, .. } = error.kind {
+                    ensure(
+                        at == 0 && available == data.len(),
+                        "records: IncompleteFirstBatch after an entry, or not over the field",
+                    )?;
+                    ensure(
+                        batches.partial().is_none(),
+                        "records: a partial entry reported beside the error",
+                    )?;
+                }
                 ensure(
                     batches.next().is_none(),
                     "records: iteration went on after an error",
@@ -1252,6 +1262,16 @@ fn walk_entries(data: &[u8], scratch: &mut [u8]) -> Result<Walk, OracleFailure> 
     ensure(
         remainder.len() == tail.len() && is_at(remainder, data, at),
         "records: the remainder is not the unread tail",
+    )?;
+    // A partial entry ends the iteration cleanly only after a complete one, and is reported.
+    let partial = batches.partial();
+    ensure(
+        partial.map(|p| (p.offset, p.available)) == (!tail.is_empty()).then_some((at, tail.len())),
+        "records: partial() does not describe the unread tail",
+    )?;
+    ensure(
+        tail.is_empty() || at > 0,
+        "records: a field holding only part of its first entry ended without an error",
     )?;
     if tail.len() > MAGIC_OFFSET {
         let size = entry_size_of(tail).unwrap_or(0);
@@ -1371,7 +1391,16 @@ fn check_v2(
         }
     }
 
-    let records = match b.records() {
+    // The checked walk is the CRC check and then the unchecked one.
+    let checked = b.records().map(|_| ());
+    let expected = b
+        .verify_crc()
+        .and_then(|()| b.records_unchecked().map(|_| ()));
+    ensure(
+        checked == expected,
+        "v2: records() is not verify_crc, then records_unchecked()",
+    )?;
+    let records = match b.records_unchecked() {
         Ok(records) => records,
         Err(error) => {
             check_error_in("v2: records()", &error, start, end, data.len())?;
@@ -1552,7 +1581,7 @@ fn check_control(r: &Record<'_>, input_len: usize) -> Result<(), OracleFailure> 
 /// batch is compressed, too big for the fixed capacity or the scratch buffer; else whether the
 /// rebuilt batch is identical to the input, CRC included.
 fn rebuild(b: &RecordBatch<'_>, scratch: &mut [u8]) -> Result<Option<bool>, OracleFailure> {
-    let Ok(records) = b.records() else {
+    let Ok(records) = b.records_unchecked() else {
         return Ok(None);
     };
     let mut new_headers = [NewHeader::default(); MAX_REBUILD_HEADERS];
@@ -2121,6 +2150,15 @@ fn legacy_parse_agrees(data: &[u8]) -> Result<(), OracleFailure> {
             ),
             "legacy: batches ended where parse failed",
         ),
+        // Only part of the entry: the field reports its first entry incomplete.
+        (Err(e), Some(Err(f)))
+            if matches!(f.kind, DecodeErrorKind::IncompleteFirstBatch { .. }) =>
+        {
+            ensure(
+                matches!(e.kind, DecodeErrorKind::Truncated { .. }) && f.offset == 0,
+                "legacy: an incomplete first entry that parse does not find truncated",
+            )
+        }
         (Err(e), Some(Err(f))) => {
             ensure(e.offset == f.offset, "legacy: errors at different offsets")
         }

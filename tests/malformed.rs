@@ -420,11 +420,46 @@ fn batch_length_that_lies() {
     short[8..12].copy_from_slice(&(real - 3).to_be_bytes());
     let cut = &short[..short.len() - 3];
     let parsed = RecordBatch::parse(cut).unwrap();
-    let e = parsed.records().unwrap().find_map(Result::err).unwrap();
+    // The CRC no longer matches: a checked walk stops there, the unchecked one reads on.
+    assert!(matches!(
+        parsed.records().unwrap_err().kind,
+        K::CrcMismatch { .. }
+    ));
+    let e = parsed
+        .records_unchecked()
+        .unwrap()
+        .find_map(Result::err)
+        .unwrap();
     // The record (at 61: length, attributes, deltas, key "key" at 66) has its 5-byte value at
     // 70, but the batch now ends at 73.
     assert_eq!(e, err(70, K::Truncated { needed: 2 }, "Record.value"));
-    // In a records field, a truncated last batch ends the iteration cleanly.
+    // In a records field, a first batch longer than the field is an error (a fetch size too
+    // small), not an empty result.
     let field = Records::new(&longer);
-    assert_eq!(field.batches().count(), 0);
+    let mut batches = field.batches();
+    assert_eq!(
+        batches.next(),
+        Some(Err(err(
+            0,
+            K::IncompleteFirstBatch {
+                available: longer.len(),
+                needed: 10
+            },
+            "Records"
+        )))
+    );
+    assert_eq!(batches.next(), None);
+    // After a complete batch, the same is the normal end of a fetch, reported as partial.
+    let both = [&batch[..], &longer[..]].concat();
+    let mut batches = Records::new(&both).batches();
+    assert!(batches.next().unwrap().is_ok());
+    assert_eq!(batches.next(), None);
+    assert_eq!(
+        batches.partial(),
+        Some(kwire::records::PartialBatch {
+            offset: batch.len(),
+            available: longer.len(),
+            needed: 10
+        })
+    );
 }

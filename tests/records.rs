@@ -264,15 +264,51 @@ fn records_field_iteration_and_truncated_tail() {
     for b in &got {
         b.verify_crc().unwrap();
     }
-    // Every proper prefix ends cleanly after the whole entries it holds.
-    for cut in 0..field.len() {
+    // Every proper prefix that holds a whole entry ends cleanly after the whole entries it
+    // holds, and reports the partial one; one that holds only part of the first entry is an
+    // error, never an empty result.
+    let ends = [70, 106, 176];
+    for cut in 1..field.len() {
         let mut it = Records::new(&field[..cut]).batches();
+        if cut < ends[0] {
+            let e = it.next().unwrap().unwrap_err();
+            let needed = if cut < 12 { 17 - cut } else { 70 - cut };
+            assert_eq!(
+                e.kind,
+                DecodeErrorKind::IncompleteFirstBatch {
+                    available: cut,
+                    needed
+                },
+                "cut {cut}"
+            );
+            assert!(it.next().is_none() && it.partial().is_none());
+            continue;
+        }
         let whole = it.by_ref().collect::<Result<Vec<_>, _>>().unwrap();
-        let expect = [70, 106, 176].iter().filter(|&&end| end <= cut).count();
+        let expect = ends.iter().filter(|&&end| end <= cut).count();
         assert_eq!(whole.len(), expect, "cut {cut}");
         let consumed: usize = whole.iter().map(|b| b.as_bytes().len()).sum();
         assert_eq!(it.remainder().len(), cut - consumed);
+        let partial = it.partial();
+        if consumed == cut {
+            assert_eq!(partial, None, "cut {cut}");
+        } else {
+            let p = partial.unwrap();
+            assert_eq!(
+                (p.offset, p.available),
+                (consumed, cut - consumed),
+                "cut {cut}"
+            );
+            let next_end = ends.iter().find(|&&end| end > cut).unwrap();
+            let needed = if p.available < 12 {
+                17 - p.available
+            } else {
+                next_end - cut
+            };
+            assert_eq!(p.needed, needed, "cut {cut}");
+        }
     }
+    assert!(Records::new(&[]).batches().next().is_none());
 }
 
 #[test]
@@ -318,9 +354,14 @@ fn record_damage_is_typed() {
     // Record length says 9, fields use 8.
     let mut bad = good.clone();
     bad[61] = 0x12;
-    let e = RecordBatch::parse(&bad)
-        .unwrap()
-        .records()
+    let damaged = RecordBatch::parse(&bad).unwrap();
+    // Its CRC no longer matches: the checked walk refuses the batch.
+    assert!(matches!(
+        damaged.records().unwrap_err().kind,
+        DecodeErrorKind::CrcMismatch { .. }
+    ));
+    let e = damaged
+        .records_unchecked()
         .unwrap()
         .next()
         .unwrap()
@@ -338,7 +379,7 @@ fn record_damage_is_typed() {
     bad[57..61].copy_from_slice(&2i32.to_be_bytes());
     let r: Vec<_> = RecordBatch::parse(&bad)
         .unwrap()
-        .records()
+        .records_unchecked()
         .unwrap()
         .collect();
     assert_eq!(r.len(), 2);
@@ -352,7 +393,7 @@ fn record_damage_is_typed() {
     bad[57..61].copy_from_slice(&0i32.to_be_bytes());
     let r: Vec<_> = RecordBatch::parse(&bad)
         .unwrap()
-        .records()
+        .records_unchecked()
         .unwrap()
         .collect();
     assert_eq!(r.len(), 1);
@@ -363,19 +404,25 @@ fn record_damage_is_typed() {
     // Negative count.
     let mut bad = good.clone();
     bad[57..61].copy_from_slice(&(-1i32).to_be_bytes());
-    let e = RecordBatch::parse(&bad).unwrap().records().unwrap_err();
+    let e = RecordBatch::parse(&bad)
+        .unwrap()
+        .records_unchecked()
+        .unwrap_err();
     assert_eq!(e.kind, DecodeErrorKind::NegativeLength(-1));
     // Compressed: records must be asked of the decompressed payload.
     let mut bad = good.clone();
     bad[22] = 1;
-    let e = RecordBatch::parse(&bad).unwrap().records().unwrap_err();
+    let e = RecordBatch::parse(&bad)
+        .unwrap()
+        .records_unchecked()
+        .unwrap_err();
     assert_eq!(e.kind, DecodeErrorKind::Compressed(1));
     // Key length -2.
     let mut bad = good.clone();
     bad[65] = 0x03;
     let e = RecordBatch::parse(&bad)
         .unwrap()
-        .records()
+        .records_unchecked()
         .unwrap()
         .next()
         .unwrap()

@@ -348,10 +348,22 @@ proptest! {
             prop_assert!(truncated, "cut at {}: {:?}", cut, err);
             prop_assert_eq!(err.offset, cut);
 
+            // Alone, the prefix is an incomplete first batch: an error, never an empty result.
             let mut batches = Records::new(prefix).batches();
-            prop_assert!(batches.next().is_none(), "cut at {}", cut);
+            if cut == 0 {
+                prop_assert!(batches.next().is_none());
+            } else {
+                let e = batches.next().unwrap().unwrap_err();
+                let incomplete = matches!(
+                    e.kind,
+                    DecodeErrorKind::IncompleteFirstBatch { available, needed }
+                        if available == cut && needed > 0
+                );
+                prop_assert!(incomplete, "cut at {}: {:?}", cut, e);
+                prop_assert!(batches.next().is_none());
+                prop_assert_eq!(batches.partial(), None);
+            }
             prop_assert_eq!(batches.remainder(), prefix);
-            prop_assert!(batches.next().is_none());
 
             let mut field = first.clone();
             field.extend_from_slice(prefix);
@@ -361,6 +373,13 @@ proptest! {
             prop_assert!(batches.next().is_none(), "cut at {}", cut);
             prop_assert_eq!(batches.remainder(), prefix);
             prop_assert_eq!(batches.offset(), first.len());
+            // After a complete batch it is the normal end of a fetch, reported as partial.
+            let partial = batches.partial().map(|p| (p.offset, p.available));
+            prop_assert_eq!(partial, (cut > 0).then_some((first.len(), cut)));
+            if let Some(p) = batches.partial() {
+                let needed = if cut < 12 { 17 - cut } else { bytes.len() - cut };
+                prop_assert_eq!(p.needed, needed);
+            }
         }
     }
 

@@ -331,7 +331,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         let batch = entry
             .as_v2()
             .ok_or(Error::Unexpected("a legacy message in the Fetch response"))?;
-        batch.verify_crc()?;
+        // CRC checked first.
         for record in batch.records()? {
             let record = record?;
             let Some(i) = record

@@ -558,13 +558,26 @@ impl<'a> RecordBatch<'a> {
         }
     }
 
-    /// Iterates the records of an uncompressed batch, lazily.
+    /// Checks the batch's CRC, then iterates the records of the uncompressed batch, lazily.
     ///
     /// # Errors
     ///
-    /// `Compressed` when the batch is compressed (decompress [`RecordBatch::payload`] and use
+    /// `CrcMismatch` when the batch's bytes are not the ones its producer sent; `Compressed`
+    /// when the batch is compressed (decompress [`RecordBatch::payload`] and use
     /// [`RecordBatch::records_in`]); `NegativeLength` when `recordsCount` is negative.
     pub fn records(&self) -> Result<RecordIter<'a>, DecodeError> {
+        self.verify_crc()?;
+        self.records_unchecked()
+    }
+
+    /// Iterates the records of an uncompressed batch without checking its CRC: for bytes whose
+    /// integrity is known otherwise (checked before, or written here), or to look at a damaged
+    /// batch.
+    ///
+    /// # Errors
+    ///
+    /// As [`RecordBatch::records`], without `CrcMismatch`.
+    pub fn records_unchecked(&self) -> Result<RecordIter<'a>, DecodeError> {
         let compression = self.compression();
         if compression != Compression::NONE {
             return Err(DecodeError::new(
@@ -576,14 +589,28 @@ impl<'a> RecordBatch<'a> {
         self.records_in_at(self.payload(), self.base.saturating_add(HEADER_LEN))
     }
 
-    /// Iterates records held in `payload`, a decompressed copy of this batch's payload, with the
-    /// batch's offsets, timestamps and sequences applied. Offsets in errors count from the start
+    /// Checks the batch's CRC (over its compressed bytes), then iterates records held in
+    /// `payload`, a decompressed copy of this batch's payload, with the batch's offsets,
+    /// timestamps and sequences applied. Offsets in errors of the records count from the start
     /// of `payload`.
     ///
     /// # Errors
     ///
-    /// `NegativeLength` when `recordsCount` is negative.
+    /// `CrcMismatch`; `NegativeLength` when `recordsCount` is negative.
     pub fn records_in<'p>(&self, payload: &'p [u8]) -> Result<RecordIter<'p>, DecodeError> {
+        self.verify_crc()?;
+        self.records_in_unchecked(payload)
+    }
+
+    /// [`RecordBatch::records_in`] without the CRC check.
+    ///
+    /// # Errors
+    ///
+    /// `NegativeLength` when `recordsCount` is negative.
+    pub fn records_in_unchecked<'p>(
+        &self,
+        payload: &'p [u8],
+    ) -> Result<RecordIter<'p>, DecodeError> {
         self.records_in_at(payload, 0)
     }
 

@@ -247,11 +247,12 @@ impl<T: Compressor + ?Sized> Compressor for &mut T {
 }
 
 impl<'a> RecordBatch<'a> {
-    /// Decompresses the payload into `buf` with `decompressor` and iterates the records.
+    /// Checks the batch's CRC, decompresses the payload into `buf` with `decompressor` and
+    /// iterates the records.
     ///
     /// An uncompressed batch is read in place, without touching `buf` (as
     /// [`RecordBatch::records`]). Record positions in errors count from the start of `buf`.
-    /// The CRC is not checked here: call [`RecordBatch::verify_crc`] first if wanted.
+    /// Damaged bytes never reach the decompressor: the CRC covers the compressed payload.
     ///
     /// ```
     /// # #[cfg(feature = "lz4")] {
@@ -269,7 +270,6 @@ impl<'a> RecordBatch<'a> {
     /// )?;
     ///
     /// let batch = RecordBatch::parse(&out[..n])?;
-    /// batch.verify_crc()?;
     /// assert_eq!(batch.compression(), Compression::LZ4);
     /// let mut buf = [0u8; 256];
     /// for record in batch.decompress_into(&mut BuiltinCodecs::new(), &mut buf)? {
@@ -281,8 +281,9 @@ impl<'a> RecordBatch<'a> {
     ///
     /// # Errors
     ///
-    /// What the decompressor returns (`OutputTooSmall` when `buf` is too short: retry with a
-    /// larger one), and [`CompressionError::Decode`] when `recordsCount` is negative.
+    /// [`CompressionError::Decode`] with `CrcMismatch` for a damaged batch; what the
+    /// decompressor returns (`OutputTooSmall` when `buf` is too short: retry with a larger one);
+    /// [`CompressionError::Decode`] when `recordsCount` is negative.
     pub fn decompress_into<'b, D>(
         &self,
         decompressor: &mut D,
@@ -292,9 +293,11 @@ impl<'a> RecordBatch<'a> {
         D: Decompressor + ?Sized,
         'a: 'b,
     {
+        // The CRC covers the compressed bytes: nothing damaged reaches the decompressor.
+        self.verify_crc()?;
         let codec = self.compression();
         if codec == Compression::NONE {
-            return Ok(self.records()?);
+            return Ok(self.records_unchecked()?);
         }
         let n = decompressor.decompress(codec, self.payload(), buf)?;
         let payload: &'b [u8] = buf;
@@ -304,7 +307,7 @@ impl<'a> RecordBatch<'a> {
                 reason: "the decompressor reported more bytes than its output holds",
             });
         };
-        Ok(self.records_in(payload)?)
+        Ok(self.records_in_unchecked(payload)?)
     }
 }
 

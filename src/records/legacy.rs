@@ -21,7 +21,7 @@ use core::borrow::Borrow;
 use super::batch::{Compression, LOG_OVERHEAD, MAGIC_OFFSET, TimestampType, entry_size};
 use super::builder::NewRecord;
 use super::crc::crc32;
-use super::{Batch, Batches, Records};
+use super::{Batch, Batches, PartialBatch, Records};
 use crate::codec::{Reader, Writer, nullable_bytes_len};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 
@@ -587,9 +587,11 @@ impl core::iter::FusedIterator for InnerMessages<'_> {}
 /// The records of a run of uncompressed legacy entries (a magic 0 or 1 message set, such as a
 /// fetch response from an old broker), each with its stored offset and timestamp.
 ///
-/// Framing is that of [`Records::batches`]: a last entry cut short ends the iteration without
-/// error ([`LegacyRecords::remainder`] then returns it). A compressed wrapper is reported as
-/// `Compressed` and a v2 batch as `UnknownMagic(2)`; after any error the iterator ends. For a
+/// Each message's CRC is checked before its record is given out (`CrcMismatch`). Framing is that
+/// of [`Records::batches`]: a last entry cut short after complete ones ends the iteration without
+/// error ([`LegacyRecords::partial`] then describes it), and only part of a first entry is
+/// `IncompleteFirstBatch`. A compressed wrapper is reported as `Compressed` and a v2 batch as
+/// `UnknownMagic(2)`; after any error the iterator ends. For a
 /// set that may hold wrappers, walk [`Records::batches`], decompress each wrapper's value and
 /// use [`LegacyMessage::inner`].
 #[derive(Debug, Clone)]
@@ -614,10 +616,18 @@ impl<'a> LegacyRecords<'a> {
         }
     }
 
-    /// The bytes not yet read; once the iterator has ended without error, the truncated tail.
+    /// The bytes not yet read; once the iterator has ended without error, the partial entry the
+    /// set ends in.
     #[must_use]
     pub const fn remainder(&self) -> &'a [u8] {
         self.entries.remainder()
+    }
+
+    /// The partial entry the set ends in, once the iterator has ended without error
+    /// ([`Batches::partial`]).
+    #[must_use]
+    pub fn partial(&self) -> Option<PartialBatch> {
+        self.entries.partial()
     }
 }
 
@@ -635,7 +645,7 @@ impl<'a> Iterator for LegacyRecords<'a> {
             return None;
         }
         let item = match self.entries.next()? {
-            Ok(Batch::Legacy(message)) => message.record(),
+            Ok(Batch::Legacy(message)) => message.verify_crc().and_then(|()| message.record()),
             Ok(Batch::V2(batch)) => Err(DecodeError::new(
                 batch.offset().saturating_add(MAGIC_OFFSET),
                 DecodeErrorKind::UnknownMagic(batch.magic()),

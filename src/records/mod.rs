@@ -5,10 +5,43 @@
 //! (the format of every Kafka since 0.11), 0 or 1 for a legacy message ([`LegacyMessage`]).
 //!
 //! * [`Records::batches`] walks the entries. As Kafka's fetch path does, it stops without error
-//!   at a last entry that the input cuts short (brokers send partial batches at the end of a fetch
-//!   response); any other damage is a typed [`DecodeError`].
-//! * [`RecordBatch`] reads the 61-byte header in place ([`RecordBatchHeader`], a zerocopy struct),
-//!   verifies the CRC-32C on request and iterates records lazily ([`Record`], [`Headers`]).
+//!   at a last entry that the input cuts short after complete ones (brokers send partial batches
+//!   at the end of a fetch response; [`Batches::partial`] reports it). A field holding only part
+//!   of its first entry is an `IncompleteFirstBatch` error (the fetch size is smaller than the
+//!   batch), and any other damage a typed [`DecodeError`]: the walk never ends empty in silence.
+//! * [`RecordBatch`] reads the 61-byte header in place ([`RecordBatchHeader`], a zerocopy struct)
+//!   and iterates records lazily ([`Record`], [`Headers`]) once its CRC-32C has been checked
+//!   ([`RecordBatch::records`]; [`RecordBatch::records_unchecked`] skips the check).
+//!
+//! ```
+//! use kwire::DecodeErrorKind;
+//! use kwire::records::{BatchBuilder, NewRecord, Records};
+//!
+//! let mut field = [0u8; 256];
+//! let n = BatchBuilder::new().write(&[NewRecord::new(b"hello")], &mut field)?;
+//!
+//! // A whole batch, then the first 20 bytes of the next, as a fetch cut at its limit ends.
+//! field.copy_within(..20, n);
+//! let mut batches = Records::new(&field[..n + 20]).batches();
+//! for batch in batches.by_ref() {
+//!     let batch = batch?.as_v2().copied().unwrap();
+//!     for record in batch.records()? {
+//!         assert_eq!(record?.value(), Some(&b"hello"[..]));
+//!     }
+//! }
+//! assert_eq!(batches.partial().map(|p| (p.offset, p.available)), Some((n, 20)));
+//!
+//! // Only part of a batch: an error, not an empty walk.
+//! let err = Records::new(&field[..20]).batches().next().unwrap().unwrap_err();
+//! assert!(matches!(err.kind, DecodeErrorKind::IncompleteFirstBatch { available: 20, .. }));
+//!
+//! // A damaged batch is refused before any record is read.
+//! field[n - 1] ^= 1;
+//! let damaged = Records::new(&field[..n]).batches().next().unwrap()?;
+//! let err = damaged.as_v2().unwrap().records().unwrap_err();
+//! assert!(matches!(err.kind, DecodeErrorKind::CrcMismatch { .. }));
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
 //! * [`ControlRecord`] reads transaction markers and KRaft control records.
 //! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included.
 //! * [`LegacyMessage`] reads a magic 0 or 1 message; [`LegacyMessage::inner`] iterates the inner
@@ -104,6 +137,8 @@ impl<'a> Records<'a> {
             rest: self.bytes,
             base: self.base,
             done: false,
+            read_one: false,
+            failed: false,
         }
     }
 }
@@ -251,21 +286,60 @@ impl<'a> Batch<'a> {
 
 /// Iterator over the entries of a records field; see [`Records::batches`].
 ///
-/// Ends without error when fewer bytes remain than the next entry needs (a truncated tail, which
-/// [`Batches::remainder`] then returns). After an error it ends.
+/// Three endings are told apart:
+///
+/// * the field ends on an entry boundary, or in a partial entry after complete ones, the normal
+///   end of a fetch that was cut at its size limit: the iterator ends, and [`Batches::partial`]
+///   says where the partial entry starts and how many bytes it lacks;
+/// * the field holds only part of its first entry, so no batch can be read at all (a fetch size
+///   smaller than the batch): an `IncompleteFirstBatch` error;
+/// * a malformed entry: its error.
+///
+/// After an error it ends.
 #[derive(Debug, Clone)]
 pub struct Batches<'a> {
     rest: &'a [u8],
     base: usize,
     done: bool,
+    /// Whether an entry has been read: a partial entry is an error only before the first.
+    read_one: bool,
+    /// Whether the iteration ended with an error.
+    failed: bool,
+}
+
+/// The partial entry a records field ends in, after complete ones ([`Batches::partial`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PartialBatch {
+    /// Absolute offset of its first byte.
+    pub offset: usize,
+    /// The bytes of it the field holds.
+    pub available: usize,
+    /// How many more it needs: all of it when its size field was there to read, else at least
+    /// as many as that field needs.
+    pub needed: usize,
 }
 
 impl<'a> Batches<'a> {
-    /// The bytes not yet read. Once the iterator has ended without error, this is the truncated
-    /// tail (empty when the field ended on an entry boundary).
+    /// The bytes not yet read. Once the iterator has ended without error, this is the partial
+    /// entry the field ends in (empty when the field ended on an entry boundary).
     #[must_use]
     pub const fn remainder(&self) -> &'a [u8] {
         self.rest
+    }
+
+    /// The partial entry the field ends in, once the iterator has ended without error: `None`
+    /// when the field ended on an entry boundary (or the iteration has not ended).
+    #[must_use]
+    pub fn partial(&self) -> Option<PartialBatch> {
+        if !self.done || self.failed || self.rest.is_empty() {
+            return None;
+        }
+        Some(PartialBatch {
+            offset: self.base,
+            available: self.rest.len(),
+            needed: missing(self.rest),
+        })
     }
 
     /// Absolute offset of the next entry.
@@ -276,7 +350,40 @@ impl<'a> Batches<'a> {
 
     fn fail(&mut self, err: DecodeError) -> Option<Result<Batch<'a>, DecodeError>> {
         self.done = true;
+        self.failed = true;
         Some(Err(err))
+    }
+}
+
+/// How many more bytes the partial entry `tail` needs: to its announced end when its size field
+/// is there, else to the end of its header up to the magic byte.
+fn missing(tail: &[u8]) -> usize {
+    let announced = batch::entry_size(tail)
+        .and_then(|size| usize::try_from(size).ok())
+        .map(|size| size.saturating_add(LOG_OVERHEAD));
+    announced
+        .unwrap_or(HEADER_UP_TO_MAGIC)
+        .max(HEADER_UP_TO_MAGIC)
+        .saturating_sub(tail.len())
+}
+
+impl<'a> Batches<'a> {
+    /// Ends the iteration at a partial entry: the normal end after complete entries, an error
+    /// when it is the first.
+    fn end_partial(&mut self) -> Option<Result<Batch<'a>, DecodeError>> {
+        if self.read_one || self.rest.is_empty() {
+            self.done = true;
+            return None;
+        }
+        let err = DecodeError::new(
+            self.base,
+            DecodeErrorKind::IncompleteFirstBatch {
+                available: self.rest.len(),
+                needed: missing(self.rest),
+            },
+            "Records",
+        );
+        self.fail(err)
     }
 }
 
@@ -284,9 +391,11 @@ impl<'a> Iterator for Batches<'a> {
     type Item = Result<Batch<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.rest.len() < HEADER_UP_TO_MAGIC {
-            self.done = true;
+        if self.done {
             return None;
+        }
+        if self.rest.len() < HEADER_UP_TO_MAGIC {
+            return self.end_partial();
         }
         let size = batch::entry_size(self.rest).unwrap_or(0);
         if size < MIN_ENTRY_SIZE {
@@ -316,9 +425,8 @@ impl<'a> Iterator for Batches<'a> {
             .unwrap_or(usize::MAX)
             .saturating_add(LOG_OVERHEAD);
         let Some((entry, rest)) = self.rest.split_at_checked(total) else {
-            // A truncated last entry: the end of the field, as in Kafka.
-            self.done = true;
-            return None;
+            // A partial last entry: the end of the field, as in Kafka.
+            return self.end_partial();
         };
         let parsed = if magic == 2 {
             RecordBatch::parse_at(entry, self.base).map(Batch::V2)
@@ -329,6 +437,7 @@ impl<'a> Iterator for Batches<'a> {
             Ok(batch) => {
                 self.rest = rest;
                 self.base = self.base.saturating_add(total);
+                self.read_one = true;
                 Some(Ok(batch))
             }
             Err(err) => self.fail(err),
