@@ -2155,8 +2155,11 @@ fn legacy_parse_agrees(data: &[u8]) -> Result<(), OracleFailure> {
             if matches!(f.kind, DecodeErrorKind::IncompleteFirstBatch { .. }) =>
         {
             ensure(
-                matches!(e.kind, DecodeErrorKind::Truncated { .. }) && f.offset == 0,
-                "legacy: an incomplete first entry that parse does not find truncated",
+                matches!(
+                    e.kind,
+                    DecodeErrorKind::Truncated { .. } | DecodeErrorKind::EntryTooSmall { .. }
+                ) && f.offset == 0,
+                "legacy: an incomplete first entry that parse reads otherwise",
             )
         }
         (Err(e), Some(Err(f))) => {
