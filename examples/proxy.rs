@@ -33,13 +33,6 @@ use std::sync::{Arc, Mutex};
 
 use kwire::codec::Array;
 use kwire::frame::{self, Body};
-use kwire::messages::describe_cluster_response::DescribeClusterBroker;
-use kwire::messages::fetch_response::NodeEndpoint as FetchEndpoint;
-use kwire::messages::find_coordinator_response::Coordinator;
-use kwire::messages::metadata_response::MetadataResponseBroker;
-use kwire::messages::produce_response::NodeEndpoint as ProduceEndpoint;
-use kwire::messages::share_acknowledge_response::NodeEndpoint as ShareAcknowledgeEndpoint;
-use kwire::messages::share_fetch_response::NodeEndpoint as ShareFetchEndpoint;
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
 
@@ -313,72 +306,32 @@ pub(crate) fn readdress(
     (host, port): (&str, i32),
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
+    // `$body` re-encoded with every entry of its array `$field` (set by `$with`) pointed at the
+    // proxy.
+    macro_rules! pointed_at_proxy {
+        ($body:expr, $field:ident, $with:ident) => {{
+            let rows: Vec<_> = $body
+                .$field
+                .iter()
+                .map(|row| row.with_host(host).with_port(port))
+                .collect();
+            encode_response(out, header, &$body.$with(Array::from(&rows[..])), version)
+        }};
+    }
     match body {
-        Response::Metadata(m) => {
-            let brokers: Vec<MetadataResponseBroker<'_>> = m
-                .brokers
-                .iter()
-                .map(|b| b.with_host(host).with_port(port))
-                .collect();
-            let m = m.with_brokers(Array::from(&brokers[..]));
-            encode_response(out, header, &m, version)
-        }
-        Response::FindCoordinator(c) => {
-            let rows: Vec<Coordinator<'_>> = c
-                .coordinators
-                .iter()
-                .map(|k| k.with_host(host).with_port(port))
-                .collect();
-            let mut c = c.with_coordinators(Array::from(&rows[..]));
-            if version < 4 {
-                c = c.with_host(host).with_port(port);
-            }
+        Response::Metadata(m) => pointed_at_proxy!(m, brokers, with_brokers),
+        Response::DescribeCluster(d) => pointed_at_proxy!(d, brokers, with_brokers),
+        Response::FindCoordinator(c) if version < 4 => {
+            // One coordinator, at the top level.
+            let c = c.with_host(host).with_port(port);
             encode_response(out, header, &c, version)
         }
-        Response::DescribeCluster(d) => {
-            let brokers: Vec<DescribeClusterBroker<'_>> = d
-                .brokers
-                .iter()
-                .map(|b| b.with_host(host).with_port(port))
-                .collect();
-            let d = d.with_brokers(Array::from(&brokers[..]));
-            encode_response(out, header, &d, version)
-        }
-        Response::Fetch(r) => {
-            let endpoints: Vec<FetchEndpoint<'_>> = r
-                .node_endpoints
-                .iter()
-                .map(|e| e.with_host(host).with_port(port))
-                .collect();
-            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
-            encode_response(out, header, &r, version)
-        }
-        Response::Produce(r) => {
-            let endpoints: Vec<ProduceEndpoint<'_>> = r
-                .node_endpoints
-                .iter()
-                .map(|e| e.with_host(host).with_port(port))
-                .collect();
-            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
-            encode_response(out, header, &r, version)
-        }
-        Response::ShareFetch(r) => {
-            let endpoints: Vec<ShareFetchEndpoint<'_>> = r
-                .node_endpoints
-                .iter()
-                .map(|e| e.with_host(host).with_port(port))
-                .collect();
-            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
-            encode_response(out, header, &r, version)
-        }
+        Response::FindCoordinator(c) => pointed_at_proxy!(c, coordinators, with_coordinators),
+        Response::Fetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
+        Response::Produce(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
+        Response::ShareFetch(r) => pointed_at_proxy!(r, node_endpoints, with_node_endpoints),
         Response::ShareAcknowledge(r) => {
-            let endpoints: Vec<ShareAcknowledgeEndpoint<'_>> = r
-                .node_endpoints
-                .iter()
-                .map(|e| e.with_host(host).with_port(port))
-                .collect();
-            let r = r.with_node_endpoints(Array::from(&endpoints[..]));
-            encode_response(out, header, &r, version)
+            pointed_at_proxy!(r, node_endpoints, with_node_endpoints)
         }
         // A broker answers an ApiVersions version it does not know in the v0 layout, whatever
         // the version asked for; the client reads it so.

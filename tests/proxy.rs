@@ -9,9 +9,9 @@ mod proxy;
 use kwire::codec::Array;
 use kwire::frame::{self, Body};
 use kwire::messages::{
-    FetchResponse, MetadataResponse, ProduceResponse, ResponseHeader, ShareAcknowledgeResponse,
-    ShareFetchResponse, fetch_response, metadata_response, produce_response,
-    share_acknowledge_response, share_fetch_response,
+    FetchResponse, FindCoordinatorResponse, MetadataResponse, ProduceResponse, ResponseHeader,
+    ShareAcknowledgeResponse, ShareFetchResponse, fetch_response, find_coordinator_response,
+    metadata_response, produce_response, share_acknowledge_response, share_fetch_response,
 };
 use kwire::{ApiKey, Response};
 
@@ -62,25 +62,34 @@ fn endpoints(out: &[u8], key: ApiKey, version: i16) -> Vec<(i32, String, i32)> {
             .iter()
             .map(|b| (b.node_id, b.host.to_owned(), b.port))
             .collect(),
+        // One coordinator at the top level before v4, a list from v4 on.
+        Response::FindCoordinator(r) if version < 4 => vec![(r.node_id, r.host.to_owned(), r.port)],
+        Response::FindCoordinator(r) => r
+            .coordinators
+            .iter()
+            .map(|c| (c.node_id, c.host.to_owned(), c.port))
+            .collect(),
         other => panic!("unexpected {}", other.api_key()),
     }
 }
 
-fn only_the_proxy() -> Vec<(i32, String, i32)> {
-    BROKERS
-        .iter()
-        .map(|&(id, _, _)| (id, PROXY.0.to_owned(), PROXY.1))
-        .collect()
+fn check(key: ApiKey, version: i16, sent: &[u8], out: &[u8]) {
+    check_named(key, version, sent, out, &BROKERS);
 }
 
-fn check(key: ApiKey, version: i16, sent: &[u8], out: &[u8]) {
+/// `out` names the nodes of `brokers`, each at the proxy's address, and none of their hosts.
+fn check_named(key: ApiKey, version: i16, sent: &[u8], out: &[u8], brokers: &[(i32, &str, i32)]) {
+    let only_the_proxy: Vec<_> = brokers
+        .iter()
+        .map(|&(id, _, _)| (id, PROXY.0.to_owned(), PROXY.1))
+        .collect();
     assert_eq!(
         endpoints(out, key, version),
-        only_the_proxy(),
+        only_the_proxy,
         "{key} v{version}"
     );
     let leaked = |needle: &str| out.windows(needle.len()).any(|w| w == needle.as_bytes());
-    for (_, host, _) in BROKERS {
+    for &(_, host, _) in brokers {
         assert!(
             sent.windows(host.len()).any(|w| w == host.as_bytes()),
             "{key} v{version}: the test response names {host}"
@@ -180,5 +189,34 @@ fn metadata_brokers_point_at_the_proxy() {
     for v in [1, 9, 12, ApiKey::METADATA.response_versions().max] {
         let (sent, out) = through_proxy(&body, ApiKey::METADATA, v);
         check(ApiKey::METADATA, v, &sent, &out);
+    }
+}
+
+#[test]
+fn coordinators_point_at_the_proxy() {
+    let (id, host, port) = BROKERS[0];
+    let coordinators: Vec<_> = BROKERS
+        .iter()
+        .map(|&(id, host, port)| {
+            find_coordinator_response::Coordinator::default()
+                .with_key("group")
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        })
+        .collect();
+    let versions = ApiKey::FIND_COORDINATOR.response_versions();
+    for v in versions.min..=versions.max {
+        let body = if v < 4 {
+            FindCoordinatorResponse::default()
+                .with_node_id(id)
+                .with_host(host)
+                .with_port(port)
+        } else {
+            FindCoordinatorResponse::default().with_coordinators(Array::from(&coordinators[..]))
+        };
+        let (sent, out) = through_proxy(&body, ApiKey::FIND_COORDINATOR, v);
+        let named = if v < 4 { &BROKERS[..1] } else { &BROKERS[..] };
+        check_named(ApiKey::FIND_COORDINATOR, v, &sent, &out, named);
     }
 }
