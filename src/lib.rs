@@ -227,6 +227,10 @@ pub mod schema;
 #[cfg(test)]
 mod testdata;
 
+/// The `heapless` this crate builds with, so that arrays built in `heapless::Vec`s
+/// (`Array::from(&vec)`) need no version matched by hand.
+pub use heapless;
+
 pub use api::{ApiKey, ErrorCode, Request, Response};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Status};

@@ -785,3 +785,43 @@ fn writer_into_a_short_buffer_counts_but_does_not_write() {
         })
     );
 }
+
+/// `Array::get`, `first` and `last` agree between a caller's slice and the same elements
+/// decoded from the wire, for fixed-width and variable-width elements.
+#[test]
+fn array_indexing_agrees_across_representations() {
+    use kwire::codec::{Array, Reader, Writer};
+
+    fn check<'a, T>(slice: &'a [T], buf: &'a mut [u8]) -> Array<'a, T>
+    where
+        T: kwire::codec::Element<'a> + PartialEq + core::fmt::Debug,
+    {
+        let array = Array::from(slice);
+        let mut w = Writer::new(buf);
+        array.write(&mut w, 0, true);
+        let n = w.position();
+        let bytes: &'a [u8] = &buf[..n];
+        let decoded = Array::<T>::read(&mut Reader::new(bytes), 0, true, "test").unwrap();
+        assert!(decoded.as_view().is_some());
+        for i in 0..=slice.len() {
+            assert_eq!(decoded.get(i), slice.get(i).copied(), "index {i}");
+            assert_eq!(array.get(i), slice.get(i).copied(), "index {i}");
+        }
+        assert_eq!(decoded.first(), slice.first().copied());
+        assert_eq!(decoded.last(), slice.last().copied());
+        assert_eq!(array.last(), slice.last().copied());
+        decoded
+    }
+    let mut buf = [0u8; 256];
+    check(&[7i32, -1, 1 << 20], &mut buf);
+    let mut buf = [0u8; 256];
+    check(&["a", "", "three"], &mut buf);
+    let mut buf = [0u8; 8];
+    let empty = check::<i64>(&[], &mut buf);
+    assert_eq!((empty.first(), empty.last()), (None, None));
+
+    // The heapless the crate re-exports builds arrays without a version matched by hand.
+    let mut ids: kwire::heapless::Vec<i32, 4> = kwire::heapless::Vec::new();
+    ids.push(9).unwrap();
+    assert_eq!(Array::from(&ids).last(), Some(9));
+}

@@ -333,6 +333,39 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         }
     }
 
+    /// The element at `index`, or `None` past the end. A caller's slice is indexed directly;
+    /// a decoded array is read from the start up to the element, as its elements have no fixed
+    /// size: to visit many, iterate.
+    ///
+    /// ```
+    /// use kwire::codec::Array;
+    ///
+    /// let ids = [3, 5, 8];
+    /// let array = Array::from(&ids);
+    /// assert_eq!((array.first(), array.get(1), array.last()), (Some(3), Some(5), Some(8)));
+    /// assert_eq!(array.get(3), None);
+    /// ```
+    #[must_use]
+    pub fn get(&self, index: usize) -> Option<T> {
+        match self {
+            Self::Wire(v) => v.iter().nth(index),
+            Self::Slice(s) => s.get(index).copied(),
+        }
+    }
+
+    /// The first element, or `None` when the array is empty.
+    #[must_use]
+    pub fn first(&self) -> Option<T> {
+        self.get(0)
+    }
+
+    /// The last element, or `None` when the array is empty (a decoded array is read to its
+    /// end).
+    #[must_use]
+    pub fn last(&self) -> Option<T> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
     /// The wire view, if this array was decoded.
     #[must_use]
     pub const fn as_view(&self) -> Option<&ArrayView<'a, T>> {
