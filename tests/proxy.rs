@@ -21,6 +21,17 @@ const BROKERS: [(i32, &str, i32); 2] = [
     (2, "broker-b.internal", 9093),
 ];
 
+/// The rows of `BROKERS` as `$row`s (a node endpoint or broker type with `with_host` and
+/// `with_port`; `$id` names its node id setter).
+macro_rules! rows_of_brokers {
+    ($row:ty, $id:ident) => {
+        BROKERS
+            .iter()
+            .map(|&(id, host, port)| <$row>::default().$id(id).with_host(host).with_port(port))
+            .collect::<Vec<_>>()
+    };
+}
+
 /// Encodes `body` at `version`, passes it through the proxy's rewrite, and decodes the result.
 fn through_proxy<B: Body>(body: &B, key: ApiKey, version: i16) -> (Vec<u8>, Vec<u8>) {
     let header = ResponseHeader::default().with_correlation_id(3);
@@ -103,15 +114,7 @@ fn check_named(key: ApiKey, version: i16, sent: &[u8], out: &[u8], brokers: &[(i
 
 #[test]
 fn fetch_leader_endpoints_point_at_the_proxy() {
-    let endpoints: Vec<_> = BROKERS
-        .iter()
-        .map(|&(id, host, port)| {
-            fetch_response::NodeEndpoint::default()
-                .with_node_id(id)
-                .with_host(host)
-                .with_port(port)
-        })
-        .collect();
+    let endpoints = rows_of_brokers!(fetch_response::NodeEndpoint<'_>, with_node_id);
     let body = FetchResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
     let versions = ApiKey::FETCH.response_versions();
     for v in 16..=versions.max {
@@ -122,15 +125,7 @@ fn fetch_leader_endpoints_point_at_the_proxy() {
 
 #[test]
 fn produce_leader_endpoints_point_at_the_proxy() {
-    let endpoints: Vec<_> = BROKERS
-        .iter()
-        .map(|&(id, host, port)| {
-            produce_response::NodeEndpoint::default()
-                .with_node_id(id)
-                .with_host(host)
-                .with_port(port)
-        })
-        .collect();
+    let endpoints = rows_of_brokers!(produce_response::NodeEndpoint<'_>, with_node_id);
     let body = ProduceResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
     let versions = ApiKey::PRODUCE.response_versions();
     for v in 10..=versions.max {
@@ -141,15 +136,7 @@ fn produce_leader_endpoints_point_at_the_proxy() {
 
 #[test]
 fn share_group_leader_endpoints_point_at_the_proxy() {
-    let fetch: Vec<_> = BROKERS
-        .iter()
-        .map(|&(id, host, port)| {
-            share_fetch_response::NodeEndpoint::default()
-                .with_node_id(id)
-                .with_host(host)
-                .with_port(port)
-        })
-        .collect();
+    let fetch = rows_of_brokers!(share_fetch_response::NodeEndpoint<'_>, with_node_id);
     let body = ShareFetchResponse::default().with_node_endpoints(Array::from(&fetch[..]));
     let versions = ApiKey::SHARE_FETCH.response_versions();
     for v in versions.min..=versions.max {
@@ -157,15 +144,7 @@ fn share_group_leader_endpoints_point_at_the_proxy() {
         check(ApiKey::SHARE_FETCH, v, &sent, &out);
     }
 
-    let ack: Vec<_> = BROKERS
-        .iter()
-        .map(|&(id, host, port)| {
-            share_acknowledge_response::NodeEndpoint::default()
-                .with_node_id(id)
-                .with_host(host)
-                .with_port(port)
-        })
-        .collect();
+    let ack = rows_of_brokers!(share_acknowledge_response::NodeEndpoint<'_>, with_node_id);
     let body = ShareAcknowledgeResponse::default().with_node_endpoints(Array::from(&ack[..]));
     let versions = ApiKey::SHARE_ACKNOWLEDGE.response_versions();
     for v in versions.min..=versions.max {
@@ -176,15 +155,7 @@ fn share_group_leader_endpoints_point_at_the_proxy() {
 
 #[test]
 fn metadata_brokers_point_at_the_proxy() {
-    let brokers: Vec<_> = BROKERS
-        .iter()
-        .map(|&(id, host, port)| {
-            metadata_response::MetadataResponseBroker::default()
-                .with_node_id(id)
-                .with_host(host)
-                .with_port(port)
-        })
-        .collect();
+    let brokers = rows_of_brokers!(metadata_response::MetadataResponseBroker<'_>, with_node_id);
     let body = MetadataResponse::default().with_brokers(Array::from(&brokers[..]));
     for v in [1, 9, 12, ApiKey::METADATA.response_versions().max] {
         let (sent, out) = through_proxy(&body, ApiKey::METADATA, v);
