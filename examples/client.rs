@@ -332,7 +332,7 @@ fn create_topic(c: &mut Connection, o: &Options) -> Result<(), Error> {
         .with_num_partitions(o.partitions)
         .with_replication_factor(1)];
     let request = CreateTopicsRequest::default()
-        .with_topics(Array::from(&topics))
+        .with_topics(&topics)
         .with_timeout_ms(10_000);
     let (frame, version) = c.call(&request)?;
     let (_, Response::CreateTopics(r)) =
@@ -446,7 +446,7 @@ fn produce(
     let partitions = [PartitionProduceData::default()
         .with_index(p)
         .with_records(Some(Records::new(batch)))];
-    let topic = TopicProduceData::default().with_partition_data(Array::from(&partitions));
+    let topic = TopicProduceData::default().with_partition_data(&partitions);
     // Version 13 names topics by id.
     let topic = if version >= 13 {
         topic.with_topic_id(layout.id)
@@ -457,7 +457,7 @@ fn produce(
     let request = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(10_000)
-        .with_topic_data(Array::from(&topics));
+        .with_topic_data(&topics);
     let (frame, version) = c.call(&request)?;
     let (_, Response::Produce(r)) = frame::decode_response(&frame, ApiKey::PRODUCE, version)?
     else {
@@ -504,7 +504,7 @@ fn fetch_and_check(
         .with_partition(p)
         .with_fetch_offset(base)
         .with_partition_max_bytes(1024 * 1024)];
-    let topic = FetchTopic::default().with_partitions(Array::from(&partitions));
+    let topic = FetchTopic::default().with_partitions(&partitions);
     let topic = if version >= 13 {
         topic.with_topic_id(layout.id)
     } else {
@@ -515,7 +515,7 @@ fn fetch_and_check(
         .with_max_wait_ms(5_000)
         .with_min_bytes(1)
         .with_max_bytes(16 * 1024 * 1024)
-        .with_topics(Array::from(&topics));
+        .with_topics(&topics);
     let (frame, version) = c.call(&request)?;
     let (_, Response::Fetch(r)) = frame::decode_response(&frame, ApiKey::FETCH, version)? else {
         return Err("not a Fetch response".into());

@@ -31,7 +31,6 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use kwire::codec::Array;
 use kwire::frame::{self, Body};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::{ApiKey, EncodeError, ErrorCode, Response, Status};
@@ -315,7 +314,7 @@ pub(crate) fn readdress(
                 .iter()
                 .map(|row| row.with_host(host).with_port(port))
                 .collect();
-            encode_response(out, header, &$body.$with(Array::from(&rows[..])), version)
+            encode_response(out, header, &$body.$with(&rows[..]), version)
         }};
     }
     match body {

@@ -64,19 +64,19 @@
 //! partitions.push(partition).map_err(|_| "more than 4 partitions")?;
 //! let topics = [TopicProduceData::default()
 //!     .with_name("sensors")
-//!     .with_partition_data(Array::from(&partitions))];
+//!     .with_partition_data(&partitions)];
 //! let request = ProduceRequest::default()
 //!     .with_acks(-1)
 //!     .with_timeout_ms(5_000)
-//!     .with_topic_data(Array::from(&topics));
+//!     .with_topic_data(&topics);
 //! let header = RequestHeader::new(ApiKey::PRODUCE, 11, 1).with_client_id(Some("board-7"));
 //! let mut out = [0u8; 512];
 //! let n = frame::encode_request(&header, &request, &mut out)?;
 //! // ... send out[..n], read the answer into a buffer ...
 //! # let parts = [PartitionProduceResponse::default().with_index(0).with_base_offset(42)];
 //! # let answers = [TopicProduceResponse::default().with_name("sensors")
-//! #     .with_partition_responses(Array::from(&parts))];
-//! # let body = ProduceResponse::default().with_responses(Array::from(&answers));
+//! #     .with_partition_responses(&parts)];
+//! # let body = ProduceResponse::default().with_responses(&answers);
 //! # let mut answer = [0u8; 128];
 //! # let m = frame::encode_response(&ResponseHeader::default().with_correlation_id(1), &body, 11,
 //! #     &mut answer)?;
@@ -113,6 +113,45 @@
 //! let (rewritten, _) = frame::decode_request(&out[..n])?;
 //! assert_eq!(rewritten.client_id, Some("through-the-proxy"));
 //! assert_eq!(rewritten.correlation_id, 5);
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+//!
+//! ### Changing a field inside an array
+//!
+//! A decoded array is a view over the bytes it was read from, so its elements are changed in a
+//! copy: [`codec::Array::map_into`] passes each element through a closure into storage the caller
+//! provides (a stack array here; a `Vec` or [`heapless::Vec`] work the same way) and returns the
+//! filled part, which the message's setter takes back. Every other field, the other arrays
+//! included, is still copied verbatim when the message is encoded again.
+//!
+//! ```
+//! use kwire::frame;
+//! use kwire::messages::MetadataResponse;
+//! use kwire::messages::metadata_response::MetadataResponseBroker;
+//! # use kwire::messages::ResponseHeader;
+//! # let brokers = [
+//! #     MetadataResponseBroker::default().with_node_id(1).with_host("kafka-1.internal").with_port(9092),
+//! #     MetadataResponseBroker::default().with_node_id(2).with_host("kafka-2.internal").with_port(9092),
+//! # ];
+//! # let upstream = MetadataResponse::default().with_brokers(&brokers).with_cluster_id(Some("c1"));
+//! # let mut incoming = [0u8; 256];
+//! # let len = frame::encode_response(&ResponseHeader::default().with_correlation_id(9), &upstream,
+//! #     12, &mut incoming)?;
+//! # let incoming = &incoming[..len];
+//!
+//! let (header, metadata) = frame::decode_response_as::<MetadataResponse<'_>>(incoming, 12)?;
+//! let mut storage = [MetadataResponseBroker::default(); 16];
+//! let brokers = metadata
+//!     .brokers
+//!     .map_into(&mut storage, |broker| broker.with_host("proxy.local").with_port(19092))?;
+//! let rewritten = metadata.with_brokers(&*brokers);
+//!
+//! let mut out = [0u8; 256];
+//! let n = frame::encode_response(&header, &rewritten, 12, &mut out)?;
+//! let (_, seen) = frame::decode_response_as::<MetadataResponse<'_>>(&out[..n], 12)?;
+//! assert!(seen.brokers.iter().all(|b| (b.host, b.port) == ("proxy.local", 19092)));
+//! assert_eq!(seen.brokers.last().map(|b| b.node_id), Some(2));
+//! assert_eq!(seen.cluster_id, Some("c1"));
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
 //!

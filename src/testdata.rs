@@ -299,7 +299,7 @@ mod all_types {
             .with_my_nullable_bytes(Some(b"nb"))
             .with_my_records(Records::new(b"rec"))
             .with_my_nullable_records(Some(Records::new(b"")))
-            .with_my_int_array((&ints).into())
+            .with_my_int_array(&ints)
             .with_my_nullable_int_array(Some((&[7][..]).into()))
             .with_my_common_struct(Some(TestCommonStruct::default().with_foo(-1).with_bar(0)));
         assert!(!m.is_default());
@@ -327,7 +327,7 @@ mod all_types {
             .with_my_compact_nullable_bytes(Some(b""))
             .with_my_compact_records(Records::new(b"r"))
             .with_my_compact_nullable_records(Some(Records::new(b"rr")))
-            .with_my_int_array((&[5, 6][..]).into())
+            .with_my_int_array(&[5, 6][..])
             .with_my_nullable_int_array(Some(crate::codec::Array::Slice(&[])))
             .with_my_common_struct(Some(TestCommonStruct::default().with_foo(9)));
         round_trip!(m, 1);
@@ -635,10 +635,7 @@ mod arrays {
     fn every_version_round_trips() {
         let sheep = [1, -1, i32::MAX];
         round_trip!(SimpleArraysMessage::default(), 0);
-        let bytes = round_trip!(
-            SimpleArraysMessage::default().with_sheep((&sheep).into()),
-            0
-        );
+        let bytes = round_trip!(SimpleArraysMessage::default().with_sheep(&sheep), 0);
         assert_eq!(bytes, hex("00000003 00000001 ffffffff 7fffffff"));
 
         let goats_v1 = [
@@ -646,8 +643,8 @@ mod arrays {
             StructArray::default().with_color(-4),
         ];
         let m = SimpleArraysMessage::default()
-            .with_goats((&goats_v1).into())
-            .with_sheep((&sheep[..1]).into());
+            .with_goats(&goats_v1)
+            .with_sheep(&sheep[..1]);
         let bytes = round_trip!(m, 1);
         assert_eq!(bytes, hex("03 03 00 fc 00 02 00000001 00"));
 
@@ -655,7 +652,7 @@ mod arrays {
             StructArray::default().with_color(3).with_name("g"),
             StructArray::default(),
         ];
-        let m = SimpleArraysMessage::default().with_goats((&goats_v2).into());
+        let m = SimpleArraysMessage::default().with_goats(&goats_v2);
         let bytes = round_trip!(m, 2);
         assert_eq!(bytes, hex("03 03 02 67 00 00 01 00 01 00"));
         let decoded: SimpleArraysMessage<'_> = decode(&bytes, 2);
@@ -667,13 +664,13 @@ mod arrays {
     fn fields_outside_their_versions() {
         let goats = [StructArray::default().with_color(1)];
         assert_not_in_version(
-            &SimpleArraysMessage::default().with_goats((&goats).into()),
+            &SimpleArraysMessage::default().with_goats(&goats),
             0,
             "SimpleArraysMessage.Goats",
         );
         let named = [StructArray::default().with_name("n")];
         assert_not_in_version(
-            &SimpleArraysMessage::default().with_goats((&named).into()),
+            &SimpleArraysMessage::default().with_goats(&named),
             1,
             "SimpleArraysMessage.Goats.Name",
         );
@@ -751,7 +748,7 @@ mod simple_example {
     fn tagged_fields_set_to_non_defaults_are_written_in_tag_order() {
         let ints = [1, 2];
         let m = SimpleExampleMessage::default()
-            .with_my_tagged_int_array((&ints).into())
+            .with_my_tagged_int_array(&ints)
             .with_my_nullable_string(Some(""))
             .with_my_int16(5)
             .with_my_float64(0.0)
@@ -792,7 +789,7 @@ mod simple_example {
         let ints = [i32::MIN];
         let base = SimpleExampleMessage::default()
             .with_process_id(SOME_UUID)
-            .with_my_tagged_int_array((&ints).into())
+            .with_my_tagged_int_array(&ints)
             .with_my_nullable_string(Some("ns"))
             .with_my_int16(-1)
             .with_my_float64(f64::MIN_POSITIVE)
@@ -819,7 +816,7 @@ mod simple_example {
             .with_my_struct(
                 MyStruct::default()
                     .with_struct_id(42)
-                    .with_array_in_struct((&elements).into()),
+                    .with_array_in_struct(&elements),
             )
             .with_my_tagged_struct(TaggedStruct::default().with_struct_id("t"))
             .with_tagged_long_flexible_version_subset(99);
@@ -861,7 +858,7 @@ mod simple_example {
                 "SimpleExampleMessage.processId",
             ),
             (
-                d.with_my_tagged_int_array((&ints).into()),
+                d.with_my_tagged_int_array(&ints),
                 "SimpleExampleMessage.myTaggedIntArray",
             ),
             (

@@ -453,14 +453,14 @@ fn metadata_partitions() -> [MetadataResponsePartition<'static>; 2] {
             .with_partition_index(0)
             .with_leader_id(1)
             .with_leader_epoch(7)
-            .with_replica_nodes(Array::from(&REPLICAS))
-            .with_isr_nodes(Array::from(&ISR)),
+            .with_replica_nodes(&REPLICAS)
+            .with_isr_nodes(&ISR),
         MetadataResponsePartition::default()
             .with_error_code(5)
             .with_partition_index(1)
             .with_leader_id(-1)
             .with_leader_epoch(-1)
-            .with_replica_nodes(Array::from(&ISR)),
+            .with_replica_nodes(&ISR),
     ]
 }
 
@@ -478,7 +478,7 @@ fn metadata_topic<'a>(
     MetadataResponseTopic::default()
         .with_name(Some("orders"))
         .with_topic_id(kwire::codec::Uuid(TOPIC_ID))
-        .with_partitions(Array::from(partitions))
+        .with_partitions(partitions)
         .with_topic_authorized_operations(0x0f)
 }
 
@@ -621,7 +621,7 @@ fn update_features_v2_request_prefixes() {
     let updates = feature_updates();
     let body = UpdateFeaturesRequest::default()
         .with_timeout_ms(30_000)
-        .with_feature_updates(Array::from(&updates))
+        .with_feature_updates(&updates)
         .with_validate_only(true);
     let bytes = encode_body(&body, 2);
     let mut expected = hex("00007530 03");
@@ -677,10 +677,10 @@ fn metadata_v12_response_prefixes() {
     let topics = [metadata_topic(&partitions)];
     let body = MetadataResponse::default()
         .with_throttle_time_ms(0)
-        .with_brokers(Array::from(&brokers))
+        .with_brokers(&brokers)
         .with_cluster_id(Some("cluster-a"))
         .with_controller_id(1)
-        .with_topics(Array::from(&topics));
+        .with_topics(&topics);
     let bytes = encode_body(&body, 12);
     let layout = metadata_response_layout();
     check_body_prefixes(&bytes, 12, &layout, &body);
@@ -1433,8 +1433,8 @@ fn buffer_too_small_leaves_the_buffer_untouched() {
     let brokers = metadata_brokers();
     let topics = [metadata_topic(&partitions)];
     let response = MetadataResponse::default()
-        .with_brokers(Array::from(&brokers))
-        .with_topics(Array::from(&topics));
+        .with_brokers(&brokers)
+        .with_topics(&topics);
     let frame = response_frame(&resp_header(), &response, 12);
     for available in [0, 1, 4, frame.len() / 2, frame.len() - 1] {
         let mut buf = vec![0xa5u8; available];
@@ -1490,7 +1490,7 @@ fn field_not_in_version() {
     let updates = [FeatureUpdateKey::default()
         .with_feature("f")
         .with_upgrade_type(2)];
-    let nested = UpdateFeaturesRequest::default().with_feature_updates(Array::from(&updates));
+    let nested = UpdateFeaturesRequest::default().with_feature_updates(&updates);
     assert_eq!(
         nested.encoded_len(0),
         Err(EncodeError::FieldNotInVersion {
@@ -1501,7 +1501,7 @@ fn field_not_in_version() {
     let updates = [FeatureUpdateKey::default()
         .with_feature("f")
         .with_allow_downgrade(true)];
-    let nested = UpdateFeaturesRequest::default().with_feature_updates(Array::from(&updates));
+    let nested = UpdateFeaturesRequest::default().with_feature_updates(&updates);
     assert_eq!(
         nested.encoded_len(1),
         Err(EncodeError::FieldNotInVersion {
@@ -1523,7 +1523,7 @@ fn field_not_in_version() {
     // A null in a field that is not nullable at the version.
     let partitions: [MetadataResponsePartition<'_>; 0] = [];
     let topics = [metadata_topic(&partitions).with_name(None)];
-    let response = MetadataResponse::default().with_topics(Array::from(&topics));
+    let response = MetadataResponse::default().with_topics(&topics);
     assert_eq!(
         response.encoded_len(11),
         Err(EncodeError::NullNotAllowed {
@@ -1568,7 +1568,7 @@ fn ignorable_fields_are_dropped() {
         .with_error_message(Some("nope"))];
     let with = UpdateFeaturesResponse::default()
         .with_error_message(None)
-        .with_results(Array::from(&results));
+        .with_results(&results);
     let without = UpdateFeaturesResponse::default().with_error_message(None);
     assert_eq!(encode_body(&with, 2), encode_body(&without, 2));
     assert_eq!(encode_body(&with, 2), hex("00000000 0000 00 00"));
@@ -1594,7 +1594,7 @@ fn ignorable_fields_are_dropped() {
 fn sample_request_frames() -> Vec<Vec<u8>> {
     let updates = feature_updates();
     let uf = UpdateFeaturesRequest::default()
-        .with_feature_updates(Array::from(&updates))
+        .with_feature_updates(&updates)
         .with_validate_only(true);
     let topics = [
         MetadataRequestTopic::default().with_name(Some("orders")),

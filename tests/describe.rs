@@ -482,8 +482,8 @@ fn records_are_shown_batch_by_batch() {
     let partitions = [PartitionProduceData::default().with_records(Some(Records::new(field)))];
     let topics = [TopicProduceData::default()
         .with_name("t")
-        .with_partition_data((&partitions[..]).into())];
-    let body = ProduceRequest::default().with_topic_data((&topics[..]).into());
+        .with_partition_data(&partitions[..])];
+    let body = ProduceRequest::default().with_topic_data(&topics[..]);
     let header = RequestHeader::default()
         .with_request_api_key(0)
         .with_request_api_version(9)

@@ -1,7 +1,6 @@
 //! The frame helpers that read a header without decoding the body, `Request::expects_response`,
 //! and the ApiVersions v0 fallback reply through `frame::decode_response`.
 
-use kwire::codec::Array;
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::produce_request::TopicProduceData;
 use kwire::messages::{
@@ -167,7 +166,7 @@ fn produce_with_acks_zero_expects_no_response() {
     for (acks, answered) in [(0, false), (1, true), (-1, true)] {
         let produce = ProduceRequest::default()
             .with_acks(acks)
-            .with_topic_data(Array::from(&topics[..]));
+            .with_topic_data(&topics[..]);
         assert_eq!(Request::from(produce).expects_response(), answered);
         // As a decoded request too.
         let f = request_frame(ApiKey::PRODUCE, 9, Some("p"), &Request::from(produce));
@@ -204,7 +203,7 @@ fn decode_response_accepts_the_api_versions_fallback() {
         .with_api_key(ApiKey::PRODUCE.0)
         .with_max_version(9)];
     let body = ApiVersionsResponse::default()
-        .with_api_keys(Array::from(&keys[..]))
+        .with_api_keys(&keys[..])
         .with_throttle_time_ms(3);
     let header = ResponseHeader::default().with_correlation_id(6);
     let mut buf = [0u8; 64];

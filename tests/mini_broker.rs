@@ -206,7 +206,7 @@ fn create(c: &mut Client, name: &str, partitions: i32) -> Uuid {
     let f = c.call(
         7,
         &CreateTopicsRequest::default()
-            .with_topics(Array::from(&t))
+            .with_topics(&t)
             .with_timeout_ms(5000),
     );
     let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, 7);
@@ -228,7 +228,7 @@ fn produce_at(
     let pd = [PartitionProduceData::default()
         .with_index(partition)
         .with_records(Some(records.into()))];
-    let td = TopicProduceData::default().with_partition_data(Array::from(&pd));
+    let td = TopicProduceData::default().with_partition_data(&pd);
     let td = [if v >= 13 {
         td.with_topic_id(id)
     } else {
@@ -237,7 +237,7 @@ fn produce_at(
     let req = ProduceRequest::default()
         .with_acks(acks)
         .with_timeout_ms(5000)
-        .with_topic_data(Array::from(&td));
+        .with_topic_data(&td);
     let f = c.call(v, &req);
     let r = decode_as!(f, Produce, ApiKey::PRODUCE, v);
     let t = r.responses.iter().next().unwrap();
@@ -286,7 +286,7 @@ fn fetch_at(
                 .with_partition_max_bytes(partition_max)
         })
         .collect();
-    let t = FetchTopic::default().with_partitions(Array::from(&parts[..]));
+    let t = FetchTopic::default().with_partitions(&parts[..]);
     let t = [if v >= 13 {
         t.with_topic_id(id)
     } else {
@@ -296,7 +296,7 @@ fn fetch_at(
         .with_max_wait_ms(max_wait_ms)
         .with_min_bytes(min_bytes)
         .with_max_bytes(max_bytes)
-        .with_topics(Array::from(&t));
+        .with_topics(&t);
     let f = c.call(v, &req);
     let r = decode_as!(f, Fetch, ApiKey::FETCH, v);
     assert_eq!(r.error_code, ErrorCode::NONE, "Fetch v{v}");
@@ -343,10 +343,10 @@ fn list_offsets_at(
         .with_timestamp(timestamp)];
     let t = [ListOffsetsTopic::default()
         .with_name(name)
-        .with_partitions(Array::from(&p))];
+        .with_partitions(&p)];
     let req = ListOffsetsRequest::default()
         .with_replica_id(-1)
-        .with_topics(Array::from(&t));
+        .with_topics(&t);
     let f = c.call(v, &req);
     let r = decode_as!(f, ListOffsets, ApiKey::LIST_OFFSETS, v);
     let t = r.topics.iter().next().unwrap();
@@ -373,7 +373,7 @@ fn join_once(c: &mut Client, v: i16, group: &str, member: &str) -> Joined {
         .with_session_timeout_ms(10_000)
         .with_member_id(member)
         .with_protocol_type("consumer")
-        .with_protocols(Array::from(&protocols));
+        .with_protocols(&protocols);
     if v >= 1 {
         req = req.with_rebalance_timeout_ms(10_000);
     }
@@ -428,7 +428,7 @@ fn sync_at(
         .with_group_id(group)
         .with_generation_id(generation)
         .with_member_id(member)
-        .with_assignments(Array::from(&a));
+        .with_assignments(&a);
     if v >= 5 {
         req = req
             .with_protocol_type(Some("consumer"))
@@ -483,7 +483,7 @@ fn commit_at(
             }
         })
         .collect();
-    let t = OffsetCommitRequestTopic::default().with_partitions(Array::from(&parts[..]));
+    let t = OffsetCommitRequestTopic::default().with_partitions(&parts[..]);
     let t = [if v >= 10 {
         t.with_topic_id(id)
     } else {
@@ -493,7 +493,7 @@ fn commit_at(
         .with_group_id(group)
         .with_generation_id_or_member_epoch(generation)
         .with_member_id(member)
-        .with_topics(Array::from(&t));
+        .with_topics(&t);
     let f = c.call(v, &req);
     let r = decode_as!(f, OffsetCommit, ApiKey::OFFSET_COMMIT, v);
     let t = r.topics.iter().next().unwrap();
@@ -518,13 +518,13 @@ fn offset_fetch_at(
     let f = if v < 8 {
         let t = [OffsetFetchRequestTopic::default()
             .with_name(name)
-            .with_partition_indexes(Array::from(&indexes))];
+            .with_partition_indexes(&indexes)];
         let req = OffsetFetchRequest::default()
             .with_group_id(group)
             .with_topics(if all { None } else { Some(Array::from(&t)) });
         c.call(v, &req)
     } else {
-        let t = OffsetFetchRequestTopics::default().with_partition_indexes(Array::from(&indexes));
+        let t = OffsetFetchRequestTopics::default().with_partition_indexes(&indexes);
         let t = [if v >= 10 {
             t.with_topic_id(id)
         } else {
@@ -533,10 +533,7 @@ fn offset_fetch_at(
         let g = [OffsetFetchRequestGroup::default()
             .with_group_id(group)
             .with_topics(if all { None } else { Some(Array::from(&t)) })];
-        c.call(
-            v,
-            &OffsetFetchRequest::default().with_groups(Array::from(&g)),
-        )
+        c.call(v, &OffsetFetchRequest::default().with_groups(&g))
     };
     let r = decode_as!(f, OffsetFetch, ApiKey::OFFSET_FETCH, v);
     let mut rows = Vec::new();
@@ -613,7 +610,7 @@ fn group_admin(c: &mut Client) {
     let gone = [MemberIdentity::default().with_member_id(&leaving)];
     let req = LeaveGroupRequest::default()
         .with_group_id("admin-empty")
-        .with_members(Array::from(&gone));
+        .with_members(&gone);
     let f = c.call(3, &req);
     assert_eq!(
         decode_as!(f, LeaveGroup, ApiKey::LEAVE_GROUP, 3).error_code,
@@ -622,7 +619,7 @@ fn group_admin(c: &mut Client) {
 
     for v in versions(ApiKey::DESCRIBE_GROUPS) {
         let names = ["admin-stable", "admin-empty", "admin-unknown"];
-        let req = DescribeGroupsRequest::default().with_groups(Array::from(&names));
+        let req = DescribeGroupsRequest::default().with_groups(&names);
         let f = c.call(v, &req);
         let r = decode_as!(f, DescribeGroups, ApiKey::DESCRIBE_GROUPS, v);
         let rows: Vec<_> = r
@@ -679,7 +676,7 @@ fn group_admin(c: &mut Client) {
         );
         if v >= 4 {
             let states = ["empty"];
-            let req = ListGroupsRequest::default().with_states_filter(Array::from(&states));
+            let req = ListGroupsRequest::default().with_states_filter(&states);
             let f = c.call(v, &req);
             let r = decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v);
             assert!(r.groups.iter().all(|g| g.group_state == "Empty"), "v{v}");
@@ -687,7 +684,7 @@ fn group_admin(c: &mut Client) {
         }
         if v >= 5 {
             let types = ["consumer"];
-            let req = ListGroupsRequest::default().with_types_filter(Array::from(&types));
+            let req = ListGroupsRequest::default().with_types_filter(&types);
             let f = c.call(v, &req);
             assert!(
                 decode_as!(f, ListGroups, ApiKey::LIST_GROUPS, v)
@@ -703,10 +700,10 @@ fn group_admin(c: &mut Client) {
         let gone = [MemberIdentity::default().with_member_id(&leaving)];
         let req = LeaveGroupRequest::default()
             .with_group_id(&empty)
-            .with_members(Array::from(&gone));
+            .with_members(&gone);
         c.call(3, &req);
         let names = ["admin-stable", empty.as_str(), "admin-unknown"];
-        let req = DeleteGroupsRequest::default().with_groups_names(Array::from(&names));
+        let req = DeleteGroupsRequest::default().with_groups_names(&names);
         let f = c.call(v, &req);
         let r = decode_as!(f, DeleteGroups, ApiKey::DELETE_GROUPS, v);
         let results: Vec<_> = r
@@ -750,7 +747,7 @@ fn configs_and_cluster(c: &mut Client, addr: SocketAddr) {
                 .with_resource_name("7"),
         ];
         let req = DescribeConfigsRequest::default()
-            .with_resources(Array::from(&resources))
+            .with_resources(&resources)
             .with_include_synonyms(v >= 1);
         let f = c.call(v, &req);
         let r = decode_as!(f, DescribeConfigs, ApiKey::DESCRIBE_CONFIGS, v);
@@ -983,7 +980,7 @@ fn create_and_delete_topics(c: &mut Client) {
                 .with_replication_factor(3),
         ];
         let req = CreateTopicsRequest::default()
-            .with_topics(Array::from(&topics))
+            .with_topics(&topics)
             .with_timeout_ms(5000);
         for (round, first_error) in [(0, ErrorCode::NONE), (1, ErrorCode::TOPIC_ALREADY_EXISTS)] {
             let f = c.call(v, &req);
@@ -1016,22 +1013,22 @@ fn create_and_delete_topics(c: &mut Client) {
         let ra = [
             CreatableReplicaAssignment::default()
                 .with_partition_index(0)
-                .with_broker_ids(Array::from(&ra_brokers)),
+                .with_broker_ids(&ra_brokers),
             CreatableReplicaAssignment::default()
                 .with_partition_index(1)
-                .with_broker_ids(Array::from(&ra_brokers)),
+                .with_broker_ids(&ra_brokers),
         ];
         let probe = format!("validated-{v}");
         let t = [CreatableTopic::default()
             .with_name(&probe)
             .with_num_partitions(-1)
             .with_replication_factor(-1)
-            .with_assignments(Array::from(&ra))];
+            .with_assignments(&ra)];
         for validate_only in [true, true, false] {
             let f = c.call(
                 v,
                 &CreateTopicsRequest::default()
-                    .with_topics(Array::from(&t))
+                    .with_topics(&t)
                     .with_validate_only(validate_only),
             );
             let r = decode_as!(f, CreateTopics, ApiKey::CREATE_TOPICS, v);
@@ -1054,9 +1051,9 @@ fn create_and_delete_topics(c: &mut Client) {
             let states = [DeleteTopicState::default().with_name(Some(&name))];
             let req = DeleteTopicsRequest::default().with_timeout_ms(5000);
             let req = if v >= 6 {
-                req.with_topics(Array::from(&states))
+                req.with_topics(&states)
             } else {
-                req.with_topic_names(Array::from(&names))
+                req.with_topic_names(&names)
             };
             let f = c.call(v, &req);
             let r = decode_as!(f, DeleteTopics, ApiKey::DELETE_TOPICS, v);
@@ -1069,10 +1066,7 @@ fn create_and_delete_topics(c: &mut Client) {
         }
         if v >= 6 {
             let unknown = [DeleteTopicState::default().with_topic_id(id)];
-            let f = c.call(
-                v,
-                &DeleteTopicsRequest::default().with_topics(Array::from(&unknown)),
-            );
+            let f = c.call(v, &DeleteTopicsRequest::default().with_topics(&unknown));
             let r = decode_as!(f, DeleteTopics, ApiKey::DELETE_TOPICS, v);
             assert_eq!(
                 r.responses.iter().next().unwrap().error_code,
@@ -1102,13 +1096,13 @@ fn produce_and_fetch(c: &mut Client, topic: (&str, Uuid)) {
         .with_records(Some(acks0[..].into()))];
     let td = [TopicProduceData::default()
         .with_name(topic.0)
-        .with_partition_data(Array::from(&pd))];
+        .with_partition_data(&pd)];
     c.send(
         9,
         &ProduceRequest::default()
             .with_acks(0)
             .with_timeout_ms(5000)
-            .with_topic_data(Array::from(&td)),
+            .with_topic_data(&td),
     );
     next += 1;
     let id = c.send(3, &ApiVersionsRequest::default());
@@ -1311,7 +1305,7 @@ fn coordinator_and_producer_ids(c: &mut Client) {
             let keys = ["g1", "g2"];
             let f = c.call(
                 v,
-                &FindCoordinatorRequest::default().with_coordinator_keys(Array::from(&keys)),
+                &FindCoordinatorRequest::default().with_coordinator_keys(&keys),
             );
             let r = decode_as!(f, FindCoordinator, ApiKey::FIND_COORDINATOR, v);
             let rows: Vec<_> = r
@@ -1404,7 +1398,7 @@ fn groups(c: &mut Client, _topic: (&str, Uuid)) {
             let members = [MemberIdentity::default().with_member_id(&member)];
             let req = LeaveGroupRequest::default().with_group_id(&group);
             let req = if v >= 3 {
-                req.with_members(Array::from(&members))
+                req.with_members(&members)
             } else {
                 req.with_member_id(&member)
             };

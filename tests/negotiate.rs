@@ -510,7 +510,7 @@ fn broker_reply(
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
     let mut out = vec![0u8; 4096];
     let n = if (own_min..=own_max).contains(&version) {
-        let body = ApiVersionsResponse::default().with_api_keys((&entries[..]).into());
+        let body = ApiVersionsResponse::default().with_api_keys(&entries[..]);
         frame::encode_response(&header, &body, version, &mut out).unwrap()
     } else {
         let own: Vec<ApiVersion<'static>> = entries
@@ -520,7 +520,7 @@ fn broker_reply(
             .collect();
         let body = ApiVersionsResponse::default()
             .with_error_code(UNSUPPORTED_VERSION)
-            .with_api_keys((&own[..]).into());
+            .with_api_keys(&own[..]);
         frame::encode_response(&header, &body, 0, &mut out).unwrap()
     };
     out.truncate(n);

@@ -6,7 +6,6 @@
 #[path = "../examples/proxy.rs"]
 mod proxy;
 
-use kwire::codec::Array;
 use kwire::frame::{self, Body};
 use kwire::messages::{
     FetchResponse, FindCoordinatorResponse, MetadataResponse, ProduceResponse, ResponseHeader,
@@ -115,7 +114,7 @@ fn check_named(key: ApiKey, version: i16, sent: &[u8], out: &[u8], brokers: &[(i
 #[test]
 fn fetch_leader_endpoints_point_at_the_proxy() {
     let endpoints = rows_of_brokers!(fetch_response::NodeEndpoint<'_>, with_node_id);
-    let body = FetchResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
+    let body = FetchResponse::default().with_node_endpoints(&endpoints[..]);
     let versions = ApiKey::FETCH.response_versions();
     for v in 16..=versions.max {
         let (sent, out) = through_proxy(&body, ApiKey::FETCH, v);
@@ -126,7 +125,7 @@ fn fetch_leader_endpoints_point_at_the_proxy() {
 #[test]
 fn produce_leader_endpoints_point_at_the_proxy() {
     let endpoints = rows_of_brokers!(produce_response::NodeEndpoint<'_>, with_node_id);
-    let body = ProduceResponse::default().with_node_endpoints(Array::from(&endpoints[..]));
+    let body = ProduceResponse::default().with_node_endpoints(&endpoints[..]);
     let versions = ApiKey::PRODUCE.response_versions();
     for v in 10..=versions.max {
         let (sent, out) = through_proxy(&body, ApiKey::PRODUCE, v);
@@ -137,7 +136,7 @@ fn produce_leader_endpoints_point_at_the_proxy() {
 #[test]
 fn share_group_leader_endpoints_point_at_the_proxy() {
     let fetch = rows_of_brokers!(share_fetch_response::NodeEndpoint<'_>, with_node_id);
-    let body = ShareFetchResponse::default().with_node_endpoints(Array::from(&fetch[..]));
+    let body = ShareFetchResponse::default().with_node_endpoints(&fetch[..]);
     let versions = ApiKey::SHARE_FETCH.response_versions();
     for v in versions.min..=versions.max {
         let (sent, out) = through_proxy(&body, ApiKey::SHARE_FETCH, v);
@@ -145,7 +144,7 @@ fn share_group_leader_endpoints_point_at_the_proxy() {
     }
 
     let ack = rows_of_brokers!(share_acknowledge_response::NodeEndpoint<'_>, with_node_id);
-    let body = ShareAcknowledgeResponse::default().with_node_endpoints(Array::from(&ack[..]));
+    let body = ShareAcknowledgeResponse::default().with_node_endpoints(&ack[..]);
     let versions = ApiKey::SHARE_ACKNOWLEDGE.response_versions();
     for v in versions.min..=versions.max {
         let (sent, out) = through_proxy(&body, ApiKey::SHARE_ACKNOWLEDGE, v);
@@ -156,7 +155,7 @@ fn share_group_leader_endpoints_point_at_the_proxy() {
 #[test]
 fn metadata_brokers_point_at_the_proxy() {
     let brokers = rows_of_brokers!(metadata_response::MetadataResponseBroker<'_>, with_node_id);
-    let body = MetadataResponse::default().with_brokers(Array::from(&brokers[..]));
+    let body = MetadataResponse::default().with_brokers(&brokers[..]);
     for v in [1, 9, 12, ApiKey::METADATA.response_versions().max] {
         let (sent, out) = through_proxy(&body, ApiKey::METADATA, v);
         check(ApiKey::METADATA, v, &sent, &out);
@@ -184,7 +183,7 @@ fn coordinators_point_at_the_proxy() {
                 .with_host(host)
                 .with_port(port)
         } else {
-            FindCoordinatorResponse::default().with_coordinators(Array::from(&coordinators[..]))
+            FindCoordinatorResponse::default().with_coordinators(&coordinators[..])
         };
         let (sent, out) = through_proxy(&body, ApiKey::FIND_COORDINATOR, v);
         let named = if v < 4 { &BROKERS[..1] } else { &BROKERS[..] };

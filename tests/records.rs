@@ -490,11 +490,11 @@ fn decoded_messages_hand_out_batches() {
     let partitions = [PartitionProduceData::default().with_records(Some(Records::new(&batch)))];
     let topics = [TopicProduceData::default()
         .with_name("t")
-        .with_partition_data((&partitions[..]).into())];
+        .with_partition_data(&partitions[..])];
     let req = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(1000)
-        .with_topic_data((&topics[..]).into());
+        .with_topic_data(&topics[..]);
     let mut buf = vec![0u8; req.encoded_len(9).unwrap()];
     req.encode(9, &mut buf).unwrap();
     let back = ProduceRequest::decode_exact(&buf, 9).unwrap();

@@ -3,7 +3,7 @@
 //! bytes the pages lay out (sizes and offsets of every node of their object trees), and decode
 //! back to equal values.
 
-use kwire::codec::{Array, Encode, VersionRange};
+use kwire::codec::{Encode, VersionRange};
 use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
 use kwire::header::{request_header_version, response_header_version};
 use kwire::messages::update_features_request::FeatureUpdateKey;
@@ -214,7 +214,7 @@ fn update_features_v2_request_page() {
         .with_upgrade_type(0)];
     let body = UpdateFeaturesRequest::default()
         .with_timeout_ms(0)
-        .with_feature_updates(Array::from(&updates))
+        .with_feature_updates(&updates)
         .with_validate_only(false);
     let h = header(57, 2);
     assert_eq!(h.encoded_len(2), Ok(11));

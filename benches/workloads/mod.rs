@@ -234,24 +234,24 @@ pub fn metadata_value() -> MetadataResponse<'static> {
                                 .with_partition_index(p)
                                 .with_leader_id(r[0])
                                 .with_leader_epoch(7 + p)
-                                .with_replica_nodes(r.into())
-                                .with_isr_nodes(r.into())
+                                .with_replica_nodes(r)
+                                .with_isr_nodes(r)
                         })
                         .collect(),
                 );
                 MetadataResponseTopic::default()
                     .with_name(Some(leak_str(format!("orders.events.topic-{t:03}"))))
                     .with_topic_id(Uuid::from_u64_pair(0x1234_5678 + t, !t))
-                    .with_partitions(partitions.into())
+                    .with_partitions(partitions)
                     .with_topic_authorized_operations(-2_147_483_648)
             })
             .collect(),
     );
     MetadataResponse::default()
-        .with_brokers(brokers.into())
+        .with_brokers(brokers)
         .with_cluster_id(Some("mUxHyBnQRk-5pRkVvZgMQw"))
         .with_controller_id(2)
-        .with_topics(topics.into())
+        .with_topics(topics)
 }
 
 /// FetchResponse v16: 10 topics of 10 partitions, each partition holding one 16 KiB batch.
@@ -297,7 +297,7 @@ pub fn fetch_value() -> FetchResponse<'static> {
                 );
                 FetchableTopicResponse::default()
                     .with_topic_id(Uuid::from_u64_pair(0xabcd + t, t))
-                    .with_partitions(partitions.into())
+                    .with_partitions(partitions)
             })
             .collect(),
     );
@@ -314,8 +314,8 @@ pub fn fetch_value() -> FetchResponse<'static> {
     );
     FetchResponse::default()
         .with_session_id(91)
-        .with_responses(responses.into())
-        .with_node_endpoints(endpoints.into())
+        .with_responses(responses)
+        .with_node_endpoints(endpoints)
 }
 
 /// ProduceRequest v11: one topic, one partition, one 16 KiB batch.
@@ -329,13 +329,13 @@ pub fn produce_value() -> ProduceRequest<'static> {
     let topics = leak(vec![
         TopicProduceData::default()
             .with_name("orders.events")
-            .with_partition_data(partitions.into()),
+            .with_partition_data(partitions),
     ]);
     ProduceRequest::default()
         .with_transactional_id(None)
         .with_acks(-1)
         .with_timeout_ms(30_000)
-        .with_topic_data(topics.into())
+        .with_topic_data(topics)
 }
 
 /// ApiVersionsResponse v4 as a current broker sends it: every API key kwire knows with its
@@ -383,10 +383,10 @@ pub fn api_versions_value() -> ApiVersionsResponse<'static> {
             .collect(),
     );
     ApiVersionsResponse::default()
-        .with_api_keys(keys.into())
-        .with_supported_features(supported.into())
+        .with_api_keys(keys)
+        .with_supported_features(supported)
         .with_finalized_features_epoch(1234)
-        .with_finalized_features(finalized.into())
+        .with_finalized_features(finalized)
 }
 
 /// A batch of [`SMALL_RECORDS`] small records: 7-byte keys, 24-byte values and one header each.

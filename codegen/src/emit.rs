@@ -709,12 +709,19 @@ fn emit_struct(
         } else {
             format!("[`Self::{}`]", x.ident)
         };
+        let ty = rust_type(x)?;
+        // A non-null array is set from anything that converts: a slice, a fixed array, a
+        // `heapless::Vec`, a `Vec` with `alloc`, or a decoded array.
+        let (param, value) = if ty.starts_with("c::Array<") {
+            (format!("impl Into<{ty}>"), "value.into()")
+        } else {
+            (ty, "value")
+        };
         let _ = writeln!(
             out,
-            "/// Sets {link}.\n#[must_use]\npub fn with_{1}(mut self, value: {2}) -> Self {{ self.{0} = value; self }}\n",
+            "/// Sets {link}.\n#[must_use]\npub fn with_{1}(mut self, value: {param}) -> Self {{ self.{0} = {value}; self }}\n",
             x.ident,
             plain_ident(&x.f.name),
-            rust_type(x)?
         );
     }
     out.push_str("/// Sets [`Self::unknown_tagged_fields`].\n#[must_use]\npub fn with_unknown_tagged_fields(mut self, value: c::TaggedFields<'a>) -> Self { self.unknown_tagged_fields = value; self }\n\n");

@@ -269,7 +269,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
             .with_index(PARTITION)
             .with_records(Some(Records::new(batch))),
     );
-    let topic = TopicProduceData::default().with_partition_data(Array::from(&partitions));
+    let topic = TopicProduceData::default().with_partition_data(&partitions);
     let topic = if produce_v >= 13 {
         topic.with_topic_id(topic_id)
     } else {
@@ -279,7 +279,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
     let request = ProduceRequest::default()
         .with_acks(-1)
         .with_timeout_ms(5_000)
-        .with_topic_data(Array::from(&topics));
+        .with_topic_data(&topics);
     let n = s.call(&request, produce_v)?;
     let (_, produced) = frame::decode_response_as::<ProduceResponse<'_>>(s.frame(n)?, produce_v)?;
     let part = produced
@@ -300,7 +300,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_partition(PARTITION)
         .with_fetch_offset(base_offset)
         .with_partition_max_bytes(1024)];
-    let topic = FetchTopic::default().with_partitions(Array::from(&partitions));
+    let topic = FetchTopic::default().with_partitions(&partitions);
     let topic = if fetch_v >= 13 {
         topic.with_topic_id(topic_id)
     } else {
@@ -311,7 +311,7 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_max_wait_ms(500)
         .with_min_bytes(1)
         .with_max_bytes(1024)
-        .with_topics(Array::from(&topics));
+        .with_topics(&topics);
     let n = s.call(&request, fetch_v)?;
     let (_, fetched) = frame::decode_response_as::<FetchResponse<'_>>(s.frame(n)?, fetch_v)?;
     let data = fetched

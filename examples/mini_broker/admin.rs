@@ -4,7 +4,6 @@
 //! about most; the broker's own id, listener and partition count come from its configuration.
 
 use kwire::ErrorCode;
-use kwire::codec::Array;
 use kwire::messages::describe_cluster_response::DescribeClusterBroker;
 use kwire::messages::describe_configs_response::{
     DescribeConfigsResourceResult, DescribeConfigsResult, DescribeConfigsSynonym,
@@ -234,7 +233,7 @@ pub fn describe_configs(
                         c.with_config_source(source(s))
                     };
                     let c = if v >= 1 && r.include_synonyms {
-                        c.with_synonyms(Array::from(&synonym[..]))
+                        c.with_synonyms(&synonym[..])
                     } else {
                         c
                     };
@@ -256,10 +255,10 @@ pub fn describe_configs(
                 .with_error_message(d.message.as_deref())
                 .with_resource_type(d.ty)
                 .with_resource_name(&d.name)
-                .with_configs(Array::from(&configs[..]))
+                .with_configs(&configs[..])
         })
         .collect();
-    let body = DescribeConfigsResponse::default().with_results(Array::from(&results[..]));
+    let body = DescribeConfigsResponse::default().with_results(&results[..]);
     encode(id, &body, v)
 }
 
@@ -291,5 +290,5 @@ pub fn describe_cluster(
         .with_broker_id(config.node_id)
         .with_host(&config.host)
         .with_port(config.port)];
-    encode(id, &body.with_brokers(Array::from(&brokers[..])), v)
+    encode(id, &body.with_brokers(&brokers[..]), v)
 }

@@ -185,7 +185,7 @@ impl Broker {
             }
             let body = self.api_versions(ErrorCode::UNSUPPORTED_VERSION.0);
             let rows = api_version_rows();
-            let body = body.with_api_keys(Array::from(&rows[..]));
+            let body = body.with_api_keys(&rows[..]);
             return encode(correlation_id, &body, 0).map(Some);
         }
         if !served.contains(version) {
@@ -228,7 +228,7 @@ impl Broker {
                 let rows = api_version_rows();
                 let body = self
                     .api_versions(ErrorCode::NONE.0)
-                    .with_api_keys(Array::from(&rows[..]));
+                    .with_api_keys(&rows[..]);
                 encode(id, &body, v).map(Some)
             }
             Request::Metadata(r) => self.metadata(id, r, v).map(Some),
@@ -380,8 +380,8 @@ impl Broker {
                         let mut part = MetadataResponsePartition::default()
                             .with_partition_index(p)
                             .with_leader_id(node)
-                            .with_replica_nodes(Array::from(&replicas))
-                            .with_isr_nodes(Array::from(&replicas));
+                            .with_replica_nodes(&replicas)
+                            .with_isr_nodes(&replicas);
                         if v >= 7 {
                             part = part.with_leader_epoch(0);
                         }
@@ -397,7 +397,7 @@ impl Broker {
                 let mut t = MetadataResponseTopic::default()
                     .with_error_code(row.error)
                     .with_name(row.name.as_deref())
-                    .with_partitions(Array::from(&parts[..]));
+                    .with_partitions(&parts[..]);
                 if v >= 10 {
                     t = t.with_topic_id(row.id);
                 }
@@ -406,8 +406,8 @@ impl Broker {
             .collect();
         let brokers = [self.broker_row()];
         let mut body = MetadataResponse::default()
-            .with_brokers(Array::from(&brokers))
-            .with_topics(Array::from(&topics[..]));
+            .with_brokers(&brokers)
+            .with_topics(&topics[..]);
         if v >= 1 {
             body = body.with_controller_id(node);
         }
@@ -490,8 +490,7 @@ impl Broker {
             .iter()
             .zip(&parts)
             .map(|((name, tid, _), parts)| {
-                let t = TopicProduceResponse::default()
-                    .with_partition_responses(Array::from(&parts[..]));
+                let t = TopicProduceResponse::default().with_partition_responses(&parts[..]);
                 if v >= 13 {
                     t.with_topic_id(*tid)
                 } else {
@@ -499,7 +498,7 @@ impl Broker {
                 }
             })
             .collect();
-        let body = ProduceResponse::default().with_responses(Array::from(&topics[..]));
+        let body = ProduceResponse::default().with_responses(&topics[..]);
         encode(id, &body, v).map(Some)
     }
 
@@ -575,10 +574,10 @@ impl Broker {
             .map(|((name, _), parts)| {
                 ListOffsetsTopicResponse::default()
                     .with_name(name)
-                    .with_partitions(Array::from(&parts[..]))
+                    .with_partitions(&parts[..])
             })
             .collect();
-        let body = ListOffsetsResponse::default().with_topics(Array::from(&topics[..]));
+        let body = ListOffsetsResponse::default().with_topics(&topics[..]);
         encode(id, &body, v)
     }
 
@@ -685,7 +684,7 @@ impl Broker {
             .iter()
             .zip(&per_topic)
             .map(|((name, tid), parts)| {
-                let t = FetchableTopicResponse::default().with_partitions(Array::from(&parts[..]));
+                let t = FetchableTopicResponse::default().with_partitions(&parts[..]);
                 if v >= 13 {
                     t.with_topic_id(*tid)
                 } else {
@@ -694,7 +693,7 @@ impl Broker {
             })
             .collect();
         // No incremental fetch sessions: session id 0 tells the client to send full requests.
-        let body = FetchResponse::default().with_responses(Array::from(&responses[..]));
+        let body = FetchResponse::default().with_responses(&responses[..]);
         encode(id, &body, v)
     }
 
@@ -717,7 +716,7 @@ impl Broker {
                         .with_port(c.port)
                 })
                 .collect();
-            let body = FindCoordinatorResponse::default().with_coordinators(Array::from(&rows[..]));
+            let body = FindCoordinatorResponse::default().with_coordinators(&rows[..]);
             return encode(id, &body, v);
         }
         let body = FindCoordinatorResponse::default()
@@ -796,7 +795,7 @@ impl Broker {
                 t
             })
             .collect();
-        let body = CreateTopicsResponse::default().with_topics(Array::from(&results[..]));
+        let body = CreateTopicsResponse::default().with_topics(&results[..]);
         encode(id, &body, v)
     }
 
@@ -904,7 +903,7 @@ impl Broker {
                 t
             })
             .collect();
-        let body = DeleteTopicsResponse::default().with_responses(Array::from(&results[..]));
+        let body = DeleteTopicsResponse::default().with_responses(&results[..]);
         encode(id, &body, v)
     }
 }

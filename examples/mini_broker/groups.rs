@@ -10,7 +10,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use kwire::ErrorCode;
-use kwire::codec::{Array, Uuid};
+use kwire::codec::Uuid;
 use kwire::messages::delete_groups_response::DeletableGroupResult;
 use kwire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
 use kwire::messages::join_group_response::JoinGroupResponseMember;
@@ -313,7 +313,7 @@ impl Groups {
             .with_protocol_name(g.protocol.as_deref())
             .with_leader(&leader)
             .with_member_id(&member_id)
-            .with_members(Array::from(&members[..]));
+            .with_members(&members[..]);
         if v >= 7 {
             body = body.with_protocol_type(g.protocol_type.as_deref());
         }
@@ -455,7 +455,7 @@ impl Groups {
             .collect();
         let mut body = LeaveGroupResponse::default().with_error_code(top);
         if v >= 3 {
-            body = body.with_members(Array::from(&rows[..]));
+            body = body.with_members(&rows[..]);
         }
         encode(id, &body, v)
     }
@@ -528,8 +528,7 @@ impl Groups {
             .iter()
             .zip(&parts)
             .map(|((name, tid, _), parts)| {
-                let t =
-                    OffsetCommitResponseTopic::default().with_partitions(Array::from(&parts[..]));
+                let t = OffsetCommitResponseTopic::default().with_partitions(&parts[..]);
                 if v >= 10 {
                     t.with_topic_id(*tid)
                 } else {
@@ -539,7 +538,7 @@ impl Groups {
             .collect();
         encode(
             id,
-            &OffsetCommitResponse::default().with_topics(Array::from(&topics[..])),
+            &OffsetCommitResponse::default().with_topics(&topics[..]),
             v,
         )
     }
@@ -624,10 +623,10 @@ impl Groups {
                 .map(|((n, _, _), ps)| {
                     OffsetFetchResponseTopic::default()
                         .with_name(n)
-                        .with_partitions(Array::from(&ps[..]))
+                        .with_partitions(&ps[..])
                 })
                 .collect();
-            let body = OffsetFetchResponse::default().with_topics(Array::from(&topics[..]));
+            let body = OffsetFetchResponse::default().with_topics(&topics[..]);
             return encode(id, &body, v);
         }
         let groups: Vec<(&str, Rows)> = r
@@ -675,8 +674,7 @@ impl Groups {
                 rows.iter()
                     .zip(parts)
                     .map(|((n, tid, _), ps)| {
-                        let t = OffsetFetchResponseTopics::default()
-                            .with_partitions(Array::from(&ps[..]));
+                        let t = OffsetFetchResponseTopics::default().with_partitions(&ps[..]);
                         if v >= 10 {
                             t.with_topic_id(*tid)
                         } else {
@@ -692,12 +690,12 @@ impl Groups {
             .map(|((g, _), ts)| {
                 OffsetFetchResponseGroup::default()
                     .with_group_id(g)
-                    .with_topics(Array::from(&ts[..]))
+                    .with_topics(&ts[..])
             })
             .collect();
         encode(
             id,
-            &OffsetFetchResponse::default().with_groups(Array::from(&rows[..])),
+            &OffsetFetchResponse::default().with_groups(&rows[..]),
             v,
         )
     }
@@ -818,7 +816,7 @@ impl Groups {
                     .with_group_state(row.state)
                     .with_protocol_type(&row.protocol_type)
                     .with_protocol_data(&row.protocol)
-                    .with_members(Array::from(&members[..]));
+                    .with_members(&members[..]);
                 if v >= 6 && row.error != ErrorCode::NONE.0 {
                     g.with_error_message(Some("the group does not exist"))
                 } else {
@@ -826,7 +824,7 @@ impl Groups {
                 }
             })
             .collect();
-        let body = DescribeGroupsResponse::default().with_groups(Array::from(&groups[..]));
+        let body = DescribeGroupsResponse::default().with_groups(&groups[..]);
         encode(id, &body, v)
     }
 
@@ -866,7 +864,7 @@ impl Groups {
                     .with_group_type("classic")
             })
             .collect();
-        let body = ListGroupsResponse::default().with_groups(Array::from(&groups[..]));
+        let body = ListGroupsResponse::default().with_groups(&groups[..]);
         encode(id, &body, v)
     }
 
@@ -895,7 +893,7 @@ impl Groups {
             })
             .collect();
         drop(all);
-        let body = DeleteGroupsResponse::default().with_results(Array::from(&results[..]));
+        let body = DeleteGroupsResponse::default().with_results(&results[..]);
         encode(id, &body, v)
     }
 }

@@ -597,7 +597,7 @@ mod tests {
             entry(5, 0, 4),
             entry(999, 0, 1),
         ];
-        let response = ApiVersionsResponse::default().with_api_keys((&advertised[..]).into());
+        let response = ApiVersionsResponse::default().with_api_keys(&advertised[..]);
         let t = VersionTable::from_response(&response);
         let produce = ApiKey::PRODUCE.request_versions();
         assert_eq!(
@@ -665,7 +665,7 @@ mod tests {
             Err(NegotiateError::DuplicateKey(ApiKey::PRODUCE))
         );
         let advertised = [entry(0, 0, 9), entry(0, 0, 3)];
-        let response = ApiVersionsResponse::default().with_api_keys((&advertised[..]).into());
+        let response = ApiVersionsResponse::default().with_api_keys(&advertised[..]);
         assert_eq!(
             VersionTable::try_from_response(&response),
             Err(NegotiateError::DuplicateKey(ApiKey::PRODUCE))
@@ -680,7 +680,7 @@ mod tests {
         let advertised = [entry(18, 0, 3)];
         let response = ApiVersionsResponse::default()
             .with_error_code(35)
-            .with_api_keys((&advertised[..]).into());
+            .with_api_keys(&advertised[..]);
         let err = VersionTable::try_from_response(&response).unwrap_err();
         assert_eq!(
             err,

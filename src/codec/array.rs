@@ -267,11 +267,52 @@ impl<'a, T, const N: usize> From<&'a [T; N]> for Array<'a, T> {
     }
 }
 
+impl<'a, T> From<&'a mut [T]> for Array<'a, T> {
+    fn from(slice: &'a mut [T]) -> Self {
+        Self::Slice(slice)
+    }
+}
+
 impl<'a, T, const N: usize> From<&'a heapless::Vec<T, N>> for Array<'a, T> {
     fn from(vec: &'a heapless::Vec<T, N>) -> Self {
         Self::Slice(vec.as_slice())
     }
 }
+
+#[cfg(feature = "alloc")]
+impl<'a, T> From<&'a alloc::vec::Vec<T>> for Array<'a, T> {
+    fn from(vec: &'a alloc::vec::Vec<T>) -> Self {
+        Self::Slice(vec.as_slice())
+    }
+}
+
+impl<'a, T> From<ArrayView<'a, T>> for Array<'a, T> {
+    fn from(view: ArrayView<'a, T>) -> Self {
+        Self::Wire(view)
+    }
+}
+
+/// The caller's storage is shorter than the array copied into it (see [`Array::map_into`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct StorageTooSmall {
+    /// Elements the array has.
+    pub required: usize,
+    /// Elements the storage holds.
+    pub available: usize,
+}
+
+impl fmt::Display for StorageTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "storage too small: the array has {} elements, the storage holds {}",
+            self.required, self.available
+        )
+    }
+}
+
+impl core::error::Error for StorageTooSmall {}
 
 impl<'a, T: Element<'a>> Array<'a, T> {
     /// Reads a non-nullable array: its length prefix, then every element.
@@ -364,6 +405,58 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     #[must_use]
     pub fn last(&self) -> Option<T> {
         self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// Passes every element through `f` into the caller's `storage`, in order, and returns the
+    /// filled part: the way to change the elements of a decoded array, which is a view over the
+    /// bytes it was read from. The result converts back into an array for a setter.
+    ///
+    /// ```
+    /// use kwire::codec::Array;
+    ///
+    /// let decoded = Array::from(&[1, 2, 3]);
+    /// let mut storage = [0i32; 8];
+    /// let doubled = decoded.map_into(&mut storage, |x| x * 2)?;
+    /// doubled[0] = -1;
+    /// assert_eq!(Array::from(doubled), Array::from(&[-1, 4, 6]));
+    /// # Ok::<(), kwire::codec::StorageTooSmall>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StorageTooSmall`] when `storage` is shorter than the array; nothing is written then.
+    pub fn map_into<'s, U>(
+        &self,
+        storage: &'s mut [U],
+        mut f: impl FnMut(T) -> U,
+    ) -> Result<&'s mut [U], StorageTooSmall> {
+        let len = self.len();
+        let available = storage.len();
+        let filled = storage.get_mut(..len).ok_or(StorageTooSmall {
+            required: len,
+            available,
+        })?;
+        for (slot, element) in filled.iter_mut().zip(self.iter()) {
+            *slot = f(element);
+        }
+        Ok(filled)
+    }
+
+    /// Copies the elements into the caller's `storage` and returns the filled part, ready to be
+    /// changed in place: [`Array::map_into`] without a mapping.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageTooSmall`] when `storage` is shorter than the array; nothing is written then.
+    pub fn copy_into<'s>(&self, storage: &'s mut [T]) -> Result<&'s mut [T], StorageTooSmall> {
+        self.map_into(storage, |element| element)
+    }
+
+    /// The elements in a new `Vec`.
+    #[cfg(feature = "alloc")]
+    #[must_use]
+    pub fn to_vec(&self) -> alloc::vec::Vec<T> {
+        self.iter().collect()
     }
 
     /// The wire view, if this array was decoded.

@@ -34,7 +34,7 @@ mod writer;
 
 use core::fmt;
 
-pub use array::{Array, ArrayIter, ArrayView, Element};
+pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
 pub use reader::{Failed, Reader};
 pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};

@@ -44,9 +44,9 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     #[must_use]
     pub fn with_transactions(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnTransaction<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnTransaction<'a>>>,
     ) -> Self {
-        self.transactions = value;
+        self.transactions = value.into();
         self
     }
 
@@ -75,9 +75,9 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     #[must_use]
     pub fn with_v3_and_below_topics(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnTopic<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnTopic<'a>>>,
     ) -> Self {
-        self.v3_and_below_topics = value;
+        self.v3_and_below_topics = value.into();
         self
     }
 
@@ -402,8 +402,11 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, AddPartitionsToTxnTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -569,8 +572,8 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

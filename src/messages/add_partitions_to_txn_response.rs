@@ -55,9 +55,9 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     #[must_use]
     pub fn with_results_by_transaction(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnResult<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnResult<'a>>>,
     ) -> Self {
-        self.results_by_transaction = value;
+        self.results_by_transaction = value.into();
         self
     }
 
@@ -65,9 +65,9 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     #[must_use]
     pub fn with_results_by_topic_v3_and_below(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnTopicResult<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnTopicResult<'a>>>,
     ) -> Self {
-        self.results_by_topic_v3_and_below = value;
+        self.results_by_topic_v3_and_below = value.into();
         self
     }
 
@@ -308,9 +308,9 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     #[must_use]
     pub fn with_topic_results(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnTopicResult<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnTopicResult<'a>>>,
     ) -> Self {
-        self.topic_results = value;
+        self.topic_results = value.into();
         self
     }
 
@@ -454,9 +454,9 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     #[must_use]
     pub fn with_results_by_partition(
         mut self,
-        value: c::Array<'a, AddPartitionsToTxnPartitionResult<'a>>,
+        value: impl Into<c::Array<'a, AddPartitionsToTxnPartitionResult<'a>>>,
     ) -> Self {
-        self.results_by_partition = value;
+        self.results_by_partition = value.into();
         self
     }
 

@@ -73,8 +73,8 @@ impl<'a> AddRaftVoterRequest<'a> {
 
     /// Sets [`Self::listeners`].
     #[must_use]
-    pub fn with_listeners(mut self, value: c::Array<'a, Listener<'a>>) -> Self {
-        self.listeners = value;
+    pub fn with_listeners(mut self, value: impl Into<c::Array<'a, Listener<'a>>>) -> Self {
+        self.listeners = value.into();
         self
     }
 

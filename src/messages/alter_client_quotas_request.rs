@@ -33,8 +33,8 @@ impl Default for AlterClientQuotasRequest<'_> {
 impl<'a> AlterClientQuotasRequest<'a> {
     /// Sets [`Self::entries`].
     #[must_use]
-    pub fn with_entries(mut self, value: c::Array<'a, EntryData<'a>>) -> Self {
-        self.entries = value;
+    pub fn with_entries(mut self, value: impl Into<c::Array<'a, EntryData<'a>>>) -> Self {
+        self.entries = value.into();
         self
     }
 
@@ -195,15 +195,15 @@ impl Default for EntryData<'_> {
 impl<'a> EntryData<'a> {
     /// Sets [`Self::entity`].
     #[must_use]
-    pub fn with_entity(mut self, value: c::Array<'a, EntityData<'a>>) -> Self {
-        self.entity = value;
+    pub fn with_entity(mut self, value: impl Into<c::Array<'a, EntityData<'a>>>) -> Self {
+        self.entity = value.into();
         self
     }
 
     /// Sets [`Self::ops`].
     #[must_use]
-    pub fn with_ops(mut self, value: c::Array<'a, OpData<'a>>) -> Self {
-        self.ops = value;
+    pub fn with_ops(mut self, value: impl Into<c::Array<'a, OpData<'a>>>) -> Self {
+        self.ops = value.into();
         self
     }
 

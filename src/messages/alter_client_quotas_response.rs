@@ -40,8 +40,8 @@ impl<'a> AlterClientQuotasResponse<'a> {
 
     /// Sets [`Self::entries`].
     #[must_use]
-    pub fn with_entries(mut self, value: c::Array<'a, EntryData<'a>>) -> Self {
-        self.entries = value;
+    pub fn with_entries(mut self, value: impl Into<c::Array<'a, EntryData<'a>>>) -> Self {
+        self.entries = value.into();
         self
     }
 
@@ -212,8 +212,8 @@ impl<'a> EntryData<'a> {
 
     /// Sets [`Self::entity`].
     #[must_use]
-    pub fn with_entity(mut self, value: c::Array<'a, EntityData<'a>>) -> Self {
-        self.entity = value;
+    pub fn with_entity(mut self, value: impl Into<c::Array<'a, EntityData<'a>>>) -> Self {
+        self.entity = value.into();
         self
     }
 

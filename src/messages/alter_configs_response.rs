@@ -40,8 +40,11 @@ impl<'a> AlterConfigsResponse<'a> {
 
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, AlterConfigsResourceResponse<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, AlterConfigsResourceResponse<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 

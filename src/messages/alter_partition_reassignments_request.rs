@@ -50,8 +50,8 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, ReassignableTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, ReassignableTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -231,8 +231,11 @@ impl<'a> ReassignableTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, ReassignablePartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, ReassignablePartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

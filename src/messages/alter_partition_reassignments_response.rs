@@ -70,8 +70,11 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
 
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, ReassignableTopicResponse<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, ReassignableTopicResponse<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 
@@ -272,9 +275,9 @@ impl<'a> ReassignableTopicResponse<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, ReassignablePartitionResponse<'a>>,
+        value: impl Into<c::Array<'a, ReassignablePartitionResponse<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

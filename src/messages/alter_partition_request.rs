@@ -51,8 +51,8 @@ impl<'a> AlterPartitionRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -212,8 +212,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -393,15 +393,18 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::new_isr`].
     #[must_use]
-    pub fn with_new_isr(mut self, value: c::Array<'a, i32>) -> Self {
-        self.new_isr = value;
+    pub fn with_new_isr(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.new_isr = value.into();
         self
     }
 
     /// Sets [`Self::new_isr_with_epochs`].
     #[must_use]
-    pub fn with_new_isr_with_epochs(mut self, value: c::Array<'a, BrokerState<'a>>) -> Self {
-        self.new_isr_with_epochs = value;
+    pub fn with_new_isr_with_epochs(
+        mut self,
+        value: impl Into<c::Array<'a, BrokerState<'a>>>,
+    ) -> Self {
+        self.new_isr_with_epochs = value.into();
         self
     }
 

@@ -51,8 +51,8 @@ impl<'a> AlterPartitionResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -212,8 +212,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -410,8 +410,8 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::isr`].
     #[must_use]
-    pub fn with_isr(mut self, value: c::Array<'a, i32>) -> Self {
-        self.isr = value;
+    pub fn with_isr(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.isr = value.into();
         self
     }
 

@@ -31,8 +31,8 @@ impl Default for AlterReplicaLogDirsRequest<'_> {
 impl<'a> AlterReplicaLogDirsRequest<'a> {
     /// Sets [`Self::dirs`].
     #[must_use]
-    pub fn with_dirs(mut self, value: c::Array<'a, AlterReplicaLogDir<'a>>) -> Self {
-        self.dirs = value;
+    pub fn with_dirs(mut self, value: impl Into<c::Array<'a, AlterReplicaLogDir<'a>>>) -> Self {
+        self.dirs = value.into();
         self
     }
 
@@ -185,8 +185,11 @@ impl<'a> AlterReplicaLogDir<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, AlterReplicaLogDirTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, AlterReplicaLogDirTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -334,8 +337,8 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

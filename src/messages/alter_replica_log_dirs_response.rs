@@ -41,8 +41,11 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, AlterReplicaLogDirTopicResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, AlterReplicaLogDirTopicResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -205,9 +208,9 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>>,
+        value: impl Into<c::Array<'a, AlterReplicaLogDirPartitionResult<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

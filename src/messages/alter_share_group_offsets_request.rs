@@ -42,9 +42,9 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: c::Array<'a, AlterShareGroupOffsetsRequestTopic<'a>>,
+        value: impl Into<c::Array<'a, AlterShareGroupOffsetsRequestTopic<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into();
         self
     }
 
@@ -196,9 +196,9 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, AlterShareGroupOffsetsRequestPartition<'a>>,
+        value: impl Into<c::Array<'a, AlterShareGroupOffsetsRequestPartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -62,9 +62,9 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
     #[must_use]
     pub fn with_responses(
         mut self,
-        value: c::Array<'a, AlterShareGroupOffsetsResponseTopic<'a>>,
+        value: impl Into<c::Array<'a, AlterShareGroupOffsetsResponseTopic<'a>>>,
     ) -> Self {
-        self.responses = value;
+        self.responses = value.into();
         self
     }
 
@@ -249,9 +249,9 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, AlterShareGroupOffsetsResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, AlterShareGroupOffsetsResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -33,15 +33,21 @@ impl Default for AlterUserScramCredentialsRequest<'_> {
 impl<'a> AlterUserScramCredentialsRequest<'a> {
     /// Sets [`Self::deletions`].
     #[must_use]
-    pub fn with_deletions(mut self, value: c::Array<'a, ScramCredentialDeletion<'a>>) -> Self {
-        self.deletions = value;
+    pub fn with_deletions(
+        mut self,
+        value: impl Into<c::Array<'a, ScramCredentialDeletion<'a>>>,
+    ) -> Self {
+        self.deletions = value.into();
         self
     }
 
     /// Sets [`Self::upsertions`].
     #[must_use]
-    pub fn with_upsertions(mut self, value: c::Array<'a, ScramCredentialUpsertion<'a>>) -> Self {
-        self.upsertions = value;
+    pub fn with_upsertions(
+        mut self,
+        value: impl Into<c::Array<'a, ScramCredentialUpsertion<'a>>>,
+    ) -> Self {
+        self.upsertions = value.into();
         self
     }
 

@@ -42,9 +42,9 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     #[must_use]
     pub fn with_results(
         mut self,
-        value: c::Array<'a, AlterUserScramCredentialsResult<'a>>,
+        value: impl Into<c::Array<'a, AlterUserScramCredentialsResult<'a>>>,
     ) -> Self {
-        self.results = value;
+        self.results = value.into();
         self
     }
 

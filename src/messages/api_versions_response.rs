@@ -55,8 +55,8 @@ impl<'a> ApiVersionsResponse<'a> {
 
     /// Sets [`Self::api_keys`].
     #[must_use]
-    pub fn with_api_keys(mut self, value: c::Array<'a, ApiVersion<'a>>) -> Self {
-        self.api_keys = value;
+    pub fn with_api_keys(mut self, value: impl Into<c::Array<'a, ApiVersion<'a>>>) -> Self {
+        self.api_keys = value.into();
         self
     }
 
@@ -69,8 +69,11 @@ impl<'a> ApiVersionsResponse<'a> {
 
     /// Sets [`Self::supported_features`].
     #[must_use]
-    pub fn with_supported_features(mut self, value: c::Array<'a, SupportedFeatureKey<'a>>) -> Self {
-        self.supported_features = value;
+    pub fn with_supported_features(
+        mut self,
+        value: impl Into<c::Array<'a, SupportedFeatureKey<'a>>>,
+    ) -> Self {
+        self.supported_features = value.into();
         self
     }
 
@@ -83,8 +86,11 @@ impl<'a> ApiVersionsResponse<'a> {
 
     /// Sets [`Self::finalized_features`].
     #[must_use]
-    pub fn with_finalized_features(mut self, value: c::Array<'a, FinalizedFeatureKey<'a>>) -> Self {
-        self.finalized_features = value;
+    pub fn with_finalized_features(
+        mut self,
+        value: impl Into<c::Array<'a, FinalizedFeatureKey<'a>>>,
+    ) -> Self {
+        self.finalized_features = value.into();
         self
     }
 

@@ -50,8 +50,8 @@ impl<'a> AssignReplicasToDirsRequest<'a> {
 
     /// Sets [`Self::directories`].
     #[must_use]
-    pub fn with_directories(mut self, value: c::Array<'a, DirectoryData<'a>>) -> Self {
-        self.directories = value;
+    pub fn with_directories(mut self, value: impl Into<c::Array<'a, DirectoryData<'a>>>) -> Self {
+        self.directories = value.into();
         self
     }
 
@@ -211,8 +211,8 @@ impl<'a> DirectoryData<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -343,8 +343,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

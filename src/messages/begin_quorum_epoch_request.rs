@@ -53,15 +53,18 @@ impl<'a> BeginQuorumEpochRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::leader_endpoints`].
     #[must_use]
-    pub fn with_leader_endpoints(mut self, value: c::Array<'a, LeaderEndpoint<'a>>) -> Self {
-        self.leader_endpoints = value;
+    pub fn with_leader_endpoints(
+        mut self,
+        value: impl Into<c::Array<'a, LeaderEndpoint<'a>>>,
+    ) -> Self {
+        self.leader_endpoints = value.into();
         self
     }
 
@@ -276,8 +279,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -83,8 +83,8 @@ impl<'a> BrokerHeartbeatRequest<'a> {
 
     /// Sets [`Self::offline_log_dirs`].
     #[must_use]
-    pub fn with_offline_log_dirs(mut self, value: c::Array<'a, c::Uuid>) -> Self {
-        self.offline_log_dirs = value;
+    pub fn with_offline_log_dirs(mut self, value: impl Into<c::Array<'a, c::Uuid>>) -> Self {
+        self.offline_log_dirs = value.into();
         self
     }
 

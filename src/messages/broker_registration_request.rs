@@ -75,15 +75,15 @@ impl<'a> BrokerRegistrationRequest<'a> {
 
     /// Sets [`Self::listeners`].
     #[must_use]
-    pub fn with_listeners(mut self, value: c::Array<'a, Listener<'a>>) -> Self {
-        self.listeners = value;
+    pub fn with_listeners(mut self, value: impl Into<c::Array<'a, Listener<'a>>>) -> Self {
+        self.listeners = value.into();
         self
     }
 
     /// Sets [`Self::features`].
     #[must_use]
-    pub fn with_features(mut self, value: c::Array<'a, Feature<'a>>) -> Self {
-        self.features = value;
+    pub fn with_features(mut self, value: impl Into<c::Array<'a, Feature<'a>>>) -> Self {
+        self.features = value.into();
         self
     }
 
@@ -103,8 +103,8 @@ impl<'a> BrokerRegistrationRequest<'a> {
 
     /// Sets [`Self::log_dirs`].
     #[must_use]
-    pub fn with_log_dirs(mut self, value: c::Array<'a, c::Uuid>) -> Self {
-        self.log_dirs = value;
+    pub fn with_log_dirs(mut self, value: impl Into<c::Array<'a, c::Uuid>>) -> Self {
+        self.log_dirs = value.into();
         self
     }
 

@@ -33,8 +33,8 @@ impl Default for ConsumerGroupDescribeRequest<'_> {
 impl<'a> ConsumerGroupDescribeRequest<'a> {
     /// Sets [`Self::group_ids`].
     #[must_use]
-    pub fn with_group_ids(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.group_ids = value;
+    pub fn with_group_ids(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.group_ids = value.into();
         self
     }
 

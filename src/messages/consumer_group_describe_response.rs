@@ -40,8 +40,8 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, DescribedGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, DescribedGroup<'a>>>) -> Self {
+        self.groups = value.into();
         self
     }
 
@@ -250,8 +250,8 @@ impl<'a> DescribedGroup<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, Member<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(mut self, value: impl Into<c::Array<'a, Member<'a>>>) -> Self {
+        self.members = value.into();
         self
     }
 
@@ -538,8 +538,8 @@ impl<'a> Member<'a> {
 
     /// Sets [`Self::subscribed_topic_names`].
     #[must_use]
-    pub fn with_subscribed_topic_names(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.subscribed_topic_names = value;
+    pub fn with_subscribed_topic_names(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.subscribed_topic_names = value.into();
         self
     }
 
@@ -854,8 +854,8 @@ impl<'a> TopicPartitions<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -995,8 +995,11 @@ impl Default for Assignment<'_> {
 impl<'a> Assignment<'a> {
     /// Sets [`Self::topic_partitions`].
     #[must_use]
-    pub fn with_topic_partitions(mut self, value: c::Array<'a, TopicPartitions<'a>>) -> Self {
-        self.topic_partitions = value;
+    pub fn with_topic_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartitions<'a>>>,
+    ) -> Self {
+        self.topic_partitions = value.into();
         self
     }
 

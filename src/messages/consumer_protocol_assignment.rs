@@ -31,8 +31,11 @@ impl Default for ConsumerProtocolAssignment<'_> {
 impl<'a> ConsumerProtocolAssignment<'a> {
     /// Sets [`Self::assigned_partitions`].
     #[must_use]
-    pub fn with_assigned_partitions(mut self, value: c::Array<'a, TopicPartition<'a>>) -> Self {
-        self.assigned_partitions = value;
+    pub fn with_assigned_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartition<'a>>>,
+    ) -> Self {
+        self.assigned_partitions = value.into();
         self
     }
 
@@ -190,8 +193,8 @@ impl<'a> TopicPartition<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

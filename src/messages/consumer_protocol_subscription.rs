@@ -40,8 +40,8 @@ impl Default for ConsumerProtocolSubscription<'_> {
 impl<'a> ConsumerProtocolSubscription<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -54,8 +54,11 @@ impl<'a> ConsumerProtocolSubscription<'a> {
 
     /// Sets [`Self::owned_partitions`].
     #[must_use]
-    pub fn with_owned_partitions(mut self, value: c::Array<'a, TopicPartition<'a>>) -> Self {
-        self.owned_partitions = value;
+    pub fn with_owned_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartition<'a>>>,
+    ) -> Self {
+        self.owned_partitions = value.into();
         self
     }
 
@@ -282,8 +285,8 @@ impl<'a> TopicPartition<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

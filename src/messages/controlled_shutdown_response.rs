@@ -43,9 +43,9 @@ impl<'a> ControlledShutdownResponse<'a> {
     #[must_use]
     pub fn with_remaining_partitions(
         mut self,
-        value: c::Array<'a, RemainingPartition<'a>>,
+        value: impl Into<c::Array<'a, RemainingPartition<'a>>>,
     ) -> Self {
-        self.remaining_partitions = value;
+        self.remaining_partitions = value.into();
         self
     }
 

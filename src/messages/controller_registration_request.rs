@@ -63,15 +63,15 @@ impl<'a> ControllerRegistrationRequest<'a> {
 
     /// Sets [`Self::listeners`].
     #[must_use]
-    pub fn with_listeners(mut self, value: c::Array<'a, Listener<'a>>) -> Self {
-        self.listeners = value;
+    pub fn with_listeners(mut self, value: impl Into<c::Array<'a, Listener<'a>>>) -> Self {
+        self.listeners = value.into();
         self
     }
 
     /// Sets [`Self::features`].
     #[must_use]
-    pub fn with_features(mut self, value: c::Array<'a, Feature<'a>>) -> Self {
-        self.features = value;
+    pub fn with_features(mut self, value: impl Into<c::Array<'a, Feature<'a>>>) -> Self {
+        self.features = value.into();
         self
     }
 

@@ -31,8 +31,8 @@ impl Default for CreateAclsRequest<'_> {
 impl<'a> CreateAclsRequest<'a> {
     /// Sets [`Self::creations`].
     #[must_use]
-    pub fn with_creations(mut self, value: c::Array<'a, AclCreation<'a>>) -> Self {
-        self.creations = value;
+    pub fn with_creations(mut self, value: impl Into<c::Array<'a, AclCreation<'a>>>) -> Self {
+        self.creations = value.into();
         self
     }
 

@@ -41,8 +41,8 @@ impl<'a> CreateAclsResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, AclCreationResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(mut self, value: impl Into<c::Array<'a, AclCreationResult<'a>>>) -> Self {
+        self.results = value.into();
         self
     }
 

@@ -54,8 +54,8 @@ impl<'a> CreateDelegationTokenRequest<'a> {
 
     /// Sets [`Self::renewers`].
     #[must_use]
-    pub fn with_renewers(mut self, value: c::Array<'a, CreatableRenewers<'a>>) -> Self {
-        self.renewers = value;
+    pub fn with_renewers(mut self, value: impl Into<c::Array<'a, CreatableRenewers<'a>>>) -> Self {
+        self.renewers = value.into();
         self
     }
 

@@ -36,8 +36,11 @@ impl Default for CreatePartitionsRequest<'_> {
 impl<'a> CreatePartitionsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, CreatePartitionsTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, CreatePartitionsTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -382,8 +385,8 @@ impl Default for CreatePartitionsAssignment<'_> {
 impl<'a> CreatePartitionsAssignment<'a> {
     /// Sets [`Self::broker_ids`].
     #[must_use]
-    pub fn with_broker_ids(mut self, value: c::Array<'a, i32>) -> Self {
-        self.broker_ids = value;
+    pub fn with_broker_ids(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.broker_ids = value.into();
         self
     }
 

@@ -40,8 +40,11 @@ impl<'a> CreatePartitionsResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, CreatePartitionsTopicResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, CreatePartitionsTopicResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 

@@ -37,8 +37,8 @@ impl Default for CreateTopicsRequest<'_> {
 impl<'a> CreateTopicsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, CreatableTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, CreatableTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -260,15 +260,21 @@ impl<'a> CreatableTopic<'a> {
 
     /// Sets [`Self::assignments`].
     #[must_use]
-    pub fn with_assignments(mut self, value: c::Array<'a, CreatableReplicaAssignment<'a>>) -> Self {
-        self.assignments = value;
+    pub fn with_assignments(
+        mut self,
+        value: impl Into<c::Array<'a, CreatableReplicaAssignment<'a>>>,
+    ) -> Self {
+        self.assignments = value.into();
         self
     }
 
     /// Sets [`Self::configs`].
     #[must_use]
-    pub fn with_configs(mut self, value: c::Array<'a, CreatableTopicConfig<'a>>) -> Self {
-        self.configs = value;
+    pub fn with_configs(
+        mut self,
+        value: impl Into<c::Array<'a, CreatableTopicConfig<'a>>>,
+    ) -> Self {
+        self.configs = value.into();
         self
     }
 
@@ -450,8 +456,8 @@ impl<'a> CreatableReplicaAssignment<'a> {
 
     /// Sets [`Self::broker_ids`].
     #[must_use]
-    pub fn with_broker_ids(mut self, value: c::Array<'a, i32>) -> Self {
-        self.broker_ids = value;
+    pub fn with_broker_ids(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.broker_ids = value.into();
         self
     }
 

@@ -41,8 +41,8 @@ impl<'a> CreateTopicsResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, CreatableTopicResult<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, CreatableTopicResult<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 

@@ -31,8 +31,8 @@ impl Default for DeleteAclsRequest<'_> {
 impl<'a> DeleteAclsRequest<'a> {
     /// Sets [`Self::filters`].
     #[must_use]
-    pub fn with_filters(mut self, value: c::Array<'a, DeleteAclsFilter<'a>>) -> Self {
-        self.filters = value;
+    pub fn with_filters(mut self, value: impl Into<c::Array<'a, DeleteAclsFilter<'a>>>) -> Self {
+        self.filters = value.into();
         self
     }
 

@@ -41,8 +41,11 @@ impl<'a> DeleteAclsResponse<'a> {
 
     /// Sets [`Self::filter_results`].
     #[must_use]
-    pub fn with_filter_results(mut self, value: c::Array<'a, DeleteAclsFilterResult<'a>>) -> Self {
-        self.filter_results = value;
+    pub fn with_filter_results(
+        mut self,
+        value: impl Into<c::Array<'a, DeleteAclsFilterResult<'a>>>,
+    ) -> Self {
+        self.filter_results = value.into();
         self
     }
 
@@ -218,8 +221,11 @@ impl<'a> DeleteAclsFilterResult<'a> {
 
     /// Sets [`Self::matching_acls`].
     #[must_use]
-    pub fn with_matching_acls(mut self, value: c::Array<'a, DeleteAclsMatchingAcl<'a>>) -> Self {
-        self.matching_acls = value;
+    pub fn with_matching_acls(
+        mut self,
+        value: impl Into<c::Array<'a, DeleteAclsMatchingAcl<'a>>>,
+    ) -> Self {
+        self.matching_acls = value.into();
         self
     }
 

@@ -30,8 +30,8 @@ impl Default for DeleteGroupsRequest<'_> {
 impl<'a> DeleteGroupsRequest<'a> {
     /// Sets [`Self::groups_names`].
     #[must_use]
-    pub fn with_groups_names(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.groups_names = value;
+    pub fn with_groups_names(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.groups_names = value.into();
         self
     }
 

@@ -33,8 +33,8 @@ impl Default for DeleteRecordsRequest<'_> {
 impl<'a> DeleteRecordsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, DeleteRecordsTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, DeleteRecordsTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -202,8 +202,11 @@ impl<'a> DeleteRecordsTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, DeleteRecordsPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, DeleteRecordsPartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

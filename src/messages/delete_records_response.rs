@@ -40,8 +40,11 @@ impl<'a> DeleteRecordsResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, DeleteRecordsTopicResult<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, DeleteRecordsTopicResult<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -204,9 +207,9 @@ impl<'a> DeleteRecordsTopicResult<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, DeleteRecordsPartitionResult<'a>>,
+        value: impl Into<c::Array<'a, DeleteRecordsPartitionResult<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

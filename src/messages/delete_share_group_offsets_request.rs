@@ -42,9 +42,9 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: c::Array<'a, DeleteShareGroupOffsetsRequestTopic<'a>>,
+        value: impl Into<c::Array<'a, DeleteShareGroupOffsetsRequestTopic<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into();
         self
     }
 

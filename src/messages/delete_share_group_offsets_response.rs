@@ -62,9 +62,9 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     #[must_use]
     pub fn with_responses(
         mut self,
-        value: c::Array<'a, DeleteShareGroupOffsetsResponseTopic<'a>>,
+        value: impl Into<c::Array<'a, DeleteShareGroupOffsetsResponseTopic<'a>>>,
     ) -> Self {
-        self.responses = value;
+        self.responses = value.into();
         self
     }
 

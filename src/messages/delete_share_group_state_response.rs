@@ -30,8 +30,8 @@ impl Default for DeleteShareGroupStateResponse<'_> {
 impl<'a> DeleteShareGroupStateResponse<'a> {
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, DeleteStateResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(mut self, value: impl Into<c::Array<'a, DeleteStateResult<'a>>>) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -169,8 +169,8 @@ impl<'a> DeleteStateResult<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionResult<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionResult<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

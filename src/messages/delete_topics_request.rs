@@ -37,15 +37,15 @@ impl Default for DeleteTopicsRequest<'_> {
 impl<'a> DeleteTopicsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, DeleteTopicState<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, DeleteTopicState<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::topic_names`].
     #[must_use]
-    pub fn with_topic_names(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.topic_names = value;
+    pub fn with_topic_names(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.topic_names = value.into();
         self
     }
 

@@ -41,8 +41,11 @@ impl<'a> DeleteTopicsResponse<'a> {
 
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, DeletableTopicResult<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, DeletableTopicResult<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 

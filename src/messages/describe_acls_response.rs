@@ -61,8 +61,11 @@ impl<'a> DescribeAclsResponse<'a> {
 
     /// Sets [`Self::resources`].
     #[must_use]
-    pub fn with_resources(mut self, value: c::Array<'a, DescribeAclsResource<'a>>) -> Self {
-        self.resources = value;
+    pub fn with_resources(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeAclsResource<'a>>>,
+    ) -> Self {
+        self.resources = value.into();
         self
     }
 
@@ -264,8 +267,8 @@ impl<'a> DescribeAclsResource<'a> {
 
     /// Sets [`Self::acls`].
     #[must_use]
-    pub fn with_acls(mut self, value: c::Array<'a, AclDescription<'a>>) -> Self {
-        self.acls = value;
+    pub fn with_acls(mut self, value: impl Into<c::Array<'a, AclDescription<'a>>>) -> Self {
+        self.acls = value.into();
         self
     }
 

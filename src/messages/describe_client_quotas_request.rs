@@ -33,8 +33,8 @@ impl Default for DescribeClientQuotasRequest<'_> {
 impl<'a> DescribeClientQuotasRequest<'a> {
     /// Sets [`Self::components`].
     #[must_use]
-    pub fn with_components(mut self, value: c::Array<'a, ComponentData<'a>>) -> Self {
-        self.components = value;
+    pub fn with_components(mut self, value: impl Into<c::Array<'a, ComponentData<'a>>>) -> Self {
+        self.components = value.into();
         self
     }
 

@@ -243,15 +243,15 @@ impl Default for EntryData<'_> {
 impl<'a> EntryData<'a> {
     /// Sets [`Self::entity`].
     #[must_use]
-    pub fn with_entity(mut self, value: c::Array<'a, EntityData<'a>>) -> Self {
-        self.entity = value;
+    pub fn with_entity(mut self, value: impl Into<c::Array<'a, EntityData<'a>>>) -> Self {
+        self.entity = value.into();
         self
     }
 
     /// Sets [`Self::values`].
     #[must_use]
-    pub fn with_values(mut self, value: c::Array<'a, ValueData<'a>>) -> Self {
-        self.values = value;
+    pub fn with_values(mut self, value: impl Into<c::Array<'a, ValueData<'a>>>) -> Self {
+        self.values = value.into();
         self
     }
 

@@ -93,8 +93,11 @@ impl<'a> DescribeClusterResponse<'a> {
 
     /// Sets [`Self::brokers`].
     #[must_use]
-    pub fn with_brokers(mut self, value: c::Array<'a, DescribeClusterBroker<'a>>) -> Self {
-        self.brokers = value;
+    pub fn with_brokers(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeClusterBroker<'a>>>,
+    ) -> Self {
+        self.brokers = value.into();
         self
     }
 

@@ -37,8 +37,11 @@ impl Default for DescribeConfigsRequest<'_> {
 impl<'a> DescribeConfigsRequest<'a> {
     /// Sets [`Self::resources`].
     #[must_use]
-    pub fn with_resources(mut self, value: c::Array<'a, DescribeConfigsResource<'a>>) -> Self {
-        self.resources = value;
+    pub fn with_resources(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeConfigsResource<'a>>>,
+    ) -> Self {
+        self.resources = value.into();
         self
     }
 

@@ -41,8 +41,11 @@ impl<'a> DescribeConfigsResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, DescribeConfigsResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeConfigsResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -233,8 +236,11 @@ impl<'a> DescribeConfigsResult<'a> {
 
     /// Sets [`Self::configs`].
     #[must_use]
-    pub fn with_configs(mut self, value: c::Array<'a, DescribeConfigsResourceResult<'a>>) -> Self {
-        self.configs = value;
+    pub fn with_configs(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeConfigsResourceResult<'a>>>,
+    ) -> Self {
+        self.configs = value.into();
         self
     }
 
@@ -475,8 +481,11 @@ impl<'a> DescribeConfigsResourceResult<'a> {
 
     /// Sets [`Self::synonyms`].
     #[must_use]
-    pub fn with_synonyms(mut self, value: c::Array<'a, DescribeConfigsSynonym<'a>>) -> Self {
-        self.synonyms = value;
+    pub fn with_synonyms(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeConfigsSynonym<'a>>>,
+    ) -> Self {
+        self.synonyms = value.into();
         self
     }
 

@@ -44,8 +44,11 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
 
     /// Sets [`Self::tokens`].
     #[must_use]
-    pub fn with_tokens(mut self, value: c::Array<'a, DescribedDelegationToken<'a>>) -> Self {
-        self.tokens = value;
+    pub fn with_tokens(
+        mut self,
+        value: impl Into<c::Array<'a, DescribedDelegationToken<'a>>>,
+    ) -> Self {
+        self.tokens = value.into();
         self
     }
 
@@ -308,9 +311,9 @@ impl<'a> DescribedDelegationToken<'a> {
     #[must_use]
     pub fn with_renewers(
         mut self,
-        value: c::Array<'a, DescribedDelegationTokenRenewer<'a>>,
+        value: impl Into<c::Array<'a, DescribedDelegationTokenRenewer<'a>>>,
     ) -> Self {
-        self.renewers = value;
+        self.renewers = value.into();
         self
     }
 

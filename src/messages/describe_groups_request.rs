@@ -33,8 +33,8 @@ impl Default for DescribeGroupsRequest<'_> {
 impl<'a> DescribeGroupsRequest<'a> {
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.groups = value;
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.groups = value.into();
         self
     }
 

@@ -40,8 +40,8 @@ impl<'a> DescribeGroupsResponse<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, DescribedGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, DescribedGroup<'a>>>) -> Self {
+        self.groups = value.into();
         self
     }
 
@@ -265,8 +265,11 @@ impl<'a> DescribedGroup<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, DescribedGroupMember<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(
+        mut self,
+        value: impl Into<c::Array<'a, DescribedGroupMember<'a>>>,
+    ) -> Self {
+        self.members = value.into();
         self
     }
 

@@ -51,8 +51,11 @@ impl<'a> DescribeLogDirsResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, DescribeLogDirsResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeLogDirsResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -250,8 +253,8 @@ impl<'a> DescribeLogDirsResult<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, DescribeLogDirsTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, DescribeLogDirsTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -482,8 +485,11 @@ impl<'a> DescribeLogDirsTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, DescribeLogDirsPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, DescribeLogDirsPartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

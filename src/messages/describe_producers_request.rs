@@ -30,8 +30,8 @@ impl Default for DescribeProducersRequest<'_> {
 impl<'a> DescribeProducersRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicRequest<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicRequest<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -169,8 +169,8 @@ impl<'a> TopicRequest<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 

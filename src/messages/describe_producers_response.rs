@@ -40,8 +40,8 @@ impl<'a> DescribeProducersResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicResponse<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicResponse<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -187,8 +187,11 @@ impl<'a> TopicResponse<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionResponse<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, PartitionResponse<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -343,8 +346,11 @@ impl<'a> PartitionResponse<'a> {
 
     /// Sets [`Self::active_producers`].
     #[must_use]
-    pub fn with_active_producers(mut self, value: c::Array<'a, ProducerState<'a>>) -> Self {
-        self.active_producers = value;
+    pub fn with_active_producers(
+        mut self,
+        value: impl Into<c::Array<'a, ProducerState<'a>>>,
+    ) -> Self {
+        self.active_producers = value.into();
         self
     }
 

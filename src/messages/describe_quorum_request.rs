@@ -30,8 +30,8 @@ impl Default for DescribeQuorumRequest<'_> {
 impl<'a> DescribeQuorumRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -164,8 +164,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

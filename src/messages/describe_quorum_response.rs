@@ -53,15 +53,15 @@ impl<'a> DescribeQuorumResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::nodes`].
     #[must_use]
-    pub fn with_nodes(mut self, value: c::Array<'a, Node<'a>>) -> Self {
-        self.nodes = value;
+    pub fn with_nodes(mut self, value: impl Into<c::Array<'a, Node<'a>>>) -> Self {
+        self.nodes = value.into();
         self
     }
 
@@ -252,8 +252,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -439,15 +439,15 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::current_voters`].
     #[must_use]
-    pub fn with_current_voters(mut self, value: c::Array<'a, ReplicaState<'a>>) -> Self {
-        self.current_voters = value;
+    pub fn with_current_voters(mut self, value: impl Into<c::Array<'a, ReplicaState<'a>>>) -> Self {
+        self.current_voters = value.into();
         self
     }
 
     /// Sets [`Self::observers`].
     #[must_use]
-    pub fn with_observers(mut self, value: c::Array<'a, ReplicaState<'a>>) -> Self {
-        self.observers = value;
+    pub fn with_observers(mut self, value: impl Into<c::Array<'a, ReplicaState<'a>>>) -> Self {
+        self.observers = value.into();
         self
     }
 
@@ -662,8 +662,8 @@ impl<'a> Node<'a> {
 
     /// Sets [`Self::listeners`].
     #[must_use]
-    pub fn with_listeners(mut self, value: c::Array<'a, Listener<'a>>) -> Self {
-        self.listeners = value;
+    pub fn with_listeners(mut self, value: impl Into<c::Array<'a, Listener<'a>>>) -> Self {
+        self.listeners = value.into();
         self
     }
 

@@ -32,9 +32,9 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     #[must_use]
     pub fn with_groups(
         mut self,
-        value: c::Array<'a, DescribeShareGroupOffsetsRequestGroup<'a>>,
+        value: impl Into<c::Array<'a, DescribeShareGroupOffsetsRequestGroup<'a>>>,
     ) -> Self {
-        self.groups = value;
+        self.groups = value.into();
         self
     }
 
@@ -318,8 +318,8 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -42,9 +42,9 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     #[must_use]
     pub fn with_groups(
         mut self,
-        value: c::Array<'a, DescribeShareGroupOffsetsResponseGroup<'a>>,
+        value: impl Into<c::Array<'a, DescribeShareGroupOffsetsResponseGroup<'a>>>,
     ) -> Self {
-        self.groups = value;
+        self.groups = value.into();
         self
     }
 
@@ -200,9 +200,9 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: c::Array<'a, DescribeShareGroupOffsetsResponseTopic<'a>>,
+        value: impl Into<c::Array<'a, DescribeShareGroupOffsetsResponseTopic<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into();
         self
     }
 
@@ -394,9 +394,9 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -36,8 +36,8 @@ impl Default for DescribeTopicPartitionsRequest<'_> {
 impl<'a> DescribeTopicPartitionsRequest<'a> {
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicRequest<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicRequest<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 

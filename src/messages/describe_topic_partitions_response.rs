@@ -45,9 +45,9 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     #[must_use]
     pub fn with_topics(
         mut self,
-        value: c::Array<'a, DescribeTopicPartitionsResponseTopic<'a>>,
+        value: impl Into<c::Array<'a, DescribeTopicPartitionsResponseTopic<'a>>>,
     ) -> Self {
-        self.topics = value;
+        self.topics = value.into();
         self
     }
 
@@ -259,9 +259,9 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 
@@ -477,15 +477,15 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 
     /// Sets [`Self::replica_nodes`].
     #[must_use]
-    pub fn with_replica_nodes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.replica_nodes = value;
+    pub fn with_replica_nodes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.replica_nodes = value.into();
         self
     }
 
     /// Sets [`Self::isr_nodes`].
     #[must_use]
-    pub fn with_isr_nodes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.isr_nodes = value;
+    pub fn with_isr_nodes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.isr_nodes = value.into();
         self
     }
 
@@ -505,8 +505,8 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 
     /// Sets [`Self::offline_replicas`].
     #[must_use]
-    pub fn with_offline_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.offline_replicas = value;
+    pub fn with_offline_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.offline_replicas = value.into();
         self
     }
 

@@ -30,8 +30,8 @@ impl Default for DescribeTransactionsRequest<'_> {
 impl<'a> DescribeTransactionsRequest<'a> {
     /// Sets [`Self::transactional_ids`].
     #[must_use]
-    pub fn with_transactional_ids(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.transactional_ids = value;
+    pub fn with_transactional_ids(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.transactional_ids = value.into();
         self
     }
 

@@ -40,8 +40,11 @@ impl<'a> DescribeTransactionsResponse<'a> {
 
     /// Sets [`Self::transaction_states`].
     #[must_use]
-    pub fn with_transaction_states(mut self, value: c::Array<'a, TransactionState<'a>>) -> Self {
-        self.transaction_states = value;
+    pub fn with_transaction_states(
+        mut self,
+        value: impl Into<c::Array<'a, TransactionState<'a>>>,
+    ) -> Self {
+        self.transaction_states = value.into();
         self
     }
 
@@ -252,8 +255,8 @@ impl<'a> TransactionState<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -456,8 +459,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

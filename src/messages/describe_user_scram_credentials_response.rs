@@ -62,9 +62,9 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     #[must_use]
     pub fn with_results(
         mut self,
-        value: c::Array<'a, DescribeUserScramCredentialsResult<'a>>,
+        value: impl Into<c::Array<'a, DescribeUserScramCredentialsResult<'a>>>,
     ) -> Self {
-        self.results = value;
+        self.results = value.into();
         self
     }
 
@@ -263,8 +263,11 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
 
     /// Sets [`Self::credential_infos`].
     #[must_use]
-    pub fn with_credential_infos(mut self, value: c::Array<'a, CredentialInfo<'a>>) -> Self {
-        self.credential_infos = value;
+    pub fn with_credential_infos(
+        mut self,
+        value: impl Into<c::Array<'a, CredentialInfo<'a>>>,
+    ) -> Self {
+        self.credential_infos = value.into();
         self
     }
 

@@ -52,9 +52,9 @@ impl<'a> ElectLeadersResponse<'a> {
     #[must_use]
     pub fn with_replica_election_results(
         mut self,
-        value: c::Array<'a, ReplicaElectionResult<'a>>,
+        value: impl Into<c::Array<'a, ReplicaElectionResult<'a>>>,
     ) -> Self {
-        self.replica_election_results = value;
+        self.replica_election_results = value.into();
         self
     }
 
@@ -244,8 +244,11 @@ impl<'a> ReplicaElectionResult<'a> {
 
     /// Sets [`Self::partition_result`].
     #[must_use]
-    pub fn with_partition_result(mut self, value: c::Array<'a, PartitionResult<'a>>) -> Self {
-        self.partition_result = value;
+    pub fn with_partition_result(
+        mut self,
+        value: impl Into<c::Array<'a, PartitionResult<'a>>>,
+    ) -> Self {
+        self.partition_result = value.into();
         self
     }
 

@@ -43,15 +43,18 @@ impl<'a> EndQuorumEpochRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::leader_endpoints`].
     #[must_use]
-    pub fn with_leader_endpoints(mut self, value: c::Array<'a, LeaderEndpoint<'a>>) -> Self {
-        self.leader_endpoints = value;
+    pub fn with_leader_endpoints(
+        mut self,
+        value: impl Into<c::Array<'a, LeaderEndpoint<'a>>>,
+    ) -> Self {
+        self.leader_endpoints = value.into();
         self
     }
 
@@ -243,8 +246,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -415,15 +418,18 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::preferred_successors`].
     #[must_use]
-    pub fn with_preferred_successors(mut self, value: c::Array<'a, i32>) -> Self {
-        self.preferred_successors = value;
+    pub fn with_preferred_successors(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.preferred_successors = value.into();
         self
     }
 
     /// Sets [`Self::preferred_candidates`].
     #[must_use]
-    pub fn with_preferred_candidates(mut self, value: c::Array<'a, ReplicaInfo<'a>>) -> Self {
-        self.preferred_candidates = value;
+    pub fn with_preferred_candidates(
+        mut self,
+        value: impl Into<c::Array<'a, ReplicaInfo<'a>>>,
+    ) -> Self {
+        self.preferred_candidates = value.into();
         self
     }
 

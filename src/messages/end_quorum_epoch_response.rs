@@ -43,15 +43,15 @@ impl<'a> EndQuorumEpochResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::node_endpoints`].
     #[must_use]
-    pub fn with_node_endpoints(mut self, value: c::Array<'a, NodeEndpoint<'a>>) -> Self {
-        self.node_endpoints = value;
+    pub fn with_node_endpoints(mut self, value: impl Into<c::Array<'a, NodeEndpoint<'a>>>) -> Self {
+        self.node_endpoints = value.into();
         self
     }
 
@@ -256,8 +256,8 @@ impl<'a> TopicData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

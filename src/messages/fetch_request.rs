@@ -127,15 +127,18 @@ impl<'a> FetchRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, FetchTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, FetchTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::forgotten_topics_data`].
     #[must_use]
-    pub fn with_forgotten_topics_data(mut self, value: c::Array<'a, ForgottenTopic<'a>>) -> Self {
-        self.forgotten_topics_data = value;
+    pub fn with_forgotten_topics_data(
+        mut self,
+        value: impl Into<c::Array<'a, ForgottenTopic<'a>>>,
+    ) -> Self {
+        self.forgotten_topics_data = value.into();
         self
     }
 
@@ -667,8 +670,8 @@ impl<'a> FetchTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, FetchPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, FetchPartition<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -1192,8 +1195,8 @@ impl<'a> ForgottenTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -64,15 +64,18 @@ impl<'a> FetchResponse<'a> {
 
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, FetchableTopicResponse<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, FetchableTopicResponse<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 
     /// Sets [`Self::node_endpoints`].
     #[must_use]
-    pub fn with_node_endpoints(mut self, value: c::Array<'a, NodeEndpoint<'a>>) -> Self {
-        self.node_endpoints = value;
+    pub fn with_node_endpoints(mut self, value: impl Into<c::Array<'a, NodeEndpoint<'a>>>) -> Self {
+        self.node_endpoints = value.into();
         self
     }
 
@@ -342,8 +345,8 @@ impl<'a> FetchableTopicResponse<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

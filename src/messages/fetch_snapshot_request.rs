@@ -60,8 +60,8 @@ impl<'a> FetchSnapshotRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TopicSnapshot<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, TopicSnapshot<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -246,8 +246,11 @@ impl<'a> TopicSnapshot<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionSnapshot<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, PartitionSnapshot<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -50,8 +50,8 @@ impl<'a> FindCoordinatorRequest<'a> {
 
     /// Sets [`Self::coordinator_keys`].
     #[must_use]
-    pub fn with_coordinator_keys(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.coordinator_keys = value;
+    pub fn with_coordinator_keys(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.coordinator_keys = value.into();
         self
     }
 

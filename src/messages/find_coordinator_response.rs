@@ -90,8 +90,8 @@ impl<'a> FindCoordinatorResponse<'a> {
 
     /// Sets [`Self::coordinators`].
     #[must_use]
-    pub fn with_coordinators(mut self, value: c::Array<'a, Coordinator<'a>>) -> Self {
-        self.coordinators = value;
+    pub fn with_coordinators(mut self, value: impl Into<c::Array<'a, Coordinator<'a>>>) -> Self {
+        self.coordinators = value.into();
         self
     }
 

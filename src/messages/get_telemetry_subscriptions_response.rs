@@ -82,8 +82,8 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
     /// Sets [`Self::accepted_compression_types`].
     #[must_use]
-    pub fn with_accepted_compression_types(mut self, value: c::Array<'a, i8>) -> Self {
-        self.accepted_compression_types = value;
+    pub fn with_accepted_compression_types(mut self, value: impl Into<c::Array<'a, i8>>) -> Self {
+        self.accepted_compression_types = value.into();
         self
     }
 
@@ -110,8 +110,8 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
     /// Sets [`Self::requested_metrics`].
     #[must_use]
-    pub fn with_requested_metrics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.requested_metrics = value;
+    pub fn with_requested_metrics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.requested_metrics = value.into();
         self
     }
 

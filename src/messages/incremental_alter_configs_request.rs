@@ -33,8 +33,11 @@ impl Default for IncrementalAlterConfigsRequest<'_> {
 impl<'a> IncrementalAlterConfigsRequest<'a> {
     /// Sets [`Self::resources`].
     #[must_use]
-    pub fn with_resources(mut self, value: c::Array<'a, AlterConfigsResource<'a>>) -> Self {
-        self.resources = value;
+    pub fn with_resources(
+        mut self,
+        value: impl Into<c::Array<'a, AlterConfigsResource<'a>>>,
+    ) -> Self {
+        self.resources = value.into();
         self
     }
 
@@ -217,8 +220,8 @@ impl<'a> AlterConfigsResource<'a> {
 
     /// Sets [`Self::configs`].
     #[must_use]
-    pub fn with_configs(mut self, value: c::Array<'a, AlterableConfig<'a>>) -> Self {
-        self.configs = value;
+    pub fn with_configs(mut self, value: impl Into<c::Array<'a, AlterableConfig<'a>>>) -> Self {
+        self.configs = value.into();
         self
     }
 

@@ -30,8 +30,11 @@ impl Default for InitializeShareGroupStateResponse<'_> {
 impl<'a> InitializeShareGroupStateResponse<'a> {
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, InitializeStateResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, InitializeStateResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -176,8 +179,8 @@ impl<'a> InitializeStateResult<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionResult<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionResult<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -93,8 +93,11 @@ impl<'a> JoinGroupRequest<'a> {
 
     /// Sets [`Self::protocols`].
     #[must_use]
-    pub fn with_protocols(mut self, value: c::Array<'a, JoinGroupRequestProtocol<'a>>) -> Self {
-        self.protocols = value;
+    pub fn with_protocols(
+        mut self,
+        value: impl Into<c::Array<'a, JoinGroupRequestProtocol<'a>>>,
+    ) -> Self {
+        self.protocols = value.into();
         self
     }
 

@@ -110,8 +110,11 @@ impl<'a> JoinGroupResponse<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, JoinGroupResponseMember<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(
+        mut self,
+        value: impl Into<c::Array<'a, JoinGroupResponseMember<'a>>>,
+    ) -> Self {
+        self.members = value.into();
         self
     }
 

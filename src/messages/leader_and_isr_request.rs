@@ -89,23 +89,29 @@ impl<'a> LeaderAndIsrRequest<'a> {
     #[must_use]
     pub fn with_ungrouped_partition_states(
         mut self,
-        value: c::Array<'a, LeaderAndIsrPartitionState<'a>>,
+        value: impl Into<c::Array<'a, LeaderAndIsrPartitionState<'a>>>,
     ) -> Self {
-        self.ungrouped_partition_states = value;
+        self.ungrouped_partition_states = value.into();
         self
     }
 
     /// Sets [`Self::topic_states`].
     #[must_use]
-    pub fn with_topic_states(mut self, value: c::Array<'a, LeaderAndIsrTopicState<'a>>) -> Self {
-        self.topic_states = value;
+    pub fn with_topic_states(
+        mut self,
+        value: impl Into<c::Array<'a, LeaderAndIsrTopicState<'a>>>,
+    ) -> Self {
+        self.topic_states = value.into();
         self
     }
 
     /// Sets [`Self::live_leaders`].
     #[must_use]
-    pub fn with_live_leaders(mut self, value: c::Array<'a, LeaderAndIsrLiveLeader<'a>>) -> Self {
-        self.live_leaders = value;
+    pub fn with_live_leaders(
+        mut self,
+        value: impl Into<c::Array<'a, LeaderAndIsrLiveLeader<'a>>>,
+    ) -> Self {
+        self.live_leaders = value.into();
         self
     }
 
@@ -423,9 +429,9 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[must_use]
     pub fn with_partition_states(
         mut self,
-        value: c::Array<'a, LeaderAndIsrPartitionState<'a>>,
+        value: impl Into<c::Array<'a, LeaderAndIsrPartitionState<'a>>>,
     ) -> Self {
-        self.partition_states = value;
+        self.partition_states = value.into();
         self
     }
 
@@ -802,8 +808,8 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 
     /// Sets [`Self::isr`].
     #[must_use]
-    pub fn with_isr(mut self, value: c::Array<'a, i32>) -> Self {
-        self.isr = value;
+    pub fn with_isr(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.isr = value.into();
         self
     }
 
@@ -816,22 +822,22 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 
     /// Sets [`Self::replicas`].
     #[must_use]
-    pub fn with_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.replicas = value;
+    pub fn with_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.replicas = value.into();
         self
     }
 
     /// Sets [`Self::adding_replicas`].
     #[must_use]
-    pub fn with_adding_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.adding_replicas = value;
+    pub fn with_adding_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.adding_replicas = value.into();
         self
     }
 
     /// Sets [`Self::removing_replicas`].
     #[must_use]
-    pub fn with_removing_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.removing_replicas = value;
+    pub fn with_removing_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.removing_replicas = value.into();
         self
     }
 

@@ -46,16 +46,19 @@ impl<'a> LeaderAndIsrResponse<'a> {
     #[must_use]
     pub fn with_partition_errors(
         mut self,
-        value: c::Array<'a, LeaderAndIsrPartitionError<'a>>,
+        value: impl Into<c::Array<'a, LeaderAndIsrPartitionError<'a>>>,
     ) -> Self {
-        self.partition_errors = value;
+        self.partition_errors = value.into();
         self
     }
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, LeaderAndIsrTopicError<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, LeaderAndIsrTopicError<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -267,9 +270,9 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     #[must_use]
     pub fn with_partition_errors(
         mut self,
-        value: c::Array<'a, LeaderAndIsrPartitionError<'a>>,
+        value: impl Into<c::Array<'a, LeaderAndIsrPartitionError<'a>>>,
     ) -> Self {
-        self.partition_errors = value;
+        self.partition_errors = value.into();
         self
     }
 

@@ -51,15 +51,15 @@ impl<'a> LeaderChangeMessage<'a> {
 
     /// Sets [`Self::voters`].
     #[must_use]
-    pub fn with_voters(mut self, value: c::Array<'a, Voter<'a>>) -> Self {
-        self.voters = value;
+    pub fn with_voters(mut self, value: impl Into<c::Array<'a, Voter<'a>>>) -> Self {
+        self.voters = value.into();
         self
     }
 
     /// Sets [`Self::granting_voters`].
     #[must_use]
-    pub fn with_granting_voters(mut self, value: c::Array<'a, Voter<'a>>) -> Self {
-        self.granting_voters = value;
+    pub fn with_granting_voters(mut self, value: impl Into<c::Array<'a, Voter<'a>>>) -> Self {
+        self.granting_voters = value.into();
         self
     }
 

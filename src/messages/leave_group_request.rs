@@ -50,8 +50,8 @@ impl<'a> LeaveGroupRequest<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, MemberIdentity<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(mut self, value: impl Into<c::Array<'a, MemberIdentity<'a>>>) -> Self {
+        self.members = value.into();
         self
     }
 

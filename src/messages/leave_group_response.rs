@@ -50,8 +50,8 @@ impl<'a> LeaveGroupResponse<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, MemberResponse<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(mut self, value: impl Into<c::Array<'a, MemberResponse<'a>>>) -> Self {
+        self.members = value.into();
         self
     }
 

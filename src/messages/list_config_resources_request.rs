@@ -30,8 +30,8 @@ impl Default for ListConfigResourcesRequest<'_> {
 impl<'a> ListConfigResourcesRequest<'a> {
     /// Sets [`Self::resource_types`].
     #[must_use]
-    pub fn with_resource_types(mut self, value: c::Array<'a, i8>) -> Self {
-        self.resource_types = value;
+    pub fn with_resource_types(mut self, value: impl Into<c::Array<'a, i8>>) -> Self {
+        self.resource_types = value.into();
         self
     }
 

@@ -50,8 +50,11 @@ impl<'a> ListConfigResourcesResponse<'a> {
 
     /// Sets [`Self::config_resources`].
     #[must_use]
-    pub fn with_config_resources(mut self, value: c::Array<'a, ConfigResource<'a>>) -> Self {
-        self.config_resources = value;
+    pub fn with_config_resources(
+        mut self,
+        value: impl Into<c::Array<'a, ConfigResource<'a>>>,
+    ) -> Self {
+        self.config_resources = value.into();
         self
     }
 

@@ -33,15 +33,15 @@ impl Default for ListGroupsRequest<'_> {
 impl<'a> ListGroupsRequest<'a> {
     /// Sets [`Self::states_filter`].
     #[must_use]
-    pub fn with_states_filter(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.states_filter = value;
+    pub fn with_states_filter(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.states_filter = value.into();
         self
     }
 
     /// Sets [`Self::types_filter`].
     #[must_use]
-    pub fn with_types_filter(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.types_filter = value;
+    pub fn with_types_filter(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.types_filter = value.into();
         self
     }
 

@@ -50,8 +50,8 @@ impl<'a> ListGroupsResponse<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, ListedGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, ListedGroup<'a>>>) -> Self {
+        self.groups = value.into();
         self
     }
 

@@ -54,8 +54,8 @@ impl<'a> ListOffsetsRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, ListOffsetsTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, ListOffsetsTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -265,8 +265,11 @@ impl<'a> ListOffsetsTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, ListOffsetsPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, ListOffsetsPartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

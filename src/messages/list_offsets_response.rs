@@ -41,8 +41,11 @@ impl<'a> ListOffsetsResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, ListOffsetsTopicResponse<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, ListOffsetsTopicResponse<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -215,9 +218,9 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, ListOffsetsPartitionResponse<'a>>,
+        value: impl Into<c::Array<'a, ListOffsetsPartitionResponse<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 
@@ -384,8 +387,8 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
 
     /// Sets [`Self::old_style_offsets`].
     #[must_use]
-    pub fn with_old_style_offsets(mut self, value: c::Array<'a, i64>) -> Self {
-        self.old_style_offsets = value;
+    pub fn with_old_style_offsets(mut self, value: impl Into<c::Array<'a, i64>>) -> Self {
+        self.old_style_offsets = value.into();
         self
     }
 

@@ -198,8 +198,8 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 

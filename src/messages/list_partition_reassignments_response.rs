@@ -60,8 +60,11 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OngoingTopicReassignment<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OngoingTopicReassignment<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -242,9 +245,9 @@ impl<'a> OngoingTopicReassignment<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OngoingPartitionReassignment<'a>>,
+        value: impl Into<c::Array<'a, OngoingPartitionReassignment<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 
@@ -385,22 +388,22 @@ impl<'a> OngoingPartitionReassignment<'a> {
 
     /// Sets [`Self::replicas`].
     #[must_use]
-    pub fn with_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.replicas = value;
+    pub fn with_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.replicas = value.into();
         self
     }
 
     /// Sets [`Self::adding_replicas`].
     #[must_use]
-    pub fn with_adding_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.adding_replicas = value;
+    pub fn with_adding_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.adding_replicas = value.into();
         self
     }
 
     /// Sets [`Self::removing_replicas`].
     #[must_use]
-    pub fn with_removing_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.removing_replicas = value;
+    pub fn with_removing_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.removing_replicas = value.into();
         self
     }
 

@@ -39,15 +39,15 @@ impl Default for ListTransactionsRequest<'_> {
 impl<'a> ListTransactionsRequest<'a> {
     /// Sets [`Self::state_filters`].
     #[must_use]
-    pub fn with_state_filters(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.state_filters = value;
+    pub fn with_state_filters(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.state_filters = value.into();
         self
     }
 
     /// Sets [`Self::producer_id_filters`].
     #[must_use]
-    pub fn with_producer_id_filters(mut self, value: c::Array<'a, i64>) -> Self {
-        self.producer_id_filters = value;
+    pub fn with_producer_id_filters(mut self, value: impl Into<c::Array<'a, i64>>) -> Self {
+        self.producer_id_filters = value.into();
         self
     }
 

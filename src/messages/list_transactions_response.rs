@@ -53,15 +53,18 @@ impl<'a> ListTransactionsResponse<'a> {
 
     /// Sets [`Self::unknown_state_filters`].
     #[must_use]
-    pub fn with_unknown_state_filters(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.unknown_state_filters = value;
+    pub fn with_unknown_state_filters(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.unknown_state_filters = value.into();
         self
     }
 
     /// Sets [`Self::transaction_states`].
     #[must_use]
-    pub fn with_transaction_states(mut self, value: c::Array<'a, TransactionState<'a>>) -> Self {
-        self.transaction_states = value;
+    pub fn with_transaction_states(
+        mut self,
+        value: impl Into<c::Array<'a, TransactionState<'a>>>,
+    ) -> Self {
+        self.transaction_states = value.into();
         self
     }
 

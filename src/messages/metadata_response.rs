@@ -55,8 +55,11 @@ impl<'a> MetadataResponse<'a> {
 
     /// Sets [`Self::brokers`].
     #[must_use]
-    pub fn with_brokers(mut self, value: c::Array<'a, MetadataResponseBroker<'a>>) -> Self {
-        self.brokers = value;
+    pub fn with_brokers(
+        mut self,
+        value: impl Into<c::Array<'a, MetadataResponseBroker<'a>>>,
+    ) -> Self {
+        self.brokers = value.into();
         self
     }
 
@@ -76,8 +79,11 @@ impl<'a> MetadataResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, MetadataResponseTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, MetadataResponseTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -579,8 +585,11 @@ impl<'a> MetadataResponseTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, MetadataResponsePartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, MetadataResponsePartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -850,22 +859,22 @@ impl<'a> MetadataResponsePartition<'a> {
 
     /// Sets [`Self::replica_nodes`].
     #[must_use]
-    pub fn with_replica_nodes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.replica_nodes = value;
+    pub fn with_replica_nodes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.replica_nodes = value.into();
         self
     }
 
     /// Sets [`Self::isr_nodes`].
     #[must_use]
-    pub fn with_isr_nodes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.isr_nodes = value;
+    pub fn with_isr_nodes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.isr_nodes = value.into();
         self
     }
 
     /// Sets [`Self::offline_replicas`].
     #[must_use]
-    pub fn with_offline_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.offline_replicas = value;
+    pub fn with_offline_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.offline_replicas = value.into();
         self
     }
 

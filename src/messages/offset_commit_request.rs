@@ -81,8 +81,11 @@ impl<'a> OffsetCommitRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetCommitRequestTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetCommitRequestTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -345,9 +348,9 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetCommitRequestPartition<'a>>,
+        value: impl Into<c::Array<'a, OffsetCommitRequestPartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -41,8 +41,11 @@ impl<'a> OffsetCommitResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetCommitResponseTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetCommitResponseTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -225,9 +228,9 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetCommitResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, OffsetCommitResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

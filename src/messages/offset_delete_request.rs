@@ -40,8 +40,11 @@ impl<'a> OffsetDeleteRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetDeleteRequestTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetDeleteRequestTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -189,9 +192,9 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetDeleteRequestPartition<'a>>,
+        value: impl Into<c::Array<'a, OffsetDeleteRequestPartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

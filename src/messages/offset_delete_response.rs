@@ -50,8 +50,11 @@ impl<'a> OffsetDeleteResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetDeleteResponseTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetDeleteResponseTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -203,9 +206,9 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetDeleteResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, OffsetDeleteResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -54,8 +54,11 @@ impl<'a> OffsetFetchRequest<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, OffsetFetchRequestGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetFetchRequestGroup<'a>>>,
+    ) -> Self {
+        self.groups = value.into();
         self
     }
 
@@ -342,8 +345,8 @@ impl<'a> OffsetFetchRequestTopic<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 
@@ -694,8 +697,8 @@ impl<'a> OffsetFetchRequestTopics<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 

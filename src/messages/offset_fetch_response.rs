@@ -47,8 +47,11 @@ impl<'a> OffsetFetchResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetFetchResponseTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetFetchResponseTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -61,8 +64,11 @@ impl<'a> OffsetFetchResponse<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, OffsetFetchResponseGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetFetchResponseGroup<'a>>>,
+    ) -> Self {
+        self.groups = value.into();
         self
     }
 
@@ -302,9 +308,9 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetFetchResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, OffsetFetchResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 
@@ -665,8 +671,11 @@ impl<'a> OffsetFetchResponseGroup<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetFetchResponseTopics<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetFetchResponseTopics<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -821,9 +830,9 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, OffsetFetchResponsePartitions<'a>>,
+        value: impl Into<c::Array<'a, OffsetFetchResponsePartitions<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -41,8 +41,8 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetForLeaderTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, OffsetForLeaderTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -213,8 +213,11 @@ impl<'a> OffsetForLeaderTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, OffsetForLeaderPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetForLeaderPartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -41,8 +41,11 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, OffsetForLeaderTopicResult<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, OffsetForLeaderTopicResult<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -213,8 +216,8 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, EpochEndOffset<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, EpochEndOffset<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

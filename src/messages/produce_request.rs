@@ -61,8 +61,8 @@ impl<'a> ProduceRequest<'a> {
 
     /// Sets [`Self::topic_data`].
     #[must_use]
-    pub fn with_topic_data(mut self, value: c::Array<'a, TopicProduceData<'a>>) -> Self {
-        self.topic_data = value;
+    pub fn with_topic_data(mut self, value: impl Into<c::Array<'a, TopicProduceData<'a>>>) -> Self {
+        self.topic_data = value.into();
         self
     }
 
@@ -270,8 +270,11 @@ impl<'a> TopicProduceData<'a> {
 
     /// Sets [`Self::partition_data`].
     #[must_use]
-    pub fn with_partition_data(mut self, value: c::Array<'a, PartitionProduceData<'a>>) -> Self {
-        self.partition_data = value;
+    pub fn with_partition_data(
+        mut self,
+        value: impl Into<c::Array<'a, PartitionProduceData<'a>>>,
+    ) -> Self {
+        self.partition_data = value.into();
         self
     }
 

@@ -37,8 +37,11 @@ impl Default for ProduceResponse<'_> {
 impl<'a> ProduceResponse<'a> {
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, TopicProduceResponse<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, TopicProduceResponse<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 
@@ -51,8 +54,8 @@ impl<'a> ProduceResponse<'a> {
 
     /// Sets [`Self::node_endpoints`].
     #[must_use]
-    pub fn with_node_endpoints(mut self, value: c::Array<'a, NodeEndpoint<'a>>) -> Self {
-        self.node_endpoints = value;
+    pub fn with_node_endpoints(mut self, value: impl Into<c::Array<'a, NodeEndpoint<'a>>>) -> Self {
+        self.node_endpoints = value.into();
         self
     }
 
@@ -282,9 +285,9 @@ impl<'a> TopicProduceResponse<'a> {
     #[must_use]
     pub fn with_partition_responses(
         mut self,
-        value: c::Array<'a, PartitionProduceResponse<'a>>,
+        value: impl Into<c::Array<'a, PartitionProduceResponse<'a>>>,
     ) -> Self {
-        self.partition_responses = value;
+        self.partition_responses = value.into();
         self
     }
 
@@ -508,9 +511,9 @@ impl<'a> PartitionProduceResponse<'a> {
     #[must_use]
     pub fn with_record_errors(
         mut self,
-        value: c::Array<'a, BatchIndexAndErrorMessage<'a>>,
+        value: impl Into<c::Array<'a, BatchIndexAndErrorMessage<'a>>>,
     ) -> Self {
-        self.record_errors = value;
+        self.record_errors = value.into();
         self
     }
 

@@ -30,8 +30,8 @@ impl Default for ReadShareGroupStateResponse<'_> {
 impl<'a> ReadShareGroupStateResponse<'a> {
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, ReadStateResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(mut self, value: impl Into<c::Array<'a, ReadStateResult<'a>>>) -> Self {
+        self.results = value.into();
         self
     }
 
@@ -169,8 +169,8 @@ impl<'a> ReadStateResult<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionResult<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionResult<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -341,8 +341,8 @@ impl<'a> PartitionResult<'a> {
 
     /// Sets [`Self::state_batches`].
     #[must_use]
-    pub fn with_state_batches(mut self, value: c::Array<'a, StateBatch<'a>>) -> Self {
-        self.state_batches = value;
+    pub fn with_state_batches(mut self, value: impl Into<c::Array<'a, StateBatch<'a>>>) -> Self {
+        self.state_batches = value.into();
         self
     }
 

@@ -40,8 +40,8 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, ReadStateSummaryData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, ReadStateSummaryData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -193,8 +193,8 @@ impl<'a> ReadStateSummaryData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -40,8 +40,8 @@ impl<'a> SaslHandshakeResponse<'a> {
 
     /// Sets [`Self::mechanisms`].
     #[must_use]
-    pub fn with_mechanisms(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.mechanisms = value;
+    pub fn with_mechanisms(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.mechanisms = value.into();
         self
     }
 

@@ -70,8 +70,8 @@ impl<'a> ShareAcknowledgeRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, AcknowledgeTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, AcknowledgeTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -265,8 +265,11 @@ impl<'a> AcknowledgeTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, AcknowledgePartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, AcknowledgePartition<'a>>>,
+    ) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -397,9 +400,9 @@ impl<'a> AcknowledgePartition<'a> {
     #[must_use]
     pub fn with_acknowledgement_batches(
         mut self,
-        value: c::Array<'a, AcknowledgementBatch<'a>>,
+        value: impl Into<c::Array<'a, AcknowledgementBatch<'a>>>,
     ) -> Self {
-        self.acknowledgement_batches = value;
+        self.acknowledgement_batches = value.into();
         self
     }
 
@@ -540,8 +543,8 @@ impl<'a> AcknowledgementBatch<'a> {
 
     /// Sets [`Self::acknowledge_types`].
     #[must_use]
-    pub fn with_acknowledge_types(mut self, value: c::Array<'a, i8>) -> Self {
-        self.acknowledge_types = value;
+    pub fn with_acknowledge_types(mut self, value: impl Into<c::Array<'a, i8>>) -> Self {
+        self.acknowledge_types = value.into();
         self
     }
 

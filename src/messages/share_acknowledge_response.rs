@@ -75,16 +75,16 @@ impl<'a> ShareAcknowledgeResponse<'a> {
     #[must_use]
     pub fn with_responses(
         mut self,
-        value: c::Array<'a, ShareAcknowledgeTopicResponse<'a>>,
+        value: impl Into<c::Array<'a, ShareAcknowledgeTopicResponse<'a>>>,
     ) -> Self {
-        self.responses = value;
+        self.responses = value.into();
         self
     }
 
     /// Sets [`Self::node_endpoints`].
     #[must_use]
-    pub fn with_node_endpoints(mut self, value: c::Array<'a, NodeEndpoint<'a>>) -> Self {
-        self.node_endpoints = value;
+    pub fn with_node_endpoints(mut self, value: impl Into<c::Array<'a, NodeEndpoint<'a>>>) -> Self {
+        self.node_endpoints = value.into();
         self
     }
 
@@ -291,8 +291,8 @@ impl<'a> ShareAcknowledgeTopicResponse<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -133,15 +133,18 @@ impl<'a> ShareFetchRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, FetchTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, FetchTopic<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::forgotten_topics_data`].
     #[must_use]
-    pub fn with_forgotten_topics_data(mut self, value: c::Array<'a, ForgottenTopic<'a>>) -> Self {
-        self.forgotten_topics_data = value;
+    pub fn with_forgotten_topics_data(
+        mut self,
+        value: impl Into<c::Array<'a, ForgottenTopic<'a>>>,
+    ) -> Self {
+        self.forgotten_topics_data = value.into();
         self
     }
 
@@ -406,8 +409,8 @@ impl<'a> FetchTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, FetchPartition<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, FetchPartition<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -543,9 +546,9 @@ impl<'a> FetchPartition<'a> {
     #[must_use]
     pub fn with_acknowledgement_batches(
         mut self,
-        value: c::Array<'a, AcknowledgementBatch<'a>>,
+        value: impl Into<c::Array<'a, AcknowledgementBatch<'a>>>,
     ) -> Self {
-        self.acknowledgement_batches = value;
+        self.acknowledgement_batches = value.into();
         self
     }
 
@@ -697,8 +700,8 @@ impl<'a> AcknowledgementBatch<'a> {
 
     /// Sets [`Self::acknowledge_types`].
     #[must_use]
-    pub fn with_acknowledge_types(mut self, value: c::Array<'a, i8>) -> Self {
-        self.acknowledge_types = value;
+    pub fn with_acknowledge_types(mut self, value: impl Into<c::Array<'a, i8>>) -> Self {
+        self.acknowledge_types = value.into();
         self
     }
 
@@ -845,8 +848,8 @@ impl<'a> ForgottenTopic<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

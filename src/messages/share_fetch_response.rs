@@ -73,15 +73,18 @@ impl<'a> ShareFetchResponse<'a> {
 
     /// Sets [`Self::responses`].
     #[must_use]
-    pub fn with_responses(mut self, value: c::Array<'a, ShareFetchableTopicResponse<'a>>) -> Self {
-        self.responses = value;
+    pub fn with_responses(
+        mut self,
+        value: impl Into<c::Array<'a, ShareFetchableTopicResponse<'a>>>,
+    ) -> Self {
+        self.responses = value.into();
         self
     }
 
     /// Sets [`Self::node_endpoints`].
     #[must_use]
-    pub fn with_node_endpoints(mut self, value: c::Array<'a, NodeEndpoint<'a>>) -> Self {
-        self.node_endpoints = value;
+    pub fn with_node_endpoints(mut self, value: impl Into<c::Array<'a, NodeEndpoint<'a>>>) -> Self {
+        self.node_endpoints = value.into();
         self
     }
 
@@ -273,8 +276,8 @@ impl<'a> ShareFetchableTopicResponse<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -463,8 +466,11 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::acquired_records`].
     #[must_use]
-    pub fn with_acquired_records(mut self, value: c::Array<'a, AcquiredRecords<'a>>) -> Self {
-        self.acquired_records = value;
+    pub fn with_acquired_records(
+        mut self,
+        value: impl Into<c::Array<'a, AcquiredRecords<'a>>>,
+    ) -> Self {
+        self.acquired_records = value.into();
         self
     }
 

@@ -285,8 +285,11 @@ impl Default for Assignment<'_> {
 impl<'a> Assignment<'a> {
     /// Sets [`Self::topic_partitions`].
     #[must_use]
-    pub fn with_topic_partitions(mut self, value: c::Array<'a, TopicPartitions<'a>>) -> Self {
-        self.topic_partitions = value;
+    pub fn with_topic_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartitions<'a>>>,
+    ) -> Self {
+        self.topic_partitions = value.into();
         self
     }
 
@@ -409,8 +412,8 @@ impl<'a> TopicPartitions<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

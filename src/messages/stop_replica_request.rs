@@ -89,23 +89,26 @@ impl<'a> StopReplicaRequest<'a> {
     #[must_use]
     pub fn with_ungrouped_partitions(
         mut self,
-        value: c::Array<'a, StopReplicaPartitionV0<'a>>,
+        value: impl Into<c::Array<'a, StopReplicaPartitionV0<'a>>>,
     ) -> Self {
-        self.ungrouped_partitions = value;
+        self.ungrouped_partitions = value.into();
         self
     }
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, StopReplicaTopicV1<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, StopReplicaTopicV1<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
     /// Sets [`Self::topic_states`].
     #[must_use]
-    pub fn with_topic_states(mut self, value: c::Array<'a, StopReplicaTopicState<'a>>) -> Self {
-        self.topic_states = value;
+    pub fn with_topic_states(
+        mut self,
+        value: impl Into<c::Array<'a, StopReplicaTopicState<'a>>>,
+    ) -> Self {
+        self.topic_states = value.into();
         self
     }
 
@@ -550,8 +553,8 @@ impl<'a> StopReplicaTopicV1<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 
@@ -701,9 +704,9 @@ impl<'a> StopReplicaTopicState<'a> {
     #[must_use]
     pub fn with_partition_states(
         mut self,
-        value: c::Array<'a, StopReplicaPartitionState<'a>>,
+        value: impl Into<c::Array<'a, StopReplicaPartitionState<'a>>>,
     ) -> Self {
-        self.partition_states = value;
+        self.partition_states = value.into();
         self
     }
 

@@ -43,9 +43,9 @@ impl<'a> StopReplicaResponse<'a> {
     #[must_use]
     pub fn with_partition_errors(
         mut self,
-        value: c::Array<'a, StopReplicaPartitionError<'a>>,
+        value: impl Into<c::Array<'a, StopReplicaPartitionError<'a>>>,
     ) -> Self {
-        self.partition_errors = value;
+        self.partition_errors = value.into();
         self
     }
 

@@ -40,8 +40,8 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
 
     /// Sets [`Self::groups`].
     #[must_use]
-    pub fn with_groups(mut self, value: c::Array<'a, DescribedGroup<'a>>) -> Self {
-        self.groups = value;
+    pub fn with_groups(mut self, value: impl Into<c::Array<'a, DescribedGroup<'a>>>) -> Self {
+        self.groups = value.into();
         self
     }
 
@@ -259,8 +259,8 @@ impl<'a> DescribedGroup<'a> {
 
     /// Sets [`Self::members`].
     #[must_use]
-    pub fn with_members(mut self, value: c::Array<'a, Member<'a>>) -> Self {
-        self.members = value;
+    pub fn with_members(mut self, value: impl Into<c::Array<'a, Member<'a>>>) -> Self {
+        self.members = value.into();
         self
     }
 
@@ -748,29 +748,35 @@ impl<'a> Subtopology<'a> {
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.source_topics = value;
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.source_topics = value.into();
         self
     }
 
     /// Sets [`Self::repartition_sink_topics`].
     #[must_use]
-    pub fn with_repartition_sink_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.repartition_sink_topics = value;
+    pub fn with_repartition_sink_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.repartition_sink_topics = value.into();
         self
     }
 
     /// Sets [`Self::state_changelog_topics`].
     #[must_use]
-    pub fn with_state_changelog_topics(mut self, value: c::Array<'a, TopicInfo<'a>>) -> Self {
-        self.state_changelog_topics = value;
+    pub fn with_state_changelog_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TopicInfo<'a>>>,
+    ) -> Self {
+        self.state_changelog_topics = value.into();
         self
     }
 
     /// Sets [`Self::repartition_source_topics`].
     #[must_use]
-    pub fn with_repartition_source_topics(mut self, value: c::Array<'a, TopicInfo<'a>>) -> Self {
-        self.repartition_source_topics = value;
+    pub fn with_repartition_source_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TopicInfo<'a>>>,
+    ) -> Self {
+        self.repartition_source_topics = value.into();
         self
     }
 
@@ -1075,22 +1081,22 @@ impl<'a> Member<'a> {
 
     /// Sets [`Self::client_tags`].
     #[must_use]
-    pub fn with_client_tags(mut self, value: c::Array<'a, KeyValue<'a>>) -> Self {
-        self.client_tags = value;
+    pub fn with_client_tags(mut self, value: impl Into<c::Array<'a, KeyValue<'a>>>) -> Self {
+        self.client_tags = value.into();
         self
     }
 
     /// Sets [`Self::task_offsets`].
     #[must_use]
-    pub fn with_task_offsets(mut self, value: c::Array<'a, TaskOffset<'a>>) -> Self {
-        self.task_offsets = value;
+    pub fn with_task_offsets(mut self, value: impl Into<c::Array<'a, TaskOffset<'a>>>) -> Self {
+        self.task_offsets = value.into();
         self
     }
 
     /// Sets [`Self::task_end_offsets`].
     #[must_use]
-    pub fn with_task_end_offsets(mut self, value: c::Array<'a, TaskOffset<'a>>) -> Self {
-        self.task_end_offsets = value;
+    pub fn with_task_end_offsets(mut self, value: impl Into<c::Array<'a, TaskOffset<'a>>>) -> Self {
+        self.task_end_offsets = value.into();
         self
     }
 
@@ -1725,22 +1731,22 @@ impl Default for Assignment<'_> {
 impl<'a> Assignment<'a> {
     /// Sets [`Self::active_tasks`].
     #[must_use]
-    pub fn with_active_tasks(mut self, value: c::Array<'a, TaskIds<'a>>) -> Self {
-        self.active_tasks = value;
+    pub fn with_active_tasks(mut self, value: impl Into<c::Array<'a, TaskIds<'a>>>) -> Self {
+        self.active_tasks = value.into();
         self
     }
 
     /// Sets [`Self::standby_tasks`].
     #[must_use]
-    pub fn with_standby_tasks(mut self, value: c::Array<'a, TaskIds<'a>>) -> Self {
-        self.standby_tasks = value;
+    pub fn with_standby_tasks(mut self, value: impl Into<c::Array<'a, TaskIds<'a>>>) -> Self {
+        self.standby_tasks = value.into();
         self
     }
 
     /// Sets [`Self::warmup_tasks`].
     #[must_use]
-    pub fn with_warmup_tasks(mut self, value: c::Array<'a, TaskIds<'a>>) -> Self {
-        self.warmup_tasks = value;
+    pub fn with_warmup_tasks(mut self, value: impl Into<c::Array<'a, TaskIds<'a>>>) -> Self {
+        self.warmup_tasks = value.into();
         self
     }
 
@@ -1907,8 +1913,8 @@ impl<'a> TaskIds<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -2198,8 +2204,8 @@ impl<'a> TopicInfo<'a> {
 
     /// Sets [`Self::topic_configs`].
     #[must_use]
-    pub fn with_topic_configs(mut self, value: c::Array<'a, KeyValue<'a>>) -> Self {
-        self.topic_configs = value;
+    pub fn with_topic_configs(mut self, value: impl Into<c::Array<'a, KeyValue<'a>>>) -> Self {
+        self.topic_configs = value.into();
         self
     }
 
@@ -2347,9 +2353,9 @@ impl<'a> TopologyDescription<'a> {
     #[must_use]
     pub fn with_subtopologies(
         mut self,
-        value: c::Array<'a, TopologyDescriptionSubtopology<'a>>,
+        value: impl Into<c::Array<'a, TopologyDescriptionSubtopology<'a>>>,
     ) -> Self {
-        self.subtopologies = value;
+        self.subtopologies = value.into();
         self
     }
 
@@ -2357,9 +2363,9 @@ impl<'a> TopologyDescription<'a> {
     #[must_use]
     pub fn with_global_stores(
         mut self,
-        value: c::Array<'a, TopologyDescriptionGlobalStore<'a>>,
+        value: impl Into<c::Array<'a, TopologyDescriptionGlobalStore<'a>>>,
     ) -> Self {
-        self.global_stores = value;
+        self.global_stores = value.into();
         self
     }
 
@@ -2504,8 +2510,11 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 
     /// Sets [`Self::nodes`].
     #[must_use]
-    pub fn with_nodes(mut self, value: c::Array<'a, TopologyDescriptionNode<'a>>) -> Self {
-        self.nodes = value;
+    pub fn with_nodes(
+        mut self,
+        value: impl Into<c::Array<'a, TopologyDescriptionNode<'a>>>,
+    ) -> Self {
+        self.nodes = value.into();
         self
     }
 
@@ -2668,8 +2677,8 @@ impl<'a> TopologyDescriptionNode<'a> {
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.source_topics = value;
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.source_topics = value.into();
         self
     }
 
@@ -2682,15 +2691,15 @@ impl<'a> TopologyDescriptionNode<'a> {
 
     /// Sets [`Self::stores`].
     #[must_use]
-    pub fn with_stores(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.stores = value;
+    pub fn with_stores(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.stores = value.into();
         self
     }
 
     /// Sets [`Self::successors`].
     #[must_use]
-    pub fn with_successors(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.successors = value;
+    pub fn with_successors(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.successors = value.into();
         self
     }
 

@@ -594,8 +594,8 @@ impl<'a> Topology<'a> {
 
     /// Sets [`Self::subtopologies`].
     #[must_use]
-    pub fn with_subtopologies(mut self, value: c::Array<'a, Subtopology<'a>>) -> Self {
-        self.subtopologies = value;
+    pub fn with_subtopologies(mut self, value: impl Into<c::Array<'a, Subtopology<'a>>>) -> Self {
+        self.subtopologies = value.into();
         self
     }
 
@@ -741,43 +741,52 @@ impl<'a> Subtopology<'a> {
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.source_topics = value;
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.source_topics = value.into();
         self
     }
 
     /// Sets [`Self::source_topic_regex`].
     #[must_use]
-    pub fn with_source_topic_regex(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.source_topic_regex = value;
+    pub fn with_source_topic_regex(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.source_topic_regex = value.into();
         self
     }
 
     /// Sets [`Self::state_changelog_topics`].
     #[must_use]
-    pub fn with_state_changelog_topics(mut self, value: c::Array<'a, TopicInfo<'a>>) -> Self {
-        self.state_changelog_topics = value;
+    pub fn with_state_changelog_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TopicInfo<'a>>>,
+    ) -> Self {
+        self.state_changelog_topics = value.into();
         self
     }
 
     /// Sets [`Self::repartition_sink_topics`].
     #[must_use]
-    pub fn with_repartition_sink_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.repartition_sink_topics = value;
+    pub fn with_repartition_sink_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.repartition_sink_topics = value.into();
         self
     }
 
     /// Sets [`Self::repartition_source_topics`].
     #[must_use]
-    pub fn with_repartition_source_topics(mut self, value: c::Array<'a, TopicInfo<'a>>) -> Self {
-        self.repartition_source_topics = value;
+    pub fn with_repartition_source_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TopicInfo<'a>>>,
+    ) -> Self {
+        self.repartition_source_topics = value.into();
         self
     }
 
     /// Sets [`Self::copartition_groups`].
     #[must_use]
-    pub fn with_copartition_groups(mut self, value: c::Array<'a, CopartitionGroup<'a>>) -> Self {
-        self.copartition_groups = value;
+    pub fn with_copartition_groups(
+        mut self,
+        value: impl Into<c::Array<'a, CopartitionGroup<'a>>>,
+    ) -> Self {
+        self.copartition_groups = value.into();
         self
     }
 
@@ -1027,22 +1036,22 @@ impl Default for CopartitionGroup<'_> {
 impl<'a> CopartitionGroup<'a> {
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: c::Array<'a, i16>) -> Self {
-        self.source_topics = value;
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, i16>>) -> Self {
+        self.source_topics = value.into();
         self
     }
 
     /// Sets [`Self::source_topic_regex`].
     #[must_use]
-    pub fn with_source_topic_regex(mut self, value: c::Array<'a, i16>) -> Self {
-        self.source_topic_regex = value;
+    pub fn with_source_topic_regex(mut self, value: impl Into<c::Array<'a, i16>>) -> Self {
+        self.source_topic_regex = value.into();
         self
     }
 
     /// Sets [`Self::repartition_source_topics`].
     #[must_use]
-    pub fn with_repartition_source_topics(mut self, value: c::Array<'a, i16>) -> Self {
-        self.repartition_source_topics = value;
+    pub fn with_repartition_source_topics(mut self, value: impl Into<c::Array<'a, i16>>) -> Self {
+        self.repartition_source_topics = value.into();
         self
     }
 
@@ -1354,8 +1363,8 @@ impl<'a> TopicInfo<'a> {
 
     /// Sets [`Self::topic_configs`].
     #[must_use]
-    pub fn with_topic_configs(mut self, value: c::Array<'a, KeyValue<'a>>) -> Self {
-        self.topic_configs = value;
+    pub fn with_topic_configs(mut self, value: impl Into<c::Array<'a, KeyValue<'a>>>) -> Self {
+        self.topic_configs = value.into();
         self
     }
 
@@ -1786,8 +1795,8 @@ impl<'a> TaskIds<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

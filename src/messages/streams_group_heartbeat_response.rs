@@ -567,15 +567,21 @@ impl<'a> EndpointToPartitions<'a> {
 
     /// Sets [`Self::active_partitions`].
     #[must_use]
-    pub fn with_active_partitions(mut self, value: c::Array<'a, TopicPartition<'a>>) -> Self {
-        self.active_partitions = value;
+    pub fn with_active_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartition<'a>>>,
+    ) -> Self {
+        self.active_partitions = value.into();
         self
     }
 
     /// Sets [`Self::standby_partitions`].
     #[must_use]
-    pub fn with_standby_partitions(mut self, value: c::Array<'a, TopicPartition<'a>>) -> Self {
-        self.standby_partitions = value;
+    pub fn with_standby_partitions(
+        mut self,
+        value: impl Into<c::Array<'a, TopicPartition<'a>>>,
+    ) -> Self {
+        self.standby_partitions = value.into();
         self
     }
 
@@ -860,8 +866,8 @@ impl<'a> TopicPartition<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -1000,8 +1006,8 @@ impl<'a> TaskIds<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partitions = value.into();
         self
     }
 

@@ -230,9 +230,9 @@ impl<'a> TopologyDescription<'a> {
     #[must_use]
     pub fn with_subtopologies(
         mut self,
-        value: c::Array<'a, TopologyDescriptionSubtopology<'a>>,
+        value: impl Into<c::Array<'a, TopologyDescriptionSubtopology<'a>>>,
     ) -> Self {
-        self.subtopologies = value;
+        self.subtopologies = value.into();
         self
     }
 
@@ -240,9 +240,9 @@ impl<'a> TopologyDescription<'a> {
     #[must_use]
     pub fn with_global_stores(
         mut self,
-        value: c::Array<'a, TopologyDescriptionGlobalStore<'a>>,
+        value: impl Into<c::Array<'a, TopologyDescriptionGlobalStore<'a>>>,
     ) -> Self {
-        self.global_stores = value;
+        self.global_stores = value.into();
         self
     }
 
@@ -389,8 +389,11 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 
     /// Sets [`Self::nodes`].
     #[must_use]
-    pub fn with_nodes(mut self, value: c::Array<'a, TopologyDescriptionNode<'a>>) -> Self {
-        self.nodes = value;
+    pub fn with_nodes(
+        mut self,
+        value: impl Into<c::Array<'a, TopologyDescriptionNode<'a>>>,
+    ) -> Self {
+        self.nodes = value.into();
         self
     }
 
@@ -536,8 +539,8 @@ impl<'a> TopologyDescriptionNode<'a> {
 
     /// Sets [`Self::source_topics`].
     #[must_use]
-    pub fn with_source_topics(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.source_topics = value;
+    pub fn with_source_topics(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.source_topics = value.into();
         self
     }
 
@@ -550,15 +553,15 @@ impl<'a> TopologyDescriptionNode<'a> {
 
     /// Sets [`Self::stores`].
     #[must_use]
-    pub fn with_stores(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.stores = value;
+    pub fn with_stores(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.stores = value.into();
         self
     }
 
     /// Sets [`Self::successors`].
     #[must_use]
-    pub fn with_successors(mut self, value: c::Array<'a, &'a str>) -> Self {
-        self.successors = value;
+    pub fn with_successors(mut self, value: impl Into<c::Array<'a, &'a str>>) -> Self {
+        self.successors = value.into();
         self
     }
 

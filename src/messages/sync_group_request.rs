@@ -90,8 +90,11 @@ impl<'a> SyncGroupRequest<'a> {
 
     /// Sets [`Self::assignments`].
     #[must_use]
-    pub fn with_assignments(mut self, value: c::Array<'a, SyncGroupRequestAssignment<'a>>) -> Self {
-        self.assignments = value;
+    pub fn with_assignments(
+        mut self,
+        value: impl Into<c::Array<'a, SyncGroupRequestAssignment<'a>>>,
+    ) -> Self {
+        self.assignments = value.into();
         self
     }
 

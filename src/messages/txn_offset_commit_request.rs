@@ -100,8 +100,11 @@ impl<'a> TxnOffsetCommitRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TxnOffsetCommitRequestTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TxnOffsetCommitRequestTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -387,9 +390,9 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, TxnOffsetCommitRequestPartition<'a>>,
+        value: impl Into<c::Array<'a, TxnOffsetCommitRequestPartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

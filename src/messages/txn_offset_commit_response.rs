@@ -40,8 +40,11 @@ impl<'a> TxnOffsetCommitResponse<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, TxnOffsetCommitResponseTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, TxnOffsetCommitResponseTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -214,9 +217,9 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, TxnOffsetCommitResponsePartition<'a>>,
+        value: impl Into<c::Array<'a, TxnOffsetCommitResponsePartition<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 

@@ -43,8 +43,11 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
     /// Sets [`Self::feature_updates`].
     #[must_use]
-    pub fn with_feature_updates(mut self, value: c::Array<'a, FeatureUpdateKey<'a>>) -> Self {
-        self.feature_updates = value;
+    pub fn with_feature_updates(
+        mut self,
+        value: impl Into<c::Array<'a, FeatureUpdateKey<'a>>>,
+    ) -> Self {
+        self.feature_updates = value.into();
         self
     }
 

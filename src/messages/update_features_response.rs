@@ -60,8 +60,11 @@ impl<'a> UpdateFeaturesResponse<'a> {
 
     /// Sets [`Self::results`].
     #[must_use]
-    pub fn with_results(mut self, value: c::Array<'a, UpdatableFeatureResult<'a>>) -> Self {
-        self.results = value;
+    pub fn with_results(
+        mut self,
+        value: impl Into<c::Array<'a, UpdatableFeatureResult<'a>>>,
+    ) -> Self {
+        self.results = value.into();
         self
     }
 

@@ -89,23 +89,29 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[must_use]
     pub fn with_ungrouped_partition_states(
         mut self,
-        value: c::Array<'a, UpdateMetadataPartitionState<'a>>,
+        value: impl Into<c::Array<'a, UpdateMetadataPartitionState<'a>>>,
     ) -> Self {
-        self.ungrouped_partition_states = value;
+        self.ungrouped_partition_states = value.into();
         self
     }
 
     /// Sets [`Self::topic_states`].
     #[must_use]
-    pub fn with_topic_states(mut self, value: c::Array<'a, UpdateMetadataTopicState<'a>>) -> Self {
-        self.topic_states = value;
+    pub fn with_topic_states(
+        mut self,
+        value: impl Into<c::Array<'a, UpdateMetadataTopicState<'a>>>,
+    ) -> Self {
+        self.topic_states = value.into();
         self
     }
 
     /// Sets [`Self::live_brokers`].
     #[must_use]
-    pub fn with_live_brokers(mut self, value: c::Array<'a, UpdateMetadataBroker<'a>>) -> Self {
-        self.live_brokers = value;
+    pub fn with_live_brokers(
+        mut self,
+        value: impl Into<c::Array<'a, UpdateMetadataBroker<'a>>>,
+    ) -> Self {
+        self.live_brokers = value.into();
         self
     }
 
@@ -446,9 +452,9 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[must_use]
     pub fn with_partition_states(
         mut self,
-        value: c::Array<'a, UpdateMetadataPartitionState<'a>>,
+        value: impl Into<c::Array<'a, UpdateMetadataPartitionState<'a>>>,
     ) -> Self {
-        self.partition_states = value;
+        self.partition_states = value.into();
         self
     }
 
@@ -643,8 +649,11 @@ impl<'a> UpdateMetadataBroker<'a> {
 
     /// Sets [`Self::endpoints`].
     #[must_use]
-    pub fn with_endpoints(mut self, value: c::Array<'a, UpdateMetadataEndpoint<'a>>) -> Self {
-        self.endpoints = value;
+    pub fn with_endpoints(
+        mut self,
+        value: impl Into<c::Array<'a, UpdateMetadataEndpoint<'a>>>,
+    ) -> Self {
+        self.endpoints = value.into();
         self
     }
 
@@ -1117,8 +1126,8 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 
     /// Sets [`Self::isr`].
     #[must_use]
-    pub fn with_isr(mut self, value: c::Array<'a, i32>) -> Self {
-        self.isr = value;
+    pub fn with_isr(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.isr = value.into();
         self
     }
 
@@ -1131,15 +1140,15 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 
     /// Sets [`Self::replicas`].
     #[must_use]
-    pub fn with_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.replicas = value;
+    pub fn with_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.replicas = value.into();
         self
     }
 
     /// Sets [`Self::offline_replicas`].
     #[must_use]
-    pub fn with_offline_replicas(mut self, value: c::Array<'a, i32>) -> Self {
-        self.offline_replicas = value;
+    pub fn with_offline_replicas(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.offline_replicas = value.into();
         self
     }
 

@@ -38,8 +38,8 @@ impl<'a> VotersRecord<'a> {
 
     /// Sets [`Self::voters`].
     #[must_use]
-    pub fn with_voters(mut self, value: c::Array<'a, Voter<'a>>) -> Self {
-        self.voters = value;
+    pub fn with_voters(mut self, value: impl Into<c::Array<'a, Voter<'a>>>) -> Self {
+        self.voters = value.into();
         self
     }
 
@@ -189,8 +189,8 @@ impl<'a> Voter<'a> {
 
     /// Sets [`Self::endpoints`].
     #[must_use]
-    pub fn with_endpoints(mut self, value: c::Array<'a, Endpoint<'a>>) -> Self {
-        self.endpoints = value;
+    pub fn with_endpoints(mut self, value: impl Into<c::Array<'a, Endpoint<'a>>>) -> Self {
+        self.endpoints = value.into();
         self
     }
 

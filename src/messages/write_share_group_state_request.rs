@@ -40,8 +40,8 @@ impl<'a> WriteShareGroupStateRequest<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, WriteStateData<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(mut self, value: impl Into<c::Array<'a, WriteStateData<'a>>>) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -191,8 +191,8 @@ impl<'a> WriteStateData<'a> {
 
     /// Sets [`Self::partitions`].
     #[must_use]
-    pub fn with_partitions(mut self, value: c::Array<'a, PartitionData<'a>>) -> Self {
-        self.partitions = value;
+    pub fn with_partitions(mut self, value: impl Into<c::Array<'a, PartitionData<'a>>>) -> Self {
+        self.partitions = value.into();
         self
     }
 
@@ -363,8 +363,8 @@ impl<'a> PartitionData<'a> {
 
     /// Sets [`Self::state_batches`].
     #[must_use]
-    pub fn with_state_batches(mut self, value: c::Array<'a, StateBatch<'a>>) -> Self {
-        self.state_batches = value;
+    pub fn with_state_batches(mut self, value: impl Into<c::Array<'a, StateBatch<'a>>>) -> Self {
+        self.state_batches = value.into();
         self
     }
 

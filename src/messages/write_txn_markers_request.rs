@@ -31,8 +31,8 @@ impl Default for WriteTxnMarkersRequest<'_> {
 impl<'a> WriteTxnMarkersRequest<'a> {
     /// Sets [`Self::markers`].
     #[must_use]
-    pub fn with_markers(mut self, value: c::Array<'a, WritableTxnMarker<'a>>) -> Self {
-        self.markers = value;
+    pub fn with_markers(mut self, value: impl Into<c::Array<'a, WritableTxnMarker<'a>>>) -> Self {
+        self.markers = value.into();
         self
     }
 
@@ -211,8 +211,11 @@ impl<'a> WritableTxnMarker<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, WritableTxnMarkerTopic<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, WritableTxnMarkerTopic<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -412,8 +415,8 @@ impl<'a> WritableTxnMarkerTopic<'a> {
 
     /// Sets [`Self::partition_indexes`].
     #[must_use]
-    pub fn with_partition_indexes(mut self, value: c::Array<'a, i32>) -> Self {
-        self.partition_indexes = value;
+    pub fn with_partition_indexes(mut self, value: impl Into<c::Array<'a, i32>>) -> Self {
+        self.partition_indexes = value.into();
         self
     }
 

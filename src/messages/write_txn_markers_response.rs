@@ -31,8 +31,11 @@ impl Default for WriteTxnMarkersResponse<'_> {
 impl<'a> WriteTxnMarkersResponse<'a> {
     /// Sets [`Self::markers`].
     #[must_use]
-    pub fn with_markers(mut self, value: c::Array<'a, WritableTxnMarkerResult<'a>>) -> Self {
-        self.markers = value;
+    pub fn with_markers(
+        mut self,
+        value: impl Into<c::Array<'a, WritableTxnMarkerResult<'a>>>,
+    ) -> Self {
+        self.markers = value.into();
         self
     }
 
@@ -185,8 +188,11 @@ impl<'a> WritableTxnMarkerResult<'a> {
 
     /// Sets [`Self::topics`].
     #[must_use]
-    pub fn with_topics(mut self, value: c::Array<'a, WritableTxnMarkerTopicResult<'a>>) -> Self {
-        self.topics = value;
+    pub fn with_topics(
+        mut self,
+        value: impl Into<c::Array<'a, WritableTxnMarkerTopicResult<'a>>>,
+    ) -> Self {
+        self.topics = value.into();
         self
     }
 
@@ -332,9 +338,9 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     #[must_use]
     pub fn with_partitions(
         mut self,
-        value: c::Array<'a, WritableTxnMarkerPartitionResult<'a>>,
+        value: impl Into<c::Array<'a, WritableTxnMarkerPartitionResult<'a>>>,
     ) -> Self {
-        self.partitions = value;
+        self.partitions = value.into();
         self
     }
 
