@@ -339,6 +339,16 @@ pub enum EncodeError {
         /// The version being encoded.
         version: i16,
     },
+    /// A strict encode ([`Encode::encode_strict`](crate::codec::Encode::encode_strict),
+    /// [`frame::encode_request_strict`](crate::frame::encode_request_strict), ...) found a field
+    /// that Kafka's schema marks ignorable holding a non-default value that the version cannot
+    /// carry; the ordinary encode drops such a value silently, as Kafka's own serializer does.
+    IgnorableFieldDropped {
+        /// Schema path of the field.
+        path: &'static str,
+        /// The version being encoded.
+        version: i16,
+    },
     /// A null value is held by a field that is not nullable at this version.
     NullNotAllowed {
         /// Schema path of the field.
@@ -392,6 +402,11 @@ impl fmt::Display for EncodeError {
             Self::FieldNotInVersion { path, version } => write!(
                 f,
                 "{path} holds a non-default value that version {version} cannot carry"
+            ),
+            Self::IgnorableFieldDropped { path, version } => write!(
+                f,
+                "{path} holds a non-default value that version {version} would drop \
+                 (the field is ignorable; the strict encode refuses to lose it)"
             ),
             Self::NullNotAllowed { path, version } => {
                 write!(f, "{path} is null but not nullable at version {version}")

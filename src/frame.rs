@@ -5,7 +5,7 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Encode, Message, Reader, Writer};
+use crate::codec::{Decode, Encode, Message, Reader, Writer, check_nothing_dropped};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -55,7 +55,60 @@ pub fn encode_request<B: Body>(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let hv = request_header_for(header, body)?;
-    encode_frame(header, hv, body, header.request_api_version, out)
+    encode_frame(
+        header,
+        hv,
+        body,
+        header.request_api_version,
+        out,
+        Drops::Allowed,
+    )
+}
+
+/// [`encode_request`], refusing to drop a value: when the header or the body holds a non-default
+/// value in an ignorable field that its version lacks (see
+/// [`Encode::dropped_field`]), fails naming the field, and
+/// nothing is written.
+///
+/// ```
+/// use kwire::messages::{ApiVersionsRequest, RequestHeader};
+/// use kwire::{ApiKey, EncodeError, frame};
+///
+/// let body = ApiVersionsRequest::default()
+///     .with_client_software_name("kwire")
+///     .with_client_software_version("1.0");
+/// let mut out = [0u8; 64];
+/// // ApiVersions v2 has no field for the client's software: the plain encode leaves it out.
+/// let v2 = RequestHeader::new(ApiKey::API_VERSIONS, 2, 1);
+/// assert_eq!(frame::encode_request(&v2, &body, &mut out), Ok(14));
+/// assert_eq!(
+///     frame::encode_request_strict(&v2, &body, &mut out),
+///     Err(EncodeError::IgnorableFieldDropped {
+///         path: "ApiVersionsRequest.ClientSoftwareName",
+///         version: 2
+///     })
+/// );
+/// let v3 = RequestHeader::new(ApiKey::API_VERSIONS, 3, 1);
+/// assert!(frame::encode_request_strict(&v3, &body, &mut out).is_ok());
+/// ```
+///
+/// # Errors
+///
+/// As [`encode_request`], plus `IgnorableFieldDropped { path, version }`.
+pub fn encode_request_strict<B: Body>(
+    header: &RequestHeader<'_>,
+    body: &B,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let hv = request_header_for(header, body)?;
+    encode_frame(
+        header,
+        hv,
+        body,
+        header.request_api_version,
+        out,
+        Drops::Refused,
+    )
 }
 
 /// The request header version for `header`, once its API key is checked against the body's.
@@ -83,7 +136,31 @@ pub fn encode_response<B: Body>(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let hv = response_header_version(body.body_api_key(), version);
-    encode_frame(header, hv, body, version, out)
+    encode_frame(header, hv, body, version, out, Drops::Allowed)
+}
+
+/// [`encode_response`], refusing to drop a value, as [`encode_request_strict`] does.
+///
+/// # Errors
+///
+/// As [`encode_response`], plus `IgnorableFieldDropped { path, version }`.
+pub fn encode_response_strict<B: Body>(
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let hv = response_header_version(body.body_api_key(), version);
+    encode_frame(header, hv, body, version, out, Drops::Refused)
+}
+
+/// Whether an encode may drop the value of an ignorable field that its version lacks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Drops {
+    /// Silently, as Kafka's own serializer does.
+    Allowed,
+    /// Never: the encode fails with `IgnorableFieldDropped`.
+    Refused,
 }
 
 /// The whole frame's length for header (at header version `hv`) and body (at `version`), size
@@ -109,8 +186,13 @@ fn encode_frame<H: Encode, B: Encode>(
     body: &B,
     version: i16,
     out: &mut [u8],
+    drops: Drops,
 ) -> Result<usize, EncodeError> {
     let (total, prefix) = frame_len(header, hv, body, version)?;
+    if drops == Drops::Refused {
+        check_nothing_dropped(header, hv)?;
+        check_nothing_dropped(body, version)?;
+    }
     let mut w = Writer::new(out);
     w.check_capacity(total)?;
     w.i32(prefix);

@@ -260,6 +260,66 @@ pub mod describe;
 pub mod error;
 pub mod frame;
 pub mod header;
+/// Generated message types: one module per schema, one struct per message and per nested
+/// struct, each covering every version of its schema. The top-level types are re-exported here.
+///
+/// ## Fields outside a version
+///
+/// A struct holds the fields of all its versions, and each field's documentation says which
+/// versions carry it. Decoding a version without a field leaves the field at its default.
+/// Encoding at a version without a field depends on what the field holds and on how Kafka's
+/// schema marks it:
+///
+/// * **Its default** (named in the field's documentation when it is not the type's zero: 0,
+///   `false`, empty, null or the zero UUID): nothing is lost, and the encode goes on.
+/// * **Another value, in a field that is not ignorable**: the encode fails with
+///   [`EncodeError::FieldNotInVersion`], naming the field.
+///   The receiver would act differently without it (a Metadata v3 request cannot say "do not
+///   create the topic"), so kwire refuses, as Kafka's own serializer does.
+/// * **Another value, in a field the schema marks *ignorable*** (its documentation ends with
+///   "Ignorable."): Kafka's schema declares that losing the value is acceptable, because it is a
+///   hint or an optimization the receiver can do without (a client's software name, a rack id,
+///   a leader epoch for fencing). The encode drops the value silently, as Kafka's does.
+///   [`Encode::dropped_field`] names such a field;
+///   [`Encode::encode_strict`],
+///   [`frame::encode_request_strict`] and
+///   [`frame::encode_response_strict`] fail with
+///   [`EncodeError::IgnorableFieldDropped`] instead.
+///
+/// A tagged field at one of its tagged versions is written only when it differs from its
+/// default; a field that is null where the version does not allow null fails with
+/// [`EncodeError::NullNotAllowed`].
+///
+/// ```
+/// use kwire::EncodeError;
+/// use kwire::codec::Encode;
+/// use kwire::messages::{ApiVersionsRequest, MetadataRequest};
+///
+/// let mut out = [0u8; 64];
+/// // Not ignorable: refused.
+/// let metadata = MetadataRequest::default().with_allow_auto_topic_creation(false);
+/// assert_eq!(
+///     metadata.encode(3, &mut out),
+///     Err(EncodeError::FieldNotInVersion {
+///         path: "MetadataRequest.AllowAutoTopicCreation",
+///         version: 3
+///     })
+/// );
+/// assert!(metadata.encode(4, &mut out).is_ok());
+///
+/// // Ignorable: dropped, unless the encode is strict.
+/// let hello = ApiVersionsRequest::default().with_client_software_name("kwire");
+/// assert_eq!(hello.encode(2, &mut out), Ok(0));
+/// assert_eq!(hello.dropped_field(2), Some("ApiVersionsRequest.ClientSoftwareName"));
+/// assert_eq!(
+///     hello.encode_strict(2, &mut out),
+///     Err(EncodeError::IgnorableFieldDropped {
+///         path: "ApiVersionsRequest.ClientSoftwareName",
+///         version: 2
+///     })
+/// );
+/// assert_eq!(hello.dropped_field(3), None);
+/// ```
 pub mod messages;
 pub mod records;
 pub mod schema;

@@ -1177,8 +1177,84 @@ fn emit_struct(
         out.push_str("let _ = w;\n");
     }
     out.push_str(&body);
-    out.push_str("}\n}\n\n");
+    out.push_str("}\n");
+    if can_drop(structs, &s.name) {
+        emit_dropped_field(out, structs, &fields, hull)?;
+    }
+    out.push_str("}\n\n");
     let _ = writeln!(out, "crate::__struct_element!({name});\n");
+    Ok(())
+}
+
+/// Whether a value of struct `name` can hold something an encode would drop: an ignorable field
+/// outside some version of the struct's hull, here or in a struct it contains.
+fn can_drop(structs: &Structs, name: &str) -> bool {
+    let hull = structs.hull.get(name).copied().unwrap_or(Range::NONE);
+    let Some(def) = structs.list.iter().find(|d| d.name == name) else {
+        return false;
+    };
+    def.fields.iter().any(|f| {
+        let reachable = !f.versions.intersect(hull).is_empty();
+        (f.ignorable && cond_not(f.versions, hull) != Cond::Never)
+            || (reachable && f.ty.struct_name().is_some_and(|sn| can_drop(structs, sn)))
+    })
+}
+
+/// `Encode::dropped_field` for a struct that [`can_drop`]: in field order, an ignorable field
+/// holding a non-default value where the version lacks it, or what a contained struct present at
+/// the version would drop.
+fn emit_dropped_field(
+    out: &mut String,
+    structs: &Structs,
+    fields: &[F<'_>],
+    hull: Range,
+) -> Result<(), String> {
+    let mut body = String::new();
+    for x in fields {
+        if x.f.ignorable {
+            let stmt = format!("return Some({:?});", x.path);
+            let absent = cond_not(x.f.versions, hull);
+            let _ = writeln!(body, "{}", guarded(&absent, &non_default(x)?, &stmt));
+        }
+        let Some(sn) = x.f.ty.struct_name() else {
+            continue;
+        };
+        if !can_drop(structs, sn) {
+            continue;
+        }
+        let id = format!("self.{}", x.ident);
+        let nested = |v: &str| format!("let Some(p) = c::Encode::dropped_field({v}, version)");
+        let visit = match (&x.f.ty, x.option) {
+            (Ty::Array(_), true) => format!(
+                "if let Some(a) = &{id} {{ for v in a {{ if {} {{ return Some(p); }} }} }}",
+                nested("&v")
+            ),
+            (Ty::Array(_), false) => format!(
+                "for v in &{id} {{ if {} {{ return Some(p); }} }}",
+                nested("&v")
+            ),
+            (_, true) => format!(
+                "if let Some(v) = &{id} && {} {{ return Some(p); }}",
+                nested("v")
+            ),
+            (_, false) => format!("if {} {{ return Some(p); }}", nested(&format!("&{id}"))),
+        };
+        match cond(x.f.versions, hull) {
+            Cond::Never => {}
+            Cond::Always => {
+                let _ = writeln!(body, "{visit}");
+            }
+            Cond::Expr(e) => {
+                let _ = writeln!(body, "if {e} {{ {visit} }}");
+            }
+        }
+    }
+    out.push_str("\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\n");
+    if !mentions(&body, "version") {
+        out.push_str("let _ = version;\n");
+    }
+    out.push_str(&body);
+    out.push_str("None\n}\n");
     Ok(())
 }
 

@@ -189,10 +189,8 @@ fn current(m: &Message) -> Range {
 fn emit_messages_mod(modules: &[(String, &Message)]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKER}");
-    out.push_str("//! Generated message types: one module per schema, one struct per message and per nested\n");
-    out.push_str(
-        "//! struct, covering every version. The top-level types are re-exported here.\n\n",
-    );
+    // The module's documentation is hand-written, on its declaration in the crate root.
+    out.push('\n');
     for (module, m) in modules {
         let _ = writeln!(out, "{}pub mod {module};", feature_gate(m));
     }
@@ -433,6 +431,18 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
             let _ = writeln!(
                 out,
                 "{}Self::{}(ref b) => c::Encode::write(b, w, version),",
+                gate(a),
+                a.name
+            );
+        }
+        out.push_str(&unreachable);
+        out.push_str(
+            "}\n}\n\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\nlet _ = version;\nmatch *self {\n",
+        );
+        for a in &live {
+            let _ = writeln!(
+                out,
+                "{}Self::{}(ref b) => c::Encode::dropped_field(b, version),",
                 gate(a),
                 a.name
             );

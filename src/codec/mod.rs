@@ -207,12 +207,58 @@ pub trait Encode {
     /// As [`Encode::encoded_len`], plus `BufferTooSmall { required, available }`.
     fn encode(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
         let required = self.encoded_len(version)?;
-        let mut w = Writer::new(out);
-        w.check_capacity(required)?;
-        self.write(&mut w, version);
-        debug_assert!(!w.overflowed() && w.position() == required);
-        Ok(required)
+        write_sized(self, required, version, out)
     }
+
+    /// The schema path of the first field, in field order and nested structs included, whose
+    /// value an encode at `version` would leave out: a field that Kafka's schema marks
+    /// *ignorable*, holding a value other than its default, at a version without that field.
+    /// `None` when an encode at `version` carries every value. (A field that is not ignorable
+    /// never gets here: the encode fails with `FieldNotInVersion` instead; see
+    /// [`messages`](crate::messages#fields-outside-a-version).)
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let _ = version;
+        None
+    }
+
+    /// [`Encode::encode`], refusing to drop an ignorable field's value: where
+    /// [`Encode::dropped_field`] finds one, fails with `IgnorableFieldDropped` naming it, and
+    /// nothing is written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Encode::encode`], plus `IgnorableFieldDropped { path, version }`.
+    fn encode_strict(&self, version: i16, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let required = self.encoded_len(version)?;
+        check_nothing_dropped(self, version)?;
+        write_sized(self, required, version, out)
+    }
+}
+
+/// `Err(IgnorableFieldDropped)` for the field [`Encode::dropped_field`] names.
+pub(crate) fn check_nothing_dropped<E: Encode + ?Sized>(
+    value: &E,
+    version: i16,
+) -> Result<(), EncodeError> {
+    match value.dropped_field(version) {
+        Some(path) => Err(EncodeError::IgnorableFieldDropped { path, version }),
+        None => Ok(()),
+    }
+}
+
+/// Writes `value` at `version` into `out` once [`Encode::encoded_len`] said it takes `required`
+/// bytes: nothing when `out` is shorter.
+fn write_sized<E: Encode + ?Sized>(
+    value: &E,
+    required: usize,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let mut w = Writer::new(out);
+    w.check_capacity(required)?;
+    value.write(&mut w, version);
+    debug_assert!(!w.overflowed() && w.position() == required);
+    Ok(required)
 }
 
 /// What a schema describes: a request or response body, a header, or a standalone payload.

@@ -269,6 +269,13 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && self.error_code != 0 {
+            return Some("AddPartitionsToTxnResponse.ErrorCode");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(AddPartitionsToTxnResponse);

@@ -236,6 +236,13 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
         self.responses.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && !self.allow_replication_factor_change {
+            return Some("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(AlterPartitionReassignmentsResponse);

@@ -165,6 +165,15 @@ impl c::Encode for AlterPartitionRequest<'_> {
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(AlterPartitionRequest);
@@ -336,6 +345,16 @@ impl c::Encode for TopicData<'_> {
         }
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 1 && !self.topic_name.is_empty() {
+            return Some("AlterPartitionRequest.Topics.TopicName");
+        }
+        if version < 2 && self.topic_id != c::Uuid::ZERO {
+            return Some("AlterPartitionRequest.Topics.TopicId");
+        }
+        None
     }
 }
 

@@ -165,6 +165,15 @@ impl c::Encode for AlterPartitionResponse<'_> {
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(AlterPartitionResponse);
@@ -336,6 +345,21 @@ impl c::Encode for TopicData<'_> {
         }
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 1 && !self.topic_name.is_empty() {
+            return Some("AlterPartitionResponse.Topics.TopicName");
+        }
+        if version < 2 && self.topic_id != c::Uuid::ZERO {
+            return Some("AlterPartitionResponse.Topics.TopicId");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -570,6 +594,13 @@ impl c::Encode for PartitionData<'_> {
         }
         w.i32(self.partition_epoch);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.leader_recovery_state != 0 {
+            return Some("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState");
+        }
+        None
     }
 }
 

@@ -244,6 +244,22 @@ impl c::Encode for ApiVersionsRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && !self.client_software_name.is_empty() {
+            return Some("ApiVersionsRequest.ClientSoftwareName");
+        }
+        if version < 3 && !self.client_software_version.is_empty() {
+            return Some("ApiVersionsRequest.ClientSoftwareVersion");
+        }
+        if version < 5 && self.cluster_id.is_some() {
+            return Some("ApiVersionsRequest.ClusterId");
+        }
+        if version < 5 && self.node_id != -1 {
+            return Some("ApiVersionsRequest.NodeId");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ApiVersionsRequest);

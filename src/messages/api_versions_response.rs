@@ -406,6 +406,25 @@ impl c::Encode for ApiVersionsResponse<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("ApiVersionsResponse.ThrottleTimeMs");
+        }
+        if version < 3 && !self.supported_features.is_empty() {
+            return Some("ApiVersionsResponse.SupportedFeatures");
+        }
+        if version < 3 && self.finalized_features_epoch != -1 {
+            return Some("ApiVersionsResponse.FinalizedFeaturesEpoch");
+        }
+        if version < 3 && !self.finalized_features.is_empty() {
+            return Some("ApiVersionsResponse.FinalizedFeatures");
+        }
+        if version < 3 && self.zk_migration_ready {
+            return Some("ApiVersionsResponse.ZkMigrationReady");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ApiVersionsResponse);

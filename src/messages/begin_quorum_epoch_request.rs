@@ -242,6 +242,21 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.voter_id != -1 {
+            return Some("BeginQuorumEpochRequest.VoterId");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 1 && !self.leader_endpoints.is_empty() {
+            return Some("BeginQuorumEpochRequest.LeaderEndpoints");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(BeginQuorumEpochRequest);
@@ -390,6 +405,15 @@ impl c::Encode for TopicData<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -573,6 +597,13 @@ impl c::Encode for PartitionData<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+            return Some("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId");
+        }
+        None
     }
 }
 

@@ -328,6 +328,16 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
         }
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && !self.log_dirs.is_empty() {
+            return Some("BrokerRegistrationRequest.LogDirs");
+        }
+        if version < 3 && self.previous_broker_epoch != -1 {
+            return Some("BrokerRegistrationRequest.PreviousBrokerEpoch");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(BrokerRegistrationRequest);

@@ -150,6 +150,15 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.groups {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ConsumerGroupDescribeResponse);
@@ -438,6 +447,15 @@ impl c::Encode for DescribedGroup<'_> {
         self.members.write(w, version, true);
         w.i32(self.authorized_operations);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.members {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -806,6 +824,13 @@ impl c::Encode for Member<'_> {
             w.i8(self.member_type);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.member_type != -1 {
+            return Some("ConsumerGroupDescribeResponse.Groups.Members.MemberType");
+        }
+        None
     }
 }
 

@@ -248,6 +248,19 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
             w.nullable_string(self.rack_id, false);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && !self.owned_partitions.is_empty() {
+            return Some("ConsumerProtocolSubscription.OwnedPartitions");
+        }
+        if version < 2 && self.generation_id != -1 {
+            return Some("ConsumerProtocolSubscription.GenerationId");
+        }
+        if version < 3 && self.rack_id.is_some() {
+            return Some("ConsumerProtocolSubscription.RackId");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ConsumerProtocolSubscription);

@@ -167,6 +167,13 @@ impl c::Encode for ControlledShutdownRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.broker_epoch != -1 {
+            return Some("ControlledShutdownRequest.BrokerEpoch");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ControlledShutdownRequest);

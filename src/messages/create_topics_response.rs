@@ -176,6 +176,18 @@ impl c::Encode for CreateTopicsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some("CreateTopicsResponse.ThrottleTimeMs");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(CreateTopicsResponse);
@@ -525,6 +537,28 @@ impl c::Encode for CreatableTopicResult<'_> {
             }
             self.unknown_tagged_fields.write(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 7 && self.topic_id != c::Uuid::ZERO {
+            return Some("CreateTopicsResponse.Topics.TopicId");
+        }
+        if version < 1 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("CreateTopicsResponse.Topics.ErrorMessage");
+        }
+        if version < 5 && self.topic_config_error_code != 0 {
+            return Some("CreateTopicsResponse.Topics.TopicConfigErrorCode");
+        }
+        if version < 5 && self.num_partitions != -1 {
+            return Some("CreateTopicsResponse.Topics.NumPartitions");
+        }
+        if version < 5 && self.replication_factor != -1 {
+            return Some("CreateTopicsResponse.Topics.ReplicationFactor");
+        }
+        if version < 5 && self.configs.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("CreateTopicsResponse.Topics.Configs");
+        }
+        None
     }
 }
 

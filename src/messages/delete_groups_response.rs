@@ -168,6 +168,15 @@ impl c::Encode for DeleteGroupsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.results {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DeleteGroupsResponse);
@@ -334,6 +343,13 @@ impl c::Encode for DeletableGroupResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.error_message.is_some() {
+            return Some("DeleteGroupsResponse.Results.ErrorMessage");
+        }
+        None
     }
 }
 

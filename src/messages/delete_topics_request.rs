@@ -214,6 +214,13 @@ impl c::Encode for DeleteTopicsRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 5 && !self.topic_names.is_empty() {
+            return Some("DeleteTopicsRequest.TopicNames");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DeleteTopicsRequest);

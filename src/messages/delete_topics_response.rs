@@ -179,6 +179,18 @@ impl c::Encode for DeleteTopicsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("DeleteTopicsResponse.ThrottleTimeMs");
+        }
+        for v in &self.responses {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DeleteTopicsResponse);
@@ -393,6 +405,16 @@ impl c::Encode for DeletableTopicResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 6 && self.topic_id != c::Uuid::ZERO {
+            return Some("DeleteTopicsResponse.Responses.TopicId");
+        }
+        if version < 5 && self.error_message.is_some() {
+            return Some("DeleteTopicsResponse.Responses.ErrorMessage");
+        }
+        None
     }
 }
 

@@ -169,6 +169,15 @@ impl c::Encode for DescribeConfigsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.results {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeConfigsResponse);
@@ -387,6 +396,15 @@ impl c::Encode for DescribeConfigsResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.configs {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -746,6 +764,22 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.config_source != -1 {
+            return Some("DescribeConfigsResponse.Results.Configs.ConfigSource");
+        }
+        if version < 1 && !self.synonyms.is_empty() {
+            return Some("DescribeConfigsResponse.Results.Configs.Synonyms");
+        }
+        if version < 3 && self.config_type != 0 {
+            return Some("DescribeConfigsResponse.Results.Configs.ConfigType");
+        }
+        if version < 3 && self.documentation.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("DescribeConfigsResponse.Results.Configs.Documentation");
+        }
+        None
     }
 }
 

@@ -175,6 +175,18 @@ impl c::Encode for DescribeGroupsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("DescribeGroupsResponse.ThrottleTimeMs");
+        }
+        for v in &self.groups {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeGroupsResponse);
@@ -483,6 +495,15 @@ impl c::Encode for DescribedGroup<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.members {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribedGroup);
@@ -754,6 +775,13 @@ impl c::Encode for DescribedGroupMember<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && self.group_instance_id.is_some() {
+            return Some("DescribeGroupsResponse.Groups.Members.GroupInstanceId");
+        }
+        None
     }
 }
 

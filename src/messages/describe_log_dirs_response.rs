@@ -197,6 +197,18 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.error_code != 0 {
+            return Some("DescribeLogDirsResponse.ErrorCode");
+        }
+        for v in &self.results {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeLogDirsResponse);
@@ -447,6 +459,19 @@ impl c::Encode for DescribeLogDirsResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && self.total_bytes != -1 {
+            return Some("DescribeLogDirsResponse.Results.TotalBytes");
+        }
+        if version < 4 && self.usable_bytes != -1 {
+            return Some("DescribeLogDirsResponse.Results.UsableBytes");
+        }
+        if version < 5 && self.is_cordoned {
+            return Some("DescribeLogDirsResponse.Results.IsCordoned");
+        }
+        None
     }
 }
 

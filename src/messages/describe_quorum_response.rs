@@ -215,6 +215,18 @@ impl c::Encode for DescribeQuorumResponse<'_> {
         }
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("DescribeQuorumResponse.ErrorMessage");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeQuorumResponse);
@@ -348,6 +360,15 @@ impl c::Encode for TopicData<'_> {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -624,6 +645,23 @@ impl c::Encode for PartitionData<'_> {
         self.current_voters.write(w, version, true);
         self.observers.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.error_message.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("DescribeQuorumResponse.Topics.Partitions.ErrorMessage");
+        }
+        for v in &self.current_voters {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        for v in &self.observers {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -1108,6 +1146,16 @@ impl c::Encode for ReplicaState<'_> {
             w.i64(self.last_caught_up_timestamp);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.last_fetch_timestamp != -1 {
+            return Some("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp");
+        }
+        if version < 1 && self.last_caught_up_timestamp != -1 {
+            return Some("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp");
+        }
+        None
     }
 }
 

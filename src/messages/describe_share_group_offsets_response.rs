@@ -155,6 +155,15 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.groups {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeShareGroupOffsetsResponse);
@@ -345,6 +354,15 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
         w.nullable_string(self.error_message, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(DescribeShareGroupOffsetsResponseGroup);
@@ -508,6 +526,15 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -735,6 +762,13 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.lag != -1 {
+            return Some("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag");
+        }
+        None
     }
 }
 

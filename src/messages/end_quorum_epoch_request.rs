@@ -209,6 +209,18 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 1 && !self.leader_endpoints.is_empty() {
+            return Some("EndQuorumEpochRequest.LeaderEndpoints");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(EndQuorumEpochRequest);
@@ -357,6 +369,15 @@ impl c::Encode for TopicData<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -595,6 +616,16 @@ impl c::Encode for PartitionData<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 0 && !self.preferred_successors.is_empty() {
+            return Some("EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors");
+        }
+        if version < 1 && !self.preferred_candidates.is_empty() {
+            return Some("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates");
+        }
+        None
     }
 }
 

@@ -213,6 +213,16 @@ impl c::Encode for EndTxnResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.producer_id != -1 {
+            return Some("EndTxnResponse.ProducerId");
+        }
+        if version < 5 && self.producer_epoch != -1 {
+            return Some("EndTxnResponse.ProducerEpoch");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(EndTxnResponse);

@@ -502,6 +502,40 @@ impl c::Encode for FetchRequest<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 12 && self.cluster_id.is_some() {
+            return Some("FetchRequest.ClusterId");
+        }
+        if version < 3 && self.max_bytes != 2147483647 {
+            return Some("FetchRequest.MaxBytes");
+        }
+        if version < 4 && self.isolation_level != 0 {
+            return Some("FetchRequest.IsolationLevel");
+        }
+        if version < 7 && self.session_id != 0 {
+            return Some("FetchRequest.SessionId");
+        }
+        if version < 7 && self.session_epoch != -1 {
+            return Some("FetchRequest.SessionEpoch");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version >= 7 {
+            for v in &self.forgotten_topics_data {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if version < 11 && !self.rack_id.is_empty() {
+            return Some("FetchRequest.RackId");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(FetchRequest);
@@ -804,6 +838,21 @@ impl c::Encode for FetchTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 12 && !self.topic.is_empty() {
+            return Some("FetchRequest.Topics.Topic");
+        }
+        if version < 13 && self.topic_id != c::Uuid::ZERO {
+            return Some("FetchRequest.Topics.TopicId");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -1148,6 +1197,22 @@ impl c::Encode for FetchPartition<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 9 && self.current_leader_epoch != -1 {
+            return Some("FetchRequest.Topics.Partitions.CurrentLeaderEpoch");
+        }
+        if version < 5 && self.log_start_offset != -1 {
+            return Some("FetchRequest.Topics.Partitions.LogStartOffset");
+        }
+        if version < 17 && self.replica_directory_id != c::Uuid::ZERO {
+            return Some("FetchRequest.Topics.Partitions.ReplicaDirectoryId");
+        }
+        if version < 18 && self.high_watermark != 9223372036854775807 {
+            return Some("FetchRequest.Topics.Partitions.HighWatermark");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(FetchPartition);
@@ -1336,6 +1401,16 @@ impl c::Encode for ForgottenTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 12 && !self.topic.is_empty() {
+            return Some("FetchRequest.ForgottenTopicsData.Topic");
+        }
+        if version < 13 && self.topic_id != c::Uuid::ZERO {
+            return Some("FetchRequest.ForgottenTopicsData.TopicId");
+        }
+        None
     }
 }
 

@@ -298,6 +298,21 @@ impl c::Encode for FetchResponse<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("FetchResponse.ThrottleTimeMs");
+        }
+        if version < 7 && self.error_code != 0 {
+            return Some("FetchResponse.ErrorCode");
+        }
+        for v in &self.responses {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(FetchResponse);
@@ -479,6 +494,21 @@ impl c::Encode for FetchableTopicResponse<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 12 && !self.topic.is_empty() {
+            return Some("FetchResponse.Responses.Topic");
+        }
+        if version < 13 && self.topic_id != c::Uuid::ZERO {
+            return Some("FetchResponse.Responses.TopicId");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -961,6 +991,24 @@ impl c::Encode for PartitionData<'_> {
             }
             self.unknown_tagged_fields.write(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && self.last_stable_offset != -1 {
+            return Some("FetchResponse.Responses.Partitions.LastStableOffset");
+        }
+        if version < 5 && self.log_start_offset != -1 {
+            return Some("FetchResponse.Responses.Partitions.LogStartOffset");
+        }
+        if version < 4
+            && self
+                .aborted_transactions
+                .as_ref()
+                .is_none_or(|v| !v.is_empty())
+        {
+            return Some("FetchResponse.Responses.Partitions.AbortedTransactions");
+        }
+        None
     }
 }
 

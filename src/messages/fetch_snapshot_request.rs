@@ -209,6 +209,15 @@ impl c::Encode for FetchSnapshotRequest<'_> {
         }
         self.unknown_tagged_fields.write(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(FetchSnapshotRequest);
@@ -340,6 +349,15 @@ impl c::Encode for TopicSnapshot<'_> {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -552,6 +570,13 @@ impl c::Encode for PartitionSnapshot<'_> {
             w.uuid(self.replica_directory_id);
         }
         self.unknown_tagged_fields.write(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
+            return Some("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId");
+        }
+        None
     }
 }
 

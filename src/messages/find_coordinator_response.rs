@@ -363,6 +363,17 @@ impl c::Encode for FindCoordinatorResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("FindCoordinatorResponse.ThrottleTimeMs");
+        }
+        if !(1..=3).contains(&version) && self.error_message.as_ref().is_none_or(|v| !v.is_empty())
+        {
+            return Some("FindCoordinatorResponse.ErrorMessage");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(FindCoordinatorResponse);

@@ -166,6 +166,13 @@ impl c::Encode for HeartbeatResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("HeartbeatResponse.ThrottleTimeMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(HeartbeatResponse);

@@ -332,6 +332,16 @@ impl c::Encode for JoinGroupRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.rebalance_timeout_ms != -1 {
+            return Some("JoinGroupRequest.RebalanceTimeoutMs");
+        }
+        if version < 8 && self.reason.is_some() {
+            return Some("JoinGroupRequest.Reason");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(JoinGroupRequest);

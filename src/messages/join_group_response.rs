@@ -367,6 +367,21 @@ impl c::Encode for JoinGroupResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some("JoinGroupResponse.ThrottleTimeMs");
+        }
+        if version < 7 && self.protocol_type.is_some() {
+            return Some("JoinGroupResponse.ProtocolType");
+        }
+        for v in &self.members {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(JoinGroupResponse);
@@ -537,6 +552,13 @@ impl c::Encode for JoinGroupResponseMember<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.group_instance_id.is_some() {
+            return Some("JoinGroupResponse.Members.GroupInstanceId");
+        }
+        None
     }
 }
 

@@ -380,6 +380,27 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.broker_epoch != -1 {
+            return Some("LeaderAndIsrRequest.BrokerEpoch");
+        }
+        if version <= 1 {
+            for v in &self.ungrouped_partition_states {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if version >= 2 {
+            for v in &self.topic_states {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(LeaderAndIsrRequest);
@@ -559,6 +580,18 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.topic_id != c::Uuid::ZERO {
+            return Some("LeaderAndIsrRequest.TopicStates.TopicId");
+        }
+        for v in &self.partition_states {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -1153,6 +1186,22 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 1 && !self.topic_name.is_empty() {
+            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName");
+        }
+        if version < 3 && !self.adding_replicas.is_empty() {
+            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.AddingReplicas");
+        }
+        if version < 3 && !self.removing_replicas.is_empty() {
+            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.RemovingReplicas");
+        }
+        if version < 1 && self.is_new {
+            return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew");
+        }
+        None
     }
 }
 

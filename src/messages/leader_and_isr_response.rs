@@ -231,6 +231,24 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version <= 4 {
+            for v in &self.partition_errors {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if version >= 5 {
+            for v in &self.topics {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(LeaderAndIsrResponse);
@@ -363,6 +381,15 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
         w.uuid(self.topic_id);
         self.partition_errors.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partition_errors {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -539,6 +566,13 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 4 && !self.topic_name.is_empty() {
+            return Some("LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName");
+        }
+        None
     }
 }
 

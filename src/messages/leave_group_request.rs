@@ -223,6 +223,17 @@ impl c::Encode for LeaveGroupRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version >= 3 {
+            for v in &self.members {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(LeaveGroupRequest);
@@ -394,6 +405,13 @@ impl c::Encode for MemberIdentity<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.reason.is_some() {
+            return Some("LeaveGroupRequest.Members.Reason");
+        }
+        None
     }
 }
 

@@ -177,6 +177,15 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
         self.config_resources.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.config_resources {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ListConfigResourcesResponse);
@@ -318,6 +327,13 @@ impl c::Encode for ConfigResource<'_> {
             w.i8(self.resource_type);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.resource_type != 16 {
+            return Some("ListConfigResourcesResponse.ConfigResources.ResourceType");
+        }
+        None
     }
 }
 

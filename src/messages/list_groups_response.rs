@@ -188,6 +188,18 @@ impl c::Encode for ListGroupsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("ListGroupsResponse.ThrottleTimeMs");
+        }
+        for v in &self.groups {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ListGroupsResponse);
@@ -390,6 +402,16 @@ impl c::Encode for ListedGroup<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && !self.group_state.is_empty() {
+            return Some("ListGroupsResponse.Groups.GroupState");
+        }
+        if version < 5 && !self.group_type.is_empty() {
+            return Some("ListGroupsResponse.Groups.GroupType");
+        }
+        None
     }
 }
 

@@ -228,6 +228,18 @@ impl c::Encode for ListOffsetsRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 10 && self.timeout_ms != 0 {
+            return Some("ListOffsetsRequest.TimeoutMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ListOffsetsRequest);
@@ -379,6 +391,15 @@ impl c::Encode for ListOffsetsTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -574,6 +595,13 @@ impl c::Encode for ListOffsetsPartition<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 4 && self.current_leader_epoch != -1 {
+            return Some("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch");
+        }
+        None
     }
 }
 

@@ -179,6 +179,13 @@ impl c::Encode for ListOffsetsResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some("ListOffsetsResponse.ThrottleTimeMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ListOffsetsResponse);

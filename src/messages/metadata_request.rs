@@ -275,6 +275,17 @@ impl c::Encode for MetadataRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if let Some(a) = &self.topics {
+            for v in a {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(MetadataRequest);
@@ -435,6 +446,13 @@ impl c::Encode for MetadataRequestTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("MetadataRequest.Topics.TopicId");
+        }
+        None
     }
 }
 

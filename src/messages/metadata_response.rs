@@ -330,6 +330,32 @@ impl c::Encode for MetadataResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.throttle_time_ms != 0 {
+            return Some("MetadataResponse.ThrottleTimeMs");
+        }
+        for v in &self.brokers {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 2 && self.cluster_id.is_some() {
+            return Some("MetadataResponse.ClusterId");
+        }
+        if version < 1 && self.controller_id != -1 {
+            return Some("MetadataResponse.ControllerId");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 13 && self.error_code != 0 {
+            return Some("MetadataResponse.ErrorCode");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(MetadataResponse);
@@ -514,6 +540,13 @@ impl c::Encode for MetadataResponseBroker<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.rack.is_some() {
+            return Some("MetadataResponse.Brokers.Rack");
+        }
+        None
     }
 }
 
@@ -785,6 +818,21 @@ impl c::Encode for MetadataResponseTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("MetadataResponse.Topics.TopicId");
+        }
+        if version < 1 && self.is_internal {
+            return Some("MetadataResponse.Topics.IsInternal");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -1070,6 +1118,16 @@ impl c::Encode for MetadataResponsePartition<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 7 && self.leader_epoch != -1 {
+            return Some("MetadataResponse.Topics.Partitions.LeaderEpoch");
+        }
+        if version < 5 && !self.offline_replicas.is_empty() {
+            return Some("MetadataResponse.Topics.Partitions.OfflineReplicas");
+        }
+        None
     }
 }
 

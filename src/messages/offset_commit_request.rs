@@ -299,6 +299,24 @@ impl c::Encode for OffsetCommitRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.generation_id_or_member_epoch != -1 {
+            return Some("OffsetCommitRequest.GenerationIdOrMemberEpoch");
+        }
+        if version < 1 && !self.member_id.is_empty() {
+            return Some("OffsetCommitRequest.MemberId");
+        }
+        if !(2..=4).contains(&version) && self.retention_time_ms != -1 {
+            return Some("OffsetCommitRequest.RetentionTimeMs");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetCommitRequest);
@@ -488,6 +506,21 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 9 && !self.name.is_empty() {
+            return Some("OffsetCommitRequest.Topics.Name");
+        }
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("OffsetCommitRequest.Topics.TopicId");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -720,6 +753,13 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 6 && self.committed_leader_epoch != -1 {
+            return Some("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
+        }
+        None
     }
 }
 

@@ -179,6 +179,18 @@ impl c::Encode for OffsetCommitResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.throttle_time_ms != 0 {
+            return Some("OffsetCommitResponse.ThrottleTimeMs");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetCommitResponse);
@@ -368,6 +380,16 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 9 && !self.name.is_empty() {
+            return Some("OffsetCommitResponse.Topics.Name");
+        }
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("OffsetCommitResponse.Topics.TopicId");
+        }
+        None
     }
 }
 

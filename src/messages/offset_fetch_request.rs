@@ -308,6 +308,17 @@ impl c::Encode for OffsetFetchRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version >= 8 {
+            for v in &self.groups {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetFetchRequest);
@@ -650,6 +661,23 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 9 && self.member_id.is_some() {
+            return Some("OffsetFetchRequest.Groups.MemberId");
+        }
+        if version < 9 && self.member_epoch != -1 {
+            return Some("OffsetFetchRequest.Groups.MemberEpoch");
+        }
+        if let Some(a) = &self.topics {
+            for v in a {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetFetchRequestGroup);
@@ -823,6 +851,16 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
         }
         self.partition_indexes.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 9 && !self.name.is_empty() {
+            return Some("OffsetFetchRequest.Groups.Topics.Name");
+        }
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("OffsetFetchRequest.Groups.Topics.TopicId");
+        }
+        None
     }
 }
 

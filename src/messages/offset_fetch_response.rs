@@ -269,6 +269,30 @@ impl c::Encode for OffsetFetchResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.throttle_time_ms != 0 {
+            return Some("OffsetFetchResponse.ThrottleTimeMs");
+        }
+        if version <= 7 {
+            for v in &self.topics {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if !(2..=7).contains(&version) && self.error_code != 0 {
+            return Some("OffsetFetchResponse.ErrorCode");
+        }
+        if version >= 8 {
+            for v in &self.groups {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetFetchResponse);
@@ -420,6 +444,15 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -631,6 +664,13 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.committed_leader_epoch != -1 {
+            return Some("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetFetchResponsePartition);
@@ -780,6 +820,15 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
         self.topics.write(w, version, true);
         w.i16(self.error_code);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -957,6 +1006,16 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
         }
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 9 && !self.name.is_empty() {
+            return Some("OffsetFetchResponse.Groups.Topics.Name");
+        }
+        if version < 10 && self.topic_id != c::Uuid::ZERO {
+            return Some("OffsetFetchResponse.Groups.Topics.TopicId");
+        }
+        None
     }
 }
 

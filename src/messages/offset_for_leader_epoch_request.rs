@@ -176,6 +176,18 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && self.replica_id != -2 {
+            return Some("OffsetForLeaderEpochRequest.ReplicaId");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetForLeaderEpochRequest);
@@ -329,6 +341,15 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -493,6 +514,13 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.current_leader_epoch != -1 {
+            return Some("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch");
+        }
+        None
     }
 }
 

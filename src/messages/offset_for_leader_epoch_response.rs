@@ -179,6 +179,18 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.throttle_time_ms != 0 {
+            return Some("OffsetForLeaderEpochResponse.ThrottleTimeMs");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(OffsetForLeaderEpochResponse);
@@ -329,6 +341,15 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -512,6 +533,13 @@ impl c::Encode for EpochEndOffset<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.leader_epoch != -1 {
+            return Some("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch");
+        }
+        None
     }
 }
 

@@ -223,6 +223,15 @@ impl c::Encode for ProduceRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topic_data {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ProduceRequest);
@@ -412,6 +421,16 @@ impl c::Encode for TopicProduceData<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 12 && !self.name.is_empty() {
+            return Some("ProduceRequest.TopicData.Name");
+        }
+        if version < 13 && self.topic_id != c::Uuid::ZERO {
+            return Some("ProduceRequest.TopicData.TopicId");
+        }
+        None
     }
 }
 

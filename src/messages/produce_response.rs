@@ -236,6 +236,18 @@ impl c::Encode for ProduceResponse<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.responses {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("ProduceResponse.ThrottleTimeMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ProduceResponse);
@@ -425,6 +437,21 @@ impl c::Encode for TopicProduceResponse<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 12 && !self.name.is_empty() {
+            return Some("ProduceResponse.Responses.Name");
+        }
+        if version < 13 && self.topic_id != c::Uuid::ZERO {
+            return Some("ProduceResponse.Responses.TopicId");
+        }
+        for v in &self.partition_responses {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -783,6 +810,22 @@ impl c::Encode for PartitionProduceResponse<'_> {
             }
             self.unknown_tagged_fields.write(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.log_append_time_ms != -1 {
+            return Some("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs");
+        }
+        if version < 5 && self.log_start_offset != -1 {
+            return Some("ProduceResponse.Responses.PartitionResponses.LogStartOffset");
+        }
+        if version < 8 && !self.record_errors.is_empty() {
+            return Some("ProduceResponse.Responses.PartitionResponses.RecordErrors");
+        }
+        if version < 8 && self.error_message.is_some() {
+            return Some("ProduceResponse.Responses.PartitionResponses.ErrorMessage");
+        }
+        None
     }
 }
 

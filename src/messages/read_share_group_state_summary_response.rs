@@ -142,6 +142,15 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.results {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ReadShareGroupStateSummaryResponse);
@@ -273,6 +282,15 @@ impl c::Encode for ReadStateSummaryResult<'_> {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -514,6 +532,15 @@ impl c::Encode for PartitionResult<'_> {
             w.i32(self.delivery_complete_count);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.delivery_complete_count != -1 {
+            return Some(
+                "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
+            );
+        }
+        None
     }
 }
 

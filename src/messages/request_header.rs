@@ -202,6 +202,13 @@ impl c::Encode for RequestHeader<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.client_id.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("RequestHeader.ClientId");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(RequestHeader);

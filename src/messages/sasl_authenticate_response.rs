@@ -210,6 +210,13 @@ impl c::Encode for SaslAuthenticateResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.session_lifetime_ms != 0 {
+            return Some("SaslAuthenticateResponse.SessionLifetimeMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(SaslAuthenticateResponse);

@@ -254,6 +254,13 @@ impl c::Encode for ShareAcknowledgeResponse<'_> {
         self.node_endpoints.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.acquisition_lock_timeout_ms != 0 {
+            return Some("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ShareAcknowledgeResponse);

@@ -372,6 +372,13 @@ impl c::Encode for ShareFetchRequest<'_> {
         self.forgotten_topics_data.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.share_acquire_mode != 0 {
+            return Some("ShareFetchRequest.ShareAcquireMode");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(ShareFetchRequest);

@@ -393,6 +393,13 @@ impl c::Encode for StopReplicaRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.broker_epoch != -1 {
+            return Some("StopReplicaRequest.BrokerEpoch");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(StopReplicaRequest);

@@ -150,6 +150,15 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.groups {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(StreamsGroupDescribeResponse);
@@ -568,6 +577,13 @@ impl c::Encode for DescribedGroup<'_> {
             w.nullable_string(self.assignor_name, true);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.assignor_name.is_some() {
+            return Some("StreamsGroupDescribeResponse.Groups.AssignorName");
+        }
+        None
     }
 }
 

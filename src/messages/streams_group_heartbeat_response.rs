@@ -527,6 +527,13 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
         c::Array::write_nullable(self.partitions_by_user_endpoint.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.acceptable_recovery_lag != -1 {
+            return Some("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(StreamsGroupHeartbeatResponse);

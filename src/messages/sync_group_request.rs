@@ -314,6 +314,16 @@ impl c::Encode for SyncGroupRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.protocol_type.is_some() {
+            return Some("SyncGroupRequest.ProtocolType");
+        }
+        if version < 5 && self.protocol_name.is_some() {
+            return Some("SyncGroupRequest.ProtocolName");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(SyncGroupRequest);

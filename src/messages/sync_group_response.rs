@@ -252,6 +252,19 @@ impl c::Encode for SyncGroupResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.throttle_time_ms != 0 {
+            return Some("SyncGroupResponse.ThrottleTimeMs");
+        }
+        if version < 5 && self.protocol_type.is_some() {
+            return Some("SyncGroupResponse.ProtocolType");
+        }
+        if version < 5 && self.protocol_name.is_some() {
+            return Some("SyncGroupResponse.ProtocolName");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(SyncGroupResponse);

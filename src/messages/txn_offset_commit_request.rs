@@ -341,6 +341,15 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(TxnOffsetCommitRequest);
@@ -530,6 +539,21 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 5 && !self.name.is_empty() {
+            return Some("TxnOffsetCommitRequest.Topics.Name");
+        }
+        if version < 6 && self.topic_id != c::Uuid::ZERO {
+            return Some("TxnOffsetCommitRequest.Topics.TopicId");
+        }
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -728,6 +752,13 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.committed_leader_epoch != -1 {
+            return Some("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
+        }
+        None
     }
 }
 

@@ -168,6 +168,15 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(TxnOffsetCommitResponse);
@@ -357,6 +366,16 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 5 && !self.name.is_empty() {
+            return Some("TxnOffsetCommitResponse.Topics.Name");
+        }
+        if version < 6 && self.topic_id != c::Uuid::ZERO {
+            return Some("TxnOffsetCommitResponse.Topics.TopicId");
+        }
+        None
     }
 }
 

@@ -204,6 +204,13 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
         }
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 1 && !self.results.is_empty() {
+            return Some("UpdateFeaturesResponse.Results");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(UpdateFeaturesResponse);

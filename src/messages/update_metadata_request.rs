@@ -403,6 +403,32 @@ impl c::Encode for UpdateMetadataRequest<'_> {
             self.unknown_tagged_fields.write(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 5 && self.broker_epoch != -1 {
+            return Some("UpdateMetadataRequest.BrokerEpoch");
+        }
+        if version <= 4 {
+            for v in &self.ungrouped_partition_states {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if version >= 5 {
+            for v in &self.topic_states {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        for v in &self.live_brokers {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(UpdateMetadataRequest);
@@ -588,6 +614,18 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 7 && self.topic_id != c::Uuid::ZERO {
+            return Some("UpdateMetadataRequest.TopicStates.TopicId");
+        }
+        for v in &self.partition_states {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -841,6 +879,29 @@ impl c::Encode for UpdateMetadataBroker<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 0 && !self.v0_host.is_empty() {
+            return Some("UpdateMetadataRequest.LiveBrokers.V0Host");
+        }
+        if version > 0 && self.v0_port != 0 {
+            return Some("UpdateMetadataRequest.LiveBrokers.V0Port");
+        }
+        if version < 1 && !self.endpoints.is_empty() {
+            return Some("UpdateMetadataRequest.LiveBrokers.Endpoints");
+        }
+        if version >= 1 {
+            for v in &self.endpoints {
+                if let Some(p) = c::Encode::dropped_field(&v, version) {
+                    return Some(p);
+                }
+            }
+        }
+        if version < 2 && self.rack.as_ref().is_none_or(|v| !v.is_empty()) {
+            return Some("UpdateMetadataRequest.LiveBrokers.Rack");
+        }
+        None
+    }
 }
 
 crate::__struct_element!(UpdateMetadataBroker);
@@ -1039,6 +1100,13 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 3 && !self.listener.is_empty() {
+            return Some("UpdateMetadataRequest.LiveBrokers.Endpoints.Listener");
+        }
+        None
     }
 }
 
@@ -1375,6 +1443,16 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version > 4 && !self.topic_name.is_empty() {
+            return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName");
+        }
+        if version < 4 && !self.offline_replicas.is_empty() {
+            return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.OfflineReplicas");
+        }
+        None
     }
 }
 

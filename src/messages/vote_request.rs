@@ -173,6 +173,18 @@ impl c::Encode for VoteRequest<'_> {
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.voter_id != -1 {
+            return Some("VoteRequest.VoterId");
+        }
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(VoteRequest);
@@ -296,6 +308,15 @@ impl c::Encode for TopicData<'_> {
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -557,6 +578,16 @@ impl c::Encode for PartitionData<'_> {
             w.bool(self.pre_vote);
         }
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
+            return Some("VoteRequest.Topics.Partitions.ReplicaDirectoryId");
+        }
+        if version < 1 && self.voter_directory_id != c::Uuid::ZERO {
+            return Some("VoteRequest.Topics.Partitions.VoterDirectoryId");
+        }
+        None
     }
 }
 

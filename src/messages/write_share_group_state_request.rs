@@ -154,6 +154,15 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.topics {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(WriteShareGroupStateRequest);
@@ -285,6 +294,15 @@ impl c::Encode for WriteStateData<'_> {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.partitions {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
     }
 }
 
@@ -501,6 +519,13 @@ impl c::Encode for PartitionData<'_> {
         }
         self.state_batches.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 1 && self.delivery_complete_count != -1 {
+            return Some("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount");
+        }
+        None
     }
 }
 

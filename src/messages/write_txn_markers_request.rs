@@ -148,6 +148,15 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
             self.unknown_tagged_fields.write_section(w);
         }
     }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        for v in &self.markers {
+            if let Some(p) = c::Encode::dropped_field(&v, version) {
+                return Some(p);
+            }
+        }
+        None
+    }
 }
 
 crate::__struct_element!(WriteTxnMarkersRequest);
@@ -377,6 +386,13 @@ impl c::Encode for WritableTxnMarker<'_> {
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }
+    }
+
+    fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        if version < 2 && self.transaction_version != 0 {
+            return Some("WriteTxnMarkersRequest.Markers.TransactionVersion");
+        }
+        None
     }
 }
 
