@@ -105,13 +105,8 @@ impl<'b> Writer<'b> {
         if let Some(dst) = self.reserve(bytes.len()) {
             #[cfg(feature = "perf")]
             dst.copy_from_slice(bytes);
-            // The same copy (a `memcpy` at opt-level "s", a byte loop at "z") without
-            // `copy_from_slice`'s length check, which a size-optimized build keeps out of line,
-            // and with it a panic path that these lengths, equal by construction, never take.
             #[cfg(not(feature = "perf"))]
-            for (d, s) in dst.iter_mut().zip(bytes) {
-                *d = *s;
-            }
+            copy_plain(dst, bytes);
         }
     }
 
@@ -438,6 +433,18 @@ pub const fn null_len(flexible: bool, short: bool) -> usize {
     }
 }
 
+/// The plain build's copy of `src` into the front of `dst` (a `memcpy` at opt-level "s", a byte
+/// loop at "z"), without `copy_from_slice`'s length check, which a size-optimized build keeps out
+/// of line, and with it a panic path that [`Writer::put`]'s lengths, equal by construction, never
+/// take.
+#[cfg(any(test, not(feature = "perf")))]
+#[inline(always)]
+fn copy_plain(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,5 +548,17 @@ mod tests {
         assert_eq!(varlong_len(64), 2);
         assert_eq!(varlong_len(i64::MAX), 10);
         assert_eq!(varlong_len(i64::MIN), 10);
+    }
+
+    /// The plain build's copy writes what the `perf` build's `copy_from_slice` writes.
+    #[test]
+    fn plain_copy_agrees_with_copy_from_slice() {
+        let src: [u8; 300] = core::array::from_fn(|i| (i as u8).wrapping_mul(29));
+        for len in 0..300 {
+            let (mut plain, mut fast) = ([0xEEu8; 301], [0xEEu8; 301]);
+            copy_plain(&mut plain[..len], &src[..len]);
+            fast[..len].copy_from_slice(&src[..len]);
+            assert_eq!(plain, fast, "len {len}");
+        }
     }
 }
