@@ -187,6 +187,8 @@
 //! ## Guarantees
 //!
 //! * **No allocation.** The crate does not link `alloc`; no wire length can cause an allocation.
+//!   Only the codecs of the `gzip`, `zstd` and `snappy` features allocate (see
+//!   [`records::compression::BuiltinCodecs`]).
 //! * **No panics on any input.** Decoding returns a typed error naming the byte offset and the
 //!   field; the library is compiled under a lint wall that forbids indexing, unchecked
 //!   arithmetic, `as` casts and unwraps.

@@ -1,7 +1,10 @@
 //! kwire allocates nothing: decoding, visiting, re-encoding and building each benchmark
 //! workload is counted by a global allocator and must make zero allocations, and so must every
-//! fuzz oracle on every file of the committed fuzz corpus (the oracles decode, encode, re-decode,
-//! walk and dissect their input into a scratch buffer lent by the caller).
+//! request and response of every version through the frame codec and the dissector, an lz4
+//! batch written and read back, and every fuzz oracle on every file of the committed fuzz corpus
+//! (the oracles decode, encode, re-decode, walk and dissect their input into a scratch buffer
+//! lent by the caller). What each compression codec allocates is checked against the
+//! documentation.
 //!
 //! The allocator counts per thread, and only while a thread has armed it, so the test harness's
 //! own threads and the input construction are not counted.
@@ -203,4 +206,176 @@ fn fuzz_oracles_run_without_allocating() {
         }
     }
     assert!(runs > 0);
+}
+
+/// What each built-in codec allocates, compressing and decompressing payloads of many sizes
+/// through `BuiltinCodecs`, is what the `compression` module's documentation states: nothing
+/// for none, lz4 and snappy decompression; snappy compression only for inputs over 1 KiB (the
+/// `snap` encoder's larger hash table); gzip and zstd working memory on every call.
+#[cfg(any(
+    feature = "gzip",
+    feature = "snappy",
+    feature = "lz4",
+    feature = "zstd"
+))]
+#[test]
+fn compression_allocates_as_documented() {
+    use kwire::records::Compression;
+    use kwire::records::compression::{BuiltinCodecs, Compressor, Decompressor};
+
+    let payload: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 27) as u8 | b'a')
+        .collect();
+    let codecs = [
+        Compression::NONE,
+        Compression::GZIP,
+        Compression::SNAPPY,
+        Compression::LZ4,
+        Compression::ZSTD,
+    ];
+    let mut checked = 0;
+    for codec in codecs.into_iter().filter(|c| BuiltinCodecs::is_enabled(*c)) {
+        for len in [0usize, 100, 1024, 1025, 5000, 40_000, 70_000, 200_000] {
+            let input = &payload[..len];
+            let room = BuiltinCodecs::new().max_compressed_len(codec, len);
+            let mut packed = vec![0u8; room.expect("every built-in codec knows its bound")];
+            let mut unpacked = vec![0u8; len];
+            let (n, compress) =
+                counted(|| BuiltinCodecs::new().compress(codec, input, &mut packed));
+            let n = n.expect("compresses");
+            let (m, decompress) =
+                counted(|| BuiltinCodecs::new().decompress(codec, &packed[..n], &mut unpacked));
+            assert_eq!(m, Ok(len));
+            assert_eq!(unpacked, input);
+            let expected = match codec {
+                Compression::GZIP | Compression::ZSTD => (true, true),
+                Compression::SNAPPY => (len > 1024, false),
+                _ => (false, false),
+            };
+            assert_eq!(
+                (compress > 0, decompress > 0),
+                expected,
+                "{codec:?}, {len} bytes: {compress} allocator calls compressing, \
+                 {decompress} decompressing"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8);
+}
+
+/// A producer's and a consumer's whole compressed path with a codec that needs no allocator:
+/// an lz4 batch written by `write_compressed` and read back through `decompress_into`.
+#[cfg(feature = "lz4")]
+#[test]
+fn compressed_batches_build_and_read_without_allocating() {
+    use kwire::records::compression::BuiltinCodecs;
+    use kwire::records::{BatchBuilder, Compression, RecordBatch};
+
+    let (keys, values) = small_content();
+    let records = small_records(&keys, &values);
+    let builder = BatchBuilder::new().with_producer(7, 0, 0);
+    let mut scratch = vec![0u8; 1 << 20];
+    let mut out = vec![0u8; 1 << 20];
+    let mut codecs = BuiltinCodecs::new();
+    let n = assert_none("write an lz4 batch", || {
+        builder
+            .write_compressed(
+                &records,
+                Compression::LZ4,
+                &mut codecs,
+                &mut scratch,
+                &mut out,
+            )
+            .expect("fits")
+    });
+    let read = assert_none("read an lz4 batch", || {
+        let batch = RecordBatch::parse(&out[..n]).expect("valid");
+        let mut values = 0usize;
+        for record in batch
+            .decompress_into(&mut codecs, &mut scratch)
+            .expect("decompresses")
+        {
+            values += record.expect("valid").value().map_or(0, <[u8]>::len);
+        }
+        values
+    });
+    assert_eq!(read, values.iter().map(Vec::len).sum::<usize>());
+}
+
+/// Every request and response of every API at every version, as the walker's smallest and a
+/// random instance: decoding, encoding, the frame codec around it, negotiating from an
+/// ApiVersions response and (with `describe`) dissecting the frame into a writer that has room
+/// make no allocation.
+#[test]
+fn every_message_and_the_dissector_run_without_allocating() {
+    use kwire::codec::{MessageKind, Reader};
+    use kwire::messages::{RequestHeader, ResponseHeader};
+    use kwire::schema::{self, walker};
+    use kwire::{Encode, Request, Response};
+
+    let mut instances = 0usize;
+    let mut out = vec![0u8; 1 << 17];
+    let mut frame_buf = vec![0u8; 1 << 17];
+    #[cfg(feature = "describe")]
+    let mut text = String::with_capacity(1 << 22);
+    for schema in schema::MESSAGES.iter().copied() {
+        if !matches!(schema.kind, MessageKind::Request | MessageKind::Response) {
+            continue;
+        }
+        let key = ApiKey(schema.api_key);
+        let range = schema.valid_versions;
+        for version in (range.min..=range.max).filter(|v| range.contains(*v)) {
+            for seed in [None, Some(7)] {
+                let mut bytes = vec![0u8; 1 << 16];
+                let n = match seed {
+                    None => walker::write_minimal(schema, version, &mut bytes),
+                    Some(seed) => walker::write_random(schema, version, seed, &mut bytes),
+                }
+                .expect("fits");
+                let bytes = &bytes[..n];
+                let what = format!("{} v{version}", schema.name);
+                let frame_len = assert_none(&what, || {
+                    let r = &mut Reader::new(bytes);
+                    if schema.kind == MessageKind::Request {
+                        let body = Request::decode(key, version, r).expect("valid");
+                        assert_eq!(body.encode(version, &mut out), Ok(n));
+                        let header = RequestHeader::new(key, version, 1).with_client_id(Some("c"));
+                        let len = frame::encode_request(&header, &body, &mut frame_buf);
+                        let len = len.expect("fits");
+                        frame::decode_request(&frame_buf[..len]).expect("valid");
+                        len
+                    } else {
+                        let body = Response::decode(key, version, r).expect("valid");
+                        assert_eq!(body.encode(version, &mut out), Ok(n));
+                        let header = ResponseHeader::default().with_correlation_id(1);
+                        let len = frame::encode_response(&header, &body, version, &mut frame_buf);
+                        let len = len.expect("fits");
+                        frame::decode_response(&frame_buf[..len], key, version).expect("valid");
+                        if let Response::ApiVersions(v) = body {
+                            let table = kwire::api::VersionTable::from_response(&v);
+                            let _ = black_box(table.negotiate(ApiKey::FETCH));
+                        }
+                        len
+                    }
+                });
+                #[cfg(feature = "describe")]
+                {
+                    text.clear();
+                    let frame = &frame_buf[..frame_len];
+                    assert_none(&what, || {
+                        if schema.kind == MessageKind::Request {
+                            kwire::describe::write_request_frame(frame, &mut text)
+                        } else {
+                            kwire::describe::write_response_frame(frame, key, version, &mut text)
+                        }
+                        .expect("dissects")
+                    });
+                }
+                assert!(frame_len > n, "the frame holds a header around the body");
+                instances += 1;
+            }
+        }
+    }
+    assert!(instances > 1400, "{instances}");
 }

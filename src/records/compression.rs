@@ -32,10 +32,11 @@
 //! | `lz4` | LZ4 frame format | `lz4_flex` (blocks), `twox-hash` (checksums) | nothing |
 //! | `zstd` | Zstandard frames | `ruzstd` | `alloc` |
 //!
-//! All four crates are pure Rust. `snap` has no `no_std` mode, so `snappy` needs `std`; the
-//! deflate compressor of `miniz_oxide` and all of `ruzstd` allocate, so `gzip` and `zstd` need
-//! `alloc`; `lz4` uses only `lz4_flex`'s slice functions and frames the blocks here, so it works
-//! with neither. Without any of these features [`BuiltinCodecs`] still exists and handles only
+//! All four crates are pure Rust. `snap` has no `no_std` mode, so `snappy` needs `std` (and its
+//! compressor allocates a hash table for inputs over 1 KiB); the deflate compressor of
+//! `miniz_oxide` and all of `ruzstd` allocate, so `gzip` and `zstd` need `alloc`; `lz4` uses only
+//! `lz4_flex`'s slice functions and frames the blocks here, so it works with neither and
+//! allocates nothing. Without any of these features [`BuiltinCodecs`] still exists and handles only
 //! [`Compression::NONE`].
 
 use core::borrow::Borrow;
@@ -409,9 +410,11 @@ impl BatchBuilder {
 /// | zstd | `zstd` | Zstandard frames (no dictionaries) | one frame, `ruzstd`'s fastest level |
 ///
 /// Others return [`CompressionError::UnknownCodec`] (5 to 7) or
-/// [`CompressionError::CodecNotEnabled`]. The type holds no state; gzip and zstd allocate
-/// working memory on each call, snappy and lz4 use only the stack (lz4 compression about
-/// 8 KiB of hash table, the rest far less).
+/// [`CompressionError::CodecNotEnabled`]. The type holds no state. Gzip and zstd allocate
+/// working memory on each call; snappy compression of more than 1 KiB allocates its hash table
+/// (up to 32 KiB, `snap`'s encoder keeps only a 1 KiB input's table inline); snappy
+/// decompression and lz4 use only the stack (lz4 compression about 8 KiB of hash table, the
+/// rest far less).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct BuiltinCodecs {
