@@ -541,6 +541,89 @@ fn i64_edges() -> impl Strategy<Value = i64> {
     ]
 }
 
+/// Signed values whose zig-zag form is at or next to a power of two, so that every varint byte
+/// length and both sides of every boundary between lengths come up.
+fn i32_zigzag_edges() -> impl Strategy<Value = i32> {
+    u32_edges().prop_map(|u| ((u >> 1) as i32) ^ -((u & 1) as i32))
+}
+
+fn i64_zigzag_edges() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        any::<u64>(),
+        (0u32..64).prop_map(|b| 1u64 << b),
+        (0u32..64).prop_map(|b| (1u64 << b).wrapping_sub(1)),
+    ]
+    .prop_map(|u| ((u >> 1) as i64) ^ -((u & 1) as i64))
+}
+
+/// Element counts and byte lengths whose compact prefix (the length plus one) is on either side
+/// of the one-to-two byte edge (127/128) or the two-to-three byte edge (16383/16384).
+fn lengths_at_compact_edges() -> impl Strategy<Value = usize> {
+    prop_oneof![0usize..4, 122usize..132, 16_378usize..16_390]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Every byte length of a zig-zag varint, and both sides of each boundary, against the
+    /// LEB128 definition.
+    #[test]
+    fn zigzag_varints_at_every_length_boundary(v in i32_zigzag_edges(), l in i64_zigzag_edges()) {
+        let out = enc_varint(v);
+        prop_assert_eq!(&out, &leb128(u64::from(zigzag32(v))));
+        prop_assert_eq!(out.len(), varint_len(v));
+        prop_assert_eq!(Reader::new(&out).varint(P), Ok(v));
+        let out = enc_varlong(l);
+        prop_assert_eq!(&out, &leb128(zigzag64(l)));
+        prop_assert_eq!(out.len(), varlong_len(l));
+        prop_assert_eq!(Reader::new(&out).varlong(P), Ok(l));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Strings, bytes and arrays whose compact length crosses 127/128 and 16383/16384: the
+    /// prefix has the LEB128 bytes of the length plus one, the sizes agree, and each reads back.
+    #[test]
+    fn compact_lengths_across_their_byte_edges(len in lengths_at_compact_edges(), seed in any::<u8>()) {
+        let prefix = leb128(len as u64 + 1);
+        let text: String = (0..len).map(|i| char::from(b'a' + ((i + usize::from(seed)) % 26) as u8)).collect();
+        if len <= 32_767 {
+            let out = written(|w| w.string(&text, true));
+            prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
+            prop_assert_eq!(Ok(out.len()), string_len(&text, true, P));
+            prop_assert_eq!(Reader::new(&out).string(true, P), Ok(text.as_str()));
+        }
+        let bytes: Vec<u8> = (0..len).map(|i| (i as u8) ^ seed).collect();
+        let out = written(|w| w.nullable_bytes(Some(&bytes), true));
+        prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
+        prop_assert_eq!(Ok(out.len()), bytes_len(&bytes, true, P));
+        prop_assert_eq!(Reader::new(&out).bytes(true, P), Ok(bytes.as_slice()));
+
+        let ints: Vec<i32> = (0..len as i32).map(|i| i ^ i32::from(seed)).collect();
+        let array = kwire::codec::Array::from(&ints);
+        let mut buf = vec![0u8; prefix.len() + 4 * len];
+        let mut w = Writer::new(&mut buf);
+        array.write(&mut w, 0, true);
+        prop_assert_eq!(w.position(), buf.len());
+        prop_assert_eq!(array.encoded_len(0, true, P), Ok(buf.len()));
+        prop_assert_eq!(&buf[..prefix.len()], prefix.as_slice());
+        let read = kwire::codec::Array::<i32>::read(&mut Reader::new(&buf), 0, true, P)
+            .expect("reads back");
+        prop_assert_eq!(read.len(), len);
+        prop_assert!(read.iter().eq(ints.iter().copied()));
+        let names: Vec<&str> = (0..len).map(|i| if i % 2 == 0 { "ab" } else { "" }).collect();
+        let names = kwire::codec::Array::from(&names);
+        let mut buf = vec![0u8; names.encoded_len(0, true, P).expect("sized")];
+        names.write(&mut Writer::new(&mut buf), 0, true);
+        prop_assert_eq!(&buf[..prefix.len()], prefix.as_slice());
+        let read = kwire::codec::Array::<&str>::read(&mut Reader::new(&buf), 0, true, P)
+            .expect("reads back");
+        prop_assert_eq!(read, names);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 

@@ -4,7 +4,7 @@
 For every client (kcat, kafka-python, confluent-kafka, aiokafka) and every compression it
 offers (none, gzip, snappy, lz4, zstd) this produces a deterministic set of messages to a fresh
 three-partition topic and consumes them back from the beginning, comparing every key, value,
-header, partition and offset with what was produced and with what the producer's delivery
+header, partition, offset and timestamp with what was produced and with what the producer's delivery
 reports said. Each topic is then read again by a different client, which proves the stored
 batches are interchangeable. Further scenarios: acks=0 and acks=all, the idempotent producer,
 a consumer group with subscribe and commit, a long-poll fetch, fetch size limits smaller than
@@ -42,6 +42,8 @@ MESSAGES = 50
 TIMEOUT = 15.0
 # Per-run suffix, so topics are fresh even against a broker that has seen an earlier run.
 RUN = f"{os.getpid() % 100000}"
+# When the run started: a record whose producer set no timestamp must carry one from the run.
+RUN_START_MS = int(time.time() * 1000)
 
 
 class CaseFailure(Exception):
@@ -160,8 +162,9 @@ def check(
     what: str = "",
 ) -> None:
     """Every produced message consumed exactly once, with the partition and offset its delivery
-    report gave (offset -1: not reported, as with acks=0), explicit partitions honoured, and the
-    offsets of each partition 0..n-1 in the order the messages were sent."""
+    report gave (offset -1: not reported, as with acks=0), explicit partitions honoured, the
+    offsets of each partition 0..n-1 in the order the messages were sent, and the timestamp it
+    was sent with (or, when the client stamped it, one from this run)."""
     problems: list[str] = []
     by_content = {m.content(): m for m in msgs}
     found: dict[int, Got] = {}
@@ -180,10 +183,18 @@ def check(
         if m.index not in found:
             problems.append(f"{m.describe()} not consumed")
     per_partition: dict[int, list[int]] = {}
+    now_ms = int(time.time() * 1000)
     for pos, m in enumerate(msgs):
         g = found.get(m.index)
         if g is None:
             continue
+        if m.timestamp is not None and g.timestamp != m.timestamp:
+            problems.append(f"#{m.index}: sent with timestamp {m.timestamp} but consumed with {g.timestamp}")
+        if m.timestamp is None and not (
+            g.timestamp is not None and RUN_START_MS - 5_000 <= g.timestamp <= now_ms + 5_000
+        ):
+            problems.append(f"#{m.index}: timestamp {g.timestamp} is not from this run "
+                            f"({RUN_START_MS}..{now_ms})")
         dp, do = delivered[pos]
         if dp != g.partition:
             problems.append(f"#{m.index}: delivered to p{dp} but consumed from p{g.partition}")
@@ -223,7 +234,13 @@ class Client:
         self.broker = broker
 
     def messages(self, n: int = MESSAGES, **kw) -> list[Msg]:
-        return make_messages(n, null_value=self.null_value, null_header=self.null_header, **kw)
+        msgs = make_messages(n, null_value=self.null_value, null_header=self.null_header, **kw)
+        # Every other message carries its own timestamp, out of order and from before the run,
+        # which must come back exactly; the others are stamped by the client when sent.
+        for m in msgs:
+            if m.index % 2 == 1:
+                m.timestamp = RUN_START_MS - 86_400_000 + (m.index * 7919) % 10_000
+        return msgs
 
     def create_topic(self, topic: str, partitions: int = PARTITIONS) -> None:
         """Creates the topic (None: the client relies on auto-creation)."""
