@@ -34,6 +34,43 @@ impl Transport for Socket {
     }
 }
 
+/// A transport that keeps a copy of every request frame sent through it.
+struct Recording<T> {
+    inner: T,
+    requests: Vec<Vec<u8>>,
+}
+
+impl<T> Recording<T> {
+    fn new(inner: T) -> Self {
+        Self {
+            inner,
+            requests: Vec::new(),
+        }
+    }
+}
+
+impl<T: Transport> Transport for Recording<T> {
+    type Error = T::Error;
+
+    fn exchange(&mut self, request: &[u8], response: &mut [u8]) -> Result<usize, T::Error> {
+        self.requests.push(request.to_vec());
+        self.inner.exchange(request, response)
+    }
+}
+
+/// Runs the producer over `transport`, then has `kafka-protocol` read back every request
+/// frame it sent.
+fn run_checked<T: Transport>(transport: T) -> Result<(Summary, T), String>
+where
+    T::Error: std::fmt::Debug,
+{
+    let mut recording = Recording::new(transport);
+    let summary = run(&mut recording).map_err(|e| e.to_string())?;
+    crate::peer::check_requests(&recording.requests, &summary)
+        .map_err(|e| format!("a request frame, as kafka-protocol reads it: {e}"))?;
+    Ok((summary, recording.inner))
+}
+
 const NAMES: [&str; 4] = ["api_versions", "metadata", "produce", "fetch"];
 
 pub fn main() -> ExitCode {
@@ -51,7 +88,7 @@ pub fn main() -> ExitCode {
         }
     }
     let result = match &broker {
-        None => run(&mut Canned::new(&RECORDED)).map_err(|e| e.to_string()),
+        None => run_checked(Canned::new(&RECORDED)).map(|(summary, _)| summary),
         Some(addr) => live(addr, save.as_deref()),
     };
     match result {
@@ -74,11 +111,11 @@ fn live(addr: &str, save: Option<&std::path::Path>) -> Result<Summary, String> {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(|e| e.to_string())?;
-    let mut socket = Socket {
+    let socket = Socket {
         stream,
         saved: Vec::new(),
     };
-    let summary = run(&mut socket).map_err(|e| e.to_string())?;
+    let (summary, socket) = run_checked(socket)?;
     if let Some(dir) = save {
         for (name, frame) in NAMES.iter().zip(&socket.saved) {
             let path = dir.join(format!("{name}.bin"));
@@ -109,20 +146,49 @@ fn report(source: &str, s: &Summary) {
         "  fetched {} records back (high watermark {}), each as sent",
         s.records_read, s.high_watermark
     );
+    println!("  kafka-protocol read every field of the four request frames as they were set");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The recorded run: everything the device build does, checked.
+    /// The recorded run: everything the device build does, checked, and the request frames it
+    /// sent read back by `kafka-protocol`.
     #[test]
     fn recorded_run() {
-        let s = run(&mut Canned::new(&RECORDED)).expect("the recorded run succeeds");
+        let (s, _) = run_checked(Canned::new(&RECORDED)).expect("the recorded run succeeds");
         assert_eq!(s.records_read, crate::producer::RECORDS);
         assert_eq!(s.leader, 1);
         assert_ne!(s.topic_id, kwire::codec::Uuid::ZERO);
         assert!(s.high_watermark > s.base_offset);
+    }
+
+    /// The check is not vacuous: one byte changed in a record's value, or in the client id of
+    /// a header, is caught.
+    #[test]
+    fn a_changed_request_is_caught() {
+        fn find(frame: &[u8], what: &[u8]) -> usize {
+            frame
+                .windows(what.len())
+                .position(|w| w == what)
+                .expect("present")
+        }
+        let mut recording = Recording::new(Canned::new(&RECORDED));
+        let summary = run(&mut recording).expect("the recorded run succeeds");
+        crate::peer::check_requests(&recording.requests, &summary).expect("as sent");
+
+        let mut changed = recording.requests.clone();
+        let at = find(&changed[2], b"temperature=21");
+        changed[2][at] = b'T';
+        let e = crate::peer::check_requests(&changed, &summary).unwrap_err();
+        assert!(e.contains("Produce batch"), "{e}");
+
+        let mut changed = recording.requests.clone();
+        let at = find(&changed[0], crate::producer::CLIENT_ID.as_bytes());
+        changed[0][at] = b'E';
+        let e = crate::peer::check_requests(&changed, &summary).unwrap_err();
+        assert!(e.contains("header"), "{e}");
     }
 
     /// A response missing at the end is an error, not a panic.

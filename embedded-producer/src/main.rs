@@ -10,7 +10,9 @@
 //! against responses recorded from a broker, then waits in a loop: the board's TCP stack would
 //! take the place of [`producer::Canned`].
 //!
-//! On a host the same code runs with `std` around it:
+//! On a host the same code runs with `std` around it, and afterwards the `kafka-protocol` crate,
+//! an implementation that is not kwire, decodes the four request frames it sent and every field
+//! is compared with what the producer set:
 //!
 //! ```text
 //! cargo run -p embedded-producer                          # the recorded responses
@@ -57,6 +59,8 @@ mod device {
 
 #[cfg(not(target_os = "none"))]
 mod host;
+#[cfg(not(target_os = "none"))]
+mod peer;
 
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {

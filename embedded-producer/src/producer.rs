@@ -34,9 +34,9 @@ pub const RECORDS: usize = 3;
 /// Bytes of the largest response frame this producer accepts.
 pub const MAX_RESPONSE: usize = 2048;
 
-const CLIENT_ID: &str = "embedded-producer";
+pub(crate) const CLIENT_ID: &str = "embedded-producer";
 /// The ApiVersions version sent (the one every broker since Kafka 2.4 knows).
-const API_VERSIONS_VERSION: i16 = 3;
+pub(crate) const API_VERSIONS_VERSION: i16 = 3;
 
 /// Sends one request frame and receives the whole response frame into `response`.
 pub trait Transport {
@@ -175,7 +175,7 @@ impl<T: Transport> Session<'_, T> {
 }
 
 /// The values of the records: a reading per record, formatted without an allocator.
-fn readings() -> Vec<String<24>, RECORDS> {
+pub(crate) fn readings() -> Vec<String<24>, RECORDS> {
     let mut out = Vec::new();
     for i in 0..RECORDS {
         let mut s = String::new();
