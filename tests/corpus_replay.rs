@@ -5,7 +5,14 @@
 //! Files whose names start with `seed-` are hand-made canonical encodings: for the round-trip
 //! targets they must also re-encode to exactly their own bytes. The `dissector` corpus is
 //! replayed only with the `describe` feature (CI tests with `--all-features`).
+//!
+//! Every file's outcome (rejected, round trip and whether canonical, items checked) is recorded
+//! in `fuzz/corpus/outcomes.txt` and must not change: a change that starts rejecting a valid
+//! input, or accepting one that was rejected, fails here even when no oracle does. After adding
+//! corpus files, or a deliberate change of outcome, run
+//! `UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay` and review the diff.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -36,8 +43,37 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+fn outcomes_path() -> PathBuf {
+    fuzz_dir().join("corpus").join("outcomes.txt")
+}
+
+/// The recorded outcomes: `target/file outcome`, a line each.
+fn recorded_outcomes() -> BTreeMap<String, String> {
+    let text = fs::read_to_string(outcomes_path()).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(' '))
+        .map(|(file, outcome)| (file.to_string(), outcome.to_string()))
+        .collect()
+}
+
+fn write_outcomes(outcomes: &BTreeMap<String, String>) {
+    let mut text = String::from(
+        "# The outcome of every corpus file under its target's oracle, checked by\n\
+         # tests/corpus_replay.rs. Regenerate with\n\
+         # UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay\n",
+    );
+    for (file, outcome) in outcomes {
+        text.push_str(&format!("{file} {outcome}\n"));
+    }
+    fs::write(outcomes_path(), text).expect("writable fuzz/corpus/outcomes.txt");
+}
+
 #[test]
 fn every_corpus_file_passes_its_oracle() {
+    let updating = std::env::var_os("UPDATE_OUTCOMES").is_some_and(|v| v == "1");
+    let mut recorded = recorded_outcomes();
+    let mut seen = Vec::new();
     let mut failures = Vec::new();
     let mut total = 0usize;
     for &Target {
@@ -62,7 +98,26 @@ fn every_corpus_file_passes_its_oracle() {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("seed-"));
-            match oracle(&data, &mut scratch) {
+            let key = format!(
+                "{target}/{}",
+                path.strip_prefix(&dir)
+                    .expect("under its directory")
+                    .display()
+            );
+            let result = oracle(&data, &mut scratch);
+            if let Ok(outcome) = &result {
+                let outcome = format!("{outcome:?}");
+                if updating {
+                    recorded.insert(key.clone(), outcome);
+                } else if recorded.get(&key) != Some(&outcome) {
+                    failures.push(format!(
+                        "{key}: outcome {outcome}, recorded {}",
+                        recorded.get(&key).map_or("nothing", String::as_str)
+                    ));
+                }
+            }
+            seen.push(key);
+            match result {
                 Err(failure) => failures.push(format!("{}: {failure}", path.display())),
                 Ok(outcome)
                     if is_seed
@@ -78,9 +133,33 @@ fn every_corpus_file_passes_its_oracle() {
             }
         }
     }
+    // Files recorded but gone; the dissector's only count where it is replayed.
+    for file in recorded.keys() {
+        let replayed = TARGETS
+            .iter()
+            .any(|t| file.starts_with(&format!("{}/", t.name)));
+        if replayed && !seen.contains(file) {
+            if updating {
+                continue;
+            }
+            failures.push(format!(
+                "{file}: recorded in outcomes.txt but not in the corpus"
+            ));
+        }
+    }
+    if updating {
+        recorded.retain(|file, _| {
+            seen.contains(file)
+                || !TARGETS
+                    .iter()
+                    .any(|t| file.starts_with(&format!("{}/", t.name)))
+        });
+        write_outcomes(&recorded);
+    }
     assert!(
         failures.is_empty(),
-        "{} of {total} corpus files failed:\n{}",
+        "{} of {total} corpus files failed (after adding files or a deliberate change of \
+         outcome: UPDATE_OUTCOMES=1 cargo test --all-features --test corpus_replay):\n{}",
         failures.len(),
         failures.join("\n")
     );
