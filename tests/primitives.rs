@@ -602,7 +602,7 @@ proptest! {
         prop_assert_eq!(Reader::new(&out).bytes(true, P), Ok(bytes.as_slice()));
 
         let ints: Vec<i32> = (0..len as i32).map(|i| i ^ i32::from(seed)).collect();
-        let array = kwire::codec::Array::from(&ints);
+        let array = kwire::codec::Array::from(&ints[..]);
         let mut buf = vec![0u8; prefix.len() + 4 * len];
         let mut w = Writer::new(&mut buf);
         array.write(&mut w, 0, true);
@@ -614,7 +614,7 @@ proptest! {
         prop_assert_eq!(read.len(), len);
         prop_assert!(read.iter().eq(ints.iter().copied()));
         let names: Vec<&str> = (0..len).map(|i| if i % 2 == 0 { "ab" } else { "" }).collect();
-        let names = kwire::codec::Array::from(&names);
+        let names = kwire::codec::Array::from(&names[..]);
         let mut buf = vec![0u8; names.encoded_len(0, true, P).expect("sized")];
         names.write(&mut Writer::new(&mut buf), 0, true);
         prop_assert_eq!(&buf[..prefix.len()], prefix.as_slice());
