@@ -255,6 +255,10 @@ extern crate std;
 #[doc(hidden)]
 #[path = "fuzz.rs"]
 pub mod __fuzz;
+#[cfg(kwire_mutant)]
+#[doc(hidden)]
+#[path = "mutant.rs"]
+pub mod __mutant;
 pub mod api;
 pub mod codec;
 #[cfg(feature = "describe")]

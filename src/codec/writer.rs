@@ -156,6 +156,12 @@ impl<'b> Writer<'b> {
     /// Writes a big-endian `int32`.
     #[inline]
     pub fn i32(&mut self, v: i32) {
+        #[cfg(kwire_mutant)]
+        let v = if crate::__mutant::on(crate::__mutant::Mutant::WriterI32) {
+            v.wrapping_add(1)
+        } else {
+            v
+        };
         self.put_array(v.to_be_bytes());
     }
 
@@ -186,6 +192,12 @@ impl<'b> Writer<'b> {
     /// Writes an unsigned varint in its minimal form.
     #[inline(always)]
     pub fn uvarint(&mut self, v: u32) {
+        #[cfg(kwire_mutant)]
+        let v = if crate::__mutant::on(crate::__mutant::Mutant::WriterUvarint) {
+            v ^ 1
+        } else {
+            v
+        };
         if v < 0x80 {
             // Lossless: v < 0x80.
             self.put_array([v.to_le_bytes()[0]]);

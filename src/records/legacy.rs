@@ -79,6 +79,12 @@ impl<'a> LegacyMessage<'a> {
     pub fn parse_at(input: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         let mut head = Reader::with_offset(input, base);
         let offset = head.i64("LegacyMessage.offset")?;
+        #[cfg(kwire_mutant)]
+        let offset = if crate::__mutant::on(crate::__mutant::Mutant::LegacyOffset) {
+            offset.wrapping_add(1)
+        } else {
+            offset
+        };
         let size_at = head.offset();
         let size = head.i32("LegacyMessage.messageSize")?;
         let crc = head.u32("LegacyMessage.crc")?;

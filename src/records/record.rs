@@ -141,6 +141,12 @@ impl<'a> Record<'a> {
             ));
         }
         let total = start.len().saturating_sub(r.rest().len());
+        #[cfg(kwire_mutant)]
+        let timestamp_delta = if crate::__mutant::on(crate::__mutant::Mutant::RecordTimestamp) {
+            timestamp_delta.wrapping_add(1)
+        } else {
+            timestamp_delta
+        };
         Ok(Self {
             bytes: start.get(..total).unwrap_or_default(),
             position,
