@@ -450,7 +450,7 @@ pub const fn null_len(flexible: bool, short: bool) -> usize {
 /// of line, and with it a panic path that [`Writer::put`]'s lengths, equal by construction, never
 /// take.
 #[cfg(any(test, not(feature = "perf")))]
-#[inline(always)]
+#[inline]
 fn copy_plain(dst: &mut [u8], src: &[u8]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d = *s;
