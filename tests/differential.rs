@@ -2195,17 +2195,6 @@ use debug_tree::Node;
 /// Random instances per message and version in the value comparison.
 const VALUE_SEEDS: u64 = 8;
 
-/// Parses a `Debug` text (ours or theirs) into a tree.
-fn parse_debug(text: &str) -> Node {
-    struct Text<'a>(&'a str);
-    impl std::fmt::Debug for Text<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(self.0)
-        }
-    }
-    debug_tree::debug_tree(&Text(text))
-}
-
 /// A node with the wrappers that only one side prints taken off: our `Request`/`Response` variant
 /// and `Uuid(..)`, `kafka-protocol`'s newtypes (`TopicName(..)`, `BrokerId(..)`, ...). `Some`
 /// stays: both print it.
@@ -2408,19 +2397,19 @@ fn every_field_agrees_by_path_both_ways() {
                 let outcome = (|| -> Result<(), String> {
                     // Ours encodes, theirs decodes.
                     let ours_bytes = (case.ours)(bytes, v)?;
-                    let ours = parse_debug(&(case.ours_debug)(&ours_bytes, v)?);
+                    let ours = debug_tree::parse(&(case.ours_debug)(&ours_bytes, v)?);
                     let theirs_text = match (case.theirs.debug)(&ours_bytes, v) {
                         Err(e) if known(&case, v, Way::OursToTheirs, &e).is_some() => {
                             return Ok(());
                         }
                         other => other?,
                     };
-                    let theirs = parse_debug(&theirs_text);
+                    let theirs = debug_tree::parse(&theirs_text);
                     let mut diffs = Vec::new();
                     compare_values("", &ours, &theirs, &mut diffs);
                     // Theirs encodes, ours decodes.
                     let theirs_bytes = (case.theirs.transcode)(&ours_bytes, v, v)?;
-                    let back = parse_debug(&(case.ours_debug)(&theirs_bytes, v)?);
+                    let back = debug_tree::parse(&(case.ours_debug)(&theirs_bytes, v)?);
                     let mut back_diffs = Vec::new();
                     compare_values("", &back, &theirs, &mut back_diffs);
                     fields += count_leaves(&ours);

@@ -159,8 +159,13 @@ impl DebugParser<'_> {
     }
 }
 
+/// The tree of a value's `Debug` text.
 pub fn debug_tree(value: &dyn std::fmt::Debug) -> Node {
-    let text = format!("{value:?}");
+    parse(&format!("{value:?}"))
+}
+
+/// The tree of a `Debug` text.
+pub fn parse(text: &str) -> Node {
     let mut p = DebugParser {
         s: text.as_bytes(),
         i: 0,
