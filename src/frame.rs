@@ -66,9 +66,8 @@ pub fn encode_request<B: Body>(
 }
 
 /// [`encode_request`], refusing to drop a value: when the header or the body holds a non-default
-/// value in an ignorable field that its version lacks (see
-/// [`Encode::dropped_field`]), fails naming the field, and
-/// nothing is written.
+/// value in an ignorable field that its version lacks (see [`Encode::dropped_field`]), fails
+/// naming the field, and nothing is written.
 ///
 /// ```
 /// use kwire::messages::{ApiVersionsRequest, RequestHeader};
