@@ -435,6 +435,9 @@ pub fn decode_response(
 /// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
 ///
+/// An `ApiVersionsResponse` is also read in the v0 layout a broker falls back to, as
+/// [`decode_response`] reads it.
+///
 /// # Errors
 ///
 /// As [`decode_response`]; `UnsupportedVersion` when `T` has no such version.
@@ -454,6 +457,10 @@ pub fn decode_response_as<'a, T: Message + Decode<'a>>(
         ));
     }
     let header = ResponseHeader::decode(&mut r, response_header_version(T::API_KEY, version))?;
+    if T::API_KEY == ApiKey::API_VERSIONS {
+        let (body, _) = crate::api::decode_api_versions_body_at(&r, version)?;
+        return Ok((header, body));
+    }
     let body = T::decode(&mut r, version)?;
     r.finish("Response")?;
     Ok((header, body))

@@ -1,5 +1,6 @@
 //! The frame helpers that read a header without decoding the body, `Request::expects_response`,
-//! and the ApiVersions v0 fallback reply through `frame::decode_response`.
+//! and the ApiVersions v0 fallback reply through `frame::decode_response` and
+//! `frame::decode_response_as`.
 
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::produce_request::TopicProduceData;
@@ -189,6 +190,12 @@ fn decode_response_accepts_the_api_versions_fallback() {
         let Response::ApiVersions(body) = body else {
             panic!("not ApiVersions");
         };
+        // The typed decoder reads the same body the same way, at the versions it has.
+        if sent <= 4 {
+            let (typed_header, typed) =
+                frame::decode_response_as::<ApiVersionsResponse<'_>>(&reply, sent).unwrap();
+            assert_eq!((typed_header, typed), (header, body));
+        }
         assert_eq!(body.error_code, ErrorCode::UNSUPPORTED_VERSION);
         let keys: Vec<_> = body
             .api_keys
@@ -210,6 +217,9 @@ fn decode_response_accepts_the_api_versions_fallback() {
     let n = frame::encode_response(&header, &body, 3, &mut buf).unwrap();
     let (_, decoded) = frame::decode_response(&buf[..n], ApiKey::API_VERSIONS, 3).unwrap();
     assert_eq!(decoded, Response::ApiVersions(body));
+    let (_, typed) = frame::decode_response_as::<ApiVersionsResponse<'_>>(&buf[..n], 3).unwrap();
+    assert_eq!(typed, body);
+    assert!(frame::decode_response_as::<ApiVersionsResponse<'_>>(&buf[..n - 1], 3).is_err());
 
     // A frame neither layout reads fails with the error of the layout tried first.
     let err = frame::decode_response(&buf[..n - 1], ApiKey::API_VERSIONS, 3).unwrap_err();

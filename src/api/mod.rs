@@ -16,7 +16,6 @@ use crate::error::DecodeErrorKind;
 
 pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
-#[cfg(feature = "ApiVersions")]
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]
 pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};

@@ -8,9 +8,7 @@ use heapless::Vec;
 
 use super::{API_TABLE, ApiKey};
 use crate::codec::VersionRange;
-#[cfg(feature = "ApiVersions")]
 use crate::codec::{Decode, Reader};
-#[cfg(feature = "ApiVersions")]
 use crate::error::DecodeError;
 #[cfg(feature = "ApiVersions")]
 use crate::messages::{ApiVersionsResponse, ResponseHeader};
@@ -250,13 +248,13 @@ pub fn decode_api_versions_body(
     decode_body(&Reader::new(body), sent)
 }
 
-#[cfg(feature = "ApiVersions")]
 /// Decodes the ApiVersions response body that fills the rest of `r`, to a request sent at
-/// `sent`, in either layout; returns the body and the version read.
-pub(crate) fn decode_body<'a>(
+/// `sent`, in either layout; returns the body and the version read. `T` is
+/// `ApiVersionsResponse`, generic so that [`crate::frame::decode_response_as`] shares the rule.
+pub(crate) fn decode_body<'a, T: Decode<'a>>(
     r: &Reader<'a>,
     sent: i16,
-) -> Result<(ApiVersionsResponse<'a>, i16), DecodeError> {
+) -> Result<(T, i16), DecodeError> {
     let Ok(error_code) = r.clone().i16("ApiVersionsResponse.ErrorCode") else {
         // Not even an error code: the error of a body at the version sent.
         return decode_exact(r, sent).map(|body| (body, sent));
@@ -276,12 +274,11 @@ pub(crate) fn decode_body<'a>(
     }
 }
 
-#[cfg(feature = "ApiVersions")]
 /// Decodes the body at `version`, requiring it to fill the rest of the reader.
-fn decode_exact<'a>(r: &Reader<'a>, version: i16) -> Result<ApiVersionsResponse<'a>, DecodeError> {
+fn decode_exact<'a, T: Decode<'a>>(r: &Reader<'a>, version: i16) -> Result<T, DecodeError> {
     let mut r = r.clone();
-    let body = ApiVersionsResponse::decode(&mut r, version)?;
-    r.finish("ApiVersionsResponse")?;
+    let body = T::decode(&mut r, version)?;
+    r.finish(T::PATH)?;
     Ok(body)
 }
 
