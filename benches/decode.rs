@@ -3,8 +3,11 @@
 //!
 //! * decode: MetadataResponse v12 (100 topics × 10 partitions × 3 replicas), FetchResponse v16
 //!   (100 partitions of one 16 KiB batch each), ProduceRequest v11 (one 16 KiB batch) and
-//!   ApiVersionsResponse v4, each followed by a visit of every field and every array element
-//!   (and of the record batches' headers);
+//!   ApiVersionsResponse v4, and four with many small structures: FetchResponse v16 of 1000
+//!   partitions without records, ProduceRequest v11 of 100 partitions with one small batch each,
+//!   OffsetCommitRequest v9 of 50 topics × 20 partitions and ListOffsetsResponse v10 of 1000
+//!   partitions; each followed by a visit of every field and every array element (and of the
+//!   record batches' headers);
 //! * encode: the same messages, ours built from caller slices into a caller's buffer, theirs
 //!   into a pre-reserved `BytesMut`;
 //! * re-encode: a decoded FetchResponse frame written again at its version, beside a plain copy
@@ -67,6 +70,19 @@ fn messages(c: &mut Criterion) {
     encode_group(c, &w.produce);
     decode_group(c, &w.api_versions, ours_api_versions, theirs_api_versions);
     encode_group(c, &w.api_versions);
+    decode_group(c, &w.fetch_empty, ours_fetch, theirs_fetch);
+    encode_group(c, &w.fetch_empty);
+    decode_group(c, &w.produce_many, ours_produce, theirs_produce);
+    encode_group(c, &w.produce_many);
+    decode_group(
+        c,
+        &w.offset_commit,
+        ours_offset_commit,
+        theirs_offset_commit,
+    );
+    encode_group(c, &w.offset_commit);
+    decode_group(c, &w.list_offsets, ours_list_offsets, theirs_list_offsets);
+    encode_group(c, &w.list_offsets);
 
     let frame_bytes = &w.fetch_frame;
     let (header, body) =

@@ -33,6 +33,14 @@ const NAMES: &[&str] = &[
     "produce-encode",
     "api-versions-decode",
     "api-versions-encode",
+    "fetch-empty-decode",
+    "fetch-empty-encode",
+    "produce-many-decode",
+    "produce-many-encode",
+    "offset-commit-decode",
+    "offset-commit-encode",
+    "list-offsets-decode",
+    "list-offsets-encode",
     "crc32c-16k",
     "read-1000-records",
     "build-1000-records",
@@ -88,6 +96,38 @@ fn main() -> ExitCode {
         }),
         "api-versions-encode" => (0..n).for_each(|_| {
             acc ^= ours_encode(black_box(&w.api_versions.ours), 4, &mut out) as u64;
+        }),
+        "fetch-empty-decode" => (0..n).for_each(|_| {
+            acc ^= ours_fetch(black_box(&w.fetch_empty.body), FETCH_VERSION);
+        }),
+        "fetch-empty-encode" => (0..n).for_each(|_| {
+            acc ^= ours_encode(black_box(&w.fetch_empty.ours), FETCH_VERSION, &mut out) as u64;
+        }),
+        "produce-many-decode" => (0..n).for_each(|_| {
+            acc ^= ours_produce(black_box(&w.produce_many.body), PRODUCE_VERSION);
+        }),
+        "produce-many-encode" => (0..n).for_each(|_| {
+            acc ^= ours_encode(black_box(&w.produce_many.ours), PRODUCE_VERSION, &mut out) as u64;
+        }),
+        "offset-commit-decode" => (0..n).for_each(|_| {
+            acc ^= ours_offset_commit(black_box(&w.offset_commit.body), OFFSET_COMMIT_VERSION);
+        }),
+        "offset-commit-encode" => (0..n).for_each(|_| {
+            acc ^= ours_encode(
+                black_box(&w.offset_commit.ours),
+                OFFSET_COMMIT_VERSION,
+                &mut out,
+            ) as u64;
+        }),
+        "list-offsets-decode" => (0..n).for_each(|_| {
+            acc ^= ours_list_offsets(black_box(&w.list_offsets.body), LIST_OFFSETS_VERSION);
+        }),
+        "list-offsets-encode" => (0..n).for_each(|_| {
+            acc ^= ours_encode(
+                black_box(&w.list_offsets.ours),
+                LIST_OFFSETS_VERSION,
+                &mut out,
+            ) as u64;
         }),
         "crc32c-16k" => (0..n).for_each(|_| acc ^= u64::from(crc::crc32c(black_box(&w.crc_data)))),
         "read-1000-records" => (0..n).for_each(|_| {

@@ -94,6 +94,15 @@ fn the_counter_sees_allocations() {
     );
 }
 
+/// A workload's name, body and version, its decode-and-visit and its encode into a buffer.
+type Case<'w> = (
+    &'static str,
+    &'w [u8],
+    i16,
+    fn(&[u8], i16) -> u64,
+    &'w dyn Fn(&mut [u8]) -> usize,
+);
+
 #[test]
 fn messages_decode_visit_and_encode_without_allocating() {
     let w = Workloads::new();
@@ -127,6 +136,42 @@ fn messages_decode_visit_and_encode_without_allocating() {
         ours_encode(&v.ours, v.version, &mut out)
     });
     assert_eq!(out[..n], v.body[..]);
+
+    let cases: [Case<'_>; 4] = [
+        (
+            "fetch without records",
+            &w.fetch_empty.body,
+            FETCH_VERSION,
+            ours_fetch,
+            &|o| ours_encode(&w.fetch_empty.ours, FETCH_VERSION, o),
+        ),
+        (
+            "produce to 100 partitions",
+            &w.produce_many.body,
+            PRODUCE_VERSION,
+            ours_produce,
+            &|o| ours_encode(&w.produce_many.ours, PRODUCE_VERSION, o),
+        ),
+        (
+            "offset commit",
+            &w.offset_commit.body,
+            OFFSET_COMMIT_VERSION,
+            ours_offset_commit,
+            &|o| ours_encode(&w.offset_commit.ours, OFFSET_COMMIT_VERSION, o),
+        ),
+        (
+            "list offsets",
+            &w.list_offsets.body,
+            LIST_OFFSETS_VERSION,
+            ours_list_offsets,
+            &|o| ours_encode(&w.list_offsets.ours, LIST_OFFSETS_VERSION, o),
+        ),
+    ];
+    for (what, body, version, decode, encode) in cases {
+        assert_none(what, || decode(body, version));
+        let n = assert_none(what, || encode(&mut out));
+        assert_eq!(out[..n], body[..], "{what}");
+    }
 }
 
 #[test]

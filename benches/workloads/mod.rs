@@ -17,12 +17,19 @@ use kwire::messages::fetch_response::{
     AbortedTransaction, EpochEndOffset, FetchableTopicResponse, LeaderIdAndEpoch, NodeEndpoint,
     PartitionData, SnapshotId,
 };
+use kwire::messages::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+};
 use kwire::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
+use kwire::messages::offset_commit_request::{
+    OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
 use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kwire::messages::{
-    ApiVersionsResponse, FetchResponse, MetadataResponse, ProduceRequest, ResponseHeader,
+    ApiVersionsResponse, FetchResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitRequest,
+    ProduceRequest, ResponseHeader,
 };
 use kwire::records::{BatchBuilder, NewHeader, NewRecord, RecordBatch, Records};
 use kwire::{ApiKey, Decode, Encode, Response, frame};
@@ -31,6 +38,8 @@ pub const METADATA_VERSION: i16 = 12;
 pub const FETCH_VERSION: i16 = 16;
 pub const PRODUCE_VERSION: i16 = 11;
 pub const API_VERSIONS_VERSION: i16 = 4;
+pub const OFFSET_COMMIT_VERSION: i16 = 9;
+pub const LIST_OFFSETS_VERSION: i16 = 10;
 
 /// Bytes of each record batch in the fetch and produce workloads.
 pub const BATCH_LEN: usize = 16 * 1024;
@@ -336,6 +345,132 @@ pub fn produce_value() -> ProduceRequest<'static> {
         .with_acks(-1)
         .with_timeout_ms(30_000)
         .with_topic_data(topics)
+}
+
+/// FetchResponse v16 as a consumer's long poll returns it when nothing new has arrived: 10 topics
+/// of 100 partitions, each with its offsets, no aborted transactions and empty records.
+pub fn fetch_empty_value() -> FetchResponse<'static> {
+    let responses = leak(
+        (0..10u64)
+            .map(|t| {
+                let partitions = leak(
+                    (0..100i32)
+                        .map(|p| {
+                            let n = t as i64 * 100 + i64::from(p);
+                            PartitionData::default()
+                                .with_partition_index(p)
+                                .with_high_watermark(n * 1000 + 5000)
+                                .with_last_stable_offset(n * 1000 + 5000)
+                                .with_log_start_offset(n)
+                                .with_preferred_read_replica(-1)
+                                .with_records(Some(Records::new(&[])))
+                        })
+                        .collect(),
+                );
+                FetchableTopicResponse::default()
+                    .with_topic_id(Uuid::from_u64_pair(0xef01 + t, t))
+                    .with_partitions(partitions)
+            })
+            .collect(),
+    );
+    FetchResponse::default()
+        .with_session_id(92)
+        .with_responses(responses)
+}
+
+/// ProduceRequest v11 from a producer that batches for many partitions: 10 topics of 10
+/// partitions, one small batch each (four records of 100-byte values).
+pub fn produce_many_value() -> ProduceRequest<'static> {
+    let topics = leak(
+        (0..10u64)
+            .map(|t| {
+                let partitions = leak(
+                    (0..10i32)
+                        .map(|p| {
+                            let values: Vec<Vec<u8>> = (0..4u8)
+                                .map(|i| vec![b'a' + i + (p as u8 % 8); 100])
+                                .collect();
+                            let records: Vec<NewRecord<'_>> = values
+                                .iter()
+                                .enumerate()
+                                .map(|(i, v)| NewRecord::new(v).with_timestamp(TS + i as i64))
+                                .collect();
+                            let builder = BatchBuilder::new().with_producer(4242, 1, p * 4);
+                            let mut out =
+                                vec![0u8; builder.encoded_len(&records).expect("encodable")];
+                            builder.write(&records, &mut out).expect("fits");
+                            PartitionProduceData::default()
+                                .with_index(p)
+                                .with_records(Some(Records::new(leak(out))))
+                        })
+                        .collect(),
+                );
+                TopicProduceData::default()
+                    .with_name(leak_str(format!("orders.events.topic-{t:03}")))
+                    .with_partition_data(partitions)
+            })
+            .collect(),
+    );
+    ProduceRequest::default()
+        .with_transactional_id(None)
+        .with_acks(-1)
+        .with_timeout_ms(30_000)
+        .with_topic_data(topics)
+}
+
+/// OffsetCommitRequest v9 from a consumer group member: 50 topics of 20 partitions.
+pub fn offset_commit_value() -> OffsetCommitRequest<'static> {
+    let topics = leak(
+        (0..50u64)
+            .map(|t| {
+                let partitions = leak(
+                    (0..20i32)
+                        .map(|p| {
+                            OffsetCommitRequestPartition::default()
+                                .with_partition_index(p)
+                                .with_committed_offset(t as i64 * 1_000_000 + i64::from(p) * 977)
+                                .with_committed_leader_epoch(7)
+                                .with_committed_metadata(Some(""))
+                        })
+                        .collect(),
+                );
+                OffsetCommitRequestTopic::default()
+                    .with_name(leak_str(format!("orders.events.topic-{t:03}")))
+                    .with_partitions(partitions)
+            })
+            .collect(),
+    );
+    OffsetCommitRequest::default()
+        .with_group_id("order-processors")
+        .with_generation_id_or_member_epoch(42)
+        .with_member_id("consumer-order-processors-1-6f1c2a3b-4d5e-4f60-8a9b-0c1d2e3f4a5b")
+        .with_group_instance_id(None)
+        .with_topics(topics)
+}
+
+/// ListOffsetsResponse v10: 10 topics of 100 partitions.
+pub fn list_offsets_value() -> ListOffsetsResponse<'static> {
+    let topics = leak(
+        (0..10u64)
+            .map(|t| {
+                let partitions = leak(
+                    (0..100i32)
+                        .map(|p| {
+                            ListOffsetsPartitionResponse::default()
+                                .with_partition_index(p)
+                                .with_timestamp(-1)
+                                .with_offset(t as i64 * 1_000_000 + i64::from(p) * 31)
+                                .with_leader_epoch(5)
+                        })
+                        .collect(),
+                );
+                ListOffsetsTopicResponse::default()
+                    .with_name(leak_str(format!("orders.events.topic-{t:03}")))
+                    .with_partitions(partitions)
+            })
+            .collect(),
+    );
+    ListOffsetsResponse::default().with_topics(topics)
 }
 
 /// ApiVersionsResponse v4 as a current broker sends it: every API key kwire knows with its
@@ -727,6 +862,84 @@ pub fn theirs_api_versions(body: &Bytes, version: i16) -> u64 {
     mix(acc, m.unknown_tagged_fields.len() as u64)
 }
 
+pub fn ours_offset_commit(body: &[u8], version: i16) -> u64 {
+    let m = OffsetCommitRequest::decode(&mut Reader::new(body), version).expect("valid");
+    let mut acc = mix_str(0, m.group_id);
+    acc = mix_i(acc, i64::from(m.generation_id_or_member_epoch));
+    acc = mix_str(acc, m.member_id);
+    acc = mix_opt_str(acc, m.group_instance_id);
+    acc = mix_i(acc, m.retention_time_ms);
+    for t in m.topics.iter() {
+        acc = mix_str(acc, t.name);
+        for p in t.partitions.iter() {
+            acc = mix_i(acc, i64::from(p.partition_index));
+            acc = mix_i(acc, p.committed_offset);
+            acc = mix_i(acc, i64::from(p.committed_leader_epoch));
+            acc = mix_opt_str(acc, p.committed_metadata);
+            acc = mix(acc, p.unknown_tagged_fields.len() as u64);
+        }
+        acc = mix(acc, t.unknown_tagged_fields.len() as u64);
+    }
+    mix(acc, m.unknown_tagged_fields.len() as u64)
+}
+
+pub fn theirs_offset_commit(body: &Bytes, version: i16) -> u64 {
+    let m = kp::OffsetCommitRequest::decode(&mut body.clone(), version).expect("valid");
+    let mut acc = mix_str(0, &m.group_id.0);
+    acc = mix_i(acc, i64::from(m.generation_id_or_member_epoch));
+    acc = mix_str(acc, &m.member_id);
+    acc = mix_opt_str(acc, m.group_instance_id.as_deref());
+    acc = mix_i(acc, m.retention_time_ms);
+    for t in &m.topics {
+        acc = mix_str(acc, &t.name.0);
+        for p in &t.partitions {
+            acc = mix_i(acc, i64::from(p.partition_index));
+            acc = mix_i(acc, p.committed_offset);
+            acc = mix_i(acc, i64::from(p.committed_leader_epoch));
+            acc = mix_opt_str(acc, p.committed_metadata.as_deref());
+            acc = mix(acc, p.unknown_tagged_fields.len() as u64);
+        }
+        acc = mix(acc, t.unknown_tagged_fields.len() as u64);
+    }
+    mix(acc, m.unknown_tagged_fields.len() as u64)
+}
+
+pub fn ours_list_offsets(body: &[u8], version: i16) -> u64 {
+    let m = ListOffsetsResponse::decode(&mut Reader::new(body), version).expect("valid");
+    let mut acc = mix_i(0, i64::from(m.throttle_time_ms));
+    for t in m.topics.iter() {
+        acc = mix_str(acc, t.name);
+        for p in t.partitions.iter() {
+            acc = mix_i(acc, i64::from(p.partition_index));
+            acc = mix_i(acc, i64::from(p.error_code));
+            acc = mix_i(acc, p.timestamp);
+            acc = mix_i(acc, p.offset);
+            acc = mix_i(acc, i64::from(p.leader_epoch));
+            acc = mix(acc, p.unknown_tagged_fields.len() as u64);
+        }
+        acc = mix(acc, t.unknown_tagged_fields.len() as u64);
+    }
+    mix(acc, m.unknown_tagged_fields.len() as u64)
+}
+
+pub fn theirs_list_offsets(body: &Bytes, version: i16) -> u64 {
+    let m = kp::ListOffsetsResponse::decode(&mut body.clone(), version).expect("valid");
+    let mut acc = mix_i(0, i64::from(m.throttle_time_ms));
+    for t in &m.topics {
+        acc = mix_str(acc, &t.name.0);
+        for p in &t.partitions {
+            acc = mix_i(acc, i64::from(p.partition_index));
+            acc = mix_i(acc, i64::from(p.error_code));
+            acc = mix_i(acc, p.timestamp);
+            acc = mix_i(acc, p.offset);
+            acc = mix_i(acc, i64::from(p.leader_epoch));
+            acc = mix(acc, p.unknown_tagged_fields.len() as u64);
+        }
+        acc = mix(acc, t.unknown_tagged_fields.len() as u64);
+    }
+    mix(acc, m.unknown_tagged_fields.len() as u64)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Proxy path: a whole FetchResponse frame, decoded then encoded again at its version.
 // ---------------------------------------------------------------------------------------------
@@ -806,6 +1019,12 @@ pub struct Workloads {
     pub fetch: Case<FetchResponse<'static>, kp::FetchResponse>,
     pub produce: Case<ProduceRequest<'static>, kp::ProduceRequest>,
     pub api_versions: Case<ApiVersionsResponse<'static>, kp::ApiVersionsResponse>,
+    /// A FetchResponse of 1000 partitions and no records.
+    pub fetch_empty: Case<FetchResponse<'static>, kp::FetchResponse>,
+    /// A ProduceRequest of 100 partitions with one small batch each.
+    pub produce_many: Case<ProduceRequest<'static>, kp::ProduceRequest>,
+    pub offset_commit: Case<OffsetCommitRequest<'static>, kp::OffsetCommitRequest>,
+    pub list_offsets: Case<ListOffsetsResponse<'static>, kp::ListOffsetsResponse>,
     /// The FetchResponse as a whole response frame (size prefix, header v1, body).
     pub fetch_frame: Vec<u8>,
     pub crc_data: Vec<u8>,
@@ -822,6 +1041,18 @@ impl Workloads {
                 "api_versions_v4",
                 API_VERSIONS_VERSION,
                 api_versions_value(),
+            ),
+            fetch_empty: Case::new("fetch_empty_v16", FETCH_VERSION, fetch_empty_value()),
+            produce_many: Case::new("produce_100_v11", PRODUCE_VERSION, produce_many_value()),
+            offset_commit: Case::new(
+                "offset_commit_v9",
+                OFFSET_COMMIT_VERSION,
+                offset_commit_value(),
+            ),
+            list_offsets: Case::new(
+                "list_offsets_v10",
+                LIST_OFFSETS_VERSION,
+                list_offsets_value(),
             ),
             fetch_frame: fetch_frame(&fetch_value()),
             crc_data: crc_data(),
@@ -852,6 +1083,26 @@ impl Workloads {
         assert_eq!(
             ours_api_versions(&a.body, a.version),
             theirs_api_versions(&a.shared, a.version)
+        );
+        let e = &self.fetch_empty;
+        assert_eq!(
+            ours_fetch(&e.body, e.version),
+            theirs_fetch(&e.shared, e.version)
+        );
+        let pm = &self.produce_many;
+        assert_eq!(
+            ours_produce(&pm.body, pm.version),
+            theirs_produce(&pm.shared, pm.version)
+        );
+        let o = &self.offset_commit;
+        assert_eq!(
+            ours_offset_commit(&o.body, o.version),
+            theirs_offset_commit(&o.shared, o.version)
+        );
+        let l = &self.list_offsets;
+        assert_eq!(
+            ours_list_offsets(&l.body, l.version),
+            theirs_list_offsets(&l.shared, l.version)
         );
         let mut out = vec![0u8; self.fetch_frame.len()];
         assert_eq!(ours_reencode(&self.fetch_frame, &mut out), out.len());

@@ -865,18 +865,23 @@ fn emit_struct(
     out.push_str(&body);
     out.push_str("}\n}\n\n");
 
-    // ---- Skip: advance over an already validated value without building it
-    let mut skip = String::new();
+    // ---- Walk: advance over a value, checking it as `read` would, without building it
+    let mut walk = String::new();
     let mut fixed = 0usize;
-    let flush = |skip: &mut String, fixed: &mut usize| {
+    let flush = |walk: &mut String, fixed: &mut usize| {
         if *fixed > 0 {
-            let _ = writeln!(skip, "r.skip_({fixed}, {path_lit})?;");
+            let _ = writeln!(walk, "w.skip({fixed})?;");
             *fixed = 0;
         }
     };
     for x in &fields {
-        let p = format!("{:?}", x.path);
         let flex = x.field_flex();
+        // Whether a null is accepted, as `read` decides it.
+        let nullable = match (&x.null_ok, x.option) {
+            (_, false) | (Cond::Never, _) => "false".to_string(),
+            (Cond::Always, true) => "true".to_string(),
+            (Cond::Expr(e), true) => e.clone(),
+        };
         let mut pos = x.pos.clone();
         let stmt = match &x.f.ty {
             Ty::Prim(pr) => match pr.width() {
@@ -884,15 +889,13 @@ fn emit_struct(
                     fixed += w;
                     continue;
                 }
-                Some(w) => format!("r.skip_({w}, {p})?;"),
-                None => {
-                    let short = matches!(pr, Prim::String);
-                    format!("r.skip_sized_({flex}, {short}, {p})?;")
-                }
+                Some(w) => format!("w.skip({w})?;"),
+                None if matches!(pr, Prim::String) => format!("w.string({flex}, {nullable})?;"),
+                None => format!("w.bytes({flex}, {nullable})?;"),
             },
             Ty::Struct(st) => {
-                let call = format!("{st}::skip_wire(r, version)?;");
-                let marker = format!("r.struct_marker_({p})?");
+                let call = format!("{st}::walk_wire(w, version)?;");
+                let marker = "w.struct_marker()?";
                 match (&x.null_ok, &pos) {
                     _ if !x.option => call,
                     (Cond::Never, _) => call,
@@ -909,47 +912,40 @@ fn emit_struct(
                 }
             }
             Ty::Array(inner) => format!(
-                "c::ArrayView::<{}>::skip(r, version, {flex}, {p})?;",
+                "c::ArrayView::<{}>::walk(w, version, {flex}, {nullable})?;",
                 base_type(inner)?
             ),
         };
-        flush(&mut skip, &mut fixed);
+        flush(&mut walk, &mut fixed);
         match &pos {
             Cond::Never => {}
-            Cond::Always => skip.push_str(&stmt),
+            Cond::Always => walk.push_str(&stmt),
             Cond::Expr(e) => {
-                let _ = writeln!(skip, "if {e} {{ {stmt} }}");
+                let _ = writeln!(walk, "if {e} {{ {stmt} }}");
             }
         }
-        skip.push('\n');
+        walk.push('\n');
     }
-    flush(&mut skip, &mut fixed);
+    flush(&mut walk, &mut fixed);
     match &flex {
         Cond::Never => {}
-        Cond::Always => {
-            let _ = writeln!(skip, "r.skip_tagged_section_({tf_path})?;");
-        }
-        _ => {
-            let _ = writeln!(
-                skip,
-                "if flexible {{ r.skip_tagged_section_({tf_path})?; }}"
-            );
-        }
+        Cond::Always => walk.push_str("w.tagged_section()?;\n"),
+        _ => walk.push_str("if flexible { w.tagged_section()?; }\n"),
     }
-    let mut skip_fn = String::new();
-    if mentions(&skip, "flexible") {
-        skip_fn.push_str(&flex_let);
+    let mut walk_fn = String::new();
+    if mentions(&walk, "flexible") {
+        walk_fn.push_str(&flex_let);
     }
-    if !mentions(&skip, "version") && !mentions(&skip_fn, "version") {
-        skip_fn.push_str("let _ = version;\n");
+    if !mentions(&walk, "version") && !mentions(&walk_fn, "version") {
+        walk_fn.push_str("let _ = version;\n");
     }
-    if !mentions(&skip, "r") {
-        skip_fn.push_str("let _ = r;\n");
+    if !mentions(&walk, "w") {
+        walk_fn.push_str("let _ = w;\n");
     }
-    skip_fn.push_str(&skip);
+    walk_fn.push_str(&walk);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version` in bytes that a decode has already\n/// validated, without building it (how decoded arrays find their nested arrays' ends).\n///\n/// # Errors\n///\n/// [`c::Failed`] for truncation and length errors (never, on validated bytes).\n#[doc(hidden)]\n#[inline]\npub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{skip_fn}Ok(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[inline]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)

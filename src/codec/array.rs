@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use crate::error::EncodeError;
 
-use super::{Failed, Reader, Writer, len_prefix, null_len};
+use super::{Failed, Reader, Walker, Writer, len_prefix, null_len};
 
 /// A type that can be an array element.
 ///
@@ -31,15 +31,16 @@ pub trait Element<'a>: Copy {
         path: &'static str,
     ) -> Result<Self, Failed>;
 
-    /// Advances over one element at `version` in bytes that were already validated, without
-    /// building it. Generated structs skip field by field; the default reads the element.
+    /// Advances over one element at `version` without building it, checking what
+    /// [`Element::read_element`] checks (generated structs walk field by field; the default reads
+    /// the element). Over validated bytes it only steps.
     ///
-    /// # Errors
-    ///
-    /// As [`Element::read_element`] (never, on validated bytes).
+    /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
+    /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs
+    /// the error reads the element from the same place.
     #[inline]
-    fn skip(r: &mut Reader<'a>, version: i16, flexible: bool) -> Result<(), Failed> {
-        Self::read_element(r, version, flexible, "").map(|_| ())
+    fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
+        w.read_with(|r| Self::read_element(r, version, flexible, ""))
     }
 
     /// Encoded size of this element at `version`.
@@ -108,10 +109,15 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         let offset = r.offset();
         let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
             Some(total) if total <= r.remaining() => r.take_(total, path)?,
-            // Bytes a decode already validated are stepped over field by field; without the
-            // `perf` feature they are validated again instead, and the skip code is left out.
-            _ if cfg!(feature = "perf") && r.is_validated() => {
-                Self::skip_each(r, count, version, flexible)?
+            // The elements are walked, which checks them without building them; only when the
+            // walk refuses are they read one by one, for the precise error. Without the `perf`
+            // feature they are always read, and the walking code is left out.
+            _ if cfg!(feature = "perf") => {
+                let mut w = Walker::at(r);
+                match Self::walk_each(&mut w, count, version, flexible) {
+                    Some(()) => r.take_(r.remaining().saturating_sub(w.rest().len()), path)?,
+                    None => Self::read_each(r, count, version, flexible, path)?,
+                }
             }
             _ => Self::read_each(r, count, version, flexible, path)?,
         };
@@ -127,35 +133,26 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         })
     }
 
-    /// Skips `count` already validated elements and returns the bytes they span.
+    /// Walks `count` elements (see [`Element::walk`]).
     #[inline(never)]
-    fn skip_each(
-        r: &mut Reader<'a>,
-        count: usize,
-        version: i16,
-        flexible: bool,
-    ) -> Result<&'a [u8], Failed> {
-        span(r, count, |r| T::skip(r, version, flexible))
+    fn walk_each(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<()> {
+        for _ in 0..count {
+            T::walk(w, version, flexible)?;
+        }
+        Some(())
     }
 
-    /// Skips a whole array (length prefix and elements) in already validated bytes.
-    ///
-    /// # Errors
-    ///
-    /// [`Failed`], with a length or element error in `r` (never, on validated bytes).
+    /// Walks over a whole array (length prefix and elements) as [`Array::read`] (or, with
+    /// `nullable`, [`Array::read_nullable`]) reads it, without building anything: the step
+    /// generated [`Element::walk`]s take over a nested array.
     #[inline(always)]
-    pub fn skip(
-        r: &mut Reader<'a>,
-        version: i16,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<(), Failed> {
-        let Some(count) = r.nullable_array_len_(flexible, path)? else {
-            return Ok(());
+    pub fn walk(w: &mut Walker<'a>, version: i16, flexible: bool, nullable: bool) -> Option<()> {
+        let Some(count) = w.array_len(flexible, nullable)? else {
+            return Some(());
         };
         match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) => r.skip_(total, path),
-            None => Self::skip_each(r, count, version, flexible).map(|_| ()),
+            Some(total) => w.skip(total),
+            None => Self::walk_each(w, count, version, flexible),
         }
     }
 
@@ -655,10 +652,12 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
             } => {
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built, so this cannot fail; if it
-                // ever did, the iterator ends.
+                // ever did (a walk accepting what a read refuses), the iterator ends, and builds
+                // with debug assertions, the tests and the fuzz targets among them, say so.
                 match T::read_element(r, *version, *flexible, "") {
                     Ok(v) => Some(v),
                     Err(_) => {
+                        debug_assert!(false, "an element of a validated array failed to read");
                         *left = 0;
                         None
                     }

@@ -30,6 +30,7 @@ mod array;
 mod reader;
 mod tagged;
 mod uuid;
+mod walk;
 mod writer;
 
 use core::fmt;
@@ -38,6 +39,7 @@ pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
 pub use reader::{Failed, Reader};
 pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};
+pub use walk::Walker;
 pub use writer::{
     Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
@@ -409,12 +411,12 @@ macro_rules! __struct_element {
                 <Self as $crate::codec::Decode<'a>>::read(r, version)
             }
             #[inline]
-            fn skip(
-                r: &mut $crate::codec::Reader<'a>,
+            fn walk(
+                w: &mut $crate::codec::Walker<'a>,
                 version: i16,
                 _: bool,
-            ) -> ::core::result::Result<(), $crate::codec::Failed> {
-                $t::skip_wire(r, version)
+            ) -> ::core::option::Option<()> {
+                $t::walk_wire(w, version)
             }
             #[inline]
             fn element_len(

@@ -345,37 +345,14 @@ impl<'a> Reader<'a> {
 
     /// Reads a length that must not be null.
     ///
-    /// The common encodings (a one-byte compact length, a non-negative `int16` or `int32`) are
-    /// read inline; everything else, errors included, goes through [`Reader::len_slow`].
+    /// The common encodings (see [`fast_len`]) are read inline; everything else, errors
+    /// included, goes through [`Reader::len_slow`].
     #[inline(always)]
     fn len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<usize, Failed> {
-        match self.fast_len(flexible, short) {
+        match fast_len(&mut self.rest, flexible, short) {
             Some(n) => Ok(n),
             None => self.len_slow(flexible, short, path),
         }
-    }
-
-    /// Reads a length in its common encoding (a one-byte compact length, a non-negative `int16`
-    /// or `int32`); returns `None`, consuming nothing, for anything else.
-    #[inline(always)]
-    fn fast_len(&mut self, flexible: bool, short: bool) -> Option<usize> {
-        let (n, tail) = if flexible {
-            match self.rest.split_first() {
-                // 1..=0x7f: a one-byte varint holding N+1 with N >= 0.
-                Some((&b, tail)) if b.wrapping_sub(1) < 0x7f => {
-                    (usize::from(b.wrapping_sub(1)), tail)
-                }
-                _ => return None,
-            }
-        } else if short {
-            let (head, tail) = self.rest.split_first_chunk::<2>()?;
-            (usize::try_from(i16::from_be_bytes(*head)).ok()?, tail)
-        } else {
-            let (head, tail) = self.rest.split_first_chunk::<4>()?;
-            (usize::try_from(i32::from_be_bytes(*head)).ok()?, tail)
-        };
-        self.rest = tail;
-        Some(n)
     }
 
     /// Every length encoding and its errors: the out-of-line path of [`Reader::len`].
@@ -397,13 +374,13 @@ impl<'a> Reader<'a> {
     /// Reads a length where null is allowed: any negative length is null, as in Kafka's Java
     /// reader.
     #[inline(always)]
-    fn nullable_len(
+    pub(super) fn nullable_len(
         &mut self,
         flexible: bool,
         short: bool,
         path: &'static str,
     ) -> Result<Option<usize>, Failed> {
-        if let Some(n) = self.fast_len(flexible, short) {
+        if let Some(n) = fast_len(&mut self.rest, flexible, short) {
             return Ok(Some(n));
         }
         self.nullable_len_slow(flexible, short, path)
@@ -588,6 +565,44 @@ impl<'a> Reader<'a> {
     pub(crate) fn struct_marker_(&mut self, path: &'static str) -> Result<bool, Failed> {
         self.i8_(path).map(|m| m >= 0)
     }
+}
+
+/// Reads a length in its common encoding (a compact length of up to three bytes, or one byte
+/// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`; returns `None`, consuming nothing, for anything
+/// else. The inline half of every length read, [`Reader`]'s and [`Walker`](super::Walker)'s.
+#[inline(always)]
+pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<usize> {
+    let (n, tail) = if flexible {
+        // A varint of one to three bytes holding N+1 with N >= 0 (lengths below 2 MiB).
+        match rest.split_first() {
+            // 1..=0x7f: one byte.
+            Some((&b, tail)) if b.wrapping_sub(1) < 0x7f => (usize::from(b.wrapping_sub(1)), tail),
+            // Small builds read the longer forms out of line.
+            Some((&b0, tail)) if cfg!(feature = "perf") && b0 & 0x80 != 0 => {
+                let low = usize::from(b0 & 0x7f);
+                let (&b1, tail) = tail.split_first()?;
+                if b1 & 0x80 == 0 {
+                    ((low | usize::from(b1) << 7).checked_sub(1)?, tail)
+                } else {
+                    let (&b2, tail) = tail.split_first()?;
+                    if b2 & 0x80 != 0 {
+                        return None;
+                    }
+                    let v = low | usize::from(b1 & 0x7f) << 7 | usize::from(b2) << 14;
+                    (v.checked_sub(1)?, tail)
+                }
+            }
+            _ => return None,
+        }
+    } else if short {
+        let (head, tail) = rest.split_first_chunk::<2>()?;
+        (usize::try_from(i16::from_be_bytes(*head)).ok()?, tail)
+    } else {
+        let (head, tail) = rest.split_first_chunk::<4>()?;
+        (usize::try_from(i32::from_be_bytes(*head)).ok()?, tail)
+    };
+    *rest = tail;
+    Some(n)
 }
 
 /// The forms that return a [`DecodeError`]: each is the `_`-suffixed read of the same name, then

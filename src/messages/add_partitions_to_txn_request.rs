@@ -182,54 +182,37 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
 }
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version >= 4 {
-            c::ArrayView::<AddPartitionsToTxnTransaction<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "AddPartitionsToTxnRequest.Transactions",
-            )?;
+            c::ArrayView::<AddPartitionsToTxnTransaction<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version <= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
-            )?;
+            w.string(flexible, false)?;
         }
 
         if version <= 3 {
-            r.skip_(8, "AddPartitionsToTxnRequest.V3AndBelowProducerId")?;
+            w.skip(8)?;
         }
 
         if version <= 3 {
-            r.skip_(2, "AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?;
+            w.skip(2)?;
         }
 
         if version <= 3 {
-            c::ArrayView::<AddPartitionsToTxnTopic<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "AddPartitionsToTxnRequest.V3AndBelowTopics",
-            )?;
+            c::ArrayView::<AddPartitionsToTxnTopic<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("AddPartitionsToTxnRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -471,29 +454,17 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "AddPartitionsToTxnRequest.Transactions.TransactionalId",
-        )?;
-        r.skip_(11, "AddPartitionsToTxnRequest.Transactions")?;
-        c::ArrayView::<AddPartitionsToTxnTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "AddPartitionsToTxnRequest.Transactions.Topics",
-        )?;
-        r.skip_tagged_section_("AddPartitionsToTxnRequest.Transactions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(11)?;
+        c::ArrayView::<AddPartitionsToTxnTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -627,33 +598,19 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Name",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_(
-                "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

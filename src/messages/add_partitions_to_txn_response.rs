@@ -157,43 +157,30 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
 }
 
 impl<'a> AddPartitionsToTxnResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(4, "AddPartitionsToTxnResponse")?;
+        w.skip(4)?;
         if version >= 4 {
-            r.skip_(2, "AddPartitionsToTxnResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
         if version >= 4 {
-            c::ArrayView::<AddPartitionsToTxnResult<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "AddPartitionsToTxnResponse.ResultsByTransaction",
-            )?;
+            c::ArrayView::<AddPartitionsToTxnResult<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version <= 3 {
-            c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "AddPartitionsToTxnResponse.ResultsByTopicV3AndBelow",
-            )?;
+            c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("AddPartitionsToTxnResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -370,28 +357,16 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
 }
 
 impl<'a> AddPartitionsToTxnResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "AddPartitionsToTxnResponse.ResultsByTransaction.TransactionalId",
-        )?;
-        c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "AddPartitionsToTxnResponse.ResultsByTransaction.TopicResults",
-        )?;
-        r.skip_tagged_section_("AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -517,33 +492,19 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.Name",
-        )?;
-        c::ArrayView::<AddPartitionsToTxnPartitionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.ResultsByPartition",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<AddPartitionsToTxnPartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_(
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -673,26 +634,18 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
 }
 
 impl<'a> AddPartitionsToTxnPartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(
-            6,
-            "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
-        )?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_(
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

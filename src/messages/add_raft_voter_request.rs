@@ -160,24 +160,21 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
 }
 
 impl<'a> AddRaftVoterRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "AddRaftVoterRequest.ClusterId")?;
-        r.skip_(24, "AddRaftVoterRequest")?;
-        c::ArrayView::<Listener<'a>>::skip(r, version, true, "AddRaftVoterRequest.Listeners")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, true)?;
+        w.skip(24)?;
+        c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         if version >= 1 {
-            r.skip_(1, "AddRaftVoterRequest.AckWhenCommitted")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("AddRaftVoterRequest.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -333,21 +330,18 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "AddRaftVoterRequest.Listeners.Name")?;
-        r.skip_sized_(true, true, "AddRaftVoterRequest.Listeners.Host")?;
-        r.skip_(2, "AddRaftVoterRequest.Listeners")?;
-        r.skip_tagged_section_("AddRaftVoterRequest.Listeners.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

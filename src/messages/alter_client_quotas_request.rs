@@ -101,27 +101,19 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
 }
 
 impl<'a> AlterClientQuotasRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<EntryData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterClientQuotasRequest.Entries",
-        )?;
-        r.skip_(1, "AlterClientQuotasRequest")?;
+        c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, false)?;
+        w.skip(1)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -254,32 +246,19 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> EntryData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<EntityData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterClientQuotasRequest.Entries.Entity",
-        )?;
-        c::ArrayView::<OpData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterClientQuotasRequest.Entries.Ops",
-        )?;
+        c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
+        c::ArrayView::<OpData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -411,30 +390,19 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> EntityData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterClientQuotasRequest.Entries.Entity.EntityType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterClientQuotasRequest.Entries.Entity.EntityName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.Entity.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -574,22 +542,19 @@ impl<'a> c::Decode<'a> for OpData<'a> {
 }
 
 impl<'a> OpData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "AlterClientQuotasRequest.Entries.Ops.Key")?;
-        r.skip_(9, "AlterClientQuotasRequest.Entries.Ops")?;
+        w.string(flexible, false)?;
+        w.skip(9)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasRequest.Entries.Ops.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -101,27 +101,19 @@ impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
 }
 
 impl<'a> AlterClientQuotasResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(4, "AlterClientQuotasResponse")?;
-        c::ArrayView::<EntryData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterClientQuotasResponse.Entries",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -269,32 +261,20 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> EntryData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(2, "AlterClientQuotasResponse.Entries")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterClientQuotasResponse.Entries.ErrorMessage",
-        )?;
-        c::ArrayView::<EntityData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterClientQuotasResponse.Entries.Entity",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
+        c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasResponse.Entries.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -429,30 +409,19 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> EntityData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterClientQuotasResponse.Entries.Entity.EntityType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterClientQuotasResponse.Entries.Entity.EntityName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("AlterClientQuotasResponse.Entries.Entity.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

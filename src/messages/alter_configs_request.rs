@@ -104,27 +104,19 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
 }
 
 impl<'a> AlterConfigsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<AlterConfigsResource<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterConfigsRequest.Resources",
-        )?;
-        r.skip_(1, "AlterConfigsRequest")?;
+        c::ArrayView::<AlterConfigsResource<'a>>::walk(w, version, flexible, false)?;
+        w.skip(1)?;
         if flexible {
-            r.skip_tagged_section_("AlterConfigsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -269,28 +261,20 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
 }
 
 impl<'a> AlterConfigsResource<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(1, "AlterConfigsRequest.Resources")?;
-        r.skip_sized_(flexible, true, "AlterConfigsRequest.Resources.ResourceName")?;
-        c::ArrayView::<AlterableConfig<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterConfigsRequest.Resources.Configs",
-        )?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
+        c::ArrayView::<AlterableConfig<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterConfigsRequest.Resources.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -419,26 +403,19 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
 }
 
 impl<'a> AlterableConfig<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "AlterConfigsRequest.Resources.Configs.Name")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterConfigsRequest.Resources.Configs.Value",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("AlterConfigsRequest.Resources.Configs.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -125,31 +125,20 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
 }
 
 impl<'a> AlterPartitionReassignmentsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "AlterPartitionReassignmentsRequest")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "AlterPartitionReassignmentsRequest.AllowReplicationFactorChange",
-            )?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<ReassignableTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionReassignmentsRequest.Topics",
-        )?;
-        r.skip_tagged_section_("AlterPartitionReassignmentsRequest.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<ReassignableTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -285,24 +274,16 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
 }
 
 impl<'a> ReassignableTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "AlterPartitionReassignmentsRequest.Topics.Name")?;
-        c::ArrayView::<ReassignablePartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionReassignmentsRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterPartitionReassignmentsRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<ReassignablePartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -422,26 +403,16 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
 }
 
 impl<'a> ReassignablePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "AlterPartitionReassignmentsRequest.Topics.Partitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionReassignmentsRequest.Topics.Partitions.Replicas",
-        )?;
-        r.skip_tagged_section_(
-            "AlterPartitionReassignmentsRequest.Topics.Partitions.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<i32>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

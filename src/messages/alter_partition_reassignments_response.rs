@@ -157,37 +157,22 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
 }
 
 impl<'a> AlterPartitionReassignmentsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "AlterPartitionReassignmentsResponse")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "AlterPartitionReassignmentsResponse.AllowReplicationFactorChange",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_(2, "AlterPartitionReassignmentsResponse")?;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterPartitionReassignmentsResponse.ErrorMessage",
-        )?;
-        c::ArrayView::<ReassignableTopicResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionReassignmentsResponse.Responses",
-        )?;
-        r.skip_tagged_section_("AlterPartitionReassignmentsResponse.tagged_fields")?;
-        Ok(())
+        w.skip(2)?;
+        w.string(true, true)?;
+        c::ArrayView::<ReassignableTopicResponse<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -334,28 +319,16 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
 }
 
 impl<'a> ReassignableTopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "AlterPartitionReassignmentsResponse.Responses.Name",
-        )?;
-        c::ArrayView::<ReassignablePartitionResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionReassignmentsResponse.Responses.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterPartitionReassignmentsResponse.Responses.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<ReassignablePartitionResponse<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -489,29 +462,17 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
 }
 
 impl<'a> ReassignablePartitionResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            6,
-            "AlterPartitionReassignmentsResponse.Responses.Partitions",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
-        )?;
-        r.skip_tagged_section_(
-            "AlterPartitionReassignmentsResponse.Responses.Partitions.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

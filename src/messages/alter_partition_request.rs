@@ -115,19 +115,16 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
 }
 
 impl<'a> AlterPartitionRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(12, "AlterPartitionRequest")?;
-        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionRequest.Topics")?;
-        r.skip_tagged_section_("AlterPartitionRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(12)?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -282,31 +279,23 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 1 {
-            r.skip_sized_(true, true, "AlterPartitionRequest.Topics.TopicName")?;
+            w.string(true, false)?;
         }
 
         if version >= 2 {
-            r.skip_(16, "AlterPartitionRequest.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterPartitionRequest.Topics.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -520,44 +509,28 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(8, "AlterPartitionRequest.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(8)?;
         if version <= 2 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                true,
-                "AlterPartitionRequest.Topics.Partitions.NewIsr",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, true, false)?;
         }
 
         if version >= 3 {
-            c::ArrayView::<BrokerState<'a>>::skip(
-                r,
-                version,
-                true,
-                "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
-            )?;
+            c::ArrayView::<BrokerState<'a>>::walk(w, version, true, false)?;
         }
 
         if version >= 1 {
-            r.skip_(
-                1,
-                "AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "AlterPartitionRequest.Topics.Partitions")?;
-        r.skip_tagged_section_("AlterPartitionRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -715,24 +688,16 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
 }
 
 impl<'a> BrokerState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            12,
-            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
-        )?;
-        r.skip_tagged_section_(
-            "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -115,19 +115,16 @@ impl<'a> c::Decode<'a> for AlterPartitionResponse<'a> {
 }
 
 impl<'a> AlterPartitionResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "AlterPartitionResponse")?;
-        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "AlterPartitionResponse.Topics")?;
-        r.skip_tagged_section_("AlterPartitionResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -282,31 +279,23 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 1 {
-            r.skip_sized_(true, true, "AlterPartitionResponse.Topics.TopicName")?;
+            w.string(true, false)?;
         }
 
         if version >= 2 {
-            r.skip_(16, "AlterPartitionResponse.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionResponse.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterPartitionResponse.Topics.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -523,32 +512,21 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(14, "AlterPartitionResponse.Topics.Partitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "AlterPartitionResponse.Topics.Partitions.Isr",
-        )?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(14)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "AlterPartitionResponse.Topics.Partitions")?;
-        r.skip_tagged_section_("AlterPartitionResponse.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

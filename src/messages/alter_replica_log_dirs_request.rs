@@ -88,26 +88,18 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
 }
 
 impl<'a> AlterReplicaLogDirsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<AlterReplicaLogDir<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterReplicaLogDirsRequest.Dirs",
-        )?;
+        c::ArrayView::<AlterReplicaLogDir<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -238,27 +230,19 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
 }
 
 impl<'a> AlterReplicaLogDir<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "AlterReplicaLogDirsRequest.Dirs.Path")?;
-        c::ArrayView::<AlterReplicaLogDirTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterReplicaLogDirsRequest.Dirs.Topics",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<AlterReplicaLogDirTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsRequest.Dirs.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -389,31 +373,19 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
 }
 
 impl<'a> AlterReplicaLogDirTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterReplicaLogDirsRequest.Dirs.Topics.Name",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "AlterReplicaLogDirsRequest.Dirs.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsRequest.Dirs.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -105,27 +105,19 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
 }
 
 impl<'a> AlterReplicaLogDirsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "AlterReplicaLogDirsResponse")?;
-        c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterReplicaLogDirsResponse.Results",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -261,31 +253,19 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
 }
 
 impl<'a> AlterReplicaLogDirTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "AlterReplicaLogDirsResponse.Results.TopicName",
-        )?;
-        c::ArrayView::<AlterReplicaLogDirPartitionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "AlterReplicaLogDirsResponse.Results.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<AlterReplicaLogDirPartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsResponse.Results.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -412,21 +392,18 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
 }
 
 impl<'a> AlterReplicaLogDirPartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(6, "AlterReplicaLogDirsResponse.Results.Partitions")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_("AlterReplicaLogDirsResponse.Results.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -103,24 +103,16 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "AlterShareGroupOffsetsRequest.GroupId")?;
-        c::ArrayView::<AlterShareGroupOffsetsRequestTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterShareGroupOffsetsRequest.Topics",
-        )?;
-        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<AlterShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -248,24 +240,16 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?;
-        c::ArrayView::<AlterShareGroupOffsetsRequestPartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterShareGroupOffsetsRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<AlterShareGroupOffsetsRequestPartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -381,19 +365,16 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "AlterShareGroupOffsetsRequest.Topics.Partitions")?;
-        r.skip_tagged_section_("AlterShareGroupOffsetsRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -137,25 +137,17 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "AlterShareGroupOffsetsResponse")?;
-        r.skip_sized_(true, true, "AlterShareGroupOffsetsResponse.ErrorMessage")?;
-        c::ArrayView::<AlterShareGroupOffsetsResponseTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterShareGroupOffsetsResponse.Responses",
-        )?;
-        r.skip_tagged_section_("AlterShareGroupOffsetsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        c::ArrayView::<AlterShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -305,29 +297,17 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "AlterShareGroupOffsetsResponse.Responses.TopicName",
-        )?;
-        r.skip_(16, "AlterShareGroupOffsetsResponse.Responses")?;
-        c::ArrayView::<AlterShareGroupOffsetsResponsePartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterShareGroupOffsetsResponse.Responses.Partitions",
-        )?;
-        r.skip_tagged_section_("AlterShareGroupOffsetsResponse.Responses.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(16)?;
+        c::ArrayView::<AlterShareGroupOffsetsResponsePartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -463,26 +443,17 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> AlterShareGroupOffsetsResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(6, "AlterShareGroupOffsetsResponse.Responses.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
-        )?;
-        r.skip_tagged_section_(
-            "AlterShareGroupOffsetsResponse.Responses.Partitions.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -118,29 +118,16 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
 }
 
 impl<'a> AlterUserScramCredentialsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<ScramCredentialDeletion<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterUserScramCredentialsRequest.Deletions",
-        )?;
-        c::ArrayView::<ScramCredentialUpsertion<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterUserScramCredentialsRequest.Upsertions",
-        )?;
-        r.skip_tagged_section_("AlterUserScramCredentialsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<ScramCredentialDeletion<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<ScramCredentialUpsertion<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -261,24 +248,17 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
 }
 
 impl<'a> ScramCredentialDeletion<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterUserScramCredentialsRequest.Deletions.Name",
-        )?;
-        r.skip_(1, "AlterUserScramCredentialsRequest.Deletions")?;
-        r.skip_tagged_section_("AlterUserScramCredentialsRequest.Deletions.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(1)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -436,34 +416,19 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
 }
 
 impl<'a> ScramCredentialUpsertion<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterUserScramCredentialsRequest.Upsertions.Name",
-        )?;
-        r.skip_(5, "AlterUserScramCredentialsRequest.Upsertions")?;
-        r.skip_sized_(
-            true,
-            false,
-            "AlterUserScramCredentialsRequest.Upsertions.Salt",
-        )?;
-        r.skip_sized_(
-            true,
-            false,
-            "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
-        )?;
-        r.skip_tagged_section_("AlterUserScramCredentialsRequest.Upsertions.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(5)?;
+        w.bytes(true, false)?;
+        w.bytes(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -110,24 +110,16 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
 }
 
 impl<'a> AlterUserScramCredentialsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "AlterUserScramCredentialsResponse")?;
-        c::ArrayView::<AlterUserScramCredentialsResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "AlterUserScramCredentialsResponse.Results",
-        )?;
-        r.skip_tagged_section_("AlterUserScramCredentialsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<AlterUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -261,25 +253,18 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
 }
 
 impl<'a> AlterUserScramCredentialsResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "AlterUserScramCredentialsResponse.Results.User")?;
-        r.skip_(2, "AlterUserScramCredentialsResponse.Results")?;
-        r.skip_sized_(
-            true,
-            true,
-            "AlterUserScramCredentialsResponse.Results.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("AlterUserScramCredentialsResponse.Results.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

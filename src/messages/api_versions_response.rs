@@ -248,26 +248,23 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
 }
 
 impl<'a> ApiVersionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(2, "ApiVersionsResponse")?;
-        c::ArrayView::<ApiVersion<'a>>::skip(r, version, flexible, "ApiVersionsResponse.ApiKeys")?;
+        w.skip(2)?;
+        c::ArrayView::<ApiVersion<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
-            r.skip_(4, "ApiVersionsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ApiVersionsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -521,21 +518,18 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
 }
 
 impl<'a> ApiVersion<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(6, "ApiVersionsResponse.ApiKeys")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_("ApiVersionsResponse.ApiKeys.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -672,20 +666,17 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
 }
 
 impl<'a> SupportedFeatureKey<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "ApiVersionsResponse.SupportedFeatures.Name")?;
-        r.skip_(4, "ApiVersionsResponse.SupportedFeatures")?;
-        r.skip_tagged_section_("ApiVersionsResponse.SupportedFeatures.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -817,20 +808,17 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
 }
 
 impl<'a> FinalizedFeatureKey<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "ApiVersionsResponse.FinalizedFeatures.Name")?;
-        r.skip_(4, "ApiVersionsResponse.FinalizedFeatures")?;
-        r.skip_tagged_section_("ApiVersionsResponse.FinalizedFeatures.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

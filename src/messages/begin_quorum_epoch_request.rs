@@ -145,40 +145,27 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochRequest<'a> {
 }
 
 impl<'a> BeginQuorumEpochRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "BeginQuorumEpochRequest.ClusterId")?;
+        w.string(flexible, true)?;
         if version >= 1 {
-            r.skip_(4, "BeginQuorumEpochRequest.VoterId")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<TopicData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "BeginQuorumEpochRequest.Topics",
-        )?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
-            c::ArrayView::<LeaderEndpoint<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "BeginQuorumEpochRequest.LeaderEndpoints",
-            )?;
+            c::ArrayView::<LeaderEndpoint<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("BeginQuorumEpochRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -344,27 +331,19 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "BeginQuorumEpochRequest.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "BeginQuorumEpochRequest.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("BeginQuorumEpochRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -531,29 +510,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(4, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(
-                16,
-                "BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId",
-            )?;
+            w.skip(16)?;
         }
 
-        r.skip_(8, "BeginQuorumEpochRequest.Topics.Partitions")?;
+        w.skip(8)?;
         if flexible {
-            r.skip_tagged_section_("BeginQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -703,21 +676,18 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
 }
 
 impl<'a> LeaderEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?;
-        r.skip_sized_(true, true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?;
-        r.skip_(2, "BeginQuorumEpochRequest.LeaderEndpoints")?;
-        r.skip_tagged_section_("BeginQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -210,40 +210,32 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
 }
 
 impl<'a> BrokerRegistrationRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "BrokerRegistrationRequest")?;
-        r.skip_sized_(true, true, "BrokerRegistrationRequest.ClusterId")?;
-        r.skip_(16, "BrokerRegistrationRequest")?;
-        c::ArrayView::<Listener<'a>>::skip(
-            r,
-            version,
-            true,
-            "BrokerRegistrationRequest.Listeners",
-        )?;
-        c::ArrayView::<Feature<'a>>::skip(r, version, true, "BrokerRegistrationRequest.Features")?;
-        r.skip_sized_(true, true, "BrokerRegistrationRequest.Rack")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(16)?;
+        c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<Feature<'a>>::walk(w, version, true, false)?;
+        w.string(true, true)?;
         if version >= 1 {
-            r.skip_(1, "BrokerRegistrationRequest.IsMigratingZkBroker")?;
+            w.skip(1)?;
         }
 
         if version >= 2 {
-            c::ArrayView::<c::Uuid>::skip(r, version, true, "BrokerRegistrationRequest.LogDirs")?;
+            c::ArrayView::<c::Uuid>::walk(w, version, true, false)?;
         }
 
         if version >= 3 {
-            r.skip_(8, "BrokerRegistrationRequest.PreviousBrokerEpoch")?;
+            w.skip(8)?;
         }
 
-        r.skip_tagged_section_("BrokerRegistrationRequest.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -450,21 +442,18 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "BrokerRegistrationRequest.Listeners.Name")?;
-        r.skip_sized_(true, true, "BrokerRegistrationRequest.Listeners.Host")?;
-        r.skip_(4, "BrokerRegistrationRequest.Listeners")?;
-        r.skip_tagged_section_("BrokerRegistrationRequest.Listeners.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -605,20 +594,17 @@ impl<'a> c::Decode<'a> for Feature<'a> {
 }
 
 impl<'a> Feature<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "BrokerRegistrationRequest.Features.Name")?;
-        r.skip_(4, "BrokerRegistrationRequest.Features")?;
-        r.skip_tagged_section_("BrokerRegistrationRequest.Features.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -100,24 +100,16 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
 }
 
 impl<'a> ConsumerGroupDescribeResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ConsumerGroupDescribeResponse")?;
-        c::ArrayView::<DescribedGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupDescribeResponse.Groups",
-        )?;
-        r.skip_tagged_section_("ConsumerGroupDescribeResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -347,42 +339,22 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.ErrorMessage",
-        )?;
-        r.skip_sized_(true, true, "ConsumerGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.GroupState",
-        )?;
-        r.skip_(8, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.AssignorName",
-        )?;
-        c::ArrayView::<Member<'a>>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members",
-        )?;
-        r.skip_(4, "ConsumerGroupDescribeResponse.Groups")?;
-        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Groups.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(8)?;
+        w.string(true, false)?;
+        c::ArrayView::<Member<'a>>::walk(w, version, true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -691,60 +663,28 @@ impl<'a> c::Decode<'a> for Member<'a> {
 }
 
 impl<'a> Member<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.MemberId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.InstanceId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.RackId",
-        )?;
-        r.skip_(4, "ConsumerGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.ClientId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicRegex",
-        )?;
-        Assignment::skip_wire(r, version)?;
-        Assignment::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.string(true, true)?;
+        Assignment::walk_wire(w, version)?;
+        Assignment::walk_wire(w, version)?;
         if version >= 1 {
-            r.skip_(1, "ConsumerGroupDescribeResponse.Groups.Members.MemberType")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Groups.Members.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -937,29 +877,17 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ConsumerGroupDescribeResponse.TopicPartitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ConsumerGroupDescribeResponse.TopicPartitions.TopicName",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupDescribeResponse.TopicPartitions.Partitions",
-        )?;
-        r.skip_tagged_section_("ConsumerGroupDescribeResponse.TopicPartitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1070,23 +998,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicPartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupDescribeResponse.Assignment.TopicPartitions",
-        )?;
-        r.skip_tagged_section_("ConsumerGroupDescribeResponse.Assignment.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -230,44 +230,27 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.MemberId")?;
-        r.skip_(4, "ConsumerGroupHeartbeatRequest")?;
-        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.InstanceId")?;
-        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.RackId")?;
-        r.skip_(4, "ConsumerGroupHeartbeatRequest")?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupHeartbeatRequest.SubscribedTopicNames",
-        )?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(4)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, true)?;
         if version >= 1 {
-            r.skip_sized_(
-                true,
-                true,
-                "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex",
-            )?;
+            w.string(true, true)?;
         }
 
-        r.skip_sized_(true, true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?;
-        c::ArrayView::<TopicPartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupHeartbeatRequest.TopicPartitions",
-        )?;
-        r.skip_tagged_section_("ConsumerGroupHeartbeatRequest.tagged_fields")?;
-        Ok(())
+        w.string(true, true)?;
+        c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -451,24 +434,16 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ConsumerGroupHeartbeatRequest.TopicPartitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ConsumerGroupHeartbeatRequest.TopicPartitions.Partitions",
-        )?;
-        r.skip_tagged_section_("ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -102,23 +102,15 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
 }
 
 impl<'a> ConsumerProtocolAssignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicPartition<'a>>::skip(
-            r,
-            version,
-            false,
-            "ConsumerProtocolAssignment.AssignedPartitions",
-        )?;
-        r.skip_sized_(false, false, "ConsumerProtocolAssignment.UserData")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
+        w.bytes(false, true)?;
+        Some(())
     }
 }
 
@@ -238,27 +230,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> TopicPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            false,
-            true,
-            "ConsumerProtocolAssignment.AssignedPartitions.Topic",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            false,
-            "ConsumerProtocolAssignment.AssignedPartitions.Partitions",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(false, false)?;
+        c::ArrayView::<i32>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 

@@ -156,35 +156,27 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
 }
 
 impl<'a> ConsumerProtocolSubscription<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<&'a str>::skip(r, version, false, "ConsumerProtocolSubscription.Topics")?;
-        r.skip_sized_(false, false, "ConsumerProtocolSubscription.UserData")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<&'a str>::walk(w, version, false, false)?;
+        w.bytes(false, true)?;
         if version >= 1 {
-            c::ArrayView::<TopicPartition<'a>>::skip(
-                r,
-                version,
-                false,
-                "ConsumerProtocolSubscription.OwnedPartitions",
-            )?;
+            c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
         }
 
         if version >= 2 {
-            r.skip_(4, "ConsumerProtocolSubscription.GenerationId")?;
+            w.skip(4)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(false, true, "ConsumerProtocolSubscription.RackId")?;
+            w.string(false, true)?;
         }
 
-        Ok(())
+        Some(())
     }
 }
 
@@ -343,27 +335,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> TopicPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            false,
-            true,
-            "ConsumerProtocolSubscription.OwnedPartitions.Topic",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            false,
-            "ConsumerProtocolSubscription.OwnedPartitions.Partitions",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(false, false)?;
+        c::ArrayView::<i32>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 

@@ -110,27 +110,19 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
 }
 
 impl<'a> ControlledShutdownResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(2, "ControlledShutdownResponse")?;
-        c::ArrayView::<RemainingPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ControlledShutdownResponse.RemainingPartitions",
-        )?;
+        w.skip(2)?;
+        c::ArrayView::<RemainingPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ControlledShutdownResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -262,26 +254,19 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
 }
 
 impl<'a> RemainingPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(
-            flexible,
-            true,
-            "ControlledShutdownResponse.RemainingPartitions.TopicName",
-        )?;
-        r.skip_(4, "ControlledShutdownResponse.RemainingPartitions")?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("ControlledShutdownResponse.RemainingPartitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

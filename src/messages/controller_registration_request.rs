@@ -142,30 +142,17 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
 }
 
 impl<'a> ControllerRegistrationRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(21, "ControllerRegistrationRequest")?;
-        c::ArrayView::<Listener<'a>>::skip(
-            r,
-            version,
-            true,
-            "ControllerRegistrationRequest.Listeners",
-        )?;
-        c::ArrayView::<Feature<'a>>::skip(
-            r,
-            version,
-            true,
-            "ControllerRegistrationRequest.Features",
-        )?;
-        r.skip_tagged_section_("ControllerRegistrationRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(21)?;
+        c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<Feature<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -326,21 +313,18 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "ControllerRegistrationRequest.Listeners.Name")?;
-        r.skip_sized_(true, true, "ControllerRegistrationRequest.Listeners.Host")?;
-        r.skip_(4, "ControllerRegistrationRequest.Listeners")?;
-        r.skip_tagged_section_("ControllerRegistrationRequest.Listeners.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -481,20 +465,17 @@ impl<'a> c::Decode<'a> for Feature<'a> {
 }
 
 impl<'a> Feature<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "ControllerRegistrationRequest.Features.Name")?;
-        r.skip_(4, "ControllerRegistrationRequest.Features")?;
-        r.skip_tagged_section_("ControllerRegistrationRequest.Features.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -88,21 +88,18 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
 }
 
 impl<'a> CreateAclsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<AclCreation<'a>>::skip(r, version, flexible, "CreateAclsRequest.Creations")?;
+        c::ArrayView::<AclCreation<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreateAclsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -299,29 +296,26 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
 }
 
 impl<'a> AclCreation<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(1, "CreateAclsRequest.Creations")?;
-        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.ResourceName")?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
         if version >= 1 {
-            r.skip_(1, "CreateAclsRequest.Creations.ResourcePatternType")?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.Principal")?;
-        r.skip_sized_(flexible, true, "CreateAclsRequest.Creations.Host")?;
-        r.skip_(2, "CreateAclsRequest.Creations")?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("CreateAclsRequest.Creations.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -151,43 +151,27 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
 }
 
 impl<'a> CreateDelegationTokenRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "CreateDelegationTokenRequest.OwnerPrincipalType",
-            )?;
+            w.string(flexible, true)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "CreateDelegationTokenRequest.OwnerPrincipalName",
-            )?;
+            w.string(flexible, true)?;
         }
 
-        c::ArrayView::<CreatableRenewers<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreateDelegationTokenRequest.Renewers",
-        )?;
-        r.skip_(8, "CreateDelegationTokenRequest")?;
+        c::ArrayView::<CreatableRenewers<'a>>::walk(w, version, flexible, false)?;
+        w.skip(8)?;
         if flexible {
-            r.skip_tagged_section_("CreateDelegationTokenRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -363,30 +347,19 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
 }
 
 impl<'a> CreatableRenewers<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "CreateDelegationTokenRequest.Renewers.PrincipalType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "CreateDelegationTokenRequest.Renewers.PrincipalName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreateDelegationTokenRequest.Renewers.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -242,51 +242,32 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
 }
 
 impl<'a> CreateDelegationTokenResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "CreateDelegationTokenResponse")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "CreateDelegationTokenResponse.PrincipalType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "CreateDelegationTokenResponse.PrincipalName",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
-            )?;
+            w.string(flexible, false)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(24, "CreateDelegationTokenResponse")?;
-        r.skip_sized_(flexible, true, "CreateDelegationTokenResponse.TokenId")?;
-        r.skip_sized_(flexible, false, "CreateDelegationTokenResponse.Hmac")?;
-        r.skip_(4, "CreateDelegationTokenResponse")?;
+        w.skip(24)?;
+        w.string(flexible, false)?;
+        w.bytes(flexible, false)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("CreateDelegationTokenResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

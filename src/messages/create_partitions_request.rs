@@ -118,27 +118,19 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
 }
 
 impl<'a> CreatePartitionsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<CreatePartitionsTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreatePartitionsRequest.Topics",
-        )?;
-        r.skip_(5, "CreatePartitionsRequest")?;
+        c::ArrayView::<CreatePartitionsTopic<'a>>::walk(w, version, flexible, false)?;
+        w.skip(5)?;
         if flexible {
-            r.skip_tagged_section_("CreatePartitionsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -291,28 +283,20 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
 }
 
 impl<'a> CreatePartitionsTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "CreatePartitionsRequest.Topics.Name")?;
-        r.skip_(4, "CreatePartitionsRequest.Topics")?;
-        c::ArrayView::<CreatePartitionsAssignment<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreatePartitionsRequest.Topics.Assignments",
-        )?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
+        c::ArrayView::<CreatePartitionsAssignment<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("CreatePartitionsRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -433,26 +417,18 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
 }
 
 impl<'a> CreatePartitionsAssignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "CreatePartitionsRequest.Topics.Assignments.BrokerIds",
-        )?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreatePartitionsRequest.Topics.Assignments.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -104,27 +104,19 @@ impl<'a> c::Decode<'a> for CreatePartitionsResponse<'a> {
 }
 
 impl<'a> CreatePartitionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "CreatePartitionsResponse")?;
-        c::ArrayView::<CreatePartitionsTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreatePartitionsResponse.Results",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<CreatePartitionsTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreatePartitionsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -267,27 +259,20 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
 }
 
 impl<'a> CreatePartitionsTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "CreatePartitionsResponse.Results.Name")?;
-        r.skip_(2, "CreatePartitionsResponse.Results")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "CreatePartitionsResponse.Results.ErrorMessage",
-        )?;
+        w.string(flexible, false)?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("CreatePartitionsResponse.Results.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

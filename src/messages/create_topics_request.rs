@@ -120,31 +120,23 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
 }
 
 impl<'a> CreateTopicsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        c::ArrayView::<CreatableTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreateTopicsRequest.Topics",
-        )?;
-        r.skip_(4, "CreateTopicsRequest")?;
+        c::ArrayView::<CreatableTopic<'a>>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(1, "CreateTopicsRequest.validateOnly")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("CreateTopicsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -335,34 +327,21 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
 }
 
 impl<'a> CreatableTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Name")?;
-        r.skip_(6, "CreateTopicsRequest.Topics")?;
-        c::ArrayView::<CreatableReplicaAssignment<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreateTopicsRequest.Topics.Assignments",
-        )?;
-        c::ArrayView::<CreatableTopicConfig<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreateTopicsRequest.Topics.Configs",
-        )?;
+        w.string(flexible, false)?;
+        w.skip(6)?;
+        c::ArrayView::<CreatableReplicaAssignment<'a>>::walk(w, version, flexible, false)?;
+        c::ArrayView::<CreatableTopicConfig<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreateTopicsRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -508,27 +487,19 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
 }
 
 impl<'a> CreatableReplicaAssignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_(4, "CreateTopicsRequest.Topics.Assignments")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "CreateTopicsRequest.Topics.Assignments.BrokerIds",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreateTopicsRequest.Topics.Assignments.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -650,22 +621,19 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
 }
 
 impl<'a> CreatableTopicConfig<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Configs.Name")?;
-        r.skip_sized_(flexible, true, "CreateTopicsRequest.Topics.Configs.Value")?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("CreateTopicsRequest.Topics.Configs.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -106,30 +106,22 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
 }
 
 impl<'a> CreateTopicsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         if version >= 2 {
-            r.skip_(4, "CreateTopicsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<CreatableTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "CreateTopicsResponse.Topics",
-        )?;
+        c::ArrayView::<CreatableTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("CreateTopicsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -394,47 +386,39 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
 }
 
 impl<'a> CreatableTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_sized_(flexible, true, "CreateTopicsResponse.Topics.Name")?;
+        w.string(flexible, false)?;
         if version >= 7 {
-            r.skip_(16, "CreateTopicsResponse.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        r.skip_(2, "CreateTopicsResponse.Topics")?;
+        w.skip(2)?;
         if version >= 1 {
-            r.skip_sized_(flexible, true, "CreateTopicsResponse.Topics.ErrorMessage")?;
+            w.string(flexible, true)?;
         }
 
         if version >= 5 {
-            r.skip_(4, "CreateTopicsResponse.Topics.NumPartitions")?;
+            w.skip(4)?;
         }
 
         if version >= 5 {
-            r.skip_(2, "CreateTopicsResponse.Topics.ReplicationFactor")?;
+            w.skip(2)?;
         }
 
         if version >= 5 {
-            c::ArrayView::<CreatableTopicConfigs<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "CreateTopicsResponse.Topics.Configs",
-            )?;
+            c::ArrayView::<CreatableTopicConfigs<'a>>::walk(w, version, flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("CreateTopicsResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -686,21 +670,18 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
 }
 
 impl<'a> CreatableTopicConfigs<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "CreateTopicsResponse.Topics.Configs.Name")?;
-        r.skip_sized_(true, true, "CreateTopicsResponse.Topics.Configs.Value")?;
-        r.skip_(3, "CreateTopicsResponse.Topics.Configs")?;
-        r.skip_tagged_section_("CreateTopicsResponse.Topics.Configs.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, true)?;
+        w.skip(3)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -88,26 +88,18 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
 }
 
 impl<'a> DeleteAclsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<DeleteAclsFilter<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteAclsRequest.Filters",
-        )?;
+        c::ArrayView::<DeleteAclsFilter<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteAclsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -310,33 +302,26 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
 }
 
 impl<'a> DeleteAclsFilter<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(1, "DeleteAclsRequest.Filters")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsRequest.Filters.ResourceNameFilter",
-        )?;
+        w.skip(1)?;
+        w.string(flexible, true)?;
         if version >= 1 {
-            r.skip_(1, "DeleteAclsRequest.Filters.PatternTypeFilter")?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(flexible, true, "DeleteAclsRequest.Filters.PrincipalFilter")?;
-        r.skip_sized_(flexible, true, "DeleteAclsRequest.Filters.HostFilter")?;
-        r.skip_(2, "DeleteAclsRequest.Filters")?;
+        w.string(flexible, true)?;
+        w.string(flexible, true)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("DeleteAclsRequest.Filters.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -110,27 +110,19 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
 }
 
 impl<'a> DeleteAclsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "DeleteAclsResponse")?;
-        c::ArrayView::<DeleteAclsFilterResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteAclsResponse.FilterResults",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<DeleteAclsFilterResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteAclsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -281,32 +273,20 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
 }
 
 impl<'a> DeleteAclsFilterResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "DeleteAclsResponse.FilterResults")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsResponse.FilterResults.ErrorMessage",
-        )?;
-        c::ArrayView::<DeleteAclsMatchingAcl<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteAclsResponse.FilterResults.MatchingAcls",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
+        c::ArrayView::<DeleteAclsMatchingAcl<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteAclsResponse.FilterResults.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -550,50 +530,28 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
 }
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsResponse.FilterResults.MatchingAcls.ErrorMessage",
-        )?;
-        r.skip_(1, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsResponse.FilterResults.MatchingAcls.ResourceName",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "DeleteAclsResponse.FilterResults.MatchingAcls.PatternType",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsResponse.FilterResults.MatchingAcls.Principal",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DeleteAclsResponse.FilterResults.MatchingAcls.Host",
-        )?;
-        r.skip_(2, "DeleteAclsResponse.FilterResults.MatchingAcls")?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("DeleteAclsResponse.FilterResults.MatchingAcls.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

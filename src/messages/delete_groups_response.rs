@@ -104,27 +104,19 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
 }
 
 impl<'a> DeleteGroupsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "DeleteGroupsResponse")?;
-        c::ArrayView::<DeletableGroupResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteGroupsResponse.Results",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<DeletableGroupResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteGroupsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -277,26 +269,23 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
 }
 
 impl<'a> DeletableGroupResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "DeleteGroupsResponse.Results.GroupId")?;
-        r.skip_(2, "DeleteGroupsResponse.Results")?;
+        w.string(flexible, false)?;
+        w.skip(2)?;
         if version >= 3 {
-            r.skip_sized_(flexible, true, "DeleteGroupsResponse.Results.ErrorMessage")?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DeleteGroupsResponse.Results.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

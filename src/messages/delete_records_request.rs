@@ -101,27 +101,19 @@ impl<'a> c::Decode<'a> for DeleteRecordsRequest<'a> {
 }
 
 impl<'a> DeleteRecordsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<DeleteRecordsTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteRecordsRequest.Topics",
-        )?;
-        r.skip_(4, "DeleteRecordsRequest")?;
+        c::ArrayView::<DeleteRecordsTopic<'a>>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -255,27 +247,19 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopic<'a> {
 }
 
 impl<'a> DeleteRecordsTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "DeleteRecordsRequest.Topics.Name")?;
-        c::ArrayView::<DeleteRecordsPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteRecordsRequest.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DeleteRecordsPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -401,21 +385,18 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartition<'a> {
 }
 
 impl<'a> DeleteRecordsPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(12, "DeleteRecordsRequest.Topics.Partitions")?;
+        w.skip(12)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

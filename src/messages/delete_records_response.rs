@@ -104,27 +104,19 @@ impl<'a> c::Decode<'a> for DeleteRecordsResponse<'a> {
 }
 
 impl<'a> DeleteRecordsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "DeleteRecordsResponse")?;
-        c::ArrayView::<DeleteRecordsTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteRecordsResponse.Topics",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<DeleteRecordsTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -258,27 +250,19 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
 }
 
 impl<'a> DeleteRecordsTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "DeleteRecordsResponse.Topics.Name")?;
-        c::ArrayView::<DeleteRecordsPartitionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteRecordsResponse.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DeleteRecordsPartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -418,21 +402,18 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
 }
 
 impl<'a> DeleteRecordsPartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(14, "DeleteRecordsResponse.Topics.Partitions")?;
+        w.skip(14)?;
         if flexible {
-            r.skip_tagged_section_("DeleteRecordsResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

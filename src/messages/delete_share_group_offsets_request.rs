@@ -103,24 +103,16 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> DeleteShareGroupOffsetsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "DeleteShareGroupOffsetsRequest.GroupId")?;
-        c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "DeleteShareGroupOffsetsRequest.Topics",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupOffsetsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -227,23 +219,16 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "DeleteShareGroupOffsetsRequest.Topics.TopicName",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupOffsetsRequest.Topics.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -137,25 +137,17 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> DeleteShareGroupOffsetsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "DeleteShareGroupOffsetsResponse")?;
-        r.skip_sized_(true, true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?;
-        c::ArrayView::<DeleteShareGroupOffsetsResponseTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "DeleteShareGroupOffsetsResponse.Responses",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupOffsetsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        c::ArrayView::<DeleteShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -315,29 +307,18 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "DeleteShareGroupOffsetsResponse.Responses.TopicName",
-        )?;
-        r.skip_(18, "DeleteShareGroupOffsetsResponse.Responses")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupOffsetsResponse.Responses.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(18)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -86,23 +86,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateResponse<'a> {
 }
 
 impl<'a> DeleteShareGroupStateResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<DeleteStateResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "DeleteShareGroupStateResponse.Results",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupStateResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<DeleteStateResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -220,24 +212,16 @@ impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
 }
 
 impl<'a> DeleteStateResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "DeleteShareGroupStateResponse.Results")?;
-        c::ArrayView::<PartitionResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "DeleteShareGroupStateResponse.Results.Partitions",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupStateResponse.Results.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -365,24 +349,17 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> PartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(6, "DeleteShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DeleteShareGroupStateResponse.Results.Partitions.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("DeleteShareGroupStateResponse.Results.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

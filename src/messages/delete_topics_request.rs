@@ -124,34 +124,26 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
 }
 
 impl<'a> DeleteTopicsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 6 {
-            c::ArrayView::<DeleteTopicState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "DeleteTopicsRequest.Topics",
-            )?;
+            c::ArrayView::<DeleteTopicState<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version <= 5 {
-            c::ArrayView::<&'a str>::skip(r, version, flexible, "DeleteTopicsRequest.TopicNames")?;
+            c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
         }
 
-        r.skip_(4, "DeleteTopicsRequest")?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("DeleteTopicsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -303,20 +295,17 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
 }
 
 impl<'a> DeleteTopicState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "DeleteTopicsRequest.Topics.Name")?;
-        r.skip_(16, "DeleteTopicsRequest.Topics")?;
-        r.skip_tagged_section_("DeleteTopicsRequest.Topics.tagged_fields")?;
-        Ok(())
+        w.string(true, true)?;
+        w.skip(16)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -109,30 +109,22 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
 }
 
 impl<'a> DeleteTopicsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip_(4, "DeleteTopicsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<DeletableTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DeleteTopicsResponse.Responses",
-        )?;
+        c::ArrayView::<DeletableTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DeleteTopicsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -313,34 +305,27 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
 }
 
 impl<'a> DeletableTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "DeleteTopicsResponse.Responses.Name")?;
+        w.string(flexible, version >= 6)?;
         if version >= 6 {
-            r.skip_(16, "DeleteTopicsResponse.Responses.TopicId")?;
+            w.skip(16)?;
         }
 
-        r.skip_(2, "DeleteTopicsResponse.Responses")?;
+        w.skip(2)?;
         if version >= 5 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "DeleteTopicsResponse.Responses.ErrorMessage",
-            )?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DeleteTopicsResponse.Responses.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

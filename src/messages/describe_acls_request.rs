@@ -182,29 +182,26 @@ impl<'a> c::Decode<'a> for DescribeAclsRequest<'a> {
 }
 
 impl<'a> DescribeAclsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(1, "DescribeAclsRequest")?;
-        r.skip_sized_(flexible, true, "DescribeAclsRequest.ResourceNameFilter")?;
+        w.skip(1)?;
+        w.string(flexible, true)?;
         if version >= 1 {
-            r.skip_(1, "DescribeAclsRequest.PatternTypeFilter")?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(flexible, true, "DescribeAclsRequest.PrincipalFilter")?;
-        r.skip_sized_(flexible, true, "DescribeAclsRequest.HostFilter")?;
-        r.skip_(2, "DescribeAclsRequest")?;
+        w.string(flexible, true)?;
+        w.string(flexible, true)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("DescribeAclsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -133,28 +133,20 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
 }
 
 impl<'a> DescribeAclsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(6, "DescribeAclsResponse")?;
-        r.skip_sized_(flexible, true, "DescribeAclsResponse.ErrorMessage")?;
-        c::ArrayView::<DescribeAclsResource<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeAclsResponse.Resources",
-        )?;
+        w.skip(6)?;
+        w.string(flexible, true)?;
+        c::ArrayView::<DescribeAclsResource<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeAclsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -324,36 +316,24 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
 }
 
 impl<'a> DescribeAclsResource<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(1, "DescribeAclsResponse.Resources")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeAclsResponse.Resources.ResourceName",
-        )?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
         if version >= 1 {
-            r.skip_(1, "DescribeAclsResponse.Resources.PatternType")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<AclDescription<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeAclsResponse.Resources.Acls",
-        )?;
+        c::ArrayView::<AclDescription<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeAclsResponse.Resources.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -522,27 +502,20 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
 }
 
 impl<'a> AclDescription<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeAclsResponse.Resources.Acls.Principal",
-        )?;
-        r.skip_sized_(flexible, true, "DescribeAclsResponse.Resources.Acls.Host")?;
-        r.skip_(2, "DescribeAclsResponse.Resources.Acls")?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("DescribeAclsResponse.Resources.Acls.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

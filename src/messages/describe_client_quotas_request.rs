@@ -106,27 +106,19 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
 }
 
 impl<'a> DescribeClientQuotasRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<ComponentData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeClientQuotasRequest.Components",
-        )?;
-        r.skip_(1, "DescribeClientQuotasRequest")?;
+        c::ArrayView::<ComponentData<'a>>::walk(w, version, flexible, false)?;
+        w.skip(1)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -272,31 +264,20 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
 }
 
 impl<'a> ComponentData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeClientQuotasRequest.Components.EntityType",
-        )?;
-        r.skip_(1, "DescribeClientQuotasRequest.Components")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeClientQuotasRequest.Components.Match",
-        )?;
+        w.string(flexible, false)?;
+        w.skip(1)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasRequest.Components.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -135,28 +135,20 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
 }
 
 impl<'a> DescribeClientQuotasResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(6, "DescribeClientQuotasResponse")?;
-        r.skip_sized_(flexible, true, "DescribeClientQuotasResponse.ErrorMessage")?;
-        c::ArrayView::<EntryData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeClientQuotasResponse.Entries",
-        )?;
+        w.skip(6)?;
+        w.string(flexible, true)?;
+        c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -307,32 +299,19 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 }
 
 impl<'a> EntryData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<EntityData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeClientQuotasResponse.Entries.Entity",
-        )?;
-        c::ArrayView::<ValueData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeClientQuotasResponse.Entries.Values",
-        )?;
+        c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
+        c::ArrayView::<ValueData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -464,30 +443,19 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 }
 
 impl<'a> EntityData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeClientQuotasResponse.Entries.Entity.EntityType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeClientQuotasResponse.Entries.Entity.EntityName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.Entity.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -613,26 +581,19 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
 }
 
 impl<'a> ValueData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeClientQuotasResponse.Entries.Values.Key",
-        )?;
-        r.skip_(8, "DescribeClientQuotasResponse.Entries.Values")?;
+        w.string(flexible, false)?;
+        w.skip(8)?;
         if flexible {
-            r.skip_tagged_section_("DescribeClientQuotasResponse.Entries.Values.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

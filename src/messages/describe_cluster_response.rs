@@ -192,32 +192,24 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
 }
 
 impl<'a> DescribeClusterResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "DescribeClusterResponse")?;
-        r.skip_sized_(true, true, "DescribeClusterResponse.ErrorMessage")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
         if version >= 1 {
-            r.skip_(1, "DescribeClusterResponse.EndpointType")?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(true, true, "DescribeClusterResponse.ClusterId")?;
-        r.skip_(4, "DescribeClusterResponse")?;
-        c::ArrayView::<DescribeClusterBroker<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeClusterResponse.Brokers",
-        )?;
-        r.skip_(4, "DescribeClusterResponse")?;
-        r.skip_tagged_section_("DescribeClusterResponse.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        c::ArrayView::<DescribeClusterBroker<'a>>::walk(w, version, true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -414,25 +406,22 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
 }
 
 impl<'a> DescribeClusterBroker<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeClusterResponse.Brokers")?;
-        r.skip_sized_(true, true, "DescribeClusterResponse.Brokers.Host")?;
-        r.skip_(4, "DescribeClusterResponse.Brokers")?;
-        r.skip_sized_(true, true, "DescribeClusterResponse.Brokers.Rack")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
         if version >= 2 {
-            r.skip_(1, "DescribeClusterResponse.Brokers.IsFenced")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("DescribeClusterResponse.Brokers.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

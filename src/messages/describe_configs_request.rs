@@ -127,34 +127,26 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
 }
 
 impl<'a> DescribeConfigsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        c::ArrayView::<DescribeConfigsResource<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeConfigsRequest.Resources",
-        )?;
+        c::ArrayView::<DescribeConfigsResource<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
-            r.skip_(1, "DescribeConfigsRequest.IncludeSynonyms")?;
+            w.skip(1)?;
         }
 
         if version >= 3 {
-            r.skip_(1, "DescribeConfigsRequest.IncludeDocumentation")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DescribeConfigsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -326,32 +318,20 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
 }
 
 impl<'a> DescribeConfigsResource<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(1, "DescribeConfigsRequest.Resources")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsRequest.Resources.ResourceName",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeConfigsRequest.Resources.ConfigurationKeys",
-        )?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("DescribeConfigsRequest.Resources.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -105,27 +105,19 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
 }
 
 impl<'a> DescribeConfigsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(4, "DescribeConfigsResponse")?;
-        c::ArrayView::<DescribeConfigsResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeConfigsResponse.Results",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<DescribeConfigsResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeConfigsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -311,38 +303,22 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
 }
 
 impl<'a> DescribeConfigsResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(2, "DescribeConfigsResponse.Results")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.ErrorMessage",
-        )?;
-        r.skip_(1, "DescribeConfigsResponse.Results")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.ResourceName",
-        )?;
-        c::ArrayView::<DescribeConfigsResourceResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeConfigsResponse.Results.Configs",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DescribeConfigsResourceResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeConfigsResponse.Results.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -619,61 +595,41 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
 }
 
 impl<'a> DescribeConfigsResourceResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.Configs.Name",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.Configs.Value",
-        )?;
-        r.skip_(1, "DescribeConfigsResponse.Results.Configs")?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
+        w.skip(1)?;
         if version <= 0 {
-            r.skip_(1, "DescribeConfigsResponse.Results.Configs.IsDefault")?;
+            w.skip(1)?;
         }
 
         if version >= 1 {
-            r.skip_(1, "DescribeConfigsResponse.Results.Configs.ConfigSource")?;
+            w.skip(1)?;
         }
 
-        r.skip_(1, "DescribeConfigsResponse.Results.Configs")?;
+        w.skip(1)?;
         if version >= 1 {
-            c::ArrayView::<DescribeConfigsSynonym<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "DescribeConfigsResponse.Results.Configs.Synonyms",
-            )?;
+            c::ArrayView::<DescribeConfigsSynonym<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 3 {
-            r.skip_(1, "DescribeConfigsResponse.Results.Configs.ConfigType")?;
+            w.skip(1)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "DescribeConfigsResponse.Results.Configs.Documentation",
-            )?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DescribeConfigsResponse.Results.Configs.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -885,33 +841,20 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
 }
 
 impl<'a> DescribeConfigsSynonym<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.Configs.Synonyms.Name",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeConfigsResponse.Results.Configs.Synonyms.Value",
-        )?;
-        r.skip_(1, "DescribeConfigsResponse.Results.Configs.Synonyms")?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
+        w.skip(1)?;
         if flexible {
-            r.skip_tagged_section_(
-                "DescribeConfigsResponse.Results.Configs.Synonyms.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

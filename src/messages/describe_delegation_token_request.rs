@@ -96,26 +96,18 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
 }
 
 impl<'a> DescribeDelegationTokenRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        c::ArrayView::<DescribeDelegationTokenOwner<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeDelegationTokenRequest.Owners",
-        )?;
+        c::ArrayView::<DescribeDelegationTokenOwner<'a>>::walk(w, version, flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("DescribeDelegationTokenRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -247,30 +239,19 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
 }
 
 impl<'a> DescribeDelegationTokenOwner<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenRequest.Owners.PrincipalType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenRequest.Owners.PrincipalName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeDelegationTokenRequest.Owners.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

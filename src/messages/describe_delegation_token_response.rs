@@ -124,28 +124,20 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
 }
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "DescribeDelegationTokenResponse")?;
-        c::ArrayView::<DescribedDelegationToken<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeDelegationTokenResponse.Tokens",
-        )?;
-        r.skip_(4, "DescribeDelegationTokenResponse")?;
+        w.skip(2)?;
+        c::ArrayView::<DescribedDelegationToken<'a>>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("DescribeDelegationTokenResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -416,63 +408,31 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
 }
 
 impl<'a> DescribedDelegationToken<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenResponse.Tokens.PrincipalType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenResponse.Tokens.PrincipalName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
-            )?;
+            w.string(flexible, false)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(24, "DescribeDelegationTokenResponse.Tokens")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenResponse.Tokens.TokenId",
-        )?;
-        r.skip_sized_(
-            flexible,
-            false,
-            "DescribeDelegationTokenResponse.Tokens.Hmac",
-        )?;
-        c::ArrayView::<DescribedDelegationTokenRenewer<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeDelegationTokenResponse.Tokens.Renewers",
-        )?;
+        w.skip(24)?;
+        w.string(flexible, false)?;
+        w.bytes(flexible, false)?;
+        c::ArrayView::<DescribedDelegationTokenRenewer<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeDelegationTokenResponse.Tokens.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -668,32 +628,19 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
 }
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalType",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalName",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_(
-                "DescribeDelegationTokenResponse.Tokens.Renewers.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -105,25 +105,22 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
 }
 
 impl<'a> DescribeGroupsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        c::ArrayView::<&'a str>::skip(r, version, flexible, "DescribeGroupsRequest.Groups")?;
+        c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
         if version >= 3 {
-            r.skip_(1, "DescribeGroupsRequest.IncludeAuthorizedOperations")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DescribeGroupsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -105,30 +105,22 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
 }
 
 impl<'a> DescribeGroupsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         if version >= 1 {
-            r.skip_(4, "DescribeGroupsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<DescribedGroup<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeGroupsResponse.Groups",
-        )?;
+        c::ArrayView::<DescribedGroup<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeGroupsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -369,39 +361,31 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_(2, "DescribeGroupsResponse.Groups")?;
+        w.skip(2)?;
         if version >= 6 {
-            r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ErrorMessage")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.GroupId")?;
-        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.GroupState")?;
-        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ProtocolType")?;
-        r.skip_sized_(flexible, true, "DescribeGroupsResponse.Groups.ProtocolData")?;
-        c::ArrayView::<DescribedGroupMember<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeGroupsResponse.Groups.Members",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DescribedGroupMember<'a>>::walk(w, version, flexible, false)?;
         if version >= 3 {
-            r.skip_(4, "DescribeGroupsResponse.Groups.AuthorizedOperations")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DescribeGroupsResponse.Groups.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -657,53 +641,26 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
 }
 
 impl<'a> DescribedGroupMember<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeGroupsResponse.Groups.Members.MemberId",
-        )?;
+        w.string(flexible, false)?;
         if version >= 4 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
-            )?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeGroupsResponse.Groups.Members.ClientId",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeGroupsResponse.Groups.Members.ClientHost",
-        )?;
-        r.skip_sized_(
-            flexible,
-            false,
-            "DescribeGroupsResponse.Groups.Members.MemberMetadata",
-        )?;
-        r.skip_sized_(
-            flexible,
-            false,
-            "DescribeGroupsResponse.Groups.Members.MemberAssignment",
-        )?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.bytes(flexible, false)?;
+        w.bytes(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeGroupsResponse.Groups.Members.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -123,31 +123,23 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
 }
 
 impl<'a> DescribeLogDirsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "DescribeLogDirsResponse")?;
+        w.skip(4)?;
         if version >= 3 {
-            r.skip_(2, "DescribeLogDirsResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
-        c::ArrayView::<DescribeLogDirsResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeLogDirsResponse.Results",
-        )?;
+        c::ArrayView::<DescribeLogDirsResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeLogDirsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -364,40 +356,32 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
 }
 
 impl<'a> DescribeLogDirsResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "DescribeLogDirsResponse.Results")?;
-        r.skip_sized_(flexible, true, "DescribeLogDirsResponse.Results.LogDir")?;
-        c::ArrayView::<DescribeLogDirsTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeLogDirsResponse.Results.Topics",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DescribeLogDirsTopic<'a>>::walk(w, version, flexible, false)?;
         if version >= 4 {
-            r.skip_(8, "DescribeLogDirsResponse.Results.TotalBytes")?;
+            w.skip(8)?;
         }
 
         if version >= 4 {
-            r.skip_(8, "DescribeLogDirsResponse.Results.UsableBytes")?;
+            w.skip(8)?;
         }
 
         if version >= 5 {
-            r.skip_(1, "DescribeLogDirsResponse.Results.IsCordoned")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("DescribeLogDirsResponse.Results.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -565,31 +549,19 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
 }
 
 impl<'a> DescribeLogDirsTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "DescribeLogDirsResponse.Results.Topics.Name",
-        )?;
-        c::ArrayView::<DescribeLogDirsPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "DescribeLogDirsResponse.Results.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<DescribeLogDirsPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("DescribeLogDirsResponse.Results.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -746,23 +718,18 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
 }
 
 impl<'a> DescribeLogDirsPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(21, "DescribeLogDirsResponse.Results.Topics.Partitions")?;
+        w.skip(21)?;
         if flexible {
-            r.skip_tagged_section_(
-                "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

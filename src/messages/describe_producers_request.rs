@@ -86,23 +86,15 @@ impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
 }
 
 impl<'a> DescribeProducersRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicRequest<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeProducersRequest.Topics",
-        )?;
-        r.skip_tagged_section_("DescribeProducersRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicRequest<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -218,24 +210,16 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
 }
 
 impl<'a> TopicRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "DescribeProducersRequest.Topics.Name")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeProducersRequest.Topics.PartitionIndexes",
-        )?;
-        r.skip_tagged_section_("DescribeProducersRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

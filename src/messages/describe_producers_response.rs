@@ -100,24 +100,16 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
 }
 
 impl<'a> DescribeProducersResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeProducersResponse")?;
-        c::ArrayView::<TopicResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeProducersResponse.Topics",
-        )?;
-        r.skip_tagged_section_("DescribeProducersResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<TopicResponse<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -241,24 +233,16 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
 }
 
 impl<'a> TopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "DescribeProducersResponse.Topics.Name")?;
-        c::ArrayView::<PartitionResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeProducersResponse.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("DescribeProducersResponse.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionResponse<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -412,29 +396,17 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
 }
 
 impl<'a> PartitionResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "DescribeProducersResponse.Topics.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeProducersResponse.Topics.Partitions.ErrorMessage",
-        )?;
-        c::ArrayView::<ProducerState<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
-        )?;
-        r.skip_tagged_section_("DescribeProducersResponse.Topics.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        c::ArrayView::<ProducerState<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -623,24 +595,16 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
 }
 
 impl<'a> ProducerState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            36,
-            "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
-        )?;
-        r.skip_tagged_section_(
-            "DescribeProducersResponse.Topics.Partitions.ActiveProducers.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(36)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

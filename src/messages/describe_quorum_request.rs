@@ -86,18 +86,15 @@ impl<'a> c::Decode<'a> for DescribeQuorumRequest<'a> {
 }
 
 impl<'a> DescribeQuorumRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumRequest.Topics")?;
-        r.skip_tagged_section_("DescribeQuorumRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -213,24 +210,16 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "DescribeQuorumRequest.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeQuorumRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("DescribeQuorumRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -331,19 +320,16 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "DescribeQuorumRequest.Topics.Partitions")?;
-        r.skip_tagged_section_("DescribeQuorumRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

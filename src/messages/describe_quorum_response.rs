@@ -136,27 +136,24 @@ impl<'a> c::Decode<'a> for DescribeQuorumResponse<'a> {
 }
 
 impl<'a> DescribeQuorumResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "DescribeQuorumResponse")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
         if version >= 2 {
-            r.skip_sized_(true, true, "DescribeQuorumResponse.ErrorMessage")?;
+            w.string(true, true)?;
         }
 
-        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "DescribeQuorumResponse.Topics")?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
         if version >= 2 {
-            c::ArrayView::<Node<'a>>::skip(r, version, true, "DescribeQuorumResponse.Nodes")?;
+            c::ArrayView::<Node<'a>>::walk(w, version, true, false)?;
         }
 
-        r.skip_tagged_section_("DescribeQuorumResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -313,24 +310,16 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "DescribeQuorumResponse.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeQuorumResponse.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("DescribeQuorumResponse.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -554,39 +543,22 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "DescribeQuorumResponse.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
         if version >= 2 {
-            r.skip_sized_(
-                true,
-                true,
-                "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
-            )?;
+            w.string(true, true)?;
         }
 
-        r.skip_(16, "DescribeQuorumResponse.Topics.Partitions")?;
-        c::ArrayView::<ReplicaState<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeQuorumResponse.Topics.Partitions.CurrentVoters",
-        )?;
-        c::ArrayView::<ReplicaState<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeQuorumResponse.Topics.Partitions.Observers",
-        )?;
-        r.skip_tagged_section_("DescribeQuorumResponse.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(16)?;
+        c::ArrayView::<ReplicaState<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<ReplicaState<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -744,24 +716,16 @@ impl<'a> c::Decode<'a> for Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeQuorumResponse.Nodes")?;
-        c::ArrayView::<Listener<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeQuorumResponse.Nodes.Listeners",
-        )?;
-        r.skip_tagged_section_("DescribeQuorumResponse.Nodes.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -886,21 +850,18 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "DescribeQuorumResponse.Nodes.Listeners.Name")?;
-        r.skip_sized_(true, true, "DescribeQuorumResponse.Nodes.Listeners.Host")?;
-        r.skip_(2, "DescribeQuorumResponse.Nodes.Listeners")?;
-        r.skip_tagged_section_("DescribeQuorumResponse.Nodes.Listeners.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1073,34 +1034,28 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
 }
 
 impl<'a> ReplicaState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeQuorumResponse.ReplicaState")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(16, "DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?;
+            w.skip(16)?;
         }
 
-        r.skip_(8, "DescribeQuorumResponse.ReplicaState")?;
+        w.skip(8)?;
         if version >= 1 {
-            r.skip_(8, "DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?;
+            w.skip(8)?;
         }
 
         if version >= 1 {
-            r.skip_(
-                8,
-                "DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp",
-            )?;
+            w.skip(8)?;
         }
 
-        r.skip_tagged_section_("DescribeQuorumResponse.ReplicaState.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -91,23 +91,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsRequest.Groups",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -228,28 +220,16 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsRequest.Groups.GroupId",
-        )?;
-        c::ArrayView::<DescribeShareGroupOffsetsRequestTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsRequest.Groups.Topics",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.Groups.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<DescribeShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -372,28 +352,16 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsRequest.Groups.Topics.TopicName",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsRequest.Groups.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsRequest.Groups.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -105,24 +105,16 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeShareGroupOffsetsResponse")?;
-        c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -286,34 +278,18 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.GroupId",
-        )?;
-        c::ArrayView::<DescribeShareGroupOffsetsResponseTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics",
-        )?;
-        r.skip_(2, "DescribeShareGroupOffsetsResponse.Groups")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.Groups.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -471,29 +447,19 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.TopicName",
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(16)?;
+        c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::walk(
+            w, version, true, false,
         )?;
-        r.skip_(16, "DescribeShareGroupOffsetsResponse.Groups.Topics")?;
-        c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("DescribeShareGroupOffsetsResponse.Groups.Topics.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -687,39 +653,21 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
 }
 
 impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(
-            16,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
-        )?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
         if version >= 1 {
-            r.skip_(
-                8,
-                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag",
-            )?;
+            w.skip(8)?;
         }
 
-        r.skip_(
-            2,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
-        )?;
-        r.skip_tagged_section_(
-            "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

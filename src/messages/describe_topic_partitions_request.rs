@@ -119,27 +119,19 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicRequest<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsRequest.Topics",
-        )?;
-        r.skip_(4, "DescribeTopicPartitionsRequest")?;
-        if r.struct_marker_("DescribeTopicPartitionsRequest.Cursor")? {
-            Cursor::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicRequest<'a>>::walk(w, version, true, false)?;
+        w.skip(4)?;
+        if w.struct_marker()? {
+            Cursor::walk_wire(w, version)?;
         }
-        r.skip_tagged_section_("DescribeTopicPartitionsRequest.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -256,19 +248,16 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
 }
 
 impl<'a> TopicRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "DescribeTopicPartitionsRequest.Topics.Name")?;
-        r.skip_tagged_section_("DescribeTopicPartitionsRequest.Topics.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -378,24 +367,17 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeTopicPartitionsRequest.Cursor.TopicName",
-        )?;
-        r.skip_(4, "DescribeTopicPartitionsRequest.Cursor")?;
-        r.skip_tagged_section_("DescribeTopicPartitionsRequest.Cursor.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -121,27 +121,19 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeTopicPartitionsResponse")?;
-        c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics",
-        )?;
-        if r.struct_marker_("DescribeTopicPartitionsResponse.NextCursor")? {
-            Cursor::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::walk(w, version, true, false)?;
+        if w.struct_marker()? {
+            Cursor::walk_wire(w, version)?;
         }
-        r.skip_tagged_section_("DescribeTopicPartitionsResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -335,27 +327,21 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "DescribeTopicPartitionsResponse.Topics")?;
-        r.skip_sized_(true, true, "DescribeTopicPartitionsResponse.Topics.Name")?;
-        r.skip_(17, "DescribeTopicPartitionsResponse.Topics")?;
-        c::ArrayView::<DescribeTopicPartitionsResponsePartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions",
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.skip(17)?;
+        c::ArrayView::<DescribeTopicPartitionsResponsePartition<'a>>::walk(
+            w, version, true, false,
         )?;
-        r.skip_(4, "DescribeTopicPartitionsResponse.Topics")?;
-        r.skip_tagged_section_("DescribeTopicPartitionsResponse.Topics.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -606,48 +592,20 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
 }
 
 impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(14, "DescribeTopicPartitionsResponse.Topics.Partitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.ReplicaNodes",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.IsrNodes",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.EligibleLeaderReplicas",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.LastKnownElr",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTopicPartitionsResponse.Topics.Partitions.OfflineReplicas",
-        )?;
-        r.skip_tagged_section_("DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(14)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, true)?;
+        c::ArrayView::<i32>::walk(w, version, true, true)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -797,24 +755,17 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeTopicPartitionsResponse.NextCursor.TopicName",
-        )?;
-        r.skip_(4, "DescribeTopicPartitionsResponse.NextCursor")?;
-        r.skip_tagged_section_("DescribeTopicPartitionsResponse.NextCursor.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

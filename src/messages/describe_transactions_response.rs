@@ -108,24 +108,16 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
 }
 
 impl<'a> DescribeTransactionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "DescribeTransactionsResponse")?;
-        c::ArrayView::<TransactionState<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeTransactionsResponse.TransactionStates",
-        )?;
-        r.skip_tagged_section_("DescribeTransactionsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<TransactionState<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -339,35 +331,19 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
 }
 
 impl<'a> TransactionState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "DescribeTransactionsResponse.TransactionStates")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeTransactionsResponse.TransactionStates.TransactionalId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeTransactionsResponse.TransactionStates.TransactionState",
-        )?;
-        r.skip_(22, "DescribeTransactionsResponse.TransactionStates")?;
-        c::ArrayView::<TopicData<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeTransactionsResponse.TransactionStates.Topics",
-        )?;
-        r.skip_tagged_section_("DescribeTransactionsResponse.TransactionStates.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(22)?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -513,30 +489,16 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeTransactionsResponse.TransactionStates.Topics.Topic",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "DescribeTransactionsResponse.TransactionStates.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_(
-            "DescribeTransactionsResponse.TransactionStates.Topics.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -93,23 +93,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
 }
 
 impl<'a> DescribeUserScramCredentialsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<UserName<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeUserScramCredentialsRequest.Users",
-        )?;
-        r.skip_tagged_section_("DescribeUserScramCredentialsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<UserName<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -210,19 +202,16 @@ impl<'a> c::Decode<'a> for UserName<'a> {
 }
 
 impl<'a> UserName<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "DescribeUserScramCredentialsRequest.Users.Name")?;
-        r.skip_tagged_section_("DescribeUserScramCredentialsRequest.Users.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

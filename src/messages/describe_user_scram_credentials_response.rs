@@ -139,29 +139,17 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
 }
 
 impl<'a> DescribeUserScramCredentialsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "DescribeUserScramCredentialsResponse")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeUserScramCredentialsResponse.ErrorMessage",
-        )?;
-        c::ArrayView::<DescribeUserScramCredentialsResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeUserScramCredentialsResponse.Results",
-        )?;
-        r.skip_tagged_section_("DescribeUserScramCredentialsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        c::ArrayView::<DescribeUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -328,34 +316,18 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
 }
 
 impl<'a> DescribeUserScramCredentialsResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeUserScramCredentialsResponse.Results.User",
-        )?;
-        r.skip_(2, "DescribeUserScramCredentialsResponse.Results")?;
-        r.skip_sized_(
-            true,
-            true,
-            "DescribeUserScramCredentialsResponse.Results.ErrorMessage",
-        )?;
-        c::ArrayView::<CredentialInfo<'a>>::skip(
-            r,
-            version,
-            true,
-            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
-        )?;
-        r.skip_tagged_section_("DescribeUserScramCredentialsResponse.Results.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.string(true, true)?;
+        c::ArrayView::<CredentialInfo<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -482,24 +454,16 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
 }
 
 impl<'a> CredentialInfo<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            5,
-            "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
-        )?;
-        r.skip_tagged_section_(
-            "DescribeUserScramCredentialsResponse.Results.CredentialInfos.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(5)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

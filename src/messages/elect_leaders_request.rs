@@ -127,31 +127,23 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
 }
 
 impl<'a> ElectLeadersRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         if version >= 1 {
-            r.skip_(1, "ElectLeadersRequest.ElectionType")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<TopicPartitions<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ElectLeadersRequest.TopicPartitions",
-        )?;
-        r.skip_(4, "ElectLeadersRequest")?;
+        c::ArrayView::<TopicPartitions<'a>>::walk(w, version, flexible, true)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("ElectLeadersRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -297,27 +289,19 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "ElectLeadersRequest.TopicPartitions.Topic")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "ElectLeadersRequest.TopicPartitions.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ElectLeadersRequest.TopicPartitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -127,31 +127,23 @@ impl<'a> c::Decode<'a> for ElectLeadersResponse<'a> {
 }
 
 impl<'a> ElectLeadersResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "ElectLeadersResponse")?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(2, "ElectLeadersResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
-        c::ArrayView::<ReplicaElectionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ElectLeadersResponse.ReplicaElectionResults",
-        )?;
+        c::ArrayView::<ReplicaElectionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ElectLeadersResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -302,31 +294,19 @@ impl<'a> c::Decode<'a> for ReplicaElectionResult<'a> {
 }
 
 impl<'a> ReplicaElectionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "ElectLeadersResponse.ReplicaElectionResults.Topic",
-        )?;
-        c::ArrayView::<PartitionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<PartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ElectLeadersResponse.ReplicaElectionResults.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -471,31 +451,19 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> PartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(
-            6,
-            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorMessage",
-        )?;
+        w.skip(6)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_(
-                "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

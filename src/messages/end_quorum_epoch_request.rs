@@ -127,31 +127,23 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
 }
 
 impl<'a> EndQuorumEpochRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "EndQuorumEpochRequest.ClusterId")?;
-        c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochRequest.Topics")?;
+        w.string(flexible, true)?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
-            c::ArrayView::<LeaderEndpoint<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "EndQuorumEpochRequest.LeaderEndpoints",
-            )?;
+            c::ArrayView::<LeaderEndpoint<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -308,27 +300,19 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "EndQuorumEpochRequest.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "EndQuorumEpochRequest.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -526,39 +510,26 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(12, "EndQuorumEpochRequest.Topics.Partitions")?;
+        w.skip(12)?;
         if version <= 0 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                flexible,
-                "EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         }
 
         if version >= 1 {
-            c::ArrayView::<ReplicaInfo<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
-            )?;
+            c::ArrayView::<ReplicaInfo<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -714,24 +685,16 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
 }
 
 impl<'a> ReplicaInfo<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            20,
-            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
-        )?;
-        r.skip_tagged_section_(
-            "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(20)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -856,21 +819,18 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
 }
 
 impl<'a> LeaderEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?;
-        r.skip_sized_(true, true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?;
-        r.skip_(2, "EndQuorumEpochRequest.LeaderEndpoints")?;
-        r.skip_tagged_section_("EndQuorumEpochRequest.LeaderEndpoints.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -127,23 +127,20 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
 }
 
 impl<'a> EndQuorumEpochResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(2, "EndQuorumEpochResponse")?;
-        c::ArrayView::<TopicData<'a>>::skip(r, version, flexible, "EndQuorumEpochResponse.Topics")?;
+        w.skip(2)?;
+        c::ArrayView::<TopicData<'a>>::walk(w, version, flexible, false)?;
 
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -306,27 +303,19 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "EndQuorumEpochResponse.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "EndQuorumEpochResponse.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -480,21 +469,18 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(14, "EndQuorumEpochResponse.Topics.Partitions")?;
+        w.skip(14)?;
         if flexible {
-            r.skip_tagged_section_("EndQuorumEpochResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -634,21 +620,18 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "EndQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "EndQuorumEpochResponse.NodeEndpoints.Host")?;
-        r.skip_(2, "EndQuorumEpochResponse.NodeEndpoints")?;
-        r.skip_tagged_section_("EndQuorumEpochResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

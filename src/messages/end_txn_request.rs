@@ -129,22 +129,19 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
 }
 
 impl<'a> EndTxnRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(flexible, true, "EndTxnRequest.TransactionalId")?;
-        r.skip_(11, "EndTxnRequest")?;
+        w.string(flexible, false)?;
+        w.skip(11)?;
         if flexible {
-            r.skip_tagged_section_("EndTxnRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

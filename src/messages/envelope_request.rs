@@ -118,21 +118,18 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
 }
 
 impl<'a> EnvelopeRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, false, "EnvelopeRequest.RequestData")?;
-        r.skip_sized_(true, false, "EnvelopeRequest.RequestPrincipal")?;
-        r.skip_sized_(true, false, "EnvelopeRequest.ClientHostAddress")?;
-        r.skip_tagged_section_("EnvelopeRequest.tagged_fields")?;
-        Ok(())
+        w.bytes(true, false)?;
+        w.bytes(true, true)?;
+        w.bytes(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -100,20 +100,17 @@ impl<'a> c::Decode<'a> for EnvelopeResponse<'a> {
 }
 
 impl<'a> EnvelopeResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, false, "EnvelopeResponse.ResponseData")?;
-        r.skip_(2, "EnvelopeResponse")?;
-        r.skip_tagged_section_("EnvelopeResponse.tagged_fields")?;
-        Ok(())
+        w.bytes(true, true)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

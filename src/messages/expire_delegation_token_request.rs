@@ -102,22 +102,19 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
 }
 
 impl<'a> ExpireDelegationTokenRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, false, "ExpireDelegationTokenRequest.Hmac")?;
-        r.skip_(8, "ExpireDelegationTokenRequest")?;
+        w.bytes(flexible, false)?;
+        w.skip(8)?;
         if flexible {
-            r.skip_tagged_section_("ExpireDelegationTokenRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -296,56 +296,48 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
 }
 
 impl<'a> FetchRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
 
         if version <= 14 {
-            r.skip_(4, "FetchRequest.ReplicaId")?;
+            w.skip(4)?;
         }
 
-        r.skip_(8, "FetchRequest")?;
+        w.skip(8)?;
         if version >= 3 {
-            r.skip_(4, "FetchRequest.MaxBytes")?;
+            w.skip(4)?;
         }
 
         if version >= 4 {
-            r.skip_(1, "FetchRequest.IsolationLevel")?;
+            w.skip(1)?;
         }
 
         if version >= 7 {
-            r.skip_(4, "FetchRequest.SessionId")?;
+            w.skip(4)?;
         }
 
         if version >= 7 {
-            r.skip_(4, "FetchRequest.SessionEpoch")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<FetchTopic<'a>>::skip(r, version, flexible, "FetchRequest.Topics")?;
+        c::ArrayView::<FetchTopic<'a>>::walk(w, version, flexible, false)?;
         if version >= 7 {
-            c::ArrayView::<ForgottenTopic<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "FetchRequest.ForgottenTopicsData",
-            )?;
+            c::ArrayView::<ForgottenTopic<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 11 {
-            r.skip_sized_(flexible, true, "FetchRequest.RackId")?;
+            w.string(flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("FetchRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -618,19 +610,16 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
 }
 
 impl<'a> ReplicaState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "FetchRequest.ReplicaState")?;
-        r.skip_tagged_section_("FetchRequest.ReplicaState.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -761,34 +750,26 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
 }
 
 impl<'a> FetchTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized_(flexible, true, "FetchRequest.Topics.Topic")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 13 {
-            r.skip_(16, "FetchRequest.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<FetchPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "FetchRequest.Topics.Partitions",
-        )?;
+        c::ArrayView::<FetchPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("FetchRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1062,36 +1043,33 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
 }
 
 impl<'a> FetchPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
-        r.skip_(4, "FetchRequest.Topics.Partitions")?;
+        w.skip(4)?;
         if version >= 9 {
-            r.skip_(4, "FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+            w.skip(4)?;
         }
 
-        r.skip_(8, "FetchRequest.Topics.Partitions")?;
+        w.skip(8)?;
         if version >= 12 {
-            r.skip_(4, "FetchRequest.Topics.Partitions.LastFetchedEpoch")?;
+            w.skip(4)?;
         }
 
         if version >= 5 {
-            r.skip_(8, "FetchRequest.Topics.Partitions.LogStartOffset")?;
+            w.skip(8)?;
         }
 
-        r.skip_(4, "FetchRequest.Topics.Partitions")?;
+        w.skip(4)?;
 
         if flexible {
-            r.skip_tagged_section_("FetchRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1324,34 +1302,26 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
 }
 
 impl<'a> ForgottenTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized_(flexible, true, "FetchRequest.ForgottenTopicsData.Topic")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 13 {
-            r.skip_(16, "FetchRequest.ForgottenTopicsData.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "FetchRequest.ForgottenTopicsData.Partitions",
-        )?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("FetchRequest.ForgottenTopicsData.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -170,39 +170,31 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
 }
 
 impl<'a> FetchResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version >= 1 {
-            r.skip_(4, "FetchResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
         if version >= 7 {
-            r.skip_(2, "FetchResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
         if version >= 7 {
-            r.skip_(4, "FetchResponse.SessionId")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<FetchableTopicResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "FetchResponse.Responses",
-        )?;
+        c::ArrayView::<FetchableTopicResponse<'a>>::walk(w, version, flexible, false)?;
 
         if flexible {
-            r.skip_tagged_section_("FetchResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -417,34 +409,26 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
 }
 
 impl<'a> FetchableTopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            r.skip_sized_(flexible, true, "FetchResponse.Responses.Topic")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 13 {
-            r.skip_(16, "FetchResponse.Responses.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "FetchResponse.Responses.Partitions",
-        )?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("FetchResponse.Responses.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -788,47 +772,35 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
-        r.skip_(14, "FetchResponse.Responses.Partitions")?;
+        w.skip(14)?;
         if version >= 4 {
-            r.skip_(8, "FetchResponse.Responses.Partitions.LastStableOffset")?;
+            w.skip(8)?;
         }
 
         if version >= 5 {
-            r.skip_(8, "FetchResponse.Responses.Partitions.LogStartOffset")?;
+            w.skip(8)?;
         }
 
         if version >= 4 {
-            c::ArrayView::<AbortedTransaction<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "FetchResponse.Responses.Partitions.AbortedTransactions",
-            )?;
+            c::ArrayView::<AbortedTransaction<'a>>::walk(w, version, flexible, true)?;
         }
 
         if version >= 11 {
-            r.skip_(4, "FetchResponse.Responses.Partitions.PreferredReadReplica")?;
+            w.skip(4)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            false,
-            "FetchResponse.Responses.Partitions.Records",
-        )?;
+        w.bytes(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("FetchResponse.Responses.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1094,19 +1066,16 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 }
 
 impl<'a> EpochEndOffset<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "FetchResponse.Responses.Partitions.DivergingEpoch")?;
-        r.skip_tagged_section_("FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1217,19 +1186,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(8, "FetchResponse.Responses.Partitions.CurrentLeader")?;
-        r.skip_tagged_section_("FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields")?;
-        Ok(())
+        w.skip(8)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1340,19 +1306,16 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> SnapshotId<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "FetchResponse.Responses.Partitions.SnapshotId")?;
-        r.skip_tagged_section_("FetchResponse.Responses.Partitions.SnapshotId.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1465,23 +1428,18 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
 }
 
 impl<'a> AbortedTransaction<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
-        r.skip_(16, "FetchResponse.Responses.Partitions.AbortedTransactions")?;
+        w.skip(16)?;
         if flexible {
-            r.skip_tagged_section_(
-                "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1627,22 +1585,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "FetchResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "FetchResponse.NodeEndpoints.Host")?;
-        r.skip_(4, "FetchResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "FetchResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section_("FetchResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

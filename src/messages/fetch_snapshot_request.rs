@@ -136,19 +136,16 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
 }
 
 impl<'a> FetchSnapshotRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(8, "FetchSnapshotRequest")?;
-        c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotRequest.Topics")?;
-        r.skip_tagged_section_("FetchSnapshotRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(8)?;
+        c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -302,24 +299,16 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
 }
 
 impl<'a> TopicSnapshot<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "FetchSnapshotRequest.Topics.Name")?;
-        c::ArrayView::<PartitionSnapshot<'a>>::skip(
-            r,
-            version,
-            true,
-            "FetchSnapshotRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("FetchSnapshotRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -501,21 +490,18 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
 }
 
 impl<'a> PartitionSnapshot<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(8, "FetchSnapshotRequest.Topics.Partitions")?;
-        SnapshotId::skip_wire(r, version)?;
-        r.skip_(8, "FetchSnapshotRequest.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(8)?;
+        SnapshotId::walk_wire(w, version)?;
+        w.skip(8)?;
 
-        r.skip_tagged_section_("FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -662,19 +648,16 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> SnapshotId<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "FetchSnapshotRequest.Topics.Partitions.SnapshotId")?;
-        r.skip_tagged_section_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

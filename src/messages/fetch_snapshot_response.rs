@@ -139,20 +139,17 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
 }
 
 impl<'a> FetchSnapshotResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "FetchSnapshotResponse")?;
-        c::ArrayView::<TopicSnapshot<'a>>::skip(r, version, true, "FetchSnapshotResponse.Topics")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
 
-        r.skip_tagged_section_("FetchSnapshotResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -310,24 +307,16 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
 }
 
 impl<'a> TopicSnapshot<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "FetchSnapshotResponse.Topics.Name")?;
-        c::ArrayView::<PartitionSnapshot<'a>>::skip(
-            r,
-            version,
-            true,
-            "FetchSnapshotResponse.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("FetchSnapshotResponse.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -527,26 +516,19 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
 }
 
 impl<'a> PartitionSnapshot<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "FetchSnapshotResponse.Topics.Partitions")?;
-        SnapshotId::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        SnapshotId::walk_wire(w, version)?;
 
-        r.skip_(16, "FetchSnapshotResponse.Topics.Partitions")?;
-        r.skip_sized_(
-            true,
-            false,
-            "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
-        )?;
-        r.skip_tagged_section_("FetchSnapshotResponse.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(16)?;
+        w.bytes(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -698,19 +680,16 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 }
 
 impl<'a> SnapshotId<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(12, "FetchSnapshotResponse.Topics.Partitions.SnapshotId")?;
-        r.skip_tagged_section_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.tagged_fields")?;
-        Ok(())
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -822,21 +801,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(8, "FetchSnapshotResponse.Topics.Partitions.CurrentLeader")?;
-        r.skip_tagged_section_(
-            "FetchSnapshotResponse.Topics.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(8)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -961,21 +935,18 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "FetchSnapshotResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "FetchSnapshotResponse.NodeEndpoints.Host")?;
-        r.skip_(2, "FetchSnapshotResponse.NodeEndpoints")?;
-        r.skip_tagged_section_("FetchSnapshotResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -199,53 +199,45 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
 }
 
 impl<'a> FindCoordinatorResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version >= 1 {
-            r.skip_(4, "FindCoordinatorResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
         if version <= 3 {
-            r.skip_(2, "FindCoordinatorResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
         if (1..=3).contains(&version) {
-            r.skip_sized_(flexible, true, "FindCoordinatorResponse.ErrorMessage")?;
+            w.string(flexible, true)?;
         }
 
         if version <= 3 {
-            r.skip_(4, "FindCoordinatorResponse.NodeId")?;
+            w.skip(4)?;
         }
 
         if version <= 3 {
-            r.skip_sized_(flexible, true, "FindCoordinatorResponse.Host")?;
+            w.string(flexible, false)?;
         }
 
         if version <= 3 {
-            r.skip_(4, "FindCoordinatorResponse.Port")?;
+            w.skip(4)?;
         }
 
         if version >= 4 {
-            c::ArrayView::<Coordinator<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "FindCoordinatorResponse.Coordinators",
-            )?;
+            c::ArrayView::<Coordinator<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("FindCoordinatorResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -515,27 +507,20 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
 }
 
 impl<'a> Coordinator<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "FindCoordinatorResponse.Coordinators.Key")?;
-        r.skip_(4, "FindCoordinatorResponse.Coordinators")?;
-        r.skip_sized_(true, true, "FindCoordinatorResponse.Coordinators.Host")?;
-        r.skip_(6, "FindCoordinatorResponse.Coordinators")?;
-        r.skip_sized_(
-            true,
-            true,
-            "FindCoordinatorResponse.Coordinators.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("FindCoordinatorResponse.Coordinators.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -210,31 +210,18 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(26, "GetTelemetrySubscriptionsResponse")?;
-        c::ArrayView::<i8>::skip(
-            r,
-            version,
-            true,
-            "GetTelemetrySubscriptionsResponse.AcceptedCompressionTypes",
-        )?;
-        r.skip_(9, "GetTelemetrySubscriptionsResponse")?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "GetTelemetrySubscriptionsResponse.RequestedMetrics",
-        )?;
-        r.skip_tagged_section_("GetTelemetrySubscriptionsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(26)?;
+        c::ArrayView::<i8>::walk(w, version, true, false)?;
+        w.skip(9)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

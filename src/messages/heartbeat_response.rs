@@ -105,25 +105,22 @@ impl<'a> c::Decode<'a> for HeartbeatResponse<'a> {
 }
 
 impl<'a> HeartbeatResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip_(4, "HeartbeatResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_(2, "HeartbeatResponse")?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("HeartbeatResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -109,27 +109,19 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
 }
 
 impl<'a> IncrementalAlterConfigsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(4, "IncrementalAlterConfigsResponse")?;
-        c::ArrayView::<AlterConfigsResourceResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "IncrementalAlterConfigsResponse.Responses",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<AlterConfigsResourceResponse<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("IncrementalAlterConfigsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -291,32 +283,21 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
 }
 
 impl<'a> AlterConfigsResourceResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(2, "IncrementalAlterConfigsResponse.Responses")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "IncrementalAlterConfigsResponse.Responses.ErrorMessage",
-        )?;
-        r.skip_(1, "IncrementalAlterConfigsResponse.Responses")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "IncrementalAlterConfigsResponse.Responses.ResourceName",
-        )?;
+        w.skip(2)?;
+        w.string(flexible, true)?;
+        w.skip(1)?;
+        w.string(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("IncrementalAlterConfigsResponse.Responses.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

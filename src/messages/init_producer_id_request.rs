@@ -174,38 +174,35 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
 }
 
 impl<'a> InitProducerIdRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "InitProducerIdRequest.TransactionalId")?;
-        r.skip_(4, "InitProducerIdRequest")?;
+        w.string(flexible, true)?;
+        w.skip(4)?;
         if version >= 3 {
-            r.skip_(8, "InitProducerIdRequest.ProducerId")?;
+            w.skip(8)?;
         }
 
         if version >= 3 {
-            r.skip_(2, "InitProducerIdRequest.ProducerEpoch")?;
+            w.skip(2)?;
         }
 
         if version >= 6 {
-            r.skip_(1, "InitProducerIdRequest.Enable2Pc")?;
+            w.skip(1)?;
         }
 
         if version >= 6 {
-            r.skip_(1, "InitProducerIdRequest.KeepPreparedTxn")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("InitProducerIdRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

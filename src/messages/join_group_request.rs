@@ -200,42 +200,34 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
 }
 
 impl<'a> JoinGroupRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "JoinGroupRequest.GroupId")?;
-        r.skip_(4, "JoinGroupRequest")?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(4, "JoinGroupRequest.RebalanceTimeoutMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_sized_(flexible, true, "JoinGroupRequest.MemberId")?;
+        w.string(flexible, false)?;
         if version >= 5 {
-            r.skip_sized_(flexible, true, "JoinGroupRequest.GroupInstanceId")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(flexible, true, "JoinGroupRequest.ProtocolType")?;
-        c::ArrayView::<JoinGroupRequestProtocol<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "JoinGroupRequest.Protocols",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<JoinGroupRequestProtocol<'a>>::walk(w, version, flexible, false)?;
         if version >= 8 {
-            r.skip_sized_(flexible, true, "JoinGroupRequest.Reason")?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("JoinGroupRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -424,22 +416,19 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
 }
 
 impl<'a> JoinGroupRequestProtocol<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "JoinGroupRequest.Protocols.Name")?;
-        r.skip_sized_(flexible, false, "JoinGroupRequest.Protocols.Metadata")?;
+        w.string(flexible, false)?;
+        w.bytes(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("JoinGroupRequest.Protocols.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -218,42 +218,34 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
 }
 
 impl<'a> JoinGroupResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version >= 2 {
-            r.skip_(4, "JoinGroupResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_(6, "JoinGroupResponse")?;
+        w.skip(6)?;
         if version >= 7 {
-            r.skip_sized_(flexible, true, "JoinGroupResponse.ProtocolType")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(flexible, true, "JoinGroupResponse.ProtocolName")?;
-        r.skip_sized_(flexible, true, "JoinGroupResponse.Leader")?;
+        w.string(flexible, version >= 7)?;
+        w.string(flexible, false)?;
         if version >= 9 {
-            r.skip_(1, "JoinGroupResponse.SkipAssignment")?;
+            w.skip(1)?;
         }
 
-        r.skip_sized_(flexible, true, "JoinGroupResponse.MemberId")?;
-        c::ArrayView::<JoinGroupResponseMember<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "JoinGroupResponse.Members",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<JoinGroupResponseMember<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("JoinGroupResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -482,26 +474,23 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
 }
 
 impl<'a> JoinGroupResponseMember<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "JoinGroupResponse.Members.MemberId")?;
+        w.string(flexible, false)?;
         if version >= 5 {
-            r.skip_sized_(flexible, true, "JoinGroupResponse.Members.GroupInstanceId")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(flexible, false, "JoinGroupResponse.Members.Metadata")?;
+        w.bytes(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("JoinGroupResponse.Members.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

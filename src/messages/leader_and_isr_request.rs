@@ -220,58 +220,40 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
 }
 
 impl<'a> LeaderAndIsrRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(4, "LeaderAndIsrRequest")?;
+        w.skip(4)?;
         if version >= 7 {
-            r.skip_(1, "LeaderAndIsrRequest.isKRaftController")?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "LeaderAndIsrRequest")?;
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(8, "LeaderAndIsrRequest.BrokerEpoch")?;
+            w.skip(8)?;
         }
 
         if version >= 5 {
-            r.skip_(1, "LeaderAndIsrRequest.Type")?;
+            w.skip(1)?;
         }
 
         if version <= 1 {
-            c::ArrayView::<LeaderAndIsrPartitionState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrRequest.UngroupedPartitionStates",
-            )?;
+            c::ArrayView::<LeaderAndIsrPartitionState<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 2 {
-            c::ArrayView::<LeaderAndIsrTopicState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrRequest.TopicStates",
-            )?;
+            c::ArrayView::<LeaderAndIsrTopicState<'a>>::walk(w, version, flexible, false)?;
         }
 
-        c::ArrayView::<LeaderAndIsrLiveLeader<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "LeaderAndIsrRequest.LiveLeaders",
-        )?;
+        c::ArrayView::<LeaderAndIsrLiveLeader<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("LeaderAndIsrRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -509,31 +491,23 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
 }
 
 impl<'a> LeaderAndIsrTopicState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "LeaderAndIsrRequest.TopicStates.TopicName")?;
+        w.string(flexible, false)?;
         if version >= 5 {
-            r.skip_(16, "LeaderAndIsrRequest.TopicStates.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<LeaderAndIsrPartitionState<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "LeaderAndIsrRequest.TopicStates.PartitionStates",
-        )?;
+        c::ArrayView::<LeaderAndIsrPartitionState<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -689,23 +663,20 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
 }
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(4, "LeaderAndIsrRequest.LiveLeaders")?;
-        r.skip_sized_(flexible, true, "LeaderAndIsrRequest.LiveLeaders.HostName")?;
-        r.skip_(4, "LeaderAndIsrRequest.LiveLeaders")?;
+        w.skip(4)?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1016,71 +987,41 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
 }
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version <= 1 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(16, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Isr",
-        )?;
-        r.skip_(4, "LeaderAndIsrRequest.LeaderAndIsrPartitionState")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Replicas",
-        )?;
+        w.skip(16)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if version >= 3 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.AddingReplicas",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         }
 
         if version >= 3 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.RemovingReplicas",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         }
 
         if version >= 1 {
-            r.skip_(1, "LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?;
+            w.skip(1)?;
         }
 
         if version >= 6 {
-            r.skip_(
-                1,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState",
-            )?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -130,39 +130,26 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
 }
 
 impl<'a> LeaderAndIsrResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(2, "LeaderAndIsrResponse")?;
+        w.skip(2)?;
         if version <= 4 {
-            c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrResponse.PartitionErrors",
-            )?;
+            c::ArrayView::<LeaderAndIsrPartitionError<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 5 {
-            c::ArrayView::<LeaderAndIsrTopicError<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaderAndIsrResponse.Topics",
-            )?;
+            c::ArrayView::<LeaderAndIsrTopicError<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("LeaderAndIsrResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -338,24 +325,16 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
 }
 
 impl<'a> LeaderAndIsrTopicError<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "LeaderAndIsrResponse.Topics")?;
-        c::ArrayView::<LeaderAndIsrPartitionError<'a>>::skip(
-            r,
-            version,
-            true,
-            "LeaderAndIsrResponse.Topics.PartitionErrors",
-        )?;
-        r.skip_tagged_section_("LeaderAndIsrResponse.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<LeaderAndIsrPartitionError<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -497,31 +476,22 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
 }
 
 impl<'a> LeaderAndIsrPartitionError<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version <= 4 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(6, "LeaderAndIsrResponse.LeaderAndIsrPartitionError")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_(
-                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -131,20 +131,17 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
 }
 
 impl<'a> LeaderChangeMessage<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "LeaderChangeMessage")?;
-        c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.Voters")?;
-        c::ArrayView::<Voter<'a>>::skip(r, version, true, "LeaderChangeMessage.GrantingVoters")?;
-        r.skip_tagged_section_("LeaderChangeMessage.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -274,22 +271,19 @@ impl<'a> c::Decode<'a> for Voter<'a> {
 }
 
 impl<'a> Voter<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "LeaderChangeMessage.Voter")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(16, "LeaderChangeMessage.Voter.VoterDirectoryId")?;
+            w.skip(16)?;
         }
 
-        r.skip_tagged_section_("LeaderChangeMessage.Voter.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

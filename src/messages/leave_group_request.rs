@@ -123,34 +123,26 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
 }
 
 impl<'a> LeaveGroupRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "LeaveGroupRequest.GroupId")?;
+        w.string(flexible, false)?;
         if version <= 2 {
-            r.skip_sized_(flexible, true, "LeaveGroupRequest.MemberId")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 3 {
-            c::ArrayView::<MemberIdentity<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaveGroupRequest.Members",
-            )?;
+            c::ArrayView::<MemberIdentity<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("LeaveGroupRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -335,26 +327,23 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
 }
 
 impl<'a> MemberIdentity<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.MemberId")?;
-        r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.GroupInstanceId")?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
         if version >= 5 {
-            r.skip_sized_(flexible, true, "LeaveGroupRequest.Members.Reason")?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("LeaveGroupRequest.Members.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

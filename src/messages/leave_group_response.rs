@@ -123,34 +123,26 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
 }
 
 impl<'a> LeaveGroupResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip_(4, "LeaveGroupResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_(2, "LeaveGroupResponse")?;
+        w.skip(2)?;
         if version >= 3 {
-            c::ArrayView::<MemberResponse<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "LeaveGroupResponse.Members",
-            )?;
+            c::ArrayView::<MemberResponse<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("LeaveGroupResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -317,23 +309,20 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
 }
 
 impl<'a> MemberResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "LeaveGroupResponse.Members.MemberId")?;
-        r.skip_sized_(flexible, true, "LeaveGroupResponse.Members.GroupInstanceId")?;
-        r.skip_(2, "LeaveGroupResponse.Members")?;
+        w.string(flexible, false)?;
+        w.string(flexible, true)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("LeaveGroupResponse.Members.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

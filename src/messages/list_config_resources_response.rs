@@ -122,24 +122,16 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
 }
 
 impl<'a> ListConfigResourcesResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ListConfigResourcesResponse")?;
-        c::ArrayView::<ConfigResource<'a>>::skip(
-            r,
-            version,
-            true,
-            "ListConfigResourcesResponse.ConfigResources",
-        )?;
-        r.skip_tagged_section_("ListConfigResourcesResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<ConfigResource<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -276,29 +268,19 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
 }
 
 impl<'a> ConfigResource<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "ListConfigResourcesResponse.ConfigResources.ResourceName",
-        )?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "ListConfigResourcesResponse.ConfigResources.ResourceType",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("ListConfigResourcesResponse.ConfigResources.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -119,26 +119,23 @@ impl<'a> c::Decode<'a> for ListGroupsResponse<'a> {
 }
 
 impl<'a> ListGroupsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version >= 1 {
-            r.skip_(4, "ListGroupsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_(2, "ListGroupsResponse")?;
-        c::ArrayView::<ListedGroup<'a>>::skip(r, version, flexible, "ListGroupsResponse.Groups")?;
+        w.skip(2)?;
+        c::ArrayView::<ListedGroup<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ListGroupsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -318,30 +315,27 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
 }
 
 impl<'a> ListedGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupId")?;
-        r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.ProtocolType")?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
         if version >= 4 {
-            r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupState")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 5 {
-            r.skip_sized_(flexible, true, "ListGroupsResponse.Groups.GroupType")?;
+            w.string(flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ListGroupsResponse.Groups.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -138,35 +138,27 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
 }
 
 impl<'a> ListOffsetsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(4, "ListOffsetsRequest")?;
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(1, "ListOffsetsRequest.IsolationLevel")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<ListOffsetsTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ListOffsetsRequest.Topics",
-        )?;
+        c::ArrayView::<ListOffsetsTopic<'a>>::walk(w, version, flexible, false)?;
         if version >= 10 {
-            r.skip_(4, "ListOffsetsRequest.TimeoutMs")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ListOffsetsRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -330,27 +322,19 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
 }
 
 impl<'a> ListOffsetsTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "ListOffsetsRequest.Topics.Name")?;
-        c::ArrayView::<ListOffsetsPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ListOffsetsRequest.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<ListOffsetsPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ListOffsetsRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -521,30 +505,27 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
 }
 
 impl<'a> ListOffsetsPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(4, "ListOffsetsRequest.Topics.Partitions")?;
+        w.skip(4)?;
         if version >= 4 {
-            r.skip_(4, "ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?;
+            w.skip(4)?;
         }
 
-        r.skip_(8, "ListOffsetsRequest.Topics.Partitions")?;
+        w.skip(8)?;
         if version <= 0 {
-            r.skip_(4, "ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ListOffsetsRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -109,30 +109,22 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
 }
 
 impl<'a> ListOffsetsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version >= 2 {
-            r.skip_(4, "ListOffsetsResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<ListOffsetsTopicResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ListOffsetsResponse.Topics",
-        )?;
+        c::ArrayView::<ListOffsetsTopicResponse<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ListOffsetsResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -276,27 +268,19 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
 }
 
 impl<'a> ListOffsetsTopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "ListOffsetsResponse.Topics.Name")?;
-        c::ArrayView::<ListOffsetsPartitionResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ListOffsetsResponse.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<ListOffsetsPartitionResponse<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ListOffsetsResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -499,42 +483,34 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
 }
 
 impl<'a> ListOffsetsPartitionResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(6, "ListOffsetsResponse.Topics.Partitions")?;
+        w.skip(6)?;
         if version <= 0 {
-            c::ArrayView::<i64>::skip(
-                r,
-                version,
-                flexible,
-                "ListOffsetsResponse.Topics.Partitions.OldStyleOffsets",
-            )?;
+            c::ArrayView::<i64>::walk(w, version, flexible, false)?;
         }
 
         if version >= 1 {
-            r.skip_(8, "ListOffsetsResponse.Topics.Partitions.Timestamp")?;
+            w.skip(8)?;
         }
 
         if version >= 1 {
-            r.skip_(8, "ListOffsetsResponse.Topics.Partitions.Offset")?;
+            w.skip(8)?;
         }
 
         if version >= 4 {
-            r.skip_(4, "ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ListOffsetsResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

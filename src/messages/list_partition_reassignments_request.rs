@@ -110,24 +110,16 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
 }
 
 impl<'a> ListPartitionReassignmentsRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ListPartitionReassignmentsRequest")?;
-        c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsRequest.Topics",
-        )?;
-        r.skip_tagged_section_("ListPartitionReassignmentsRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -249,24 +241,16 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
 }
 
 impl<'a> ListPartitionReassignmentsTopics<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ListPartitionReassignmentsRequest.Topics.Name")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsRequest.Topics.PartitionIndexes",
-        )?;
-        r.skip_tagged_section_("ListPartitionReassignmentsRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

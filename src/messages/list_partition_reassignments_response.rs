@@ -139,29 +139,17 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
 }
 
 impl<'a> ListPartitionReassignmentsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ListPartitionReassignmentsResponse")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ListPartitionReassignmentsResponse.ErrorMessage",
-        )?;
-        c::ArrayView::<OngoingTopicReassignment<'a>>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsResponse.Topics",
-        )?;
-        r.skip_tagged_section_("ListPartitionReassignmentsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        c::ArrayView::<OngoingTopicReassignment<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -297,24 +285,16 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
 }
 
 impl<'a> OngoingTopicReassignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ListPartitionReassignmentsResponse.Topics.Name")?;
-        c::ArrayView::<OngoingPartitionReassignment<'a>>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsResponse.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("ListPartitionReassignmentsResponse.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<OngoingPartitionReassignment<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -472,38 +452,18 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
 }
 
 impl<'a> OngoingPartitionReassignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ListPartitionReassignmentsResponse.Topics.Partitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsResponse.Topics.Partitions.Replicas",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsResponse.Topics.Partitions.AddingReplicas",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ListPartitionReassignmentsResponse.Topics.Partitions.RemovingReplicas",
-        )?;
-        r.skip_tagged_section_(
-            "ListPartitionReassignmentsResponse.Topics.Partitions.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

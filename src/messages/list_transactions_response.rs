@@ -141,30 +141,17 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
 }
 
 impl<'a> ListTransactionsResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ListTransactionsResponse")?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "ListTransactionsResponse.UnknownStateFilters",
-        )?;
-        c::ArrayView::<TransactionState<'a>>::skip(
-            r,
-            version,
-            true,
-            "ListTransactionsResponse.TransactionStates",
-        )?;
-        r.skip_tagged_section_("ListTransactionsResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<TransactionState<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -313,29 +300,18 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
 }
 
 impl<'a> TransactionState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "ListTransactionsResponse.TransactionStates.TransactionalId",
-        )?;
-        r.skip_(8, "ListTransactionsResponse.TransactionStates")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ListTransactionsResponse.TransactionStates.TransactionState",
-        )?;
-        r.skip_tagged_section_("ListTransactionsResponse.TransactionStates.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(8)?;
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

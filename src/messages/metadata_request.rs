@@ -150,38 +150,30 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
 }
 
 impl<'a> MetadataRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        c::ArrayView::<MetadataRequestTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataRequest.Topics",
-        )?;
+        c::ArrayView::<MetadataRequestTopic<'a>>::walk(w, version, flexible, version >= 1)?;
         if version >= 4 {
-            r.skip_(1, "MetadataRequest.AllowAutoTopicCreation")?;
+            w.skip(1)?;
         }
 
         if (8..=10).contains(&version) {
-            r.skip_(1, "MetadataRequest.IncludeClusterAuthorizedOperations")?;
+            w.skip(1)?;
         }
 
         if version >= 8 {
-            r.skip_(1, "MetadataRequest.IncludeTopicAuthorizedOperations")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("MetadataRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -376,25 +368,22 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
 }
 
 impl<'a> MetadataRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version >= 10 {
-            r.skip_(16, "MetadataRequest.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        r.skip_sized_(flexible, true, "MetadataRequest.Topics.Name")?;
+        w.string(flexible, version >= 10)?;
         if flexible {
-            r.skip_tagged_section_("MetadataRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -197,52 +197,39 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
 }
 
 impl<'a> MetadataResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version >= 3 {
-            r.skip_(4, "MetadataResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<MetadataResponseBroker<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataResponse.Brokers",
-        )?;
+        c::ArrayView::<MetadataResponseBroker<'a>>::walk(w, version, flexible, false)?;
         if version >= 2 {
-            r.skip_sized_(flexible, true, "MetadataResponse.ClusterId")?;
+            w.string(flexible, true)?;
         }
 
         if version >= 1 {
-            r.skip_(4, "MetadataResponse.ControllerId")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<MetadataResponseTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataResponse.Topics",
-        )?;
+        c::ArrayView::<MetadataResponseTopic<'a>>::walk(w, version, flexible, false)?;
         if (8..=10).contains(&version) {
-            r.skip_(4, "MetadataResponse.ClusterAuthorizedOperations")?;
+            w.skip(4)?;
         }
 
         if version >= 13 {
-            r.skip_(2, "MetadataResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("MetadataResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -470,27 +457,24 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
 }
 
 impl<'a> MetadataResponseBroker<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(4, "MetadataResponse.Brokers")?;
-        r.skip_sized_(flexible, true, "MetadataResponse.Brokers.Host")?;
-        r.skip_(4, "MetadataResponse.Brokers")?;
+        w.skip(4)?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_sized_(flexible, true, "MetadataResponse.Brokers.Rack")?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("MetadataResponse.Brokers.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -705,40 +689,32 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
 }
 
 impl<'a> MetadataResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(2, "MetadataResponse.Topics")?;
-        r.skip_sized_(flexible, true, "MetadataResponse.Topics.Name")?;
+        w.skip(2)?;
+        w.string(flexible, version >= 12)?;
         if version >= 10 {
-            r.skip_(16, "MetadataResponse.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
         if version >= 1 {
-            r.skip_(1, "MetadataResponse.Topics.IsInternal")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<MetadataResponsePartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataResponse.Topics.Partitions",
-        )?;
+        c::ArrayView::<MetadataResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if version >= 8 {
-            r.skip_(4, "MetadataResponse.Topics.TopicAuthorizedOperations")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("MetadataResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1011,46 +987,28 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
 }
 
 impl<'a> MetadataResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(10, "MetadataResponse.Topics.Partitions")?;
+        w.skip(10)?;
         if version >= 7 {
-            r.skip_(4, "MetadataResponse.Topics.Partitions.LeaderEpoch")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataResponse.Topics.Partitions.ReplicaNodes",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "MetadataResponse.Topics.Partitions.IsrNodes",
-        )?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if version >= 5 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                flexible,
-                "MetadataResponse.Topics.Partitions.OfflineReplicas",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("MetadataResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

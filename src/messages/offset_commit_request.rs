@@ -177,43 +177,35 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
 }
 
 impl<'a> OffsetCommitRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
-        r.skip_sized_(flexible, true, "OffsetCommitRequest.GroupId")?;
+        w.string(flexible, false)?;
         if version >= 1 {
-            r.skip_(4, "OffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+            w.skip(4)?;
         }
 
         if version >= 1 {
-            r.skip_sized_(flexible, true, "OffsetCommitRequest.MemberId")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 7 {
-            r.skip_sized_(flexible, true, "OffsetCommitRequest.GroupInstanceId")?;
+            w.string(flexible, true)?;
         }
 
         if (2..=4).contains(&version) {
-            r.skip_(8, "OffsetCommitRequest.RetentionTimeMs")?;
+            w.skip(8)?;
         }
 
-        c::ArrayView::<OffsetCommitRequestTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetCommitRequest.Topics",
-        )?;
+        c::ArrayView::<OffsetCommitRequestTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -429,34 +421,26 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
 }
 
 impl<'a> OffsetCommitRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
         if version <= 9 {
-            r.skip_sized_(flexible, true, "OffsetCommitRequest.Topics.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 10 {
-            r.skip_(16, "OffsetCommitRequest.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<OffsetCommitRequestPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetCommitRequest.Topics.Partitions",
-        )?;
+        c::ArrayView::<OffsetCommitRequestPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -663,37 +647,27 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
 }
 
 impl<'a> OffsetCommitRequestPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
-        r.skip_(12, "OffsetCommitRequest.Topics.Partitions")?;
+        w.skip(12)?;
         if version >= 6 {
-            r.skip_(
-                4,
-                "OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
-            )?;
+            w.skip(4)?;
         }
 
         if version == 1 {
-            r.skip_(8, "OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?;
+            w.skip(8)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            true,
-            "OffsetCommitRequest.Topics.Partitions.CommittedMetadata",
-        )?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

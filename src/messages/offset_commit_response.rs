@@ -109,30 +109,22 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
 }
 
 impl<'a> OffsetCommitResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
         if version >= 3 {
-            r.skip_(4, "OffsetCommitResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<OffsetCommitResponseTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetCommitResponse.Topics",
-        )?;
+        c::ArrayView::<OffsetCommitResponseTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -303,34 +295,26 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
 }
 
 impl<'a> OffsetCommitResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
         if version <= 9 {
-            r.skip_sized_(flexible, true, "OffsetCommitResponse.Topics.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 10 {
-            r.skip_(16, "OffsetCommitResponse.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<OffsetCommitResponsePartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetCommitResponse.Topics.Partitions",
-        )?;
+        c::ArrayView::<OffsetCommitResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -475,21 +459,18 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> OffsetCommitResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
-        r.skip_(6, "OffsetCommitResponse.Topics.Partitions")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_("OffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

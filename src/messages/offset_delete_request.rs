@@ -99,23 +99,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
 }
 
 impl<'a> OffsetDeleteRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(false, true, "OffsetDeleteRequest.GroupId")?;
-        c::ArrayView::<OffsetDeleteRequestTopic<'a>>::skip(
-            r,
-            version,
-            false,
-            "OffsetDeleteRequest.Topics",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(false, false)?;
+        c::ArrayView::<OffsetDeleteRequestTopic<'a>>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 
@@ -233,23 +225,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
 }
 
 impl<'a> OffsetDeleteRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(false, true, "OffsetDeleteRequest.Topics.Name")?;
-        c::ArrayView::<OffsetDeleteRequestPartition<'a>>::skip(
-            r,
-            version,
-            false,
-            "OffsetDeleteRequest.Topics.Partitions",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(false, false)?;
+        c::ArrayView::<OffsetDeleteRequestPartition<'a>>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 
@@ -345,18 +329,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
 }
 
 impl<'a> OffsetDeleteRequestPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "OffsetDeleteRequest.Topics.Partitions")?;
-        Ok(())
+        w.skip(4)?;
+        Some(())
     }
 }
 

@@ -113,23 +113,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
 }
 
 impl<'a> OffsetDeleteResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "OffsetDeleteResponse")?;
-        c::ArrayView::<OffsetDeleteResponseTopic<'a>>::skip(
-            r,
-            version,
-            false,
-            "OffsetDeleteResponse.Topics",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        c::ArrayView::<OffsetDeleteResponseTopic<'a>>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 
@@ -252,23 +244,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
 }
 
 impl<'a> OffsetDeleteResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(false, true, "OffsetDeleteResponse.Topics.Name")?;
-        c::ArrayView::<OffsetDeleteResponsePartition<'a>>::skip(
-            r,
-            version,
-            false,
-            "OffsetDeleteResponse.Topics.Partitions",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(false, false)?;
+        c::ArrayView::<OffsetDeleteResponsePartition<'a>>::walk(w, version, false, false)?;
+        Some(())
     }
 }
 
@@ -378,18 +362,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
 }
 
 impl<'a> OffsetDeleteResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(6, "OffsetDeleteResponse.Topics.Partitions")?;
-        Ok(())
+        w.skip(6)?;
+        Some(())
     }
 }
 

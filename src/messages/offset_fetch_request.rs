@@ -158,46 +158,38 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
 }
 
 impl<'a> OffsetFetchRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version <= 7 {
-            r.skip_sized_(flexible, true, "OffsetFetchRequest.GroupId")?;
+            w.string(flexible, false)?;
         }
 
         if version <= 7 {
-            c::ArrayView::<OffsetFetchRequestTopic<'a>>::skip(
-                r,
+            c::ArrayView::<OffsetFetchRequestTopic<'a>>::walk(
+                w,
                 version,
                 flexible,
-                "OffsetFetchRequest.Topics",
+                (2..=7).contains(&version),
             )?;
         }
 
         if version >= 8 {
-            c::ArrayView::<OffsetFetchRequestGroup<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "OffsetFetchRequest.Groups",
-            )?;
+            c::ArrayView::<OffsetFetchRequestGroup<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 7 {
-            r.skip_(1, "OffsetFetchRequest.RequireStable")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("OffsetFetchRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -406,27 +398,19 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
 }
 
 impl<'a> OffsetFetchRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "OffsetFetchRequest.Topics.Name")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetFetchRequest.Topics.PartitionIndexes",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetFetchRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -588,32 +572,24 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
 }
 
 impl<'a> OffsetFetchRequestGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "OffsetFetchRequest.Groups.GroupId")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
         if version >= 9 {
-            r.skip_sized_(true, true, "OffsetFetchRequest.Groups.MemberId")?;
+            w.string(true, true)?;
         }
 
         if version >= 9 {
-            r.skip_(4, "OffsetFetchRequest.Groups.MemberEpoch")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<OffsetFetchRequestTopics<'a>>::skip(
-            r,
-            version,
-            true,
-            "OffsetFetchRequest.Groups.Topics",
-        )?;
-        r.skip_tagged_section_("OffsetFetchRequest.Groups.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<OffsetFetchRequestTopics<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -788,31 +764,23 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
 }
 
 impl<'a> OffsetFetchRequestTopics<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 9 {
-            r.skip_sized_(true, true, "OffsetFetchRequest.Groups.Topics.Name")?;
+            w.string(true, false)?;
         }
 
         if version >= 10 {
-            r.skip_(16, "OffsetFetchRequest.Groups.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "OffsetFetchRequest.Groups.Topics.PartitionIndexes",
-        )?;
-        r.skip_tagged_section_("OffsetFetchRequest.Groups.Topics.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -152,46 +152,33 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
 }
 
 impl<'a> OffsetFetchResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version >= 3 {
-            r.skip_(4, "OffsetFetchResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
         if version <= 7 {
-            c::ArrayView::<OffsetFetchResponseTopic<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "OffsetFetchResponse.Topics",
-            )?;
+            c::ArrayView::<OffsetFetchResponseTopic<'a>>::walk(w, version, flexible, false)?;
         }
 
         if (2..=7).contains(&version) {
-            r.skip_(2, "OffsetFetchResponse.ErrorCode")?;
+            w.skip(2)?;
         }
 
         if version >= 8 {
-            c::ArrayView::<OffsetFetchResponseGroup<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "OffsetFetchResponse.Groups",
-            )?;
+            c::ArrayView::<OffsetFetchResponseGroup<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("OffsetFetchResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -383,27 +370,19 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
 }
 
 impl<'a> OffsetFetchResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(flexible, true, "OffsetFetchResponse.Topics.Name")?;
-        c::ArrayView::<OffsetFetchResponsePartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetFetchResponse.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<OffsetFetchResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetFetchResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -585,34 +564,24 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
 }
 
 impl<'a> OffsetFetchResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(12, "OffsetFetchResponse.Topics.Partitions")?;
+        w.skip(12)?;
         if version >= 5 {
-            r.skip_(
-                4,
-                "OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            true,
-            "OffsetFetchResponse.Topics.Partitions.Metadata",
-        )?;
-        r.skip_(2, "OffsetFetchResponse.Topics.Partitions")?;
+        w.string(flexible, true)?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("OffsetFetchResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -769,25 +738,17 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
 }
 
 impl<'a> OffsetFetchResponseGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "OffsetFetchResponse.Groups.GroupId")?;
-        c::ArrayView::<OffsetFetchResponseTopics<'a>>::skip(
-            r,
-            version,
-            true,
-            "OffsetFetchResponse.Groups.Topics",
-        )?;
-        r.skip_(2, "OffsetFetchResponse.Groups")?;
-        r.skip_tagged_section_("OffsetFetchResponse.Groups.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<OffsetFetchResponseTopics<'a>>::walk(w, version, true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -943,31 +904,23 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
 }
 
 impl<'a> OffsetFetchResponseTopics<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 9 {
-            r.skip_sized_(true, true, "OffsetFetchResponse.Groups.Topics.Name")?;
+            w.string(true, false)?;
         }
 
         if version >= 10 {
-            r.skip_(16, "OffsetFetchResponse.Groups.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<OffsetFetchResponsePartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "OffsetFetchResponse.Groups.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("OffsetFetchResponse.Groups.Topics.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<OffsetFetchResponsePartitions<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1149,25 +1102,18 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
 }
 
 impl<'a> OffsetFetchResponsePartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(16, "OffsetFetchResponse.Groups.Topics.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "OffsetFetchResponse.Groups.Topics.Partitions.Metadata",
-        )?;
-        r.skip_(2, "OffsetFetchResponse.Groups.Topics.Partitions")?;
-        r.skip_tagged_section_("OffsetFetchResponse.Groups.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.skip(16)?;
+        w.string(true, true)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

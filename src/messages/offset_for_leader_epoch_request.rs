@@ -106,30 +106,22 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
 }
 
 impl<'a> OffsetForLeaderEpochRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 3 {
-            r.skip_(4, "OffsetForLeaderEpochRequest.ReplicaId")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<OffsetForLeaderTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetForLeaderEpochRequest.Topics",
-        )?;
+        c::ArrayView::<OffsetForLeaderTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -280,27 +272,19 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
 }
 
 impl<'a> OffsetForLeaderTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "OffsetForLeaderEpochRequest.Topics.Topic")?;
-        c::ArrayView::<OffsetForLeaderPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetForLeaderEpochRequest.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<OffsetForLeaderPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -453,29 +437,23 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
 }
 
 impl<'a> OffsetForLeaderPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(
-                4,
-                "OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_(4, "OffsetForLeaderEpochRequest.Topics.Partitions")?;
+        w.skip(4)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

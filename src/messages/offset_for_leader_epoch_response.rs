@@ -109,30 +109,22 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
 }
 
 impl<'a> OffsetForLeaderEpochResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 2 {
-            r.skip_(4, "OffsetForLeaderEpochResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<OffsetForLeaderTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetForLeaderEpochResponse.Topics",
-        )?;
+        c::ArrayView::<OffsetForLeaderTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -280,27 +272,19 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
 }
 
 impl<'a> OffsetForLeaderTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "OffsetForLeaderEpochResponse.Topics.Topic")?;
-        c::ArrayView::<EpochEndOffset<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "OffsetForLeaderEpochResponse.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<EpochEndOffset<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -467,29 +451,23 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 }
 
 impl<'a> EpochEndOffset<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_(6, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        w.skip(6)?;
         if version >= 1 {
-            r.skip_(
-                4,
-                "OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_(8, "OffsetForLeaderEpochResponse.Topics.Partitions")?;
+        w.skip(8)?;
         if flexible {
-            r.skip_tagged_section_("OffsetForLeaderEpochResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

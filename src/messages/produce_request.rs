@@ -134,31 +134,23 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
 }
 
 impl<'a> ProduceRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version >= 3 {
-            r.skip_sized_(flexible, true, "ProduceRequest.TransactionalId")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_(6, "ProduceRequest")?;
-        c::ArrayView::<TopicProduceData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ProduceRequest.TopicData",
-        )?;
+        w.skip(6)?;
+        c::ArrayView::<TopicProduceData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ProduceRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -344,34 +336,26 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
 }
 
 impl<'a> TopicProduceData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version <= 12 {
-            r.skip_sized_(flexible, true, "ProduceRequest.TopicData.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 13 {
-            r.skip_(16, "ProduceRequest.TopicData.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<PartitionProduceData<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ProduceRequest.TopicData.PartitionData",
-        )?;
+        c::ArrayView::<PartitionProduceData<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ProduceRequest.TopicData.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -517,26 +501,19 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
 }
 
 impl<'a> PartitionProduceData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(4, "ProduceRequest.TopicData.PartitionData")?;
-        r.skip_sized_(
-            flexible,
-            false,
-            "ProduceRequest.TopicData.PartitionData.Records",
-        )?;
+        w.skip(4)?;
+        w.bytes(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("ProduceRequest.TopicData.PartitionData.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

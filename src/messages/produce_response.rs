@@ -134,30 +134,22 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
 }
 
 impl<'a> ProduceResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        c::ArrayView::<TopicProduceResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ProduceResponse.Responses",
-        )?;
+        c::ArrayView::<TopicProduceResponse<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
-            r.skip_(4, "ProduceResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ProduceResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -360,34 +352,26 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
 }
 
 impl<'a> TopicProduceResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version <= 12 {
-            r.skip_sized_(flexible, true, "ProduceResponse.Responses.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 13 {
-            r.skip_(16, "ProduceResponse.Responses.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<PartitionProduceResponse<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "ProduceResponse.Responses.PartitionResponses",
-        )?;
+        c::ArrayView::<PartitionProduceResponse<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("ProduceResponse.Responses.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -664,52 +648,34 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
 }
 
 impl<'a> PartitionProduceResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(14, "ProduceResponse.Responses.PartitionResponses")?;
+        w.skip(14)?;
         if version >= 2 {
-            r.skip_(
-                8,
-                "ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs",
-            )?;
+            w.skip(8)?;
         }
 
         if version >= 5 {
-            r.skip_(
-                8,
-                "ProduceResponse.Responses.PartitionResponses.LogStartOffset",
-            )?;
+            w.skip(8)?;
         }
 
         if version >= 8 {
-            c::ArrayView::<BatchIndexAndErrorMessage<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "ProduceResponse.Responses.PartitionResponses.RecordErrors",
-            )?;
+            c::ArrayView::<BatchIndexAndErrorMessage<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 8 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
-            )?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("ProduceResponse.Responses.PartitionResponses.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -915,31 +881,19 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
 }
 
 impl<'a> BatchIndexAndErrorMessage<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
-        r.skip_(
-            4,
-            "ProduceResponse.Responses.PartitionResponses.RecordErrors",
-        )?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndexErrorMessage",
-        )?;
+        w.skip(4)?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_(
-                "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1063,24 +1017,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            8,
-            "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-        )?;
-        r.skip_tagged_section_(
-            "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(8)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1217,22 +1163,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "ProduceResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ProduceResponse.NodeEndpoints.Host")?;
-        r.skip_(4, "ProduceResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ProduceResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section_("ProduceResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

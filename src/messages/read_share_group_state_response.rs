@@ -86,23 +86,15 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
 }
 
 impl<'a> ReadShareGroupStateResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<ReadStateResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "ReadShareGroupStateResponse.Results",
-        )?;
-        r.skip_tagged_section_("ReadShareGroupStateResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<ReadStateResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -220,24 +212,16 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
 }
 
 impl<'a> ReadStateResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ReadShareGroupStateResponse.Results")?;
-        c::ArrayView::<PartitionResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "ReadShareGroupStateResponse.Results.Partitions",
-        )?;
-        r.skip_tagged_section_("ReadShareGroupStateResponse.Results.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -411,30 +395,18 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> PartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ReadShareGroupStateResponse.Results.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ReadShareGroupStateResponse.Results.Partitions.ErrorMessage",
-        )?;
-        r.skip_(12, "ReadShareGroupStateResponse.Results.Partitions")?;
-        c::ArrayView::<StateBatch<'a>>::skip(
-            r,
-            version,
-            true,
-            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
-        )?;
-        r.skip_tagged_section_("ReadShareGroupStateResponse.Results.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.skip(12)?;
+        c::ArrayView::<StateBatch<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -598,24 +570,16 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
 }
 
 impl<'a> StateBatch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            19,
-            "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
-        )?;
-        r.skip_tagged_section_(
-            "ReadShareGroupStateResponse.Results.Partitions.StateBatches.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(19)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

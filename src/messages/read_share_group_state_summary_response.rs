@@ -96,23 +96,15 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
 }
 
 impl<'a> ReadShareGroupStateSummaryResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<ReadStateSummaryResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "ReadShareGroupStateSummaryResponse.Results",
-        )?;
-        r.skip_tagged_section_("ReadShareGroupStateSummaryResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<ReadStateSummaryResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -239,24 +231,16 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
 }
 
 impl<'a> ReadStateSummaryResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ReadShareGroupStateSummaryResponse.Results")?;
-        c::ArrayView::<PartitionResult<'a>>::skip(
-            r,
-            version,
-            true,
-            "ReadShareGroupStateSummaryResponse.Results.Partitions",
-        )?;
-        r.skip_tagged_section_("ReadShareGroupStateSummaryResponse.Results.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -458,33 +442,21 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 }
 
 impl<'a> PartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorMessage",
-        )?;
-        r.skip_(16, "ReadShareGroupStateSummaryResponse.Results.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.skip(16)?;
         if version >= 1 {
-            r.skip_(
-                4,
-                "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_tagged_section_(
-            "ReadShareGroupStateSummaryResponse.Results.Partitions.tagged_fields",
-        )?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -146,30 +146,22 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
 }
 
 impl<'a> ShareAcknowledgeRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ShareAcknowledgeRequest.GroupId")?;
-        r.skip_sized_(true, true, "ShareAcknowledgeRequest.MemberId")?;
-        r.skip_(4, "ShareAcknowledgeRequest")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(1, "ShareAcknowledgeRequest.IsRenewAck")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<AcknowledgeTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeRequest.Topics",
-        )?;
-        r.skip_tagged_section_("ShareAcknowledgeRequest.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<AcknowledgeTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -317,24 +309,16 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
 }
 
 impl<'a> AcknowledgeTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareAcknowledgeRequest.Topics")?;
-        c::ArrayView::<AcknowledgePartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareAcknowledgeRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<AcknowledgePartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -452,24 +436,16 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
 }
 
 impl<'a> AcknowledgePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ShareAcknowledgeRequest.Topics.Partitions")?;
-        c::ArrayView::<AcknowledgementBatch<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
-        )?;
-        r.skip_tagged_section_("ShareAcknowledgeRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -602,29 +578,16 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
 }
 
 impl<'a> AcknowledgementBatch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(
-            16,
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
-        )?;
-        c::ArrayView::<i8>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
-        )?;
-        r.skip_tagged_section_(
-            "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<i8>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

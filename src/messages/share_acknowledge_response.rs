@@ -168,35 +168,22 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeResponse<'a> {
 }
 
 impl<'a> ShareAcknowledgeResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ShareAcknowledgeResponse")?;
-        r.skip_sized_(true, true, "ShareAcknowledgeResponse.ErrorMessage")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
         if version >= 2 {
-            r.skip_(4, "ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<ShareAcknowledgeTopicResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeResponse.Responses",
-        )?;
-        c::ArrayView::<NodeEndpoint<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeResponse.NodeEndpoints",
-        )?;
-        r.skip_tagged_section_("ShareAcknowledgeResponse.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<ShareAcknowledgeTopicResponse<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<NodeEndpoint<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -349,24 +336,16 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
 }
 
 impl<'a> ShareAcknowledgeTopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareAcknowledgeResponse.Responses")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareAcknowledgeResponse.Responses.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareAcknowledgeResponse.Responses.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -508,24 +487,17 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ShareAcknowledgeResponse.Responses.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareAcknowledgeResponse.Responses.Partitions.ErrorMessage",
-        )?;
-        LeaderIdAndEpoch::skip_wire(r, version)?;
-        r.skip_tagged_section_("ShareAcknowledgeResponse.Responses.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        LeaderIdAndEpoch::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -646,24 +618,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            8,
-            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader",
-        )?;
-        r.skip_tagged_section_(
-            "ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(8)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -802,22 +766,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?;
-        r.skip_(4, "ShareAcknowledgeResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section_("ShareAcknowledgeResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -256,35 +256,27 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
 }
 
 impl<'a> ShareFetchRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ShareFetchRequest.GroupId")?;
-        r.skip_sized_(true, true, "ShareFetchRequest.MemberId")?;
-        r.skip_(24, "ShareFetchRequest")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(24)?;
         if version >= 2 {
-            r.skip_(1, "ShareFetchRequest.ShareAcquireMode")?;
+            w.skip(1)?;
         }
 
         if version >= 2 {
-            r.skip_(1, "ShareFetchRequest.IsRenewAck")?;
+            w.skip(1)?;
         }
 
-        c::ArrayView::<FetchTopic<'a>>::skip(r, version, true, "ShareFetchRequest.Topics")?;
-        c::ArrayView::<ForgottenTopic<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchRequest.ForgottenTopicsData",
-        )?;
-        r.skip_tagged_section_("ShareFetchRequest.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<FetchTopic<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<ForgottenTopic<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -460,24 +452,16 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
 }
 
 impl<'a> FetchTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareFetchRequest.Topics")?;
-        c::ArrayView::<FetchPartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareFetchRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<FetchPartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -609,25 +593,17 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
 }
 
 impl<'a> FetchPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ShareFetchRequest.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
 
-        c::ArrayView::<AcknowledgementBatch<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
-        )?;
-        r.skip_tagged_section_("ShareFetchRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -764,29 +740,16 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
 }
 
 impl<'a> AcknowledgementBatch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(
-            16,
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
-        )?;
-        c::ArrayView::<i8>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.AcknowledgeTypes",
-        )?;
-        r.skip_tagged_section_(
-            "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<i8>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -906,24 +869,16 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
 }
 
 impl<'a> ForgottenTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareFetchRequest.ForgottenTopicsData")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchRequest.ForgottenTopicsData.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareFetchRequest.ForgottenTopicsData.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -159,32 +159,19 @@ impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
 }
 
 impl<'a> ShareFetchResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ShareFetchResponse")?;
-        r.skip_sized_(true, true, "ShareFetchResponse.ErrorMessage")?;
-        r.skip_(4, "ShareFetchResponse")?;
-        c::ArrayView::<ShareFetchableTopicResponse<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchResponse.Responses",
-        )?;
-        c::ArrayView::<NodeEndpoint<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchResponse.NodeEndpoints",
-        )?;
-        r.skip_tagged_section_("ShareFetchResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.skip(4)?;
+        c::ArrayView::<ShareFetchableTopicResponse<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<NodeEndpoint<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -325,24 +312,16 @@ impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
 }
 
 impl<'a> ShareFetchableTopicResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareFetchResponse.Responses")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchResponse.Responses.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareFetchResponse.Responses.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -549,41 +528,21 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ShareFetchResponse.Responses.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareFetchResponse.Responses.Partitions.ErrorMessage",
-        )?;
-        r.skip_(2, "ShareFetchResponse.Responses.Partitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
-        )?;
-        LeaderIdAndEpoch::skip_wire(r, version)?;
-        r.skip_sized_(
-            true,
-            false,
-            "ShareFetchResponse.Responses.Partitions.Records",
-        )?;
-        c::ArrayView::<AcquiredRecords<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
-        )?;
-        r.skip_tagged_section_("ShareFetchResponse.Responses.Partitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.skip(2)?;
+        w.string(true, true)?;
+        LeaderIdAndEpoch::walk_wire(w, version)?;
+        w.bytes(true, false)?;
+        c::ArrayView::<AcquiredRecords<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -727,21 +686,16 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(8, "ShareFetchResponse.Responses.Partitions.CurrentLeader")?;
-        r.skip_tagged_section_(
-            "ShareFetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(8)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -869,24 +823,16 @@ impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
 }
 
 impl<'a> AcquiredRecords<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            18,
-            "ShareFetchResponse.Responses.Partitions.AcquiredRecords",
-        )?;
-        r.skip_tagged_section_(
-            "ShareFetchResponse.Responses.Partitions.AcquiredRecords.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(18)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1028,22 +974,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 }
 
 impl<'a> NodeEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "ShareFetchResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ShareFetchResponse.NodeEndpoints.Host")?;
-        r.skip_(4, "ShareFetchResponse.NodeEndpoints")?;
-        r.skip_sized_(true, true, "ShareFetchResponse.NodeEndpoints.Rack")?;
-        r.skip_tagged_section_("ShareFetchResponse.NodeEndpoints.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -100,24 +100,16 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
 }
 
 impl<'a> ShareGroupDescribeResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "ShareGroupDescribeResponse")?;
-        c::ArrayView::<DescribedGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupDescribeResponse.Groups",
-        )?;
-        r.skip_tagged_section_("ShareGroupDescribeResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -338,30 +330,22 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?;
-        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.GroupState")?;
-        r.skip_(8, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_sized_(true, true, "ShareGroupDescribeResponse.Groups.AssignorName")?;
-        c::ArrayView::<Member<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members",
-        )?;
-        r.skip_(4, "ShareGroupDescribeResponse.Groups")?;
-        r.skip_tagged_section_("ShareGroupDescribeResponse.Groups.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(8)?;
+        w.string(true, false)?;
+        c::ArrayView::<Member<'a>>::walk(w, version, true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -586,45 +570,21 @@ impl<'a> c::Decode<'a> for Member<'a> {
 }
 
 impl<'a> Member<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members.MemberId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members.RackId",
-        )?;
-        r.skip_(4, "ShareGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members.ClientId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members.ClientHost",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
-        )?;
-        Assignment::skip_wire(r, version)?;
-        r.skip_tagged_section_("ShareGroupDescribeResponse.Groups.Members.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, true)?;
+        w.skip(4)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        Assignment::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -784,29 +744,17 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareGroupDescribeResponse.TopicPartitions")?;
-        r.skip_sized_(
-            true,
-            true,
-            "ShareGroupDescribeResponse.TopicPartitions.TopicName",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupDescribeResponse.TopicPartitions.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareGroupDescribeResponse.TopicPartitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -917,23 +865,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicPartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupDescribeResponse.Assignment.TopicPartitions",
-        )?;
-        r.skip_tagged_section_("ShareGroupDescribeResponse.Assignment.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -147,27 +147,19 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.MemberId")?;
-        r.skip_(4, "ShareGroupHeartbeatRequest")?;
-        r.skip_sized_(true, true, "ShareGroupHeartbeatRequest.RackId")?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupHeartbeatRequest.SubscribedTopicNames",
-        )?;
-        r.skip_tagged_section_("ShareGroupHeartbeatRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -174,24 +174,21 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
 }
 
 impl<'a> ShareGroupHeartbeatResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "ShareGroupHeartbeatResponse")?;
-        r.skip_sized_(true, true, "ShareGroupHeartbeatResponse.ErrorMessage")?;
-        r.skip_sized_(true, true, "ShareGroupHeartbeatResponse.MemberId")?;
-        r.skip_(8, "ShareGroupHeartbeatResponse")?;
-        if r.struct_marker_("ShareGroupHeartbeatResponse.Assignment")? {
-            Assignment::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(8)?;
+        if w.struct_marker()? {
+            Assignment::walk_wire(w, version)?;
         }
-        r.skip_tagged_section_("ShareGroupHeartbeatResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -335,23 +332,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopicPartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupHeartbeatResponse.Assignment.TopicPartitions",
-        )?;
-        r.skip_tagged_section_("ShareGroupHeartbeatResponse.Assignment.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -463,24 +452,16 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 }
 
 impl<'a> TopicPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "ShareGroupHeartbeatResponse.TopicPartitions")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "ShareGroupHeartbeatResponse.TopicPartitions.Partitions",
-        )?;
-        r.skip_tagged_section_("ShareGroupHeartbeatResponse.TopicPartitions.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

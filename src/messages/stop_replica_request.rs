@@ -221,61 +221,43 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
 }
 
 impl<'a> StopReplicaRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(4, "StopReplicaRequest")?;
+        w.skip(4)?;
         if version >= 4 {
-            r.skip_(1, "StopReplicaRequest.isKRaftController")?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "StopReplicaRequest")?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(8, "StopReplicaRequest.BrokerEpoch")?;
+            w.skip(8)?;
         }
 
         if version <= 2 {
-            r.skip_(1, "StopReplicaRequest.DeletePartitions")?;
+            w.skip(1)?;
         }
 
         if version <= 0 {
-            c::ArrayView::<StopReplicaPartitionV0<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "StopReplicaRequest.UngroupedPartitions",
-            )?;
+            c::ArrayView::<StopReplicaPartitionV0<'a>>::walk(w, version, flexible, false)?;
         }
 
         if (1..=2).contains(&version) {
-            c::ArrayView::<StopReplicaTopicV1<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "StopReplicaRequest.Topics",
-            )?;
+            c::ArrayView::<StopReplicaTopicV1<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 3 {
-            c::ArrayView::<StopReplicaTopicState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "StopReplicaRequest.TopicStates",
-            )?;
+            c::ArrayView::<StopReplicaTopicState<'a>>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("StopReplicaRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -478,23 +460,16 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
 }
 
 impl<'a> StopReplicaPartitionV0<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            false,
-            true,
-            "StopReplicaRequest.UngroupedPartitions.TopicName",
-        )?;
-        r.skip_(4, "StopReplicaRequest.UngroupedPartitions")?;
-        Ok(())
+        w.string(false, false)?;
+        w.skip(4)?;
+        Some(())
     }
 }
 
@@ -610,27 +585,19 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
 }
 
 impl<'a> StopReplicaTopicV1<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(flexible, true, "StopReplicaRequest.Topics.Name")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "StopReplicaRequest.Topics.PartitionIndexes",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("StopReplicaRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -761,24 +728,16 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
 }
 
 impl<'a> StopReplicaTopicState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "StopReplicaRequest.TopicStates.TopicName")?;
-        c::ArrayView::<StopReplicaPartitionState<'a>>::skip(
-            r,
-            version,
-            true,
-            "StopReplicaRequest.TopicStates.PartitionStates",
-        )?;
-        r.skip_tagged_section_("StopReplicaRequest.TopicStates.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<StopReplicaPartitionState<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -909,19 +868,16 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
 }
 
 impl<'a> StopReplicaPartitionState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(9, "StopReplicaRequest.TopicStates.PartitionStates")?;
-        r.skip_tagged_section_("StopReplicaRequest.TopicStates.PartitionStates.tagged_fields")?;
-        Ok(())
+        w.skip(9)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

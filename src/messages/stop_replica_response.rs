@@ -110,27 +110,19 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
 }
 
 impl<'a> StopReplicaResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_(2, "StopReplicaResponse")?;
-        c::ArrayView::<StopReplicaPartitionError<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "StopReplicaResponse.PartitionErrors",
-        )?;
+        w.skip(2)?;
+        c::ArrayView::<StopReplicaPartitionError<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("StopReplicaResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -272,26 +264,19 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
 }
 
 impl<'a> StopReplicaPartitionError<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        r.skip_sized_(
-            flexible,
-            true,
-            "StopReplicaResponse.PartitionErrors.TopicName",
-        )?;
-        r.skip_(6, "StopReplicaResponse.PartitionErrors")?;
+        w.string(flexible, false)?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_("StopReplicaResponse.PartitionErrors.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

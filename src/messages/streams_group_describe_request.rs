@@ -119,23 +119,20 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeRequest<'a> {
 }
 
 impl<'a> StreamsGroupDescribeRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<&'a str>::skip(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?;
-        r.skip_(1, "StreamsGroupDescribeRequest")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.skip(1)?;
         if version >= 1 {
-            r.skip_(1, "StreamsGroupDescribeRequest.IncludeTopologyDescription")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("StreamsGroupDescribeRequest.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

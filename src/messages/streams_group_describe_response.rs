@@ -100,24 +100,16 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
 }
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "StreamsGroupDescribeResponse")?;
-        c::ArrayView::<DescribedGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -411,56 +403,35 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 }
 
 impl<'a> DescribedGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "StreamsGroupDescribeResponse.Groups")?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.ErrorMessage",
-        )?;
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Groups.GroupId")?;
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Groups.GroupState")?;
-        r.skip_(8, "StreamsGroupDescribeResponse.Groups")?;
-        if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Topology")? {
-            Topology::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(8)?;
+        if w.struct_marker()? {
+            Topology::walk_wire(w, version)?;
         }
-        c::ArrayView::<Member<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members",
-        )?;
-        r.skip_(4, "StreamsGroupDescribeResponse.Groups")?;
-        if version >= 1
-            && r.struct_marker_("StreamsGroupDescribeResponse.Groups.TopologyDescription")?
-        {
-            TopologyDescription::skip_wire(r, version)?;
+        c::ArrayView::<Member<'a>>::walk(w, version, true, false)?;
+        w.skip(4)?;
+        if version >= 1 && w.struct_marker()? {
+            TopologyDescription::walk_wire(w, version)?;
         }
         if version >= 1 {
-            r.skip_(
-                1,
-                "StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus",
-            )?;
+            w.skip(1)?;
         }
 
         if version >= 1 {
-            r.skip_sized_(
-                true,
-                true,
-                "StreamsGroupDescribeResponse.Groups.AssignorName",
-            )?;
+            w.string(true, true)?;
         }
 
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -673,24 +644,16 @@ impl<'a> c::Decode<'a> for Topology<'a> {
 }
 
 impl<'a> Topology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Topology")?;
-        c::ArrayView::<Subtopology<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.Topology.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<Subtopology<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -872,48 +835,19 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
 }
 
 impl<'a> Subtopology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SubtopologyId",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SourceTopics",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSinkTopics",
-        )?;
-        c::ArrayView::<TopicInfo<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.StateChangelogTopics",
-        )?;
-        c::ArrayView::<TopicInfo<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.RepartitionSourceTopics",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1261,73 +1195,31 @@ impl<'a> c::Decode<'a> for Member<'a> {
 }
 
 impl<'a> Member<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.MemberId",
-        )?;
-        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.InstanceId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.RackId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.ClientId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
-        )?;
-        r.skip_(4, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.ProcessId",
-        )?;
-        if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")? {
-            Endpoint::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.string(true, false)?;
+        if w.struct_marker()? {
+            Endpoint::walk_wire(w, version)?;
         }
-        c::ArrayView::<KeyValue<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.ClientTags",
-        )?;
-        c::ArrayView::<TaskOffset<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.TaskOffsets",
-        )?;
-        c::ArrayView::<TaskOffset<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Groups.Members.TaskEndOffsets",
-        )?;
-        Assignment::skip_wire(r, version)?;
-        Assignment::skip_wire(r, version)?;
-        r.skip_(1, "StreamsGroupDescribeResponse.Groups.Members")?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.Groups.Members.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, false)?;
+        Assignment::walk_wire(w, version)?;
+        Assignment::walk_wire(w, version)?;
+        w.skip(1)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1520,20 +1412,17 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> Endpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.Endpoint.Host")?;
-        r.skip_(2, "StreamsGroupDescribeResponse.Endpoint")?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.Endpoint.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1663,24 +1552,17 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
 }
 
 impl<'a> TaskOffset<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.TaskOffset.SubtopologyId",
-        )?;
-        r.skip_(12, "StreamsGroupDescribeResponse.TaskOffset")?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.TaskOffset.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1826,35 +1708,17 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 }
 
 impl<'a> Assignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Assignment.ActiveTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Assignment.StandbyTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.Assignment.WarmupTasks",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.Assignment.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1981,28 +1845,16 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> TaskIds<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.TaskIds.SubtopologyId",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TaskIds.Partitions",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.TaskIds.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2117,20 +1969,17 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
 }
 
 impl<'a> KeyValue<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.KeyValue.Key")?;
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.KeyValue.Value")?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.KeyValue.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2280,25 +2129,17 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
 }
 
 impl<'a> TopicInfo<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "StreamsGroupDescribeResponse.TopicInfo.Name")?;
-        r.skip_(6, "StreamsGroupDescribeResponse.TopicInfo")?;
-        c::ArrayView::<KeyValue<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopicInfo.TopicConfigs",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.TopicInfo.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(6)?;
+        c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2436,29 +2277,16 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
 }
 
 impl<'a> TopologyDescription<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescription.Subtopologies",
-        )?;
-        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescription.GlobalStores",
-        )?;
-        r.skip_tagged_section_("StreamsGroupDescribeResponse.TopologyDescription.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2583,30 +2411,16 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.SubtopologyId",
-        )?;
-        c::ArrayView::<TopologyDescriptionNode<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.Nodes",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2797,48 +2611,20 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Name",
-        )?;
-        r.skip_(1, "StreamsGroupDescribeResponse.TopologyDescriptionNode")?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.SourceTopics",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.SinkTopic",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Stores",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.Successors",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupDescribeResponse.TopologyDescriptionNode.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(1)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.string(true, true)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -2976,21 +2762,16 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        TopologyDescriptionNode::skip_wire(r, version)?;
-        TopologyDescriptionNode::skip_wire(r, version)?;
-        r.skip_tagged_section_(
-            "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        TopologyDescriptionNode::walk_wire(w, version)?;
+        TopologyDescriptionNode::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -349,67 +349,34 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
 }
 
 impl<'a> StreamsGroupHeartbeatRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.GroupId")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.MemberId")?;
-        r.skip_(8, "StreamsGroupHeartbeatRequest")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.InstanceId")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.RackId")?;
-        r.skip_(4, "StreamsGroupHeartbeatRequest")?;
-        if r.struct_marker_("StreamsGroupHeartbeatRequest.Topology")? {
-            Topology::skip_wire(r, version)?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(8)?;
+        w.string(true, true)?;
+        w.string(true, true)?;
+        w.skip(4)?;
+        if w.struct_marker()? {
+            Topology::walk_wire(w, version)?;
         }
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.ActiveTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.StandbyTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.WarmupTasks",
-        )?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.ProcessId")?;
-        if r.struct_marker_("StreamsGroupHeartbeatRequest.UserEndpoint")? {
-            Endpoint::skip_wire(r, version)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
+        w.string(true, true)?;
+        if w.struct_marker()? {
+            Endpoint::walk_wire(w, version)?;
         }
-        c::ArrayView::<KeyValue<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.ClientTags",
-        )?;
-        c::ArrayView::<TaskOffset<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.TaskOffsets",
-        )?;
-        c::ArrayView::<TaskOffset<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.TaskEndOffsets",
-        )?;
-        r.skip_(1, "StreamsGroupHeartbeatRequest")?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<KeyValue<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskOffset<'a>>::walk(w, version, true, true)?;
+        w.skip(1)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -645,24 +612,16 @@ impl<'a> c::Decode<'a> for Topology<'a> {
 }
 
 impl<'a> Topology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "StreamsGroupHeartbeatRequest.Topology")?;
-        c::ArrayView::<Subtopology<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.Topology.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<Subtopology<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -884,60 +843,21 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
 }
 
 impl<'a> Subtopology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SubtopologyId",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SourceTopics",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SourceTopicRegex",
-        )?;
-        c::ArrayView::<TopicInfo<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.StateChangelogTopics",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.RepartitionSinkTopics",
-        )?;
-        c::ArrayView::<TopicInfo<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.RepartitionSourceTopics",
-        )?;
-        c::ArrayView::<CopartitionGroup<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<CopartitionGroup<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1116,37 +1036,17 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
 }
 
 impl<'a> CopartitionGroup<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<i16>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.SourceTopics",
-        )?;
-        c::ArrayView::<i16>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.SourceTopicRegex",
-        )?;
-        c::ArrayView::<i16>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.RepartitionSourceTopics",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<i16>::walk(w, version, true, false)?;
+        c::ArrayView::<i16>::walk(w, version, true, false)?;
+        c::ArrayView::<i16>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1260,20 +1160,17 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
 }
 
 impl<'a> KeyValue<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.KeyValue.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1423,25 +1320,17 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
 }
 
 impl<'a> TopicInfo<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?;
-        r.skip_(6, "StreamsGroupHeartbeatRequest.TopicInfo")?;
-        c::ArrayView::<KeyValue<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.TopicInfo.TopicConfigs",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TopicInfo.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(6)?;
+        c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1564,20 +1453,17 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> Endpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?;
-        r.skip_(2, "StreamsGroupHeartbeatRequest.Endpoint")?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.Endpoint.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1707,24 +1593,17 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
 }
 
 impl<'a> TaskOffset<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatRequest.TaskOffset.SubtopologyId",
-        )?;
-        r.skip_(12, "StreamsGroupHeartbeatRequest.TaskOffset")?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TaskOffset.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(12)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1847,28 +1726,16 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> TaskIds<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatRequest.TaskIds.Partitions",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatRequest.TaskIds.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -339,66 +339,37 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
 }
 
 impl<'a> StreamsGroupHeartbeatResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "StreamsGroupHeartbeatResponse")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.ErrorMessage")?;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.MemberId")?;
-        r.skip_(8, "StreamsGroupHeartbeatResponse")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.string(true, false)?;
+        w.skip(8)?;
         if version <= 0 {
-            r.skip_(
-                4,
-                "StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_(4, "StreamsGroupHeartbeatResponse")?;
+        w.skip(4)?;
         if version >= 1 {
-            r.skip_(8, "StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?;
+            w.skip(8)?;
         }
 
-        c::ArrayView::<Status<'a>>::skip(r, version, true, "StreamsGroupHeartbeatResponse.Status")?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.ActiveTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.StandbyTasks",
-        )?;
-        c::ArrayView::<TaskIds<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.WarmupTasks",
-        )?;
+        c::ArrayView::<Status<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
+        c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
         if version >= 1 {
-            r.skip_(
-                1,
-                "StreamsGroupHeartbeatResponse.TopologyDescriptionRequired",
-            )?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "StreamsGroupHeartbeatResponse")?;
-        c::ArrayView::<EndpointToPartitions<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        c::ArrayView::<EndpointToPartitions<'a>>::walk(w, version, true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -647,32 +618,17 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
 }
 
 impl<'a> EndpointToPartitions<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        Endpoint::skip_wire(r, version)?;
-        c::ArrayView::<TopicPartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.ActivePartitions",
-        )?;
-        c::ArrayView::<TopicPartition<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.StandbyPartitions",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        Endpoint::walk_wire(w, version)?;
+        c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -790,24 +746,17 @@ impl<'a> c::Decode<'a> for Status<'a> {
 }
 
 impl<'a> Status<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(1, "StreamsGroupHeartbeatResponse.Status")?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatResponse.Status.StatusDetail",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.Status.tagged_fields")?;
-        Ok(())
+        w.skip(1)?;
+        w.string(true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -924,28 +873,16 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 }
 
 impl<'a> TopicPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatResponse.TopicPartition.Topic",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.TopicPartition.Partitions",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.TopicPartition.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1065,28 +1002,16 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 }
 
 impl<'a> TaskIds<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId",
-        )?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupHeartbeatResponse.TaskIds.Partitions",
-        )?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.TaskIds.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<i32>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -1201,20 +1126,17 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> Endpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?;
-        r.skip_(2, "StreamsGroupHeartbeatResponse.Endpoint")?;
-        r.skip_tagged_section_("StreamsGroupHeartbeatResponse.Endpoint.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

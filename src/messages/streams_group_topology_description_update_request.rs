@@ -133,29 +133,18 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 }
 
 impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.GroupId",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.MemberId",
-        )?;
-        r.skip_(4, "StreamsGroupTopologyDescriptionUpdateRequest")?;
-        TopologyDescription::skip_wire(r, version)?;
-        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        TopologyDescription::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -297,31 +286,16 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
 }
 
 impl<'a> TopologyDescription<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.Subtopologies",
-        )?;
-        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.GlobalStores",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
+        c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -439,24 +413,16 @@ unknown_tagged_fields: c::TaggedFields::EMPTY,
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?;
-        c::ArrayView::<TopologyDescriptionNode<'a>>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes",
-        )?;
-        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -646,51 +612,20 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Name",
-        )?;
-        r.skip_(
-            1,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SourceTopics",
-        )?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SinkTopic",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Stores",
-        )?;
-        c::ArrayView::<&'a str>::skip(
-            r,
-            version,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Successors",
-        )?;
-        r.skip_tagged_section_(
-            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
-        )?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(1)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.string(true, true)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        c::ArrayView::<&'a str>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -829,19 +764,16 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        TopologyDescriptionNode::skip_wire(r, version)?;
-        TopologyDescriptionNode::skip_wire(r, version)?;
-        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        TopologyDescriptionNode::walk_wire(w, version)?;
+        TopologyDescriptionNode::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

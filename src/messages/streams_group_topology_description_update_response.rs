@@ -120,24 +120,17 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 }
 
 impl<'a> StreamsGroupTopologyDescriptionUpdateResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(6, "StreamsGroupTopologyDescriptionUpdateResponse")?;
-        r.skip_sized_(
-            true,
-            true,
-            "StreamsGroupTopologyDescriptionUpdateResponse.ErrorMessage",
-        )?;
-        r.skip_tagged_section_("StreamsGroupTopologyDescriptionUpdateResponse.tagged_fields")?;
-        Ok(())
+        w.skip(6)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -186,41 +186,33 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
 }
 
 impl<'a> SyncGroupRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "SyncGroupRequest.GroupId")?;
-        r.skip_(4, "SyncGroupRequest")?;
-        r.skip_sized_(flexible, true, "SyncGroupRequest.MemberId")?;
+        w.string(flexible, false)?;
+        w.skip(4)?;
+        w.string(flexible, false)?;
         if version >= 3 {
-            r.skip_sized_(flexible, true, "SyncGroupRequest.GroupInstanceId")?;
+            w.string(flexible, true)?;
         }
 
         if version >= 5 {
-            r.skip_sized_(flexible, true, "SyncGroupRequest.ProtocolType")?;
+            w.string(flexible, true)?;
         }
 
         if version >= 5 {
-            r.skip_sized_(flexible, true, "SyncGroupRequest.ProtocolName")?;
+            w.string(flexible, true)?;
         }
 
-        c::ArrayView::<SyncGroupRequestAssignment<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "SyncGroupRequest.Assignments",
-        )?;
+        c::ArrayView::<SyncGroupRequestAssignment<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("SyncGroupRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -406,22 +398,19 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
 }
 
 impl<'a> SyncGroupRequestAssignment<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        r.skip_sized_(flexible, true, "SyncGroupRequest.Assignments.MemberId")?;
-        r.skip_sized_(flexible, false, "SyncGroupRequest.Assignments.Assignment")?;
+        w.string(flexible, false)?;
+        w.bytes(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("SyncGroupRequest.Assignments.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -155,34 +155,31 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
 }
 
 impl<'a> SyncGroupResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version >= 1 {
-            r.skip_(4, "SyncGroupResponse.ThrottleTimeMs")?;
+            w.skip(4)?;
         }
 
-        r.skip_(2, "SyncGroupResponse")?;
+        w.skip(2)?;
         if version >= 5 {
-            r.skip_sized_(flexible, true, "SyncGroupResponse.ProtocolType")?;
+            w.string(flexible, true)?;
         }
 
         if version >= 5 {
-            r.skip_sized_(flexible, true, "SyncGroupResponse.ProtocolName")?;
+            w.string(flexible, true)?;
         }
 
-        r.skip_sized_(flexible, false, "SyncGroupResponse.Assignment")?;
+        w.bytes(flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("SyncGroupResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

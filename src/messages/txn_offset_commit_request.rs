@@ -200,41 +200,33 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
 }
 
 impl<'a> TxnOffsetCommitRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.TransactionalId")?;
-        r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.GroupId")?;
-        r.skip_(10, "TxnOffsetCommitRequest")?;
+        w.string(flexible, false)?;
+        w.string(flexible, false)?;
+        w.skip(10)?;
         if version >= 3 {
-            r.skip_(4, "TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?;
+            w.skip(4)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.MemberId")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 3 {
-            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.GroupInstanceId")?;
+            w.string(flexible, true)?;
         }
 
-        c::ArrayView::<TxnOffsetCommitRequestTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "TxnOffsetCommitRequest.Topics",
-        )?;
+        c::ArrayView::<TxnOffsetCommitRequestTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -462,34 +454,26 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
 }
 
 impl<'a> TxnOffsetCommitRequestTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version <= 5 {
-            r.skip_sized_(flexible, true, "TxnOffsetCommitRequest.Topics.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 6 {
-            r.skip_(16, "TxnOffsetCommitRequest.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<TxnOffsetCommitRequestPartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "TxnOffsetCommitRequest.Topics.Partitions",
-        )?;
+        c::ArrayView::<TxnOffsetCommitRequestPartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitRequest.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -678,33 +662,23 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
 }
 
 impl<'a> TxnOffsetCommitRequestPartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(12, "TxnOffsetCommitRequest.Topics.Partitions")?;
+        w.skip(12)?;
         if version >= 2 {
-            r.skip_(
-                4,
-                "TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch",
-            )?;
+            w.skip(4)?;
         }
 
-        r.skip_sized_(
-            flexible,
-            true,
-            "TxnOffsetCommitRequest.Topics.Partitions.CommittedMetadata",
-        )?;
+        w.string(flexible, true)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitRequest.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -104,27 +104,19 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
 }
 
 impl<'a> TxnOffsetCommitResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(4, "TxnOffsetCommitResponse")?;
-        c::ArrayView::<TxnOffsetCommitResponseTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "TxnOffsetCommitResponse.Topics",
-        )?;
+        w.skip(4)?;
+        c::ArrayView::<TxnOffsetCommitResponseTopic<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -289,34 +281,26 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
 }
 
 impl<'a> TxnOffsetCommitResponseTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version <= 5 {
-            r.skip_sized_(flexible, true, "TxnOffsetCommitResponse.Topics.Name")?;
+            w.string(flexible, false)?;
         }
 
         if version >= 6 {
-            r.skip_(16, "TxnOffsetCommitResponse.Topics.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<TxnOffsetCommitResponsePartition<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "TxnOffsetCommitResponse.Topics.Partitions",
-        )?;
+        c::ArrayView::<TxnOffsetCommitResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitResponse.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -461,21 +445,18 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
 }
 
 impl<'a> TxnOffsetCommitResponsePartition<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        r.skip_(6, "TxnOffsetCommitResponse.Topics.Partitions")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_("TxnOffsetCommitResponse.Topics.Partitions.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

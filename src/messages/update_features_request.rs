@@ -126,28 +126,20 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
 }
 
 impl<'a> UpdateFeaturesRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(4, "UpdateFeaturesRequest")?;
-        c::ArrayView::<FeatureUpdateKey<'a>>::skip(
-            r,
-            version,
-            true,
-            "UpdateFeaturesRequest.FeatureUpdates",
-        )?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(4)?;
+        c::ArrayView::<FeatureUpdateKey<'a>>::walk(w, version, true, false)?;
         if version >= 1 {
-            r.skip_(1, "UpdateFeaturesRequest.ValidateOnly")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("UpdateFeaturesRequest.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -311,27 +303,24 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
 }
 
 impl<'a> FeatureUpdateKey<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?;
-        r.skip_(2, "UpdateFeaturesRequest.FeatureUpdates")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        w.skip(2)?;
         if version <= 0 {
-            r.skip_(1, "UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?;
+            w.skip(1)?;
         }
 
         if version >= 1 {
-            r.skip_(1, "UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("UpdateFeaturesRequest.FeatureUpdates.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

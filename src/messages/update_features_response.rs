@@ -135,28 +135,20 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
 }
 
 impl<'a> UpdateFeaturesResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(6, "UpdateFeaturesResponse")?;
-        r.skip_sized_(true, true, "UpdateFeaturesResponse.ErrorMessage")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(6)?;
+        w.string(true, true)?;
         if version <= 1 {
-            c::ArrayView::<UpdatableFeatureResult<'a>>::skip(
-                r,
-                version,
-                true,
-                "UpdateFeaturesResponse.Results",
-            )?;
+            c::ArrayView::<UpdatableFeatureResult<'a>>::walk(w, version, true, false)?;
         }
 
-        r.skip_tagged_section_("UpdateFeaturesResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -308,21 +300,18 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
 }
 
 impl<'a> UpdatableFeatureResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "UpdateFeaturesResponse.Results.Feature")?;
-        r.skip_(2, "UpdateFeaturesResponse.Results")?;
-        r.skip_sized_(true, true, "UpdateFeaturesResponse.Results.ErrorMessage")?;
-        r.skip_tagged_section_("UpdateFeaturesResponse.Results.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.string(true, true)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -231,54 +231,36 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
 }
 
 impl<'a> UpdateMetadataRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(4, "UpdateMetadataRequest")?;
+        w.skip(4)?;
         if version >= 8 {
-            r.skip_(1, "UpdateMetadataRequest.isKRaftController")?;
+            w.skip(1)?;
         }
 
-        r.skip_(4, "UpdateMetadataRequest")?;
+        w.skip(4)?;
         if version >= 5 {
-            r.skip_(8, "UpdateMetadataRequest.BrokerEpoch")?;
+            w.skip(8)?;
         }
 
         if version <= 4 {
-            c::ArrayView::<UpdateMetadataPartitionState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "UpdateMetadataRequest.UngroupedPartitionStates",
-            )?;
+            c::ArrayView::<UpdateMetadataPartitionState<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 5 {
-            c::ArrayView::<UpdateMetadataTopicState<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "UpdateMetadataRequest.TopicStates",
-            )?;
+            c::ArrayView::<UpdateMetadataTopicState<'a>>::walk(w, version, flexible, false)?;
         }
 
-        c::ArrayView::<UpdateMetadataBroker<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "UpdateMetadataRequest.LiveBrokers",
-        )?;
+        c::ArrayView::<UpdateMetadataBroker<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("UpdateMetadataRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -539,35 +521,23 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
 }
 
 impl<'a> UpdateMetadataTopicState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_sized_(
-            flexible,
-            true,
-            "UpdateMetadataRequest.TopicStates.TopicName",
-        )?;
+        w.string(flexible, false)?;
         if version >= 7 {
-            r.skip_(16, "UpdateMetadataRequest.TopicStates.TopicId")?;
+            w.skip(16)?;
         }
 
-        c::ArrayView::<UpdateMetadataPartitionState<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "UpdateMetadataRequest.TopicStates.PartitionStates",
-        )?;
+        c::ArrayView::<UpdateMetadataPartitionState<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("UpdateMetadataRequest.TopicStates.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -777,42 +747,34 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
 }
 
 impl<'a> UpdateMetadataBroker<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(4, "UpdateMetadataRequest.LiveBrokers")?;
+        w.skip(4)?;
         if version <= 0 {
-            r.skip_sized_(flexible, true, "UpdateMetadataRequest.LiveBrokers.V0Host")?;
+            w.string(flexible, false)?;
         }
 
         if version <= 0 {
-            r.skip_(4, "UpdateMetadataRequest.LiveBrokers.V0Port")?;
+            w.skip(4)?;
         }
 
         if version >= 1 {
-            c::ArrayView::<UpdateMetadataEndpoint<'a>>::skip(
-                r,
-                version,
-                flexible,
-                "UpdateMetadataRequest.LiveBrokers.Endpoints",
-            )?;
+            c::ArrayView::<UpdateMetadataEndpoint<'a>>::walk(w, version, flexible, false)?;
         }
 
         if version >= 2 {
-            r.skip_sized_(flexible, true, "UpdateMetadataRequest.LiveBrokers.Rack")?;
+            w.string(flexible, true)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1022,35 +984,24 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
 }
 
 impl<'a> UpdateMetadataEndpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        r.skip_(4, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
-        r.skip_sized_(
-            flexible,
-            true,
-            "UpdateMetadataRequest.LiveBrokers.Endpoints.Host",
-        )?;
+        w.skip(4)?;
+        w.string(flexible, false)?;
         if version >= 3 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(2, "UpdateMetadataRequest.LiveBrokers.Endpoints")?;
+        w.skip(2)?;
         if flexible {
-            r.skip_tagged_section_("UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -1319,53 +1270,29 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
 }
 
 impl<'a> UpdateMetadataPartitionState<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version <= 4 {
-            r.skip_sized_(
-                flexible,
-                true,
-                "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
-            )?;
+            w.string(flexible, false)?;
         }
 
-        r.skip_(16, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "UpdateMetadataRequest.UpdateMetadataPartitionState.Isr",
-        )?;
-        r.skip_(4, "UpdateMetadataRequest.UpdateMetadataPartitionState")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "UpdateMetadataRequest.UpdateMetadataPartitionState.Replicas",
-        )?;
+        w.skip(16)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if version >= 4 {
-            c::ArrayView::<i32>::skip(
-                r,
-                version,
-                flexible,
-                "UpdateMetadataRequest.UpdateMetadataPartitionState.OfflineReplicas",
-            )?;
+            c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         }
 
         if flexible {
-            r.skip_tagged_section_(
-                "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

@@ -156,21 +156,18 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
 }
 
 impl<'a> UpdateRaftVoterRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "UpdateRaftVoterRequest.ClusterId")?;
-        r.skip_(24, "UpdateRaftVoterRequest")?;
-        c::ArrayView::<Listener<'a>>::skip(r, version, true, "UpdateRaftVoterRequest.Listeners")?;
-        KRaftVersionFeature::skip_wire(r, version)?;
-        r.skip_tagged_section_("UpdateRaftVoterRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, true)?;
+        w.skip(24)?;
+        c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
+        KRaftVersionFeature::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -322,21 +319,18 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 }
 
 impl<'a> Listener<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "UpdateRaftVoterRequest.Listeners.Name")?;
-        r.skip_sized_(true, true, "UpdateRaftVoterRequest.Listeners.Host")?;
-        r.skip_(2, "UpdateRaftVoterRequest.Listeners")?;
-        r.skip_tagged_section_("UpdateRaftVoterRequest.Listeners.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -458,19 +452,16 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
 }
 
 impl<'a> KRaftVersionFeature<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "UpdateRaftVoterRequest.KRaftVersionFeature")?;
-        r.skip_tagged_section_("UpdateRaftVoterRequest.KRaftVersionFeature.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -123,20 +123,17 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
 }
 
 impl<'a> UpdateRaftVoterResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(6, "UpdateRaftVoterResponse")?;
+        w.skip(6)?;
 
-        r.skip_tagged_section_("UpdateRaftVoterResponse.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -304,21 +301,18 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
 }
 
 impl<'a> CurrentLeader<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(8, "UpdateRaftVoterResponse.CurrentLeader")?;
-        r.skip_sized_(true, true, "UpdateRaftVoterResponse.CurrentLeader.Host")?;
-        r.skip_(4, "UpdateRaftVoterResponse.CurrentLeader")?;
-        r.skip_tagged_section_("UpdateRaftVoterResponse.CurrentLeader.tagged_fields")?;
-        Ok(())
+        w.skip(8)?;
+        w.string(true, false)?;
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -118,23 +118,20 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
 }
 
 impl<'a> VoteRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "VoteRequest.ClusterId")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, true)?;
         if version >= 1 {
-            r.skip_(4, "VoteRequest.VoterId")?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<TopicData<'a>>::skip(r, version, true, "VoteRequest.Topics")?;
-        r.skip_tagged_section_("VoteRequest.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -266,19 +263,16 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 }
 
 impl<'a> TopicData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "VoteRequest.Topics.TopicName")?;
-        c::ArrayView::<PartitionData<'a>>::skip(r, version, true, "VoteRequest.Topics.Partitions")?;
-        r.skip_tagged_section_("VoteRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -495,31 +489,28 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(12, "VoteRequest.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(12)?;
         if version >= 1 {
-            r.skip_(16, "VoteRequest.Topics.Partitions.ReplicaDirectoryId")?;
+            w.skip(16)?;
         }
 
         if version >= 1 {
-            r.skip_(16, "VoteRequest.Topics.Partitions.VoterDirectoryId")?;
+            w.skip(16)?;
         }
 
-        r.skip_(12, "VoteRequest.Topics.Partitions")?;
+        w.skip(12)?;
         if version >= 2 {
-            r.skip_(1, "VoteRequest.Topics.Partitions.PreVote")?;
+            w.skip(1)?;
         }
 
-        r.skip_tagged_section_("VoteRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        w.tagged_section()?;
+        Some(())
     }
 }
 

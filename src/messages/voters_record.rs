@@ -98,19 +98,16 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
 }
 
 impl<'a> VotersRecord<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(2, "VotersRecord")?;
-        c::ArrayView::<Voter<'a>>::skip(r, version, true, "VotersRecord.Voters")?;
-        r.skip_tagged_section_("VotersRecord.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(2)?;
+        c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -248,20 +245,17 @@ impl<'a> c::Decode<'a> for Voter<'a> {
 }
 
 impl<'a> Voter<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(20, "VotersRecord.Voters")?;
-        c::ArrayView::<Endpoint<'a>>::skip(r, version, true, "VotersRecord.Voters.Endpoints")?;
-        KRaftVersionFeature::skip_wire(r, version)?;
-        r.skip_tagged_section_("VotersRecord.Voters.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(20)?;
+        c::ArrayView::<Endpoint<'a>>::walk(w, version, true, false)?;
+        KRaftVersionFeature::walk_wire(w, version)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -395,21 +389,18 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 }
 
 impl<'a> Endpoint<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_sized_(true, true, "VotersRecord.Voters.Endpoints.Name")?;
-        r.skip_sized_(true, true, "VotersRecord.Voters.Endpoints.Host")?;
-        r.skip_(2, "VotersRecord.Voters.Endpoints")?;
-        r.skip_tagged_section_("VotersRecord.Voters.Endpoints.tagged_fields")?;
-        Ok(())
+        w.string(true, false)?;
+        w.string(true, false)?;
+        w.skip(2)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -531,19 +522,16 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
 }
 
 impl<'a> KRaftVersionFeature<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(4, "VotersRecord.Voters.KRaftVersionFeature")?;
-        r.skip_tagged_section_("VotersRecord.Voters.KRaftVersionFeature.tagged_fields")?;
-        Ok(())
+        w.skip(4)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

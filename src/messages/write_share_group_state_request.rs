@@ -100,24 +100,16 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
 }
 
 impl<'a> WriteShareGroupStateRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_sized_(true, true, "WriteShareGroupStateRequest.GroupId")?;
-        c::ArrayView::<WriteStateData<'a>>::skip(
-            r,
-            version,
-            true,
-            "WriteShareGroupStateRequest.Topics",
-        )?;
-        r.skip_tagged_section_("WriteShareGroupStateRequest.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.string(true, false)?;
+        c::ArrayView::<WriteStateData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -251,24 +243,16 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
 }
 
 impl<'a> WriteStateData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(16, "WriteShareGroupStateRequest.Topics")?;
-        c::ArrayView::<PartitionData<'a>>::skip(
-            r,
-            version,
-            true,
-            "WriteShareGroupStateRequest.Topics.Partitions",
-        )?;
-        r.skip_tagged_section_("WriteShareGroupStateRequest.Topics.tagged_fields")?;
-        Ok(())
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(16)?;
+        c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -452,31 +436,20 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 }
 
 impl<'a> PartitionData<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
-        r.skip_(20, "WriteShareGroupStateRequest.Topics.Partitions")?;
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        w.skip(20)?;
         if version >= 1 {
-            r.skip_(
-                4,
-                "WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount",
-            )?;
+            w.skip(4)?;
         }
 
-        c::ArrayView::<StateBatch<'a>>::skip(
-            r,
-            version,
-            true,
-            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
-        )?;
-        r.skip_tagged_section_("WriteShareGroupStateRequest.Topics.Partitions.tagged_fields")?;
-        Ok(())
+        c::ArrayView::<StateBatch<'a>>::walk(w, version, true, false)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 
@@ -643,24 +616,16 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
 }
 
 impl<'a> StateBatch<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        r.skip_(
-            19,
-            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
-        )?;
-        r.skip_tagged_section_(
-            "WriteShareGroupStateRequest.Topics.Partitions.StateBatches.tagged_fields",
-        )?;
-        Ok(())
+        w.skip(19)?;
+        w.tagged_section()?;
+        Some(())
     }
 }
 

@@ -88,26 +88,18 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
 }
 
 impl<'a> WriteTxnMarkersRequest<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<WritableTxnMarker<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersRequest.Markers",
-        )?;
+        c::ArrayView::<WritableTxnMarker<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersRequest.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -307,32 +299,24 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
 }
 
 impl<'a> WritableTxnMarker<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(11, "WriteTxnMarkersRequest.Markers")?;
-        c::ArrayView::<WritableTxnMarkerTopic<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersRequest.Markers.Topics",
-        )?;
-        r.skip_(4, "WriteTxnMarkersRequest.Markers")?;
+        w.skip(11)?;
+        c::ArrayView::<WritableTxnMarkerTopic<'a>>::walk(w, version, flexible, false)?;
+        w.skip(4)?;
         if version >= 2 {
-            r.skip_(1, "WriteTxnMarkersRequest.Markers.TransactionVersion")?;
+            w.skip(1)?;
         }
 
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersRequest.Markers.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -483,27 +467,19 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
 }
 
 impl<'a> WritableTxnMarkerTopic<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(flexible, true, "WriteTxnMarkersRequest.Markers.Topics.Name")?;
-        c::ArrayView::<i32>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersRequest.Markers.Topics.PartitionIndexes",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersRequest.Markers.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 

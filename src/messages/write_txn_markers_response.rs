@@ -91,26 +91,18 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
 }
 
 impl<'a> WriteTxnMarkersResponse<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        c::ArrayView::<WritableTxnMarkerResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersResponse.Markers",
-        )?;
+        c::ArrayView::<WritableTxnMarkerResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersResponse.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -241,27 +233,19 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(8, "WriteTxnMarkersResponse.Markers")?;
-        c::ArrayView::<WritableTxnMarkerTopicResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersResponse.Markers.Topics",
-        )?;
+        w.skip(8)?;
+        c::ArrayView::<WritableTxnMarkerTopicResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersResponse.Markers.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -391,31 +375,19 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerTopicResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_sized_(
-            flexible,
-            true,
-            "WriteTxnMarkersResponse.Markers.Topics.Name",
-        )?;
-        c::ArrayView::<WritableTxnMarkerPartitionResult<'a>>::skip(
-            r,
-            version,
-            flexible,
-            "WriteTxnMarkersResponse.Markers.Topics.Partitions",
-        )?;
+        w.string(flexible, false)?;
+        c::ArrayView::<WritableTxnMarkerPartitionResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
-            r.skip_tagged_section_("WriteTxnMarkersResponse.Markers.Topics.tagged_fields")?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
@@ -542,23 +514,18 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerPartitionResult<'a> {
-    /// Advances over one encoded value at `version` in bytes that a decode has already
-    /// validated, without building it (how decoded arrays find their nested arrays' ends).
-    ///
-    /// # Errors
-    ///
-    /// [`c::Failed`] for truncation and length errors (never, on validated bytes).
+    /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
+    /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
+    /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
     #[inline]
-    pub fn skip_wire(r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        r.skip_(6, "WriteTxnMarkersResponse.Markers.Topics.Partitions")?;
+        w.skip(6)?;
         if flexible {
-            r.skip_tagged_section_(
-                "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
-            )?;
+            w.tagged_section()?;
         }
-        Ok(())
+        Some(())
     }
 }
 
