@@ -251,8 +251,8 @@ fn announced_len(size: i32) -> Result<usize, DecodeError> {
 /// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
 pub(crate) fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = announced_len(r.i32("Frame.size")?)?;
-    let body = r.sub(size, "Frame")?;
+    let size = announced_len(r.decode_with(|r| r.i32("Frame.size"))?)?;
+    let body = r.decode_with(|r| r.sub(size, "Frame"))?;
     r.finish("Frame")?;
     Ok(body)
 }
@@ -304,11 +304,11 @@ pub struct RequestInfo<'a> {
 /// fields do; `InvalidUtf8` for a client id that is not UTF-8.
 pub fn request_info(frame: &[u8]) -> Result<RequestInfo<'_>, DecodeError> {
     let mut r = header_start(frame)?;
-    let api_key = ApiKey(r.i16("RequestHeader.RequestApiKey")?);
-    let api_version = r.i16("RequestHeader.RequestApiVersion")?;
-    let correlation_id = r.i32("RequestHeader.CorrelationId")?;
+    let api_key = ApiKey(r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?);
+    let api_version = r.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
+    let correlation_id = r.decode_with(|r| r.i32("RequestHeader.CorrelationId"))?;
     let client_id = if request_header_version(api_key, api_version) >= 1 {
-        r.nullable_string(false, "RequestHeader.ClientId")?
+        r.decode_with(|r| r.nullable_string(false, "RequestHeader.ClientId"))?
     } else {
         RequestHeader::default().client_id
     };
@@ -355,9 +355,9 @@ fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str)
 /// to the frame's end, or to the end of `frame` if that comes first.
 fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = announced_len(r.i32("Frame.size")?)?;
+    let size = announced_len(r.decode_with(|r| r.i32("Frame.size"))?)?;
     let available = r.remaining().min(size);
-    r.sub(available, "Frame")
+    r.decode_with(|r| r.sub(available, "Frame"))
 }
 
 /// Decodes a whole request frame (size prefix included): the header, then the body by the API
@@ -372,8 +372,8 @@ fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
 pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), DecodeError> {
     let mut r = payload(frame)?;
     let mut peek = r.clone();
-    let key = ApiKey(peek.i16("RequestHeader.RequestApiKey")?);
-    let version = peek.i16("RequestHeader.RequestApiVersion")?;
+    let key = ApiKey(peek.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?);
+    let version = peek.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
     if key.request_versions().is_empty() {
         return Err(DecodeError::new(
             r.offset(),

@@ -823,10 +823,12 @@ fn reread<'s, T: PartialEq>(
     stage: &'static str,
     written: &'s [u8],
     value: &T,
-    read: impl FnOnce(&mut Reader<'s>) -> Result<T, DecodeError>,
+    read: impl FnOnce(&mut Reader<'s>) -> Result<T, Failed>,
 ) -> Result<(), OracleFailure> {
     let mut r = Reader::new(written);
-    let again = read(&mut r).map_err(|error| OracleFailure::Redecode { stage, error })?;
+    let again = r
+        .decode_with(read)
+        .map_err(|error| OracleFailure::Redecode { stage, error })?;
     ensure(again == *value, stage)?;
     expect_len(stage, written.len(), r.offset())
 }
@@ -851,28 +853,28 @@ fn primitive(op: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Sto
     }
     match (op & 0x0f) % 10 {
         0 => {
-            let v = r.uvarint(P)?;
+            let v = r.decode_with(|r| r.uvarint(P))?;
             let out = written!("uvarint", uvarint_len(v), |w| w.uvarint(v));
             reread("uvarint", out, &v, |r| r.uvarint(P))?;
         }
         1 => {
-            let v = r.varint(P)?;
+            let v = r.decode_with(|r| r.varint(P))?;
             let out = written!("varint", varint_len(v), |w| w.varint(v));
             reread("varint", out, &v, |r| r.varint(P))?;
         }
         2 => {
-            let v = r.varlong(P)?;
+            let v = r.decode_with(|r| r.varlong(P))?;
             let out = written!("varlong", varlong_len(v), |w| w.varlong(v));
             reread("varlong", out, &v, |r| r.varlong(P))?;
         }
         3 => {
-            let v = r.string(flexible, P)?;
+            let v = r.decode_with(|r| r.string(flexible, P))?;
             let len = encode_len("string_len", string_len(v, flexible, P))?;
             let out = written!("string", len, |w| w.string(v, flexible));
             reread("string", out, &v, |r| r.string(flexible, P))?;
         }
         4 => {
-            let v = r.nullable_string(flexible, P)?;
+            let v = r.decode_with(|r| r.nullable_string(flexible, P))?;
             let len = encode_len("nullable_string_len", nullable_string_len(v, flexible, P))?;
             let out = written!("nullable string", len, |w| w.nullable_string(v, flexible));
             reread("nullable string", out, &v, |r| {
@@ -880,25 +882,25 @@ fn primitive(op: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Sto
             })?;
         }
         5 => {
-            let v = r.bytes(flexible, P)?;
+            let v = r.decode_with(|r| r.bytes(flexible, P))?;
             let len = encode_len("bytes_len", bytes_len(v, flexible, P))?;
             let out = written!("bytes", len, |w| w.bytes(v, flexible));
             reread("bytes", out, &v, |r| r.bytes(flexible, P))?;
         }
         6 => {
-            let v = r.nullable_bytes(flexible, P)?;
+            let v = r.decode_with(|r| r.nullable_bytes(flexible, P))?;
             let len = encode_len("nullable_bytes_len", nullable_bytes_len(v, flexible, P))?;
             let out = written!("nullable bytes", len, |w| w.nullable_bytes(v, flexible));
             reread("nullable bytes", out, &v, |r| r.nullable_bytes(flexible, P))?;
         }
         7 => {
-            let n = r.array_len(flexible, P)?;
+            let n = r.decode_with(|r| r.array_len(flexible, P))?;
             let len = encode_len("array length", len_prefix(n, flexible, false, P))?;
             let out = written!("array length", len, |w| w.len(n, flexible, false));
             check_array_len(out, Some(n), flexible)?;
         }
         8 => {
-            let n = r.nullable_array_len(flexible, P)?;
+            let n = r.decode_with(|r| r.nullable_array_len(flexible, P))?;
             let len = match n {
                 Some(n) => encode_len("nullable array length", len_prefix(n, flexible, false, P))?,
                 None => null_len(flexible, false),
@@ -919,17 +921,12 @@ fn primitive(op: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Sto
 fn check_array_len(out: &[u8], n: Option<usize>, flexible: bool) -> Result<(), OracleFailure> {
     let mut r = Reader::new(out);
     let stage = "array length";
-    let raw = if flexible {
-        let u = r
-            .uvarint(P)
-            .map_err(|error| OracleFailure::Redecode { stage, error })?;
-        i64::from(u).saturating_sub(1)
-    } else {
-        i64::from(
-            r.i32(P)
-                .map_err(|error| OracleFailure::Redecode { stage, error })?,
-        )
-    };
+    let raw = r
+        .decode_with(|r| match flexible {
+            true => r.uvarint(P).map(|u| i64::from(u).saturating_sub(1)),
+            false => r.i32(P).map(i64::from),
+        })
+        .map_err(|error| OracleFailure::Redecode { stage, error })?;
     let expected = match n {
         Some(n) => i64::try_from(n).unwrap_or(i64::MAX),
         None => -1,

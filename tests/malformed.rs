@@ -153,7 +153,7 @@ fn varint_with_a_fifth_byte_continuation() {
     );
     // Four continuation bytes and a last one without: a length of 2^32 - 1 (N + 1), too large.
     let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
-    assert_eq!(r.uvarint("x"), Ok(u32::MAX));
+    assert_eq!(r.decode_with(|r| r.uvarint("x")), Ok(u32::MAX));
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn varlong_with_a_tenth_byte_continuation() {
     let mut too_long = [0xffu8; 11];
     too_long[10] = 0;
     assert_eq!(
-        Reader::with_offset(&too_long, 100).varlong("Record.TimestampDelta"),
+        Reader::with_offset(&too_long, 100).decode_with(|r| r.varlong("Record.TimestampDelta")),
         Err(err(100, K::VarintTooLong, "Record.TimestampDelta"))
     );
     // Ten bytes, the last without continuation: accepted, bits past 64 ignored.

@@ -90,7 +90,7 @@ fn uvarint_boundaries() {
         assert_eq!(enc_uvarint(v), bytes, "uvarint {v}");
         assert_eq!(uvarint_len(v), bytes.len(), "uvarint_len {v}");
         let mut r = Reader::new(bytes);
-        assert_eq!(r.uvarint(P), Ok(v), "decode uvarint {v}");
+        assert_eq!(r.decode_with(|r| r.uvarint(P)), Ok(v), "decode uvarint {v}");
         assert_eq!(r.offset(), bytes.len());
         assert!(r.is_empty());
     }
@@ -116,7 +116,7 @@ fn varint_boundaries() {
         assert_eq!(enc_varint(v), bytes, "varint {v}");
         assert_eq!(varint_len(v), bytes.len(), "varint_len {v}");
         let mut r = Reader::new(bytes);
-        assert_eq!(r.varint(P), Ok(v), "decode varint {v}");
+        assert_eq!(r.decode_with(|r| r.varint(P)), Ok(v), "decode varint {v}");
         assert!(r.is_empty());
     }
 }
@@ -155,7 +155,7 @@ fn varlong_boundaries() {
         assert_eq!(enc_varlong(v), bytes, "varlong {v}");
         assert_eq!(varlong_len(v), bytes.len(), "varlong_len {v}");
         let mut r = Reader::new(bytes);
-        assert_eq!(r.varlong(P), Ok(v), "decode varlong {v}");
+        assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(v), "decode varlong {v}");
         assert!(r.is_empty());
     }
 }
@@ -198,18 +198,24 @@ fn uvarint_with_continuation_on_fifth_byte_is_too_long() {
     // The varint starts at offset 2 (after a fixed int16), so the error offset is absolute.
     let bytes = [0x00, 0x07, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
     let mut r = Reader::new(&bytes);
-    assert_eq!(r.i16(P), Ok(7));
-    assert_eq!(r.uvarint(P), Err(err(2, DecodeErrorKind::VarintTooLong)));
+    assert_eq!(r.decode_with(|r| r.i16(P)), Ok(7));
+    assert_eq!(
+        r.decode_with(|r| r.uvarint(P)),
+        Err(err(2, DecodeErrorKind::VarintTooLong))
+    );
     assert_eq!(r.offset(), 2, "a failed varint read does not advance");
     let mut r = Reader::new(&bytes[2..]);
-    assert_eq!(r.varint(P), Err(err(0, DecodeErrorKind::VarintTooLong)));
+    assert_eq!(
+        r.decode_with(|r| r.varint(P)),
+        Err(err(0, DecodeErrorKind::VarintTooLong))
+    );
     let all_ff = [0xffu8; 5];
     assert_eq!(
-        Reader::new(&all_ff).uvarint(P),
+        Reader::new(&all_ff).decode_with(|r| r.uvarint(P)),
         Err(err(0, DecodeErrorKind::VarintTooLong))
     );
     assert_eq!(
-        Reader::with_offset(&all_ff, 100).varint(P),
+        Reader::with_offset(&all_ff, 100).decode_with(|r| r.varint(P)),
         Err(err(100, DecodeErrorKind::VarintTooLong))
     );
 }
@@ -220,14 +226,17 @@ fn varlong_with_continuation_on_tenth_byte_is_too_long() {
     bytes.extend_from_slice(&[0x80; 10]);
     bytes.push(0x00);
     let mut r = Reader::new(&bytes);
-    assert_eq!(r.u8(P), Ok(1));
-    assert_eq!(r.varlong(P), Err(err(1, DecodeErrorKind::VarintTooLong)));
+    assert_eq!(r.decode_with(|r| r.u8(P)), Ok(1));
+    assert_eq!(
+        r.decode_with(|r| r.varlong(P)),
+        Err(err(1, DecodeErrorKind::VarintTooLong))
+    );
     assert_eq!(r.offset(), 1);
     // Nine continuation bytes and a terminating tenth byte is fine (and 10 bytes long).
     let mut ok = vec![0x80; 9];
     ok.push(0x00);
     let mut r = Reader::new(&ok);
-    assert_eq!(r.varlong(P), Ok(0));
+    assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(0));
     assert_eq!(r.offset(), 10);
 }
 
@@ -240,47 +249,55 @@ fn truncated_varints_report_their_start() {
         &[0x80, 0x80, 0x80, 0x80][..],
     ] {
         let mut r = Reader::with_offset(bytes, 9);
-        assert_eq!(r.uvarint(P), Err(truncated(9, 1)), "{bytes:02x?}");
+        assert_eq!(
+            r.decode_with(|r| r.uvarint(P)),
+            Err(truncated(9, 1)),
+            "{bytes:02x?}"
+        );
         assert_eq!(r.offset(), 9);
         assert_eq!(
-            Reader::with_offset(bytes, 9).varint(P),
+            Reader::with_offset(bytes, 9).decode_with(|r| r.varint(P)),
             Err(truncated(9, 1))
         );
         assert_eq!(
-            Reader::with_offset(bytes, 9).varlong(P),
+            Reader::with_offset(bytes, 9).decode_with(|r| r.varlong(P)),
             Err(truncated(9, 1))
         );
     }
     let nine = [0xffu8; 9];
-    assert_eq!(Reader::new(&nine).varlong(P), Err(truncated(0, 1)));
+    assert_eq!(
+        Reader::new(&nine).decode_with(|r| r.varlong(P)),
+        Err(truncated(0, 1))
+    );
 }
 
 #[test]
 fn non_minimal_varints_are_accepted() {
     // Documented leniency (as Kafka's Java reader): padding groups are accepted.
     let mut r = Reader::new(&[0x80, 0x00]);
-    assert_eq!(r.uvarint(P), Ok(0));
+    assert_eq!(r.decode_with(|r| r.uvarint(P)), Ok(0));
     assert_eq!(r.offset(), 2);
     let mut r = Reader::new(&[0x81, 0x80, 0x80, 0x80, 0x00]);
-    assert_eq!(r.uvarint(P), Ok(1));
+    assert_eq!(r.decode_with(|r| r.uvarint(P)), Ok(1));
     assert_eq!(r.offset(), 5);
     let mut r = Reader::new(&[0x82, 0x80, 0x00]);
-    assert_eq!(r.varint(P), Ok(1));
+    assert_eq!(r.decode_with(|r| r.varint(P)), Ok(1));
     let mut r = Reader::new(&[0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]);
-    assert_eq!(r.varlong(P), Ok(-1));
+    assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(-1));
     assert_eq!(r.offset(), 10);
     // Bits of the 5th byte past bit 31 are ignored.
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x7f]).uvarint(P),
+        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x7f]).decode_with(|r| r.uvarint(P)),
         Ok(u32::MAX)
     );
     assert_eq!(
-        Reader::new(&[0xfe, 0xff, 0xff, 0xff, 0x7f]).varint(P),
+        Reader::new(&[0xfe, 0xff, 0xff, 0xff, 0x7f]).decode_with(|r| r.varint(P)),
         Ok(i32::MAX)
     );
     // Only bit 0 of a varlong's 10th byte is used.
     assert_eq!(
-        Reader::new(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]).varlong(P),
+        Reader::new(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])
+            .decode_with(|r| r.varlong(P)),
         Ok(i64::MAX)
     );
     // Encoding is always minimal.
@@ -330,74 +347,83 @@ fn null_sentinels() {
     assert_eq!(nullable_bytes_len(None, true, P), Ok(1));
     // Reading the canonical sentinels.
     assert_eq!(
-        Reader::new(&[0xff, 0xff]).nullable_string(false, P),
+        Reader::new(&[0xff, 0xff]).decode_with(|r| r.nullable_string(false, P)),
         Ok(None)
     );
-    assert_eq!(Reader::new(&[0x00]).nullable_string(true, P), Ok(None));
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xff]).nullable_bytes(false, P),
+        Reader::new(&[0x00]).decode_with(|r| r.nullable_string(true, P)),
         Ok(None)
     );
-    assert_eq!(Reader::new(&[0x00]).nullable_bytes(true, P), Ok(None));
+    assert_eq!(
+        Reader::new(&[0xff, 0xff, 0xff, 0xff]).decode_with(|r| r.nullable_bytes(false, P)),
+        Ok(None)
+    );
+    assert_eq!(
+        Reader::new(&[0x00]).decode_with(|r| r.nullable_bytes(true, P)),
+        Ok(None)
+    );
     // Empty is not null.
     assert_eq!(
-        Reader::new(&[0x00, 0x00]).nullable_string(false, P),
+        Reader::new(&[0x00, 0x00]).decode_with(|r| r.nullable_string(false, P)),
         Ok(Some(""))
     );
-    assert_eq!(Reader::new(&[0x01]).nullable_string(true, P), Ok(Some("")));
     assert_eq!(
-        Reader::new(&[0, 0, 0, 0]).nullable_bytes(false, P),
+        Reader::new(&[0x01]).decode_with(|r| r.nullable_string(true, P)),
+        Ok(Some(""))
+    );
+    assert_eq!(
+        Reader::new(&[0, 0, 0, 0]).decode_with(|r| r.nullable_bytes(false, P)),
         Ok(Some(&[][..]))
     );
     assert_eq!(
-        Reader::new(&[0x01]).nullable_bytes(true, P),
+        Reader::new(&[0x01]).decode_with(|r| r.nullable_bytes(true, P)),
         Ok(Some(&[][..]))
     );
     // Documented leniency: any negative length in a nullable field is null.
     assert_eq!(
-        Reader::new(&[0xff, 0xfe]).nullable_string(false, P),
+        Reader::new(&[0xff, 0xfe]).decode_with(|r| r.nullable_string(false, P)),
         Ok(None)
     );
     assert_eq!(
-        Reader::new(&[0x80, 0x00]).nullable_string(false, P),
+        Reader::new(&[0x80, 0x00]).decode_with(|r| r.nullable_string(false, P)),
         Ok(None)
     );
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xfb]).nullable_bytes(false, P),
+        Reader::new(&[0xff, 0xff, 0xff, 0xfb]).decode_with(|r| r.nullable_bytes(false, P)),
         Ok(None)
     );
     // Compact 0xffffffff is N = -2 in Java's int arithmetic: null too.
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).nullable_string(true, P),
+        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).decode_with(|r| r.nullable_string(true, P)),
         Ok(None)
     );
     // Non-nullable reads of the sentinels.
     assert_eq!(
-        Reader::new(&[0xff, 0xff]).string(false, P),
+        Reader::new(&[0xff, 0xff]).decode_with(|r| r.string(false, P)),
         Err(err(0, DecodeErrorKind::UnexpectedNull))
     );
     assert_eq!(
-        Reader::new(&[0x00]).string(true, P),
+        Reader::new(&[0x00]).decode_with(|r| r.string(true, P)),
         Err(err(0, DecodeErrorKind::UnexpectedNull))
     );
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xff]).bytes(false, P),
+        Reader::new(&[0xff, 0xff, 0xff, 0xff]).decode_with(|r| r.bytes(false, P)),
         Err(err(0, DecodeErrorKind::UnexpectedNull))
     );
     assert_eq!(
-        Reader::new(&[0x00]).bytes(true, P),
+        Reader::new(&[0x00]).decode_with(|r| r.bytes(true, P)),
         Err(err(0, DecodeErrorKind::UnexpectedNull))
     );
     assert_eq!(
-        Reader::with_offset(&[0xff, 0xfe], 3).string(false, P),
+        Reader::with_offset(&[0xff, 0xfe], 3).decode_with(|r| r.string(false, P)),
         Err(err(3, DecodeErrorKind::NegativeLength(-2)))
     );
     assert_eq!(
-        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).string(true, P),
+        Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).decode_with(|r| r.string(true, P)),
         Err(err(0, DecodeErrorKind::NegativeLength(-2)))
     );
     assert_eq!(
-        Reader::new(&[0x80, 0x00, 0x00, 0x00]).bytes(false, P),
+        Reader::new(&[0x80, 0x00, 0x00, 0x00]).decode_with(|r| r.bytes(false, P)),
         Err(err(0, DecodeErrorKind::NegativeLength(i32::MIN)))
     );
 }
@@ -410,12 +436,18 @@ fn compact_length_0x80000000_is_too_large() {
         length: 0x7fff_ffff,
         limit: 0x7fff_fffe,
     };
-    assert_eq!(Reader::new(&bytes).bytes(true, P), Err(err(0, kind)));
     assert_eq!(
-        Reader::new(&bytes).nullable_bytes(true, P),
+        Reader::new(&bytes).decode_with(|r| r.bytes(true, P)),
         Err(err(0, kind))
     );
-    assert_eq!(Reader::new(&bytes).string(true, P), Err(err(0, kind)));
+    assert_eq!(
+        Reader::new(&bytes).decode_with(|r| r.nullable_bytes(true, P)),
+        Err(err(0, kind))
+    );
+    assert_eq!(
+        Reader::new(&bytes).decode_with(|r| r.string(true, P)),
+        Err(err(0, kind))
+    );
 }
 
 #[test]
@@ -433,7 +465,7 @@ fn string_length_limit() {
         let out = written(|w| w.string(&max, flexible));
         assert_eq!(out.len(), 32_767 + prefix);
         let mut r = Reader::new(&out);
-        assert_eq!(r.string(flexible, P), Ok(max.as_str()));
+        assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(max.as_str()));
         assert!(r.is_empty());
         assert_eq!(
             string_len(&over, flexible, P),
@@ -457,16 +489,22 @@ fn string_length_limit() {
     input.extend_from_slice(&[0x81, 0x80, 0x02]);
     input.extend_from_slice(over.as_bytes());
     let mut r = Reader::new(&input);
-    assert_eq!(r.u8(P), Ok(0xaa));
+    assert_eq!(r.decode_with(|r| r.u8(P)), Ok(0xaa));
     let too_large = DecodeErrorKind::LengthTooLarge {
         length: 32_768,
         limit: 32_767,
     };
-    assert_eq!(r.clone().string(true, P), Err(err(1, too_large)));
-    assert_eq!(r.nullable_string(true, P), Err(err(1, too_large)));
+    assert_eq!(
+        r.clone().decode_with(|r| r.string(true, P)),
+        Err(err(1, too_large))
+    );
+    assert_eq!(
+        r.decode_with(|r| r.nullable_string(true, P)),
+        Err(err(1, too_large))
+    );
     // A classic int16 length cannot say 32768: 0x8000 is negative.
     assert_eq!(
-        Reader::new(&[0x80, 0x00]).string(false, P),
+        Reader::new(&[0x80, 0x00]).decode_with(|r| r.string(false, P)),
         Err(err(0, DecodeErrorKind::NegativeLength(-32_768)))
     );
     // Bytes have no such limit.
@@ -479,43 +517,49 @@ fn string_length_limit() {
 fn string_and_bytes_past_the_end_are_truncated() {
     // Length 5, 2 bytes present: Truncated at the first content byte, 3 more needed.
     assert_eq!(
-        Reader::new(&[0x00, 0x05, b'a', b'b']).string(false, P),
+        Reader::new(&[0x00, 0x05, b'a', b'b']).decode_with(|r| r.string(false, P)),
         Err(truncated(2, 3))
     );
     assert_eq!(
-        Reader::new(&[0x06, b'a', b'b']).string(true, P),
+        Reader::new(&[0x06, b'a', b'b']).decode_with(|r| r.string(true, P)),
         Err(truncated(1, 3))
     );
     assert_eq!(
-        Reader::new(&[0x00, 0x00, 0x00, 0x05, 1]).bytes(false, P),
+        Reader::new(&[0x00, 0x00, 0x00, 0x05, 1]).decode_with(|r| r.bytes(false, P)),
         Err(truncated(4, 4))
     );
     assert_eq!(
-        Reader::new(&[0x03]).nullable_bytes(true, P),
+        Reader::new(&[0x03]).decode_with(|r| r.nullable_bytes(true, P)),
         Err(truncated(1, 2))
     );
     // A truncated prefix reports the prefix.
-    assert_eq!(Reader::new(&[0x00]).string(false, P), Err(truncated(0, 1)));
     assert_eq!(
-        Reader::new(&[0x00, 0x00]).bytes(false, P),
+        Reader::new(&[0x00]).decode_with(|r| r.string(false, P)),
+        Err(truncated(0, 1))
+    );
+    assert_eq!(
+        Reader::new(&[0x00, 0x00]).decode_with(|r| r.bytes(false, P)),
         Err(truncated(0, 2))
     );
-    assert_eq!(Reader::new(&[]).string(true, P), Err(truncated(0, 1)));
+    assert_eq!(
+        Reader::new(&[]).decode_with(|r| r.string(true, P)),
+        Err(truncated(0, 1))
+    );
 }
 
 #[test]
 fn invalid_utf8_reports_the_first_string_byte() {
     assert_eq!(
-        Reader::new(&[0x00, 0x03, b'a', 0xc3, 0x28]).string(false, P),
+        Reader::new(&[0x00, 0x03, b'a', 0xc3, 0x28]).decode_with(|r| r.string(false, P)),
         Err(err(2, DecodeErrorKind::InvalidUtf8))
     );
     assert_eq!(
-        Reader::new(&[0x03, 0xff, 0xfe]).nullable_string(true, P),
+        Reader::new(&[0x03, 0xff, 0xfe]).decode_with(|r| r.nullable_string(true, P)),
         Err(err(1, DecodeErrorKind::InvalidUtf8))
     );
     // The same bytes are fine as `bytes`.
     assert_eq!(
-        Reader::new(&[0x03, 0xff, 0xfe]).bytes(true, P),
+        Reader::new(&[0x03, 0xff, 0xfe]).decode_with(|r| r.bytes(true, P)),
         Ok(&[0xff, 0xfe][..])
     );
 }
@@ -572,11 +616,11 @@ proptest! {
         let out = enc_varint(v);
         prop_assert_eq!(&out, &leb128(u64::from(zigzag32(v))));
         prop_assert_eq!(out.len(), varint_len(v));
-        prop_assert_eq!(Reader::new(&out).varint(P), Ok(v));
+        prop_assert_eq!(Reader::new(&out).decode_with(|r| r.varint(P)), Ok(v));
         let out = enc_varlong(l);
         prop_assert_eq!(&out, &leb128(zigzag64(l)));
         prop_assert_eq!(out.len(), varlong_len(l));
-        prop_assert_eq!(Reader::new(&out).varlong(P), Ok(l));
+        prop_assert_eq!(Reader::new(&out).decode_with(|r| r.varlong(P)), Ok(l));
     }
 }
 
@@ -593,13 +637,13 @@ proptest! {
             let out = written(|w| w.string(&text, true));
             prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
             prop_assert_eq!(Ok(out.len()), string_len(&text, true, P));
-            prop_assert_eq!(Reader::new(&out).string(true, P), Ok(text.as_str()));
+            prop_assert_eq!(Reader::new(&out).decode_with(|r| r.string(true, P)), Ok(text.as_str()));
         }
         let bytes: Vec<u8> = (0..len).map(|i| (i as u8) ^ seed).collect();
         let out = written(|w| w.nullable_bytes(Some(&bytes), true));
         prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
         prop_assert_eq!(Ok(out.len()), bytes_len(&bytes, true, P));
-        prop_assert_eq!(Reader::new(&out).bytes(true, P), Ok(bytes.as_slice()));
+        prop_assert_eq!(Reader::new(&out).decode_with(|r| r.bytes(true, P)), Ok(bytes.as_slice()));
 
         let ints: Vec<i32> = (0..len as i32).map(|i| i ^ i32::from(seed)).collect();
         let array = kwire::codec::Array::from(&ints[..]);
@@ -639,8 +683,8 @@ proptest! {
         let expected = leb128(u64::from(v));
         prop_assert_eq!(&buf[pad..end], expected.as_slice());
         let mut r = Reader::new(&buf[..end]);
-        r.take(pad, P).unwrap();
-        prop_assert_eq!(r.uvarint(P), Ok(v));
+        r.decode_with(|r| r.take(pad, P)).unwrap();
+        prop_assert_eq!(r.decode_with(|r| r.uvarint(P)), Ok(v));
         prop_assert_eq!(r.offset(), end);
     }
 
@@ -650,10 +694,10 @@ proptest! {
         prop_assert_eq!(&out, &leb128(u64::from(zigzag32(v))));
         prop_assert_eq!(out.len(), varint_len(v));
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.varint(P), Ok(v));
+        prop_assert_eq!(r.decode_with(|r| r.varint(P)), Ok(v));
         prop_assert!(r.is_empty());
         // A varint is a varlong with the same bytes.
-        prop_assert_eq!(Reader::new(&out).varlong(P), Ok(i64::from(v)));
+        prop_assert_eq!(Reader::new(&out).decode_with(|r| r.varlong(P)), Ok(i64::from(v)));
     }
 
     #[test]
@@ -663,7 +707,7 @@ proptest! {
         prop_assert_eq!(out.len(), varlong_len(v));
         prop_assert!(out.len() <= 10);
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.varlong(P), Ok(v));
+        prop_assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(v));
         prop_assert!(r.is_empty());
     }
 
@@ -672,7 +716,7 @@ proptest! {
     #[test]
     fn varint_reads_of_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..12), at in 0usize..1000) {
         let mut r = Reader::with_offset(&bytes, at);
-        match r.uvarint(P) {
+        match r.decode_with(|r| r.uvarint(P)) {
             Ok(v) => {
                 let used = r.offset() - at;
                 prop_assert!((1..=5).contains(&used));
@@ -694,7 +738,7 @@ proptest! {
             }
         }
         let mut r = Reader::with_offset(&bytes, at);
-        match r.varlong(P) {
+        match r.decode_with(|r| r.varlong(P)) {
             Ok(v) => {
                 let used = r.offset() - at;
                 prop_assert!((1..=10).contains(&used));
@@ -726,10 +770,10 @@ proptest! {
         prop_assert_eq!(&out[..prefix.len()], prefix.as_slice());
         prop_assert_eq!(&out[prefix.len()..], s.as_bytes());
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.string(flexible, P), Ok(s.as_str()));
+        prop_assert_eq!(r.decode_with(|r| r.string(flexible, P)), Ok(s.as_str()));
         prop_assert!(r.is_empty());
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.nullable_string(flexible, P), Ok(Some(s.as_str())));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(Some(s.as_str())));
         prop_assert!(r.is_empty());
     }
 
@@ -742,7 +786,7 @@ proptest! {
             prop_assert_eq!(out.as_slice(), null);
         }
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.nullable_string(flexible, P), Ok(s.as_deref()));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref()));
         prop_assert!(r.is_empty());
     }
 
@@ -777,12 +821,12 @@ proptest! {
                 prop_assert_eq!(&out[prefix.len()..], v.as_slice());
                 prop_assert_eq!(Ok(out.len()), bytes_len(v, flexible, P));
                 let mut r = Reader::new(&out);
-                prop_assert_eq!(r.bytes(flexible, P), Ok(v.as_slice()));
+                prop_assert_eq!(r.decode_with(|r| r.bytes(flexible, P)), Ok(v.as_slice()));
                 prop_assert!(r.is_empty());
             }
         }
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.nullable_bytes(flexible, P), Ok(b.as_deref()));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_bytes(flexible, P)), Ok(b.as_deref()));
         prop_assert!(r.is_empty());
     }
 
@@ -812,13 +856,13 @@ proptest! {
             + 2;
         prop_assert_eq!(out.len(), expected_len);
         let mut r = Reader::new(&out);
-        prop_assert_eq!(r.uvarint(P), Ok(a));
+        prop_assert_eq!(r.decode_with(|r| r.uvarint(P)), Ok(a));
         prop_assert_eq!(r.offset(), uvarint_len(a));
-        prop_assert_eq!(r.varint(P), Ok(b));
-        prop_assert_eq!(r.varlong(P), Ok(c));
-        prop_assert_eq!(r.nullable_string(flexible, P), Ok(s.as_deref()));
-        prop_assert_eq!(r.bytes(flexible, P), Ok(d.as_slice()));
-        prop_assert_eq!(r.i16(P), Ok(-2));
+        prop_assert_eq!(r.decode_with(|r| r.varint(P)), Ok(b));
+        prop_assert_eq!(r.decode_with(|r| r.varlong(P)), Ok(c));
+        prop_assert_eq!(r.decode_with(|r| r.nullable_string(flexible, P)), Ok(s.as_deref()));
+        prop_assert_eq!(r.decode_with(|r| r.bytes(flexible, P)), Ok(d.as_slice()));
+        prop_assert_eq!(r.decode_with(|r| r.i16(P)), Ok(-2));
         prop_assert_eq!(r.finish(P), Ok(()));
         // Every proper prefix fails with Truncated somewhere inside the prefix, never panics.
         for cut in 0..out.len() {
@@ -831,12 +875,12 @@ proptest! {
 
 fn read_sequence(bytes: &[u8], flexible: bool) -> Result<(), DecodeError> {
     let mut r = Reader::new(bytes);
-    r.uvarint(P)?;
-    r.varint(P)?;
-    r.varlong(P)?;
-    r.nullable_string(flexible, P)?;
-    r.bytes(flexible, P)?;
-    r.i16(P)?;
+    r.decode_with(|r| r.uvarint(P))?;
+    r.decode_with(|r| r.varint(P))?;
+    r.decode_with(|r| r.varlong(P))?;
+    r.decode_with(|r| r.nullable_string(flexible, P))?;
+    r.decode_with(|r| r.bytes(flexible, P))?;
+    r.decode_with(|r| r.i16(P))?;
     Ok(())
 }
 

@@ -417,35 +417,35 @@ fn read_expr(x: &F<'_>, in_tag: bool) -> Result<String, String> {
     let plain = |nullable: bool| -> Result<String, String> {
         Ok(match &x.f.ty {
             Ty::Prim(pr) => match pr {
-                Prim::Bool => format!("{r}.bool_({p})?"),
-                Prim::Int8 => format!("{r}.i8_({p})?"),
-                Prim::Int16 => format!("{r}.i16_({p})?"),
-                Prim::Uint16 => format!("{r}.u16_({p})?"),
-                Prim::Int32 => format!("{r}.i32_({p})?"),
-                Prim::Uint32 => format!("{r}.u32_({p})?"),
-                Prim::Int64 => format!("{r}.i64_({p})?"),
-                Prim::Float64 => format!("{r}.f64_({p})?"),
-                Prim::Uuid => format!("{r}.uuid_({p})?"),
-                Prim::String if nullable => format!("{r}.nullable_string_({flex}, {p})?"),
-                Prim::String => format!("{r}.string_({flex}, {p})?"),
-                Prim::Bytes if nullable => format!("{r}.nullable_bytes_({flex}, {p})?"),
-                Prim::Bytes => format!("{r}.bytes_({flex}, {p})?"),
+                Prim::Bool => format!("{r}.bool({p})?"),
+                Prim::Int8 => format!("{r}.i8({p})?"),
+                Prim::Int16 => format!("{r}.i16({p})?"),
+                Prim::Uint16 => format!("{r}.u16({p})?"),
+                Prim::Int32 => format!("{r}.i32({p})?"),
+                Prim::Uint32 => format!("{r}.u32({p})?"),
+                Prim::Int64 => format!("{r}.i64({p})?"),
+                Prim::Float64 => format!("{r}.f64({p})?"),
+                Prim::Uuid => format!("{r}.uuid({p})?"),
+                Prim::String if nullable => format!("{r}.nullable_string({flex}, {p})?"),
+                Prim::String => format!("{r}.string({flex}, {p})?"),
+                Prim::Bytes if nullable => format!("{r}.nullable_bytes({flex}, {p})?"),
+                Prim::Bytes => format!("{r}.bytes({flex}, {p})?"),
                 Prim::Records if unaligned_records(x) && nullable => format!(
-                    "{r}.nullable_bytes_({flex}, {p})?.map(crate::records::UnalignedRecords::new)"
+                    "{r}.nullable_bytes({flex}, {p})?.map(crate::records::UnalignedRecords::new)"
                 ),
                 Prim::Records if unaligned_records(x) => {
-                    format!("crate::records::UnalignedRecords::new({r}.bytes_({flex}, {p})?)")
+                    format!("crate::records::UnalignedRecords::new({r}.bytes({flex}, {p})?)")
                 }
-                Prim::Records if nullable => format!("{r}.nullable_records_({flex}, {p})?"),
-                Prim::Records => format!("{r}.records_({flex}, {p})?"),
+                Prim::Records if nullable => format!("{r}.nullable_records({flex}, {p})?"),
+                Prim::Records => format!("{r}.records({flex}, {p})?"),
             },
             Ty::Struct(s) => {
                 let dec = format!("<{s}<'a> as c::Decode<'a>>::read({ra}, version)?");
                 if nullable {
                     let marker = if in_tag {
-                        format!("{r}.uvarint_({p})? != 0")
+                        format!("{r}.uvarint({p})? != 0")
                     } else {
-                        format!("{r}.struct_marker_({p})?")
+                        format!("{r}.struct_marker({p})?")
                     };
                     format!("if {marker} {{ Some({dec}) }} else {{ None }}")
                 } else {

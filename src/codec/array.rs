@@ -108,14 +108,14 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     ) -> Result<Self, Failed> {
         let offset = r.offset();
         let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) if total <= r.remaining() => r.take_(total, path)?,
+            Some(total) if total <= r.remaining() => r.take(total, path)?,
             // The elements are walked, which checks them without building them; only when the
             // walk refuses are they read one by one, for the precise error. Without the `perf`
             // feature they are always read, and the walking code is left out.
             _ if cfg!(feature = "perf") => {
                 let mut w = Walker::at(r);
                 match Self::walk_each(&mut w, count, version, flexible) {
-                    Some(()) => r.take_(r.remaining().saturating_sub(w.rest().len()), path)?,
+                    Some(()) => r.take(r.remaining().saturating_sub(w.rest().len()), path)?,
                     None => Self::read_each(r, count, version, flexible, path)?,
                 }
             }
@@ -325,7 +325,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Self, Failed> {
-        let n = r.array_len_(flexible, path)?;
+        let n = r.array_len(flexible, path)?;
         ArrayView::read(r, n, version, flexible, path).map(Self::Wire)
     }
 
@@ -341,7 +341,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<Self>, Failed> {
-        match r.nullable_array_len_(flexible, path)? {
+        match r.nullable_array_len(flexible, path)? {
             Some(n) => ArrayView::read(r, n, version, flexible, path).map(|v| Some(Self::Wire(v))),
             None => Ok(None),
         }

@@ -123,7 +123,7 @@ impl fmt::Display for VersionRange {
 /// Decoding of a message or struct at a version, borrowing from the input.
 ///
 /// Implementations provide [`Decode::read`], which leaves its error in the reader; callers use
-/// [`Decode::decode`], which returns it. A type of one's own, over the public reads:
+/// [`Decode::decode`], which returns it. A type of one's own reads as a generated one does:
 ///
 /// ```
 /// use kwire::codec::{Decode, Failed, Reader};
@@ -136,8 +136,8 @@ impl fmt::Display for VersionRange {
 ///     const PATH: &'static str = "Pair";
 ///
 ///     fn read(r: &mut Reader<'a>, _version: i16) -> Result<Self, Failed> {
-///         let a = r.i32("Pair.A").map_err(|e| r.fail_with(e))?;
-///         let b = r.i32("Pair.B").map_err(|e| r.fail_with(e))?;
+///         let a = r.i32("Pair.A")?;
+///         let b = r.i32("Pair.B")?;
 ///         Ok(Pair(a, b))
 ///     }
 /// }
@@ -357,15 +357,15 @@ macro_rules! primitive_element {
     };
 }
 
-primitive_element!(bool, bool_, bool, 1, |v| [u8::from(v)]);
-primitive_element!(i8, i8_, i8, 1, i8::to_be_bytes);
-primitive_element!(i16, i16_, i16, 2, i16::to_be_bytes);
-primitive_element!(u16, u16_, u16, 2, u16::to_be_bytes);
-primitive_element!(i32, i32_, i32, 4, i32::to_be_bytes);
-primitive_element!(u32, u32_, u32, 4, u32::to_be_bytes);
-primitive_element!(i64, i64_, i64, 8, i64::to_be_bytes);
-primitive_element!(f64, f64_, f64, 8, f64::to_be_bytes);
-primitive_element!(Uuid, uuid_, uuid, 16, |v| v.0);
+primitive_element!(bool, bool, bool, 1, |v| [u8::from(v)]);
+primitive_element!(i8, i8, i8, 1, i8::to_be_bytes);
+primitive_element!(i16, i16, i16, 2, i16::to_be_bytes);
+primitive_element!(u16, u16, u16, 2, u16::to_be_bytes);
+primitive_element!(i32, i32, i32, 4, i32::to_be_bytes);
+primitive_element!(u32, u32, u32, 4, u32::to_be_bytes);
+primitive_element!(i64, i64, i64, 8, i64::to_be_bytes);
+primitive_element!(f64, f64, f64, 8, f64::to_be_bytes);
+primitive_element!(Uuid, uuid, uuid, 16, |v| v.0);
 
 impl<'a> Element<'a> for &'a str {
     #[inline]
@@ -375,7 +375,7 @@ impl<'a> Element<'a> for &'a str {
         flexible: bool,
         path: &'static str,
     ) -> Result<Self, Failed> {
-        r.string_(flexible, path)
+        r.string(flexible, path)
     }
     #[inline]
     fn element_len(

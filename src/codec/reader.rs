@@ -7,8 +7,11 @@ use super::{MAX_STRING_LEN, Uuid};
 /// A cursor over borrowed input that knows its absolute offset.
 ///
 /// Every read either returns a value borrowed from (or copied out of) the input and advances, or
-/// returns a [`DecodeError`] naming the absolute offset of the item that could not be read and
-/// leaves the reader where it was for fixed-width reads. Nothing is allocated and nothing panics.
+/// returns [`Failed`] and leaves in the reader a [`DecodeError`] naming the absolute offset of
+/// the item that could not be read (the reader stays where it was for fixed-width reads).
+/// [`Reader::take_error`] takes that error; [`Reader::decode_with`] runs reads and returns it.
+/// These are the reads the generated decoders use, so a hand-written [`Decode`](super::Decode)
+/// reads as a generated one does. Nothing is allocated and nothing panics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reader<'a> {
     rest: &'a [u8],
@@ -16,9 +19,9 @@ pub struct Reader<'a> {
     /// advancing only moves `rest`.
     end: usize,
     /// Set on readers over bytes a decode has already validated (the elements of a decoded
-    /// array): nested arrays of structs are then skipped over rather than decoded again.
+    /// array): nested arrays of structs are then walked over rather than decoded again.
     validated: bool,
-    /// The error of the last failed read through a `_`-suffixed method, until taken.
+    /// The error of the last failed read, until taken.
     error: Option<DecodeError>,
 }
 
@@ -111,9 +114,55 @@ impl<'a> Reader<'a> {
         self.rest.is_empty()
     }
 
+    /// Takes the error of the read that returned [`Failed`] on this reader.
+    ///
+    /// Every [`Failed`] from this reader's methods leaves its error here. Should there be none,
+    /// the result is a `Malformed` error at the current offset.
+    pub fn take_error(&mut self) -> DecodeError {
+        match self.error.take() {
+            Some(e) => e,
+            None => DecodeError::new(self.offset(), DecodeErrorKind::Malformed, ""),
+        }
+    }
+
+    /// Runs `reads` on this reader and returns their value, or the [`DecodeError`] the failing
+    /// read left here: the step from the reads, which pass up [`Failed`], to a caller that wants
+    /// the error (`r.decode_with(|r| r.i32("Frame.size"))`).
+    ///
+    /// # Errors
+    ///
+    /// The error of the read that failed.
+    #[inline]
+    pub fn decode_with<T>(
+        &mut self,
+        reads: impl FnOnce(&mut Self) -> Result<T, Failed>,
+    ) -> Result<T, DecodeError> {
+        reads(self).map_err(|Failed| self.take_error())
+    }
+
+    /// Fails with [`DecodeErrorKind::TrailingBytes`] unless every byte has been read.
+    ///
+    /// # Errors
+    ///
+    /// `TrailingBytes` at the first unread byte.
+    #[inline]
+    pub fn finish(&self, path: &'static str) -> Result<(), DecodeError> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(DecodeError::new(
+                self.offset(),
+                DecodeErrorKind::TrailingBytes {
+                    count: self.rest.len(),
+                },
+                path,
+            ))
+        }
+    }
+
     /// Records `error` as this reader's failure and returns the marker to pass up: how a
-    /// [`Decode::read`](super::Decode::read) built on this reader's public reads reports their
-    /// errors (`r.i32(PATH).map_err(|e| r.fail_with(e))?`).
+    /// [`Decode::read`](super::Decode::read) reports a failure of its own, such as a value out of
+    /// range (`return Err(r.fail_with(DecodeError::new(..)))`).
     #[cold]
     #[inline(never)]
     pub fn fail_with(&mut self, error: DecodeError) -> Failed {
@@ -148,11 +197,13 @@ impl<'a> Reader<'a> {
         self.fail(DecodeErrorKind::Truncated { needed }, path)
     }
 
-    // The reads below return `Failed` and leave the error in the reader. Each is documented at
-    // its public form of the same name without the `_` (below), which returns the error itself.
-
+    /// Takes the next `n` bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the current offset when fewer than `n` bytes are left.
     #[inline]
-    pub(crate) fn take_(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], Failed> {
+    pub fn take(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], Failed> {
         let Some((head, tail)) = self.rest.split_at_checked(n) else {
             return Err(self.fail_truncated(n, path));
         };
@@ -160,10 +211,15 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    /// Takes the next `n` bytes as a reader of their own that keeps absolute offsets.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `n` bytes are left.
     #[inline]
-    pub(crate) fn sub_(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, Failed> {
+    pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, Failed> {
         let offset = self.offset();
-        let bytes = self.take_(n, path)?;
+        let bytes = self.take(n, path)?;
         Ok(Reader {
             rest: bytes,
             end: offset.wrapping_add(n),
@@ -172,11 +228,13 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Takes the next `N` bytes as an array reference.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `N` bytes are left.
     #[inline]
-    pub(crate) fn array_<const N: usize>(
-        &mut self,
-        path: &'static str,
-    ) -> Result<&'a [u8; N], Failed> {
+    pub fn array<const N: usize>(&mut self, path: &'static str) -> Result<&'a [u8; N], Failed> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
             return Err(self.fail_truncated(N, path));
         };
@@ -184,13 +242,23 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    /// Reads a `bool`: any non-zero byte is `true`, as Kafka's Java reader has it.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
     #[inline]
-    pub(crate) fn bool_(&mut self, path: &'static str) -> Result<bool, Failed> {
-        self.u8_(path).map(|b| b != 0)
+    pub fn bool(&mut self, path: &'static str) -> Result<bool, Failed> {
+        self.u8(path).map(|b| b != 0)
     }
 
+    /// Reads one byte.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
     #[inline]
-    pub(crate) fn u8_(&mut self, path: &'static str) -> Result<u8, Failed> {
+    pub fn u8(&mut self, path: &'static str) -> Result<u8, Failed> {
         let Some((&b, tail)) = self.rest.split_first() else {
             return Err(self.fail_truncated(1, path));
         };
@@ -198,48 +266,97 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
+    /// Reads an `int8`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` at the end of input.
     #[inline]
-    pub(crate) fn i8_(&mut self, path: &'static str) -> Result<i8, Failed> {
-        self.u8_(path).map(u8::cast_signed)
+    pub fn i8(&mut self, path: &'static str) -> Result<i8, Failed> {
+        self.u8(path).map(u8::cast_signed)
     }
 
+    /// Reads a big-endian `int16`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 2 bytes are left.
     #[inline]
-    pub(crate) fn i16_(&mut self, path: &'static str) -> Result<i16, Failed> {
-        self.array_::<2>(path).map(|b| i16::from_be_bytes(*b))
+    pub fn i16(&mut self, path: &'static str) -> Result<i16, Failed> {
+        self.array::<2>(path).map(|b| i16::from_be_bytes(*b))
     }
 
+    /// Reads a big-endian `uint16`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 2 bytes are left.
     #[inline]
-    pub(crate) fn u16_(&mut self, path: &'static str) -> Result<u16, Failed> {
-        self.array_::<2>(path).map(|b| u16::from_be_bytes(*b))
+    pub fn u16(&mut self, path: &'static str) -> Result<u16, Failed> {
+        self.array::<2>(path).map(|b| u16::from_be_bytes(*b))
     }
 
+    /// Reads a big-endian `int32`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 4 bytes are left.
     #[inline]
-    pub(crate) fn i32_(&mut self, path: &'static str) -> Result<i32, Failed> {
-        self.array_::<4>(path).map(|b| i32::from_be_bytes(*b))
+    pub fn i32(&mut self, path: &'static str) -> Result<i32, Failed> {
+        self.array::<4>(path).map(|b| i32::from_be_bytes(*b))
     }
 
+    /// Reads a big-endian `uint32`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 4 bytes are left.
     #[inline]
-    pub(crate) fn u32_(&mut self, path: &'static str) -> Result<u32, Failed> {
-        self.array_::<4>(path).map(|b| u32::from_be_bytes(*b))
+    pub fn u32(&mut self, path: &'static str) -> Result<u32, Failed> {
+        self.array::<4>(path).map(|b| u32::from_be_bytes(*b))
     }
 
+    /// Reads a big-endian `int64`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 8 bytes are left.
     #[inline]
-    pub(crate) fn i64_(&mut self, path: &'static str) -> Result<i64, Failed> {
-        self.array_::<8>(path).map(|b| i64::from_be_bytes(*b))
+    pub fn i64(&mut self, path: &'static str) -> Result<i64, Failed> {
+        self.array::<8>(path).map(|b| i64::from_be_bytes(*b))
     }
 
+    /// Reads a big-endian IEEE-754 `float64`.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 8 bytes are left.
     #[inline]
-    pub(crate) fn f64_(&mut self, path: &'static str) -> Result<f64, Failed> {
-        self.array_::<8>(path).map(|b| f64::from_be_bytes(*b))
+    pub fn f64(&mut self, path: &'static str) -> Result<f64, Failed> {
+        self.array::<8>(path).map(|b| f64::from_be_bytes(*b))
     }
 
+    /// Reads a 16-byte UUID.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than 16 bytes are left.
     #[inline]
-    pub(crate) fn uuid_(&mut self, path: &'static str) -> Result<Uuid, Failed> {
-        self.array_::<16>(path).map(|b| Uuid(*b))
+    pub fn uuid(&mut self, path: &'static str) -> Result<Uuid, Failed> {
+        self.array::<16>(path).map(|b| Uuid(*b))
     }
 
+    /// Reads an unsigned varint of at most 5 bytes (7 bits a byte, least significant first).
+    ///
+    /// Like Kafka's Java reader, it accepts non-minimal encodings (`80 00` is 0) and ignores the
+    /// bits of the 5th byte that do not fit in 32 bits.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
+    /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
     #[inline(always)]
-    pub(crate) fn uvarint_(&mut self, path: &'static str) -> Result<u32, Failed> {
+    pub fn uvarint(&mut self, path: &'static str) -> Result<u32, Failed> {
         if let Some((&b, tail)) = self.rest.split_first()
             && b & 0x80 == 0
         {
@@ -269,14 +386,26 @@ impl<'a> Reader<'a> {
         Err(self.fail(DecodeErrorKind::VarintTooLong, path))
     }
 
+    /// Reads a zig-zag signed varint (32-bit).
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::uvarint`].
     #[inline]
-    pub(crate) fn varint_(&mut self, path: &'static str) -> Result<i32, Failed> {
-        let u = self.uvarint_(path)?;
+    pub fn varint(&mut self, path: &'static str) -> Result<i32, Failed> {
+        let u = self.uvarint(path)?;
         Ok((u >> 1).cast_signed() ^ (u & 1).cast_signed().wrapping_neg())
     }
 
+    /// Reads a zig-zag signed varlong (64-bit, at most 10 bytes; bits past 64 are ignored, as in
+    /// Kafka's Java reader).
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when the input ends inside it; `VarintTooLong` when the 10th byte has its
+    /// continuation bit set.
     #[inline]
-    pub(crate) fn varlong_(&mut self, path: &'static str) -> Result<i64, Failed> {
+    pub fn varlong(&mut self, path: &'static str) -> Result<i64, Failed> {
         let mut value: u64 = 0;
         let mut rest = self.rest;
         for i in 0..10u32 {
@@ -304,7 +433,7 @@ impl<'a> Reader<'a> {
     ) -> Result<RawLen, Failed> {
         let n: i32 = if flexible {
             let start = self.offset();
-            let u = self.uvarint_(path)?;
+            let u = self.uvarint(path)?;
             // N+1 with 0 = null. Java computes N in int arithmetic: 0x80000000 becomes
             // i32::MAX (too long), larger values wrap to negative lengths.
             let n = u.wrapping_sub(1).cast_signed();
@@ -320,9 +449,9 @@ impl<'a> Reader<'a> {
             }
             n
         } else if short {
-            i32::from(self.i16_(path)?)
+            i32::from(self.i16(path)?)
         } else {
-            self.i32_(path)?
+            self.i32(path)?
         };
         Ok(match usize::try_from(n) {
             Ok(len) => RawLen::Len(len),
@@ -414,26 +543,33 @@ impl<'a> Reader<'a> {
             ));
         }
         let at = self.offset();
-        let bytes = self.take_(n, path)?;
+        let bytes = self.take(n, path)?;
         match core::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
             Err(_) => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),
         }
     }
 
+    /// Reads a string: `int16` length (classic) or compact length, then UTF-8 bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`; `UnexpectedNull` for a null; `NegativeLength`; `LengthTooLarge` over 32767
+    /// bytes; `InvalidUtf8` (offset of the string's first byte).
     #[inline]
-    pub(crate) fn string_(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<&'a str, Failed> {
+    pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, Failed> {
         let start = self.offset();
         let n = self.len(flexible, true, path)?;
         self.str_body(n, start, path)
     }
 
+    /// Reads a nullable string (any negative length is null).
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::string`], without the null errors.
     #[inline]
-    pub(crate) fn nullable_string_(
+    pub fn nullable_string(
         &mut self,
         flexible: bool,
         path: &'static str,
@@ -445,42 +581,58 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reads bytes: `int32` length (classic) or compact length, then the bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline]
-    pub(crate) fn bytes_(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<&'a [u8], Failed> {
+    pub fn bytes(&mut self, flexible: bool, path: &'static str) -> Result<&'a [u8], Failed> {
         let n = self.len(flexible, false, path)?;
-        self.take_(n, path)
+        self.take(n, path)
     }
 
+    /// Reads nullable bytes (any negative length is null).
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`.
     #[inline]
-    pub(crate) fn nullable_bytes_(
+    pub fn nullable_bytes(
         &mut self,
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<&'a [u8]>, Failed> {
         match self.nullable_len(flexible, false, path)? {
-            Some(n) => self.take_(n, path).map(Some),
+            Some(n) => self.take(n, path).map(Some),
             None => Ok(None),
         }
     }
 
+    /// Reads a `records` field that must not be null, keeping its absolute offset.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::bytes`].
     #[inline]
-    pub(crate) fn records_(
+    pub fn records(
         &mut self,
         flexible: bool,
         path: &'static str,
     ) -> Result<crate::records::Records<'a>, Failed> {
         let n = self.len(flexible, false, path)?;
         let at = self.offset();
-        self.take_(n, path)
+        self.take(n, path)
             .map(|b| crate::records::Records::with_offset(b, at))
     }
 
+    /// Reads a nullable `records` field, keeping its absolute offset.
+    ///
+    /// # Errors
+    ///
+    /// As [`Reader::nullable_bytes`].
     #[inline]
-    pub(crate) fn nullable_records_(
+    pub fn nullable_records(
         &mut self,
         flexible: bool,
         path: &'static str,
@@ -488,58 +640,83 @@ impl<'a> Reader<'a> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 let at = self.offset();
-                self.take_(n, path)
+                self.take(n, path)
                     .map(|b| Some(crate::records::Records::with_offset(b, at)))
             }
             None => Ok(None),
         }
     }
 
+    /// Skips `n` bytes.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated` when fewer than `n` bytes are left.
     #[inline(always)]
-    pub(crate) fn skip_(&mut self, n: usize, path: &'static str) -> Result<(), Failed> {
-        self.take_(n, path).map(|_| ())
+    pub fn skip(&mut self, n: usize, path: &'static str) -> Result<(), Failed> {
+        self.take(n, path).map(|_| ())
     }
 
+    /// Skips a string, bytes or records field (`short`: the classic `int16` string length),
+    /// null or not, without looking at its contents.
+    ///
+    /// # Errors
+    ///
+    /// Length and truncation errors.
     #[inline(always)]
-    pub(crate) fn skip_sized_(
+    pub fn skip_sized(
         &mut self,
         flexible: bool,
         short: bool,
         path: &'static str,
     ) -> Result<(), Failed> {
         match self.nullable_len(flexible, short, path)? {
-            Some(n) => self.skip_(n, path),
+            Some(n) => self.skip(n, path),
             None => Ok(()),
         }
     }
 
+    /// Skips a tagged-field section: its count, then each entry's tag, size and payload.
+    ///
+    /// # Errors
+    ///
+    /// Varint and truncation errors.
     #[inline(always)]
-    pub(crate) fn skip_tagged_section_(&mut self, path: &'static str) -> Result<(), Failed> {
+    pub fn skip_tagged_section(&mut self, path: &'static str) -> Result<(), Failed> {
         if self.empty_tagged_section() {
             return Ok(());
         }
-        let count = self.uvarint_(path)?;
+        let count = self.uvarint(path)?;
         for _ in 0..count {
-            self.uvarint_(path)?;
-            let size = self.uvarint_(path)?;
-            self.skip_(usize::try_from(size).unwrap_or(usize::MAX), path)?;
+            self.uvarint(path)?;
+            let size = self.uvarint(path)?;
+            self.skip(usize::try_from(size).unwrap_or(usize::MAX), path)?;
         }
         Ok(())
     }
 
+    /// Reads an array element count that must not be null.
+    ///
+    /// A count larger than the bytes left cannot be satisfied (every element takes at least one
+    /// byte); it is reported as `Truncated` with the shortfall, before any element is read.
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline(always)]
-    pub(crate) fn array_len_(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<usize, Failed> {
+    pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, Failed> {
         let n = self.len(flexible, false, path)?;
         self.check_count(n, path)?;
         Ok(n)
     }
 
+    /// Reads a nullable array element count (any negative count is null).
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`, as [`Reader::array_len`].
     #[inline(always)]
-    pub(crate) fn nullable_array_len_(
+    pub fn nullable_array_len(
         &mut self,
         flexible: bool,
         path: &'static str,
@@ -561,9 +738,15 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Reads the int8 presence marker of a positional nullable struct: negative is null,
+    /// anything else present (as Kafka's Java reader has it).
+    ///
+    /// # Errors
+    ///
+    /// `Truncated`.
     #[inline]
-    pub(crate) fn struct_marker_(&mut self, path: &'static str) -> Result<bool, Failed> {
-        self.i8_(path).map(|m| m >= 0)
+    pub fn struct_marker(&mut self, path: &'static str) -> Result<bool, Failed> {
+        self.i8(path).map(|m| m >= 0)
     }
 }
 
@@ -605,372 +788,6 @@ pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<
     Some(n)
 }
 
-/// The forms that return a [`DecodeError`]: each is the `_`-suffixed read of the same name, then
-/// [`Reader::take_error`] on failure.
-impl<'a> Reader<'a> {
-    /// Takes the error of the read that returned [`Failed`] on this reader.
-    ///
-    /// Every [`Failed`] from this reader's methods leaves its error here. Should there be none,
-    /// the result is a `Malformed` error at the current offset.
-    pub fn take_error(&mut self) -> DecodeError {
-        match self.error.take() {
-            Some(e) => e,
-            None => DecodeError::new(self.offset(), DecodeErrorKind::Malformed, ""),
-        }
-    }
-
-    /// Fails with [`DecodeErrorKind::TrailingBytes`] unless every byte has been read.
-    ///
-    /// # Errors
-    ///
-    /// `TrailingBytes` at the first unread byte.
-    #[inline]
-    pub fn finish(&self, path: &'static str) -> Result<(), DecodeError> {
-        if self.rest.is_empty() {
-            Ok(())
-        } else {
-            Err(DecodeError::new(
-                self.offset(),
-                DecodeErrorKind::TrailingBytes {
-                    count: self.rest.len(),
-                },
-                path,
-            ))
-        }
-    }
-
-    /// Takes the next `n` bytes.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the current offset when fewer than `n` bytes are left.
-    #[inline]
-    pub fn take(&mut self, n: usize, path: &'static str) -> Result<&'a [u8], DecodeError> {
-        self.take_(n, path).map_err(|Failed| self.take_error())
-    }
-
-    /// Takes the next `n` bytes as a reader of their own that keeps absolute offsets.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than `n` bytes are left.
-    #[inline]
-    pub fn sub(&mut self, n: usize, path: &'static str) -> Result<Reader<'a>, DecodeError> {
-        self.sub_(n, path).map_err(|Failed| self.take_error())
-    }
-
-    /// Takes the next `N` bytes as an array reference.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than `N` bytes are left.
-    #[inline]
-    pub fn array<const N: usize>(
-        &mut self,
-        path: &'static str,
-    ) -> Result<&'a [u8; N], DecodeError> {
-        self.array_::<N>(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a `bool`: any non-zero byte is `true`, as Kafka's Java reader has it.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
-    #[inline]
-    pub fn bool(&mut self, path: &'static str) -> Result<bool, DecodeError> {
-        self.bool_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads one byte.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
-    #[inline]
-    pub fn u8(&mut self, path: &'static str) -> Result<u8, DecodeError> {
-        self.u8_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads an `int8`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` at the end of input.
-    #[inline]
-    pub fn i8(&mut self, path: &'static str) -> Result<i8, DecodeError> {
-        self.i8_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian `int16`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 2 bytes are left.
-    #[inline]
-    pub fn i16(&mut self, path: &'static str) -> Result<i16, DecodeError> {
-        self.i16_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian `uint16`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 2 bytes are left.
-    #[inline]
-    pub fn u16(&mut self, path: &'static str) -> Result<u16, DecodeError> {
-        self.u16_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian `int32`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 4 bytes are left.
-    #[inline]
-    pub fn i32(&mut self, path: &'static str) -> Result<i32, DecodeError> {
-        self.i32_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian `uint32`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 4 bytes are left.
-    #[inline]
-    pub fn u32(&mut self, path: &'static str) -> Result<u32, DecodeError> {
-        self.u32_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian `int64`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 8 bytes are left.
-    #[inline]
-    pub fn i64(&mut self, path: &'static str) -> Result<i64, DecodeError> {
-        self.i64_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a big-endian IEEE-754 `float64`.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 8 bytes are left.
-    #[inline]
-    pub fn f64(&mut self, path: &'static str) -> Result<f64, DecodeError> {
-        self.f64_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a 16-byte UUID.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than 16 bytes are left.
-    #[inline]
-    pub fn uuid(&mut self, path: &'static str) -> Result<Uuid, DecodeError> {
-        self.uuid_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads an unsigned varint of at most 5 bytes (7 bits a byte, least significant first).
-    ///
-    /// Like Kafka's Java reader, it accepts non-minimal encodings (`80 00` is 0) and ignores the
-    /// bits of the 5th byte that do not fit in 32 bits.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` (offset of the varint, 1 more byte needed) when the input ends inside it;
-    /// `VarintTooLong` (offset of the varint) when the 5th byte has its continuation bit set.
-    #[inline]
-    pub fn uvarint(&mut self, path: &'static str) -> Result<u32, DecodeError> {
-        self.uvarint_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a zig-zag signed varint (32-bit).
-    ///
-    /// # Errors
-    ///
-    /// As [`Reader::uvarint`].
-    #[inline]
-    pub fn varint(&mut self, path: &'static str) -> Result<i32, DecodeError> {
-        self.varint_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a zig-zag signed varlong (64-bit, at most 10 bytes; bits past 64 are ignored, as in
-    /// Kafka's Java reader).
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when the input ends inside it; `VarintTooLong` when the 10th byte has its
-    /// continuation bit set.
-    #[inline]
-    pub fn varlong(&mut self, path: &'static str) -> Result<i64, DecodeError> {
-        self.varlong_(path).map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a string: `int16` length (classic) or compact length, then UTF-8 bytes.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`; `UnexpectedNull` for a null; `NegativeLength`; `LengthTooLarge` over 32767
-    /// bytes; `InvalidUtf8` (offset of the string's first byte).
-    #[inline]
-    pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, DecodeError> {
-        self.string_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a nullable string (any negative length is null).
-    ///
-    /// # Errors
-    ///
-    /// As [`Reader::string`], without the null errors.
-    #[inline]
-    pub fn nullable_string(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<Option<&'a str>, DecodeError> {
-        self.nullable_string_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads bytes: `int32` length (classic) or compact length, then the bytes.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
-    #[inline]
-    pub fn bytes(&mut self, flexible: bool, path: &'static str) -> Result<&'a [u8], DecodeError> {
-        self.bytes_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads nullable bytes (any negative length is null).
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`.
-    #[inline]
-    pub fn nullable_bytes(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<Option<&'a [u8]>, DecodeError> {
-        self.nullable_bytes_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a `records` field that must not be null, keeping its absolute offset.
-    ///
-    /// # Errors
-    ///
-    /// As [`Reader::bytes`].
-    #[inline]
-    pub fn records(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<crate::records::Records<'a>, DecodeError> {
-        self.records_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a nullable `records` field, keeping its absolute offset.
-    ///
-    /// # Errors
-    ///
-    /// As [`Reader::nullable_bytes`].
-    #[inline]
-    pub fn nullable_records(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<Option<crate::records::Records<'a>>, DecodeError> {
-        self.nullable_records_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Skips `n` bytes.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated` when fewer than `n` bytes are left.
-    #[inline]
-    pub fn skip(&mut self, n: usize, path: &'static str) -> Result<(), DecodeError> {
-        self.skip_(n, path).map_err(|Failed| self.take_error())
-    }
-
-    /// Skips a string, bytes or records field (`short`: the classic `int16` string length),
-    /// null or not, without looking at its contents.
-    ///
-    /// # Errors
-    ///
-    /// Length and truncation errors.
-    #[inline]
-    pub fn skip_sized(
-        &mut self,
-        flexible: bool,
-        short: bool,
-        path: &'static str,
-    ) -> Result<(), DecodeError> {
-        self.skip_sized_(flexible, short, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Skips a tagged-field section: its count, then each entry's tag, size and payload.
-    ///
-    /// # Errors
-    ///
-    /// Varint and truncation errors.
-    #[inline]
-    pub fn skip_tagged_section(&mut self, path: &'static str) -> Result<(), DecodeError> {
-        self.skip_tagged_section_(path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads an array element count that must not be null.
-    ///
-    /// A count larger than the bytes left cannot be satisfied (every element takes at least one
-    /// byte); it is reported as `Truncated` with the shortfall, before any element is read.
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
-    #[inline]
-    pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, DecodeError> {
-        self.array_len_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads a nullable array element count (any negative count is null).
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`, as [`Reader::array_len`].
-    #[inline]
-    pub fn nullable_array_len(
-        &mut self,
-        flexible: bool,
-        path: &'static str,
-    ) -> Result<Option<usize>, DecodeError> {
-        self.nullable_array_len_(flexible, path)
-            .map_err(|Failed| self.take_error())
-    }
-
-    /// Reads the int8 presence marker of a positional nullable struct: negative is null,
-    /// anything else present (as Kafka's Java reader has it).
-    ///
-    /// # Errors
-    ///
-    /// `Truncated`.
-    #[inline]
-    pub fn struct_marker(&mut self, path: &'static str) -> Result<bool, DecodeError> {
-        self.struct_marker_(path)
-            .map_err(|Failed| self.take_error())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -979,13 +796,13 @@ mod tests {
     fn fixed_width() {
         let bytes = [0x01, 0xff, 0x12, 0x34, 0x80, 0, 0, 1];
         let mut r = Reader::new(&bytes);
-        assert!(r.bool("x").unwrap());
-        assert_eq!(r.i8("x").unwrap(), -1);
-        assert_eq!(r.i16("x").unwrap(), 0x1234);
+        assert!(r.decode_with(|r| r.bool("x")).unwrap());
+        assert_eq!(r.decode_with(|r| r.i8("x")).unwrap(), -1);
+        assert_eq!(r.decode_with(|r| r.i16("x")).unwrap(), 0x1234);
         assert_eq!(r.offset(), 4);
-        assert_eq!(r.i32("x").unwrap(), i32::MIN + 1);
+        assert_eq!(r.decode_with(|r| r.i32("x")).unwrap(), i32::MIN + 1);
         assert_eq!(
-            r.i8("x.y"),
+            r.decode_with(|r| r.i8("x.y")),
             Err(DecodeError::new(
                 8,
                 DecodeErrorKind::Truncated { needed: 1 },
@@ -999,7 +816,7 @@ mod tests {
         let bytes = [0, 0, 0];
         let mut r = Reader::with_offset(&bytes, 10);
         assert_eq!(
-            r.i64("f"),
+            r.decode_with(|r| r.i64("f")),
             Err(DecodeError::new(
                 10,
                 DecodeErrorKind::Truncated { needed: 5 },
@@ -1012,18 +829,24 @@ mod tests {
     #[test]
     fn strings_and_nulls() {
         let mut r = Reader::new(&[0xff, 0xff, 0x00, 0x01, b'a', 0x00, 0x04, b'a', b'b', b'c']);
-        assert_eq!(r.nullable_string(false, "s").unwrap(), None);
-        assert_eq!(r.string(false, "s").unwrap(), "a");
-        assert_eq!(r.nullable_string(true, "s").unwrap(), None);
-        assert_eq!(r.string(true, "s").unwrap(), "abc");
+        assert_eq!(
+            r.decode_with(|r| r.nullable_string(false, "s")).unwrap(),
+            None
+        );
+        assert_eq!(r.decode_with(|r| r.string(false, "s")).unwrap(), "a");
+        assert_eq!(
+            r.decode_with(|r| r.nullable_string(true, "s")).unwrap(),
+            None
+        );
+        assert_eq!(r.decode_with(|r| r.string(true, "s")).unwrap(), "abc");
         let mut r = Reader::new(&[0x00]);
         assert_eq!(
-            r.string(true, "s"),
+            r.decode_with(|r| r.string(true, "s")),
             Err(DecodeError::new(0, DecodeErrorKind::UnexpectedNull, "s"))
         );
         let mut r = Reader::new(&[0xff, 0xfe]);
         assert_eq!(
-            r.string(false, "s"),
+            r.decode_with(|r| r.string(false, "s")),
             Err(DecodeError::new(
                 0,
                 DecodeErrorKind::NegativeLength(-2),
@@ -1032,7 +855,7 @@ mod tests {
         );
         let mut r = Reader::new(&[0x00, 0x02, 0xc3, 0x28]);
         assert_eq!(
-            r.string(false, "s"),
+            r.decode_with(|r| r.string(false, "s")),
             Err(DecodeError::new(2, DecodeErrorKind::InvalidUtf8, "s"))
         );
     }
@@ -1041,7 +864,7 @@ mod tests {
     fn huge_counts_fail_before_looping() {
         let mut r = Reader::new(&[0x7f, 0xff, 0xff, 0xff, 0x00]);
         assert_eq!(
-            r.array_len(false, "a"),
+            r.decode_with(|r| r.array_len(false, "a")),
             Err(DecodeError::new(
                 4,
                 DecodeErrorKind::Truncated {

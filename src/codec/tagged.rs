@@ -224,9 +224,9 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
             Self::Wire { r, left } => {
                 *left = left.checked_sub(1)?;
                 // Validated at decode time; an error here only ends the iteration.
-                let tag = r.uvarint_("").ok()?;
-                let size = r.uvarint_("").ok()?;
-                let data = r.take_(usize::try_from(size).ok()?, "").ok()?;
+                let tag = r.uvarint("").ok()?;
+                let size = r.uvarint("").ok()?;
+                let data = r.take(usize::try_from(size).ok()?, "").ok()?;
                 Some(RawTaggedField { tag, data })
             }
             Self::Slice(it) => it.next().copied(),
@@ -242,7 +242,7 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
 /// ```text
 /// let mut section = TaggedSection::begin(r, KNOWN_TAGS, PATH)?;
 /// while let Some((tag, payload)) = section.next(r)? {
-///     match tag { 0 => field = section.field(r, payload, tag, PATH, |p| p.i32_(PATH))?, ... }
+///     match tag { 0 => field = section.field(r, payload, tag, PATH, |p| p.i32(PATH))?, ... }
 /// }
 /// let unknown = section.finish(r);
 /// ```
@@ -274,7 +274,7 @@ impl<'a> TaggedSection<'a> {
         first_unknown: u32,
         path: &'static str,
     ) -> Result<Self, Failed> {
-        let left = r.uvarint_(path)?;
+        let left = r.uvarint(path)?;
         // Each entry takes at least two bytes (tag and size).
         let min = usize::try_from(left)
             .unwrap_or(usize::MAX)
@@ -324,7 +324,7 @@ impl<'a> TaggedSection<'a> {
             self.left = self.left.saturating_sub(1);
             let entry = r.rest();
             let at = r.offset();
-            let tag = r.uvarint_(self.path)?;
+            let tag = r.uvarint(self.path)?;
             if let Some(previous) = self.previous
                 && tag <= previous
             {
@@ -335,8 +335,8 @@ impl<'a> TaggedSection<'a> {
                 ));
             }
             self.previous = Some(tag);
-            let size = r.uvarint_(self.path)?;
-            let payload = r.sub_(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
+            let size = r.uvarint(self.path)?;
+            let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
             if tag < self.first_unknown {
                 self.declared = size;
                 self.entry_offset = at;
@@ -478,7 +478,7 @@ mod tests {
         let mut s = TaggedSection::begin(&mut r, 2, "T").unwrap();
         let (tag, p) = s.next(&mut r).unwrap().unwrap();
         assert_eq!(tag, 0);
-        assert_eq!(s.field(&mut r, p, tag, "T", |p| p.u8_("T")).unwrap(), 0xaa);
+        assert_eq!(s.field(&mut r, p, tag, "T", |p| p.u8("T")).unwrap(), 0xaa);
         assert!(s.next(&mut r).unwrap().is_none());
         let unknown = s.finish(&r);
         assert_eq!(unknown.len(), 2);
@@ -525,7 +525,7 @@ mod tests {
             s.field(&mut r, p, tag, "T.F", read)
                 .map_err(|Failed| r.take_error())
         };
-        assert_eq!(read_field(|p| p.i16_("T.F").map(|v| v as u32)), Ok(5));
+        assert_eq!(read_field(|p| p.i16("T.F").map(|v| v as u32)), Ok(5));
         let mismatch = |offset, consumed| {
             Err(DecodeError::new(
                 offset,
@@ -538,12 +538,12 @@ mod tests {
             ))
         };
         // Wants 4 bytes of a 2-byte payload: at the read's start.
-        assert_eq!(read_field(|p| p.u32_("T.F")), mismatch(3, 4));
+        assert_eq!(read_field(|p| p.u32("T.F")), mismatch(3, 4));
         // Leaves one of the two bytes: at the first byte left.
-        assert_eq!(read_field(|p| p.u8_("T.F").map(u32::from)), mismatch(4, 1));
+        assert_eq!(read_field(|p| p.u8("T.F").map(u32::from)), mismatch(4, 1));
         // A compact string whose length byte 0 is null: the string's own error stands.
         assert_eq!(
-            read_field(|p| p.string_(true, "T.F.S").map(|s| s.len() as u32)),
+            read_field(|p| p.string(true, "T.F.S").map(|s| s.len() as u32)),
             Err(DecodeError::new(
                 3,
                 DecodeErrorKind::UnexpectedNull,

@@ -135,7 +135,7 @@ impl<'a> Walker<'a> {
     #[inline(never)]
     fn tagged_entries(&mut self) -> Option<()> {
         let mut r = self.reader();
-        r.skip_tagged_section_("").ok()?;
+        r.skip_tagged_section("").ok()?;
         self.rest = r.rest();
         Some(())
     }

@@ -99,7 +99,7 @@ fn len_note(mut r: Reader<'_>, compact: bool, short: bool) -> LenNote {
 /// Reads the size prefix and checks it against the input; returns the frame length.
 fn frame_size(frame: &[u8]) -> Result<(i32, Option<usize>), DecodeError> {
     let mut r = Reader::new(frame);
-    let size = r.i32("Frame.size")?;
+    let size = r.decode_with(|r| r.i32("Frame.size"))?;
     let Ok(n) = usize::try_from(size) else {
         return Err(DecodeError::new(
             0,
@@ -195,9 +195,12 @@ fn frame_rest(frame: &[u8], size: i32, total: Option<usize>) -> (&[u8], Option<D
 /// header names an API key or version without a schema; `Fmt` when the visitor fails.
 pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
     let mut peek = Reader::with_offset(frame.get(4..).unwrap_or_default(), 4);
-    let peeked = peek
-        .i16("RequestHeader.RequestApiKey")
-        .and_then(|key| Ok((key, peek.i16("RequestHeader.RequestApiVersion")?)));
+    let peeked = peek.decode_with(|r| {
+        Ok((
+            r.i16("RequestHeader.RequestApiKey")?,
+            r.i16("RequestHeader.RequestApiVersion")?,
+        ))
+    });
     let (key, version) = match peeked {
         Ok(found) => found,
         // The frame decoder's error: the size prefix, else the field the frame ends in.
@@ -316,7 +319,7 @@ fn finish(r: &Reader<'_>, trailing: Option<DecodeError>) -> R {
 fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
     let c = Category::Header;
     let at = r.offset();
-    let key = r.i16("RequestHeader.RequestApiKey")?;
+    let key = r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?;
     leaf(
         v,
         r,
@@ -330,7 +333,7 @@ fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
         c,
     )?;
     let at = r.offset();
-    let version = r.i16("RequestHeader.RequestApiVersion")?;
+    let version = r.decode_with(|r| r.i16("RequestHeader.RequestApiVersion"))?;
     leaf(
         v,
         r,
@@ -344,7 +347,7 @@ fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
         c,
     )?;
     let at = r.offset();
-    let id = r.i32("RequestHeader.CorrelationId")?;
+    let id = r.decode_with(|r| r.i32("RequestHeader.CorrelationId"))?;
     leaf(
         v,
         r,
@@ -360,7 +363,7 @@ fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
     if hv >= 1 {
         let at = r.offset();
         let start = r.clone();
-        let client = r.nullable_string(false, "RequestHeader.ClientId")?;
+        let client = r.decode_with(|r| r.nullable_string(false, "RequestHeader.ClientId"))?;
         let note = len_note(start, false, true);
         leaf(
             v,
@@ -394,7 +397,7 @@ fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut dyn Visit) -> R 
 fn response_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
     let c = Category::Header;
     let at = r.offset();
-    let id = r.i32("ResponseHeader.CorrelationId")?;
+    let id = r.decode_with(|r| r.i32("ResponseHeader.CorrelationId"))?;
     leaf(
         v,
         r,
@@ -579,11 +582,10 @@ fn field(
 
 /// Reads a nullable struct's presence marker.
 fn marker(r: &mut Reader<'_>, tagged: bool, path: &'static str) -> Result<bool, DecodeError> {
-    if tagged {
-        Ok(r.uvarint(path)? != 0)
-    } else {
-        r.struct_marker(path)
-    }
+    r.decode_with(|r| match tagged {
+        true => r.uvarint(path).map(|m| m != 0),
+        false => r.struct_marker(path),
+    })
 }
 
 #[allow(
@@ -635,11 +637,10 @@ fn count(
     nullable: bool,
     path: &'static str,
 ) -> Result<Option<usize>, DecodeError> {
-    if nullable {
-        r.nullable_array_len(compact, path)
-    } else {
-        r.array_len(compact, path).map(Some)
-    }
+    r.decode_with(|r| match nullable {
+        true => r.nullable_array_len(compact, path),
+        false => r.array_len(compact, path).map(Some),
+    })
 }
 
 #[allow(
@@ -744,29 +745,29 @@ fn primitive(
     let at = r.offset();
     let start = r.clone();
     let value = match p {
-        Primitive::Bool => Value::Bool(r.bool(path)?),
-        Primitive::Int8 => Value::Int(i64::from(r.i8(path)?)),
-        Primitive::Int16 => Value::Int(i64::from(r.i16(path)?)),
-        Primitive::Uint16 => Value::Uint(u64::from(r.u16(path)?)),
-        Primitive::Int32 => Value::Int(i64::from(r.i32(path)?)),
-        Primitive::Uint32 => Value::Uint(u64::from(r.u32(path)?)),
-        Primitive::Int64 => Value::Int(r.i64(path)?),
-        Primitive::Float64 => Value::Float(r.f64(path)?),
-        Primitive::Uuid => Value::Uuid(r.uuid(path)?),
+        Primitive::Bool => Value::Bool(r.decode_with(|r| r.bool(path))?),
+        Primitive::Int8 => Value::Int(i64::from(r.decode_with(|r| r.i8(path))?)),
+        Primitive::Int16 => Value::Int(i64::from(r.decode_with(|r| r.i16(path))?)),
+        Primitive::Uint16 => Value::Uint(u64::from(r.decode_with(|r| r.u16(path))?)),
+        Primitive::Int32 => Value::Int(i64::from(r.decode_with(|r| r.i32(path))?)),
+        Primitive::Uint32 => Value::Uint(u64::from(r.decode_with(|r| r.u32(path))?)),
+        Primitive::Int64 => Value::Int(r.decode_with(|r| r.i64(path))?),
+        Primitive::Float64 => Value::Float(r.decode_with(|r| r.f64(path))?),
+        Primitive::Uuid => Value::Uuid(r.decode_with(|r| r.uuid(path))?),
         Primitive::String => {
             let s = if nullable {
-                r.nullable_string(compact, path)?
+                r.decode_with(|r| r.nullable_string(compact, path))?
             } else {
-                Some(r.string(compact, path)?)
+                Some(r.decode_with(|r| r.string(compact, path))?)
             };
             let note = len_note(start, compact, true);
             s.map_or(Value::Null(note), |s| Value::Str(s, note))
         }
         Primitive::Bytes | Primitive::Records => {
             let b = if nullable {
-                r.nullable_bytes(compact, path)?
+                r.decode_with(|r| r.nullable_bytes(compact, path))?
             } else {
-                Some(r.bytes(compact, path)?)
+                Some(r.decode_with(|r| r.bytes(compact, path))?)
             };
             let note = len_note(start, compact, false);
             b.map_or(Value::Null(note), |b| Value::Bytes(b, note))
@@ -802,7 +803,7 @@ fn tagged_section(
     let path = s.map_or("tagged fields", |s| s.path);
     let at = r.offset();
     let mut probe = r.clone();
-    let n = probe.uvarint(path)?;
+    let n = probe.decode_with(|r| r.uvarint(path))?;
     let about = About::Text(if ctx.body == Category::Header {
         "number of tagged fields in the header"
     } else {
@@ -821,7 +822,7 @@ fn tagged_section(
     };
     if n == 0 {
         // One byte when minimal; the decoders accept a longer varint too.
-        r.uvarint(path)?;
+        r.decode_with(|r| r.uvarint(path))?;
         v.node(&node(Some(r.offset().saturating_sub(at))))?;
         return Ok(());
     }
@@ -841,7 +842,7 @@ fn tagged_entries(
     let path = s.map_or("tagged fields", |s| s.path);
     let cat = Category::Tagged;
     let at = r.offset();
-    let n = r.uvarint(path)?;
+    let n = r.decode_with(|r| r.uvarint(path))?;
     leaf(
         v,
         r,
@@ -871,7 +872,7 @@ fn tagged_entries(
         let last = i.saturating_add(1) == n;
         let at = r.offset();
         let mut probe = r.clone();
-        let tag = probe.uvarint(path)?;
+        let tag = probe.decode_with(|r| r.uvarint(path))?;
         if let Some(previous) = previous
             && tag <= previous
         {
@@ -882,7 +883,7 @@ fn tagged_entries(
             )));
         }
         previous = Some(tag);
-        let declared = probe.uvarint(path)?;
+        let declared = probe.decode_with(|r| r.uvarint(path))?;
         let known = s.and_then(|s| s.fields.iter().find(|f| f.tag == Some(tag)));
         let name = known.map_or(Name::UnknownTag(tag), |f| Name::Plain(f.name));
         let size = measure(r, |r, v| tagged_entry(s, known, tag, ctx, r, v, child));
@@ -914,7 +915,7 @@ fn tagged_entry(
     let path = s.map_or("tagged fields", |s| s.path);
     let cat = Category::Tagged;
     let entry = r.offset();
-    r.uvarint(path)?;
+    r.decode_with(|r| r.uvarint(path))?;
     leaf(
         v,
         r,
@@ -928,7 +929,7 @@ fn tagged_entry(
         cat,
     )?;
     let at = r.offset();
-    let declared = r.uvarint(path)?;
+    let declared = r.decode_with(|r| r.uvarint(path))?;
     leaf(
         v,
         r,
@@ -942,7 +943,8 @@ fn tagged_entry(
         cat,
     )?;
     let at = r.offset();
-    let mut payload = r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path)?;
+    let mut payload =
+        r.decode_with(|r| r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path))?;
     let Some(f) = known else {
         let bytes = payload.rest();
         return leaf(
@@ -1038,9 +1040,9 @@ fn records_field(
     let at = r.offset();
     let start = r.clone();
     let records = if nullable {
-        r.nullable_records(compact, path)?
+        r.decode_with(|r| r.nullable_records(compact, path))?
     } else {
-        Some(r.records(compact, path)?)
+        Some(r.decode_with(|r| r.records(compact, path))?)
     };
     let note = len_note(start.clone(), compact, false);
     let Some(records) = records else {
@@ -1076,9 +1078,15 @@ fn records_field(
     let child = depth.saturating_add(1);
     let mut len_reader = start;
     let (ty, value) = if compact {
-        ("uvarint", Value::CompactLen(len_reader.uvarint(path)?))
+        (
+            "uvarint",
+            Value::CompactLen(len_reader.decode_with(|r| r.uvarint(path))?),
+        )
     } else {
-        ("int32", Value::Int(i64::from(len_reader.i32(path)?)))
+        (
+            "int32",
+            Value::Int(i64::from(len_reader.decode_with(|r| r.i32(path))?)),
+        )
     };
     let empty = records.is_empty();
     leaf(
@@ -1350,10 +1358,10 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
         )
     };
     let s = r.offset();
-    r.i64("")?;
+    r.decode_with(|r| r.i64(""))?;
     emit(&r, s, "offset", "int64", Value::Int(m.offset()), false)?;
     let s = r.offset();
-    r.i32("")?;
+    r.decode_with(|r| r.i32(""))?;
     emit(
         &r,
         s,
@@ -1363,7 +1371,7 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
         false,
     )?;
     let s = r.offset();
-    r.u32("")?;
+    r.decode_with(|r| r.u32(""))?;
     emit(
         &r,
         s,
@@ -1376,7 +1384,7 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
         false,
     )?;
     let s = r.offset();
-    r.i8("")?;
+    r.decode_with(|r| r.i8(""))?;
     emit(
         &r,
         s,
@@ -1386,7 +1394,7 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
         false,
     )?;
     let s = r.offset();
-    r.i8("")?;
+    r.decode_with(|r| r.i8(""))?;
     emit(
         &r,
         s,
@@ -1397,13 +1405,13 @@ fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
     )?;
     if let Some(ts) = m.timestamp() {
         let s = r.offset();
-        r.i64("")?;
+        r.decode_with(|r| r.i64(""))?;
         emit(&r, s, "timestamp", "int64", Value::Int(ts), false)?;
     }
     for (name, value, last) in [("key", m.key(), false), ("value", m.value(), true)] {
         let s = r.offset();
-        let len = r.i32("")?;
-        r.take(value.map_or(0, <[u8]>::len), "")?;
+        let len = r.decode_with(|r| r.i32(""))?;
+        r.decode_with(|r| r.take(value.map_or(0, <[u8]>::len), ""))?;
         let note = LenNote::Int32(len);
         emit(
             &r,

@@ -111,10 +111,10 @@ impl<'a> c::Decode<'a> for AbortedTxn<'a> {
             ));
         }
         let this = Self {
-            producer_id: r.i64_("AbortedTxn.ProducerId")?,
-            first_offset: r.i64_("AbortedTxn.FirstOffset")?,
-            last_offset: r.i64_("AbortedTxn.LastOffset")?,
-            last_stable_offset: r.i64_("AbortedTxn.LastStableOffset")?,
+            producer_id: r.i64("AbortedTxn.ProducerId")?,
+            first_offset: r.i64("AbortedTxn.FirstOffset")?,
+            last_offset: r.i64("AbortedTxn.LastOffset")?,
+            last_stable_offset: r.i64("AbortedTxn.LastStableOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

@@ -114,10 +114,10 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnRequest<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string_(flexible, "AddOffsetsToTxnRequest.TransactionalId")?,
-            producer_id: r.i64_("AddOffsetsToTxnRequest.ProducerId")?,
-            producer_epoch: r.i16_("AddOffsetsToTxnRequest.ProducerEpoch")?,
-            group_id: r.string_(flexible, "AddOffsetsToTxnRequest.GroupId")?,
+            transactional_id: r.string(flexible, "AddOffsetsToTxnRequest.TransactionalId")?,
+            producer_id: r.i64("AddOffsetsToTxnRequest.ProducerId")?,
+            producer_epoch: r.i16("AddOffsetsToTxnRequest.ProducerEpoch")?,
+            group_id: r.string(flexible, "AddOffsetsToTxnRequest.GroupId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -88,8 +88,8 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32_("AddOffsetsToTxnResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AddOffsetsToTxnResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("AddOffsetsToTxnResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AddOffsetsToTxnResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

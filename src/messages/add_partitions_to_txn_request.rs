@@ -144,7 +144,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
                 c::Array::Slice(&[])
             },
             v3_and_below_transactional_id: if version <= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "AddPartitionsToTxnRequest.V3AndBelowTransactionalId",
                 )?
@@ -152,12 +152,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
                 ""
             },
             v3_and_below_producer_id: if version <= 3 {
-                r.i64_("AddPartitionsToTxnRequest.V3AndBelowProducerId")?
+                r.i64("AddPartitionsToTxnRequest.V3AndBelowProducerId")?
             } else {
                 0
             },
             v3_and_below_producer_epoch: if version <= 3 {
-                r.i16_("AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?
+                r.i16("AddPartitionsToTxnRequest.V3AndBelowProducerEpoch")?
             } else {
                 0
             },
@@ -428,13 +428,13 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            transactional_id: r.string_(
+            transactional_id: r.string(
                 true,
                 "AddPartitionsToTxnRequest.Transactions.TransactionalId",
             )?,
-            producer_id: r.i64_("AddPartitionsToTxnRequest.Transactions.ProducerId")?,
-            producer_epoch: r.i16_("AddPartitionsToTxnRequest.Transactions.ProducerEpoch")?,
-            verify_only: r.bool_("AddPartitionsToTxnRequest.Transactions.VerifyOnly")?,
+            producer_id: r.i64("AddPartitionsToTxnRequest.Transactions.ProducerId")?,
+            producer_epoch: r.i16("AddPartitionsToTxnRequest.Transactions.ProducerEpoch")?,
+            verify_only: r.bool("AddPartitionsToTxnRequest.Transactions.VerifyOnly")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -575,7 +575,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 flexible,
                 "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic.Name",
             )?,

@@ -120,9 +120,9 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32_("AddPartitionsToTxnResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AddPartitionsToTxnResponse.ThrottleTimeMs")?,
             error_code: if version >= 4 {
-                r.i16_("AddPartitionsToTxnResponse.ErrorCode")?
+                r.i16("AddPartitionsToTxnResponse.ErrorCode")?
             } else {
                 0
             },
@@ -334,7 +334,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            transactional_id: r.string_(
+            transactional_id: r.string(
                 true,
                 "AddPartitionsToTxnResponse.ResultsByTransaction.TransactionalId",
             )?,
@@ -469,7 +469,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 flexible,
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.Name",
             )?,
@@ -615,10 +615,10 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32_(
+            partition_index: r.i32(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.PartitionIndex",
             )?,
-            partition_error_code: r.i16_(
+            partition_error_code: r.i16(
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.PartitionErrorCode",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,

@@ -139,13 +139,13 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string_(true, "AddRaftVoterRequest.ClusterId")?,
-            timeout_ms: r.i32_("AddRaftVoterRequest.TimeoutMs")?,
-            voter_id: r.i32_("AddRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid_("AddRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string(true, "AddRaftVoterRequest.ClusterId")?,
+            timeout_ms: r.i32("AddRaftVoterRequest.TimeoutMs")?,
+            voter_id: r.i32("AddRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid("AddRaftVoterRequest.VoterDirectoryId")?,
             listeners: c::Array::read(r, version, true, "AddRaftVoterRequest.Listeners")?,
             ack_when_committed: if version >= 1 {
-                r.bool_("AddRaftVoterRequest.AckWhenCommitted")?
+                r.bool("AddRaftVoterRequest.AckWhenCommitted")?
             } else {
                 true
             },
@@ -316,9 +316,9 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "AddRaftVoterRequest.Listeners.Name")?,
-            host: r.string_(true, "AddRaftVoterRequest.Listeners.Host")?,
-            port: r.u16_("AddRaftVoterRequest.Listeners.Port")?,
+            name: r.string(true, "AddRaftVoterRequest.Listeners.Name")?,
+            host: r.string(true, "AddRaftVoterRequest.Listeners.Host")?,
+            port: r.u16("AddRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

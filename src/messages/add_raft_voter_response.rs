@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for AddRaftVoterResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AddRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AddRaftVoterResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "AddRaftVoterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("AddRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AddRaftVoterResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "AddRaftVoterResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -87,8 +87,8 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("AllocateProducerIdsRequest.BrokerId")?,
-            broker_epoch: r.i64_("AllocateProducerIdsRequest.BrokerEpoch")?,
+            broker_id: r.i32("AllocateProducerIdsRequest.BrokerId")?,
+            broker_epoch: r.i64("AllocateProducerIdsRequest.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -113,10 +113,10 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AllocateProducerIdsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AllocateProducerIdsResponse.ErrorCode")?,
-            producer_id_start: r.i64_("AllocateProducerIdsResponse.ProducerIdStart")?,
-            producer_id_len: r.i32_("AllocateProducerIdsResponse.ProducerIdLen")?,
+            throttle_time_ms: r.i32("AllocateProducerIdsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AllocateProducerIdsResponse.ErrorCode")?,
+            producer_id_start: r.i64("AllocateProducerIdsResponse.ProducerIdStart")?,
+            producer_id_len: r.i32("AllocateProducerIdsResponse.ProducerIdLen")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
         let flexible = version >= 1;
         let mut this = Self {
             entries: c::Array::read(r, version, flexible, "AlterClientQuotasRequest.Entries")?,
-            validate_only: r.bool_("AlterClientQuotasRequest.ValidateOnly")?,
+            validate_only: r.bool("AlterClientQuotasRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -369,11 +369,11 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string_(
+            entity_type: r.string(
                 flexible,
                 "AlterClientQuotasRequest.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string_(
+            entity_name: r.nullable_string(
                 flexible,
                 "AlterClientQuotasRequest.Entries.Entity.EntityName",
             )?,
@@ -526,9 +526,9 @@ impl<'a> c::Decode<'a> for OpData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            key: r.string_(flexible, "AlterClientQuotasRequest.Entries.Ops.Key")?,
-            value: r.f64_("AlterClientQuotasRequest.Entries.Ops.Value")?,
-            remove: r.bool_("AlterClientQuotasRequest.Entries.Ops.Remove")?,
+            key: r.string(flexible, "AlterClientQuotasRequest.Entries.Ops.Key")?,
+            value: r.f64("AlterClientQuotasRequest.Entries.Ops.Value")?,
+            remove: r.bool("AlterClientQuotasRequest.Entries.Ops.Remove")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -88,7 +88,7 @@ impl<'a> c::Decode<'a> for AlterClientQuotasResponse<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterClientQuotasResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AlterClientQuotasResponse.ThrottleTimeMs")?,
             entries: c::Array::read(r, version, flexible, "AlterClientQuotasResponse.Entries")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -239,9 +239,9 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16_("AlterClientQuotasResponse.Entries.ErrorCode")?,
+            error_code: r.i16("AlterClientQuotasResponse.Entries.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "AlterClientQuotasResponse.Entries.ErrorMessage")?,
+                .nullable_string(flexible, "AlterClientQuotasResponse.Entries.ErrorMessage")?,
             entity: c::Array::read(
                 r,
                 version,
@@ -388,11 +388,11 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string_(
+            entity_type: r.string(
                 flexible,
                 "AlterClientQuotasResponse.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string_(
+            entity_name: r.nullable_string(
                 flexible,
                 "AlterClientQuotasResponse.Entries.Entity.EntityName",
             )?,

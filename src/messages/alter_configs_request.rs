@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "AlterConfigsRequest.Resources")?,
-            validate_only: r.bool_("AlterConfigsRequest.ValidateOnly")?,
+            validate_only: r.bool("AlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -242,8 +242,8 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8_("AlterConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string_(flexible, "AlterConfigsRequest.Resources.ResourceName")?,
+            resource_type: r.i8("AlterConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string(flexible, "AlterConfigsRequest.Resources.ResourceName")?,
             configs: c::Array::read(
                 r,
                 version,
@@ -388,8 +388,8 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "AlterConfigsRequest.Resources.Configs.Name")?,
-            value: r.nullable_string_(flexible, "AlterConfigsRequest.Resources.Configs.Value")?,
+            name: r.string(flexible, "AlterConfigsRequest.Resources.Configs.Name")?,
+            value: r.nullable_string(flexible, "AlterConfigsRequest.Resources.Configs.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AlterConfigsResponse.ThrottleTimeMs")?,
             responses: c::Array::read(r, version, flexible, "AlterConfigsResponse.Responses")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -255,11 +255,11 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("AlterConfigsResponse.Responses.ErrorCode")?,
+            error_code: r.i16("AlterConfigsResponse.Responses.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "AlterConfigsResponse.Responses.ErrorMessage")?,
-            resource_type: r.i8_("AlterConfigsResponse.Responses.ResourceType")?,
-            resource_name: r.string_(flexible, "AlterConfigsResponse.Responses.ResourceName")?,
+                .nullable_string(flexible, "AlterConfigsResponse.Responses.ErrorMessage")?,
+            resource_type: r.i8("AlterConfigsResponse.Responses.ResourceType")?,
+            resource_name: r.string(flexible, "AlterConfigsResponse.Responses.ResourceName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

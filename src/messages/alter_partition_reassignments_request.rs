@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32_("AlterPartitionReassignmentsRequest.TimeoutMs")?,
+            timeout_ms: r.i32("AlterPartitionReassignmentsRequest.TimeoutMs")?,
             allow_replication_factor_change: if version >= 1 {
-                r.bool_("AlterPartitionReassignmentsRequest.AllowReplicationFactorChange")?
+                r.bool("AlterPartitionReassignmentsRequest.AllowReplicationFactorChange")?
             } else {
                 true
             },
@@ -254,7 +254,7 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
+            name: r.string(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -383,7 +383,7 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32_("AlterPartitionReassignmentsRequest.Topics.Partitions.PartitionIndex")?,
+                .i32("AlterPartitionReassignmentsRequest.Topics.Partitions.PartitionIndex")?,
             replicas: c::Array::read_nullable(
                 r,
                 version,

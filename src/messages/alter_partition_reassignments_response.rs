@@ -129,15 +129,15 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
             allow_replication_factor_change: if version >= 1 {
-                r.bool_("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange")?
+                r.bool("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange")?
             } else {
                 true
             },
-            error_code: r.i16_("AlterPartitionReassignmentsResponse.ErrorCode")?,
+            error_code: r.i16("AlterPartitionReassignmentsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "AlterPartitionReassignmentsResponse.ErrorMessage")?,
+                .nullable_string(true, "AlterPartitionReassignmentsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -299,7 +299,7 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
+            name: r.string(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -442,10 +442,10 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("AlterPartitionReassignmentsResponse.Responses.Partitions.PartitionIndex")?,
+                .i32("AlterPartitionReassignmentsResponse.Responses.Partitions.PartitionIndex")?,
             error_code: r
-                .i16_("AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i16("AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "AlterPartitionReassignmentsResponse.Responses.Partitions.ErrorMessage",
             )?,

@@ -101,8 +101,8 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("AlterPartitionRequest.BrokerId")?,
-            broker_epoch: r.i64_("AlterPartitionRequest.BrokerEpoch")?,
+            broker_id: r.i32("AlterPartitionRequest.BrokerId")?,
+            broker_epoch: r.i64("AlterPartitionRequest.BrokerEpoch")?,
             topics: c::Array::read(r, version, true, "AlterPartitionRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -253,12 +253,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string_(true, "AlterPartitionRequest.Topics.TopicName")?
+                r.string(true, "AlterPartitionRequest.Topics.TopicName")?
             } else {
                 ""
             },
             topic_id: if version >= 2 {
-                r.uuid_("AlterPartitionRequest.Topics.TopicId")?
+                r.uuid("AlterPartitionRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -468,8 +468,8 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("AlterPartitionRequest.Topics.Partitions.PartitionIndex")?,
-            leader_epoch: r.i32_("AlterPartitionRequest.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32("AlterPartitionRequest.Topics.Partitions.PartitionIndex")?,
+            leader_epoch: r.i32("AlterPartitionRequest.Topics.Partitions.LeaderEpoch")?,
             new_isr: if version <= 2 {
                 c::Array::read(
                     r,
@@ -491,11 +491,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 c::Array::Slice(&[])
             },
             leader_recovery_state: if version >= 1 {
-                r.i8_("AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState")?
+                r.i8("AlterPartitionRequest.Topics.Partitions.LeaderRecoveryState")?
             } else {
                 0
             },
-            partition_epoch: r.i32_("AlterPartitionRequest.Topics.Partitions.PartitionEpoch")?,
+            partition_epoch: r.i32("AlterPartitionRequest.Topics.Partitions.PartitionEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -672,9 +672,9 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
         let _ = version;
         let mut this = Self {
             broker_id: r
-                .i32_("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerId")?,
+                .i32("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerId")?,
             broker_epoch: r
-                .i64_("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerEpoch")?,
+                .i64("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

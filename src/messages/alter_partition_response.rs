@@ -101,8 +101,8 @@ impl<'a> c::Decode<'a> for AlterPartitionResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterPartitionResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AlterPartitionResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("AlterPartitionResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AlterPartitionResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "AlterPartitionResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -253,12 +253,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string_(true, "AlterPartitionResponse.Topics.TopicName")?
+                r.string(true, "AlterPartitionResponse.Topics.TopicName")?
             } else {
                 ""
             },
             topic_id: if version >= 2 {
-                r.uuid_("AlterPartitionResponse.Topics.TopicId")?
+                r.uuid("AlterPartitionResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -483,10 +483,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("AlterPartitionResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("AlterPartitionResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32_("AlterPartitionResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("AlterPartitionResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32("AlterPartitionResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("AlterPartitionResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32("AlterPartitionResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("AlterPartitionResponse.Topics.Partitions.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
@@ -494,11 +494,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "AlterPartitionResponse.Topics.Partitions.Isr",
             )?,
             leader_recovery_state: if version >= 1 {
-                r.i8_("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState")?
+                r.i8("AlterPartitionResponse.Topics.Partitions.LeaderRecoveryState")?
             } else {
                 0
             },
-            partition_epoch: r.i32_("AlterPartitionResponse.Topics.Partitions.PartitionEpoch")?,
+            partition_epoch: r.i32("AlterPartitionResponse.Topics.Partitions.PartitionEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

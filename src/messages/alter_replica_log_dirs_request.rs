@@ -212,7 +212,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            path: r.string_(flexible, "AlterReplicaLogDirsRequest.Dirs.Path")?,
+            path: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Path")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -353,7 +353,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "AlterReplicaLogDirsRequest.Dirs.Topics.Name")?,
+            name: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,

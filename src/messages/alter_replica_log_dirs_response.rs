@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterReplicaLogDirsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AlterReplicaLogDirsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "AlterReplicaLogDirsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -233,7 +233,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic_name: r.string_(flexible, "AlterReplicaLogDirsResponse.Results.TopicName")?,
+            topic_name: r.string(flexible, "AlterReplicaLogDirsResponse.Results.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -377,8 +377,8 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
-                .i32_("AlterReplicaLogDirsResponse.Results.Partitions.PartitionIndex")?,
-            error_code: r.i16_("AlterReplicaLogDirsResponse.Results.Partitions.ErrorCode")?,
+                .i32("AlterReplicaLogDirsResponse.Results.Partitions.PartitionIndex")?,
+            error_code: r.i16("AlterReplicaLogDirsResponse.Results.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "AlterShareGroupOffsetsRequest.GroupId")?,
+            group_id: r.string(true, "AlterShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "AlterShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -220,7 +220,7 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
+            topic_name: r.string(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -350,8 +350,8 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("AlterShareGroupOffsetsRequest.Topics.Partitions.PartitionIndex")?,
-            start_offset: r.i64_("AlterShareGroupOffsetsRequest.Topics.Partitions.StartOffset")?,
+                .i32("AlterShareGroupOffsetsRequest.Topics.Partitions.PartitionIndex")?,
+            start_offset: r.i64("AlterShareGroupOffsetsRequest.Topics.Partitions.StartOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -116,10 +116,10 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterShareGroupOffsetsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AlterShareGroupOffsetsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("AlterShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AlterShareGroupOffsetsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "AlterShareGroupOffsetsResponse.ErrorMessage")?,
+                .nullable_string(true, "AlterShareGroupOffsetsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -276,8 +276,8 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
-            topic_id: r.uuid_("AlterShareGroupOffsetsResponse.Responses.TopicId")?,
+            topic_name: r.string(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
+            topic_id: r.uuid("AlterShareGroupOffsetsResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -424,9 +424,9 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("AlterShareGroupOffsetsResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16_("AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i32("AlterShareGroupOffsetsResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16("AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "AlterShareGroupOffsetsResponse.Responses.Partitions.ErrorMessage",
             )?,

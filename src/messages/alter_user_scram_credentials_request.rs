@@ -233,8 +233,8 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
-            mechanism: r.i8_("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
+            name: r.string(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
+            mechanism: r.i8("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -395,11 +395,11 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,
-            mechanism: r.i8_("AlterUserScramCredentialsRequest.Upsertions.Mechanism")?,
-            iterations: r.i32_("AlterUserScramCredentialsRequest.Upsertions.Iterations")?,
-            salt: r.bytes_(true, "AlterUserScramCredentialsRequest.Upsertions.Salt")?,
-            salted_password: r.bytes_(
+            name: r.string(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,
+            mechanism: r.i8("AlterUserScramCredentialsRequest.Upsertions.Mechanism")?,
+            iterations: r.i32("AlterUserScramCredentialsRequest.Upsertions.Iterations")?,
+            salt: r.bytes(true, "AlterUserScramCredentialsRequest.Upsertions.Salt")?,
+            salted_password: r.bytes(
                 true,
                 "AlterUserScramCredentialsRequest.Upsertions.SaltedPassword",
             )?,

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
             results: c::Array::read(
                 r,
                 version,
@@ -234,9 +234,9 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            user: r.string_(true, "AlterUserScramCredentialsResponse.Results.User")?,
-            error_code: r.i16_("AlterUserScramCredentialsResponse.Results.ErrorCode")?,
-            error_message: r.nullable_string_(
+            user: r.string(true, "AlterUserScramCredentialsResponse.Results.User")?,
+            error_code: r.i16("AlterUserScramCredentialsResponse.Results.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "AlterUserScramCredentialsResponse.Results.ErrorMessage",
             )?,

@@ -115,22 +115,22 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             client_software_name: if version >= 3 {
-                r.string_(flexible, "ApiVersionsRequest.ClientSoftwareName")?
+                r.string(flexible, "ApiVersionsRequest.ClientSoftwareName")?
             } else {
                 ""
             },
             client_software_version: if version >= 3 {
-                r.string_(flexible, "ApiVersionsRequest.ClientSoftwareVersion")?
+                r.string(flexible, "ApiVersionsRequest.ClientSoftwareVersion")?
             } else {
                 ""
             },
             cluster_id: if version >= 5 {
-                r.nullable_string_(flexible, "ApiVersionsRequest.ClusterId")?
+                r.nullable_string(flexible, "ApiVersionsRequest.ClusterId")?
             } else {
                 None
             },
             node_id: if version >= 5 {
-                r.i32_("ApiVersionsRequest.NodeId")?
+                r.i32("ApiVersionsRequest.NodeId")?
             } else {
                 -1
             },

@@ -159,10 +159,10 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            error_code: r.i16_("ApiVersionsResponse.ErrorCode")?,
+            error_code: r.i16("ApiVersionsResponse.ErrorCode")?,
             api_keys: c::Array::read(r, version, flexible, "ApiVersionsResponse.ApiKeys")?,
             throttle_time_ms: if version >= 1 {
-                r.i32_("ApiVersionsResponse.ThrottleTimeMs")?
+                r.i32("ApiVersionsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -204,7 +204,7 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                             p,
                             tag,
                             "ApiVersionsResponse.FinalizedFeaturesEpoch",
-                            |p| p.i64_("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
                         )?;
                     }
                     2 => {
@@ -235,7 +235,7 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                             p,
                             tag,
                             "ApiVersionsResponse.ZkMigrationReady",
-                            |p| p.bool_("ApiVersionsResponse.ZkMigrationReady"),
+                            |p| p.bool("ApiVersionsResponse.ZkMigrationReady"),
                         )?;
                     }
                     _ => {}
@@ -504,9 +504,9 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            api_key: r.i16_("ApiVersionsResponse.ApiKeys.ApiKey")?,
-            min_version: r.i16_("ApiVersionsResponse.ApiKeys.MinVersion")?,
-            max_version: r.i16_("ApiVersionsResponse.ApiKeys.MaxVersion")?,
+            api_key: r.i16("ApiVersionsResponse.ApiKeys.ApiKey")?,
+            min_version: r.i16("ApiVersionsResponse.ApiKeys.MinVersion")?,
+            max_version: r.i16("ApiVersionsResponse.ApiKeys.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -650,9 +650,9 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
-            min_version: r.i16_("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
-            max_version: r.i16_("ApiVersionsResponse.SupportedFeatures.MaxVersion")?,
+            name: r.string(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
+            min_version: r.i16("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
+            max_version: r.i16("ApiVersionsResponse.SupportedFeatures.MaxVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -792,9 +792,9 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
-            max_version_level: r.i16_("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
-            min_version_level: r.i16_("ApiVersionsResponse.FinalizedFeatures.MinVersionLevel")?,
+            name: r.string(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
+            max_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
+            min_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MinVersionLevel")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

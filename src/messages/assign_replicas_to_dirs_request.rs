@@ -100,8 +100,8 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("AssignReplicasToDirsRequest.BrokerId")?,
-            broker_epoch: r.i64_("AssignReplicasToDirsRequest.BrokerEpoch")?,
+            broker_id: r.i32("AssignReplicasToDirsRequest.BrokerId")?,
+            broker_epoch: r.i64("AssignReplicasToDirsRequest.BrokerEpoch")?,
             directories: c::Array::read(
                 r,
                 version,
@@ -234,7 +234,7 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            id: r.uuid_("AssignReplicasToDirsRequest.Directories.Id")?,
+            id: r.uuid("AssignReplicasToDirsRequest.Directories.Id")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -358,7 +358,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("AssignReplicasToDirsRequest.Directories.Topics.TopicId")?,
+            topic_id: r.uuid("AssignReplicasToDirsRequest.Directories.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -471,7 +471,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("AssignReplicasToDirsRequest.Directories.Topics.Partitions.PartitionIndex")?,
+                .i32("AssignReplicasToDirsRequest.Directories.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

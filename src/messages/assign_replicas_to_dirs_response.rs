@@ -100,8 +100,8 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("AssignReplicasToDirsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("AssignReplicasToDirsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("AssignReplicasToDirsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("AssignReplicasToDirsResponse.ErrorCode")?,
             directories: c::Array::read(
                 r,
                 version,
@@ -234,7 +234,7 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            id: r.uuid_("AssignReplicasToDirsResponse.Directories.Id")?,
+            id: r.uuid("AssignReplicasToDirsResponse.Directories.Id")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -358,7 +358,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
+            topic_id: r.uuid("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -483,11 +483,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r.i32_(
-                "AssignReplicasToDirsResponse.Directories.Topics.Partitions.PartitionIndex",
-            )?,
+            partition_index: r
+                .i32("AssignReplicasToDirsResponse.Directories.Topics.Partitions.PartitionIndex")?,
             error_code: r
-                .i16_("AssignReplicasToDirsResponse.Directories.Topics.Partitions.ErrorCode")?,
+                .i16("AssignReplicasToDirsResponse.Directories.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -117,9 +117,9 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochRequest<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            cluster_id: r.nullable_string_(flexible, "BeginQuorumEpochRequest.ClusterId")?,
+            cluster_id: r.nullable_string(flexible, "BeginQuorumEpochRequest.ClusterId")?,
             voter_id: if version >= 1 {
-                r.i32_("BeginQuorumEpochRequest.VoterId")?
+                r.i32("BeginQuorumEpochRequest.VoterId")?
             } else {
                 -1
             },
@@ -313,7 +313,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string_(flexible, "BeginQuorumEpochRequest.Topics.TopicName")?,
+            topic_name: r.string(flexible, "BeginQuorumEpochRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -489,14 +489,14 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("BeginQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
             voter_directory_id: if version >= 1 {
-                r.uuid_("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId")?
+                r.uuid("BeginQuorumEpochRequest.Topics.Partitions.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            leader_id: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("BeginQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            leader_id: r.i32("BeginQuorumEpochRequest.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("BeginQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -660,9 +660,9 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?,
-            host: r.string_(true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?,
-            port: r.u16_("BeginQuorumEpochRequest.LeaderEndpoints.Port")?,
+            name: r.string(true, "BeginQuorumEpochRequest.LeaderEndpoints.Name")?,
+            host: r.string(true, "BeginQuorumEpochRequest.LeaderEndpoints.Host")?,
+            port: r.u16("BeginQuorumEpochRequest.LeaderEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -101,7 +101,7 @@ impl<'a> c::Decode<'a> for BeginQuorumEpochResponse<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16_("BeginQuorumEpochResponse.ErrorCode")?,
+            error_code: r.i16("BeginQuorumEpochResponse.ErrorCode")?,
             topics: c::Array::read(r, version, flexible, "BeginQuorumEpochResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -295,7 +295,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string_(flexible, "BeginQuorumEpochResponse.Topics.TopicName")?,
+            topic_name: r.string(flexible, "BeginQuorumEpochResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -462,10 +462,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("BeginQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("BeginQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32("BeginQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("BeginQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32("BeginQuorumEpochResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("BeginQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -614,9 +614,9 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("BeginQuorumEpochResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?,
-            port: r.u16_("BeginQuorumEpochResponse.NodeEndpoints.Port")?,
+            node_id: r.i32("BeginQuorumEpochResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "BeginQuorumEpochResponse.NodeEndpoints.Host")?,
+            port: r.u16("BeginQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -152,11 +152,11 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("BrokerHeartbeatRequest.BrokerId")?,
-            broker_epoch: r.i64_("BrokerHeartbeatRequest.BrokerEpoch")?,
-            current_metadata_offset: r.i64_("BrokerHeartbeatRequest.CurrentMetadataOffset")?,
-            want_fence: r.bool_("BrokerHeartbeatRequest.WantFence")?,
-            want_shut_down: r.bool_("BrokerHeartbeatRequest.WantShutDown")?,
+            broker_id: r.i32("BrokerHeartbeatRequest.BrokerId")?,
+            broker_epoch: r.i64("BrokerHeartbeatRequest.BrokerEpoch")?,
+            current_metadata_offset: r.i64("BrokerHeartbeatRequest.CurrentMetadataOffset")?,
+            want_fence: r.bool("BrokerHeartbeatRequest.WantFence")?,
+            want_shut_down: r.bool("BrokerHeartbeatRequest.WantShutDown")?,
             offline_log_dirs: c::Array::Slice(&[]),
             cordoned_log_dirs: None,
             unknown_tagged_fields: c::TaggedFields::EMPTY,

@@ -126,11 +126,11 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("BrokerHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("BrokerHeartbeatResponse.ErrorCode")?,
-            is_caught_up: r.bool_("BrokerHeartbeatResponse.IsCaughtUp")?,
-            is_fenced: r.bool_("BrokerHeartbeatResponse.IsFenced")?,
-            should_shut_down: r.bool_("BrokerHeartbeatResponse.ShouldShutDown")?,
+            throttle_time_ms: r.i32("BrokerHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16("BrokerHeartbeatResponse.ErrorCode")?,
+            is_caught_up: r.bool("BrokerHeartbeatResponse.IsCaughtUp")?,
+            is_fenced: r.bool("BrokerHeartbeatResponse.IsFenced")?,
+            should_shut_down: r.bool("BrokerHeartbeatResponse.ShouldShutDown")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

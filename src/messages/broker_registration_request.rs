@@ -178,14 +178,14 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("BrokerRegistrationRequest.BrokerId")?,
-            cluster_id: r.string_(true, "BrokerRegistrationRequest.ClusterId")?,
-            incarnation_id: r.uuid_("BrokerRegistrationRequest.IncarnationId")?,
+            broker_id: r.i32("BrokerRegistrationRequest.BrokerId")?,
+            cluster_id: r.string(true, "BrokerRegistrationRequest.ClusterId")?,
+            incarnation_id: r.uuid("BrokerRegistrationRequest.IncarnationId")?,
             listeners: c::Array::read(r, version, true, "BrokerRegistrationRequest.Listeners")?,
             features: c::Array::read(r, version, true, "BrokerRegistrationRequest.Features")?,
-            rack: r.nullable_string_(true, "BrokerRegistrationRequest.Rack")?,
+            rack: r.nullable_string(true, "BrokerRegistrationRequest.Rack")?,
             is_migrating_zk_broker: if version >= 1 {
-                r.bool_("BrokerRegistrationRequest.IsMigratingZkBroker")?
+                r.bool("BrokerRegistrationRequest.IsMigratingZkBroker")?
             } else {
                 false
             },
@@ -195,7 +195,7 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
                 c::Array::Slice(&[])
             },
             previous_broker_epoch: if version >= 3 {
-                r.i64_("BrokerRegistrationRequest.PreviousBrokerEpoch")?
+                r.i64("BrokerRegistrationRequest.PreviousBrokerEpoch")?
             } else {
                 -1
             },
@@ -425,10 +425,10 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "BrokerRegistrationRequest.Listeners.Name")?,
-            host: r.string_(true, "BrokerRegistrationRequest.Listeners.Host")?,
-            port: r.u16_("BrokerRegistrationRequest.Listeners.Port")?,
-            security_protocol: r.i16_("BrokerRegistrationRequest.Listeners.SecurityProtocol")?,
+            name: r.string(true, "BrokerRegistrationRequest.Listeners.Name")?,
+            host: r.string(true, "BrokerRegistrationRequest.Listeners.Host")?,
+            port: r.u16("BrokerRegistrationRequest.Listeners.Port")?,
+            security_protocol: r.i16("BrokerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -576,11 +576,11 @@ impl<'a> c::Decode<'a> for Feature<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "BrokerRegistrationRequest.Features.Name")?,
+            name: r.string(true, "BrokerRegistrationRequest.Features.Name")?,
             min_supported_version: r
-                .i16_("BrokerRegistrationRequest.Features.MinSupportedVersion")?,
+                .i16("BrokerRegistrationRequest.Features.MinSupportedVersion")?,
             max_supported_version: r
-                .i16_("BrokerRegistrationRequest.Features.MaxSupportedVersion")?,
+                .i16("BrokerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

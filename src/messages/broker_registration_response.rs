@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for BrokerRegistrationResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("BrokerRegistrationResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("BrokerRegistrationResponse.ErrorCode")?,
-            broker_epoch: r.i64_("BrokerRegistrationResponse.BrokerEpoch")?,
+            throttle_time_ms: r.i32("BrokerRegistrationResponse.ThrottleTimeMs")?,
+            error_code: r.i16("BrokerRegistrationResponse.ErrorCode")?,
+            broker_epoch: r.i64("BrokerRegistrationResponse.BrokerEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ConsumerGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool_("ConsumerGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool("ConsumerGroupDescribeRequest.IncludeAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ConsumerGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("ConsumerGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ConsumerGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -310,14 +310,14 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ConsumerGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string_(true, "ConsumerGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string_(true, "ConsumerGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            assignor_name: r.string_(true, "ConsumerGroupDescribeResponse.Groups.AssignorName")?,
+                .nullable_string(true, "ConsumerGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string(true, "ConsumerGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string(true, "ConsumerGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            assignor_name: r.string(true, "ConsumerGroupDescribeResponse.Groups.AssignorName")?,
             members: c::Array::read(
                 r,
                 version,
@@ -325,7 +325,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "ConsumerGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32_("ConsumerGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32("ConsumerGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -614,22 +614,22 @@ impl<'a> c::Decode<'a> for Member<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string_(
+            member_id: r.string(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.MemberId",
             )?,
-            instance_id: r.nullable_string_(
+            instance_id: r.nullable_string(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.InstanceId",
             )?,
             rack_id: r
-                .nullable_string_(true, "ConsumerGroupDescribeResponse.Groups.Members.RackId")?,
-            member_epoch: r.i32_("ConsumerGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            client_id: r.string_(
+                .nullable_string(true, "ConsumerGroupDescribeResponse.Groups.Members.RackId")?,
+            member_epoch: r.i32("ConsumerGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            client_id: r.string(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.ClientId",
             )?,
-            client_host: r.string_(
+            client_host: r.string(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.ClientHost",
             )?,
@@ -639,14 +639,14 @@ impl<'a> c::Decode<'a> for Member<'a> {
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicNames",
             )?,
-            subscribed_topic_regex: r.nullable_string_(
+            subscribed_topic_regex: r.nullable_string(
                 true,
                 "ConsumerGroupDescribeResponse.Groups.Members.SubscribedTopicRegex",
             )?,
             assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
             target_assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
             member_type: if version >= 1 {
-                r.i8_("ConsumerGroupDescribeResponse.Groups.Members.MemberType")?
+                r.i8("ConsumerGroupDescribeResponse.Groups.Members.MemberType")?
             } else {
                 -1
             },
@@ -853,8 +853,8 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
-            topic_name: r.string_(
+            topic_id: r.uuid("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
+            topic_name: r.string(
                 true,
                 "ConsumerGroupDescribeResponse.TopicPartitions.TopicName",
             )?,

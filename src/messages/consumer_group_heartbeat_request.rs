@@ -194,12 +194,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "ConsumerGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string_(true, "ConsumerGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32_("ConsumerGroupHeartbeatRequest.MemberEpoch")?,
-            instance_id: r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.InstanceId")?,
-            rack_id: r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.RackId")?,
-            rebalance_timeout_ms: r.i32_("ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs")?,
+            group_id: r.string(true, "ConsumerGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string(true, "ConsumerGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32("ConsumerGroupHeartbeatRequest.MemberEpoch")?,
+            instance_id: r.nullable_string(true, "ConsumerGroupHeartbeatRequest.InstanceId")?,
+            rack_id: r.nullable_string(true, "ConsumerGroupHeartbeatRequest.RackId")?,
+            rebalance_timeout_ms: r.i32("ConsumerGroupHeartbeatRequest.RebalanceTimeoutMs")?,
             subscribed_topic_names: c::Array::read_nullable(
                 r,
                 version,
@@ -207,12 +207,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
                 "ConsumerGroupHeartbeatRequest.SubscribedTopicNames",
             )?,
             subscribed_topic_regex: if version >= 1 {
-                r.nullable_string_(true, "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex")?
+                r.nullable_string(true, "ConsumerGroupHeartbeatRequest.SubscribedTopicRegex")?
             } else {
                 None
             },
             server_assignor: r
-                .nullable_string_(true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?,
+                .nullable_string(true, "ConsumerGroupHeartbeatRequest.ServerAssignor")?,
             topic_partitions: c::Array::read_nullable(
                 r,
                 version,
@@ -414,7 +414,7 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ConsumerGroupHeartbeatRequest.TopicPartitions.TopicId")?,
+            topic_id: r.uuid("ConsumerGroupHeartbeatRequest.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,

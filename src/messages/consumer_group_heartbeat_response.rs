@@ -152,14 +152,14 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ConsumerGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ConsumerGroupHeartbeatResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("ConsumerGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ConsumerGroupHeartbeatResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.nullable_string_(true, "ConsumerGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32_("ConsumerGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32_("ConsumerGroupHeartbeatResponse.HeartbeatIntervalMs")?,
-            assignment: if r.struct_marker_("ConsumerGroupHeartbeatResponse.Assignment")? {
+                .nullable_string(true, "ConsumerGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.nullable_string(true, "ConsumerGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32("ConsumerGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32("ConsumerGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            assignment: if r.struct_marker("ConsumerGroupHeartbeatResponse.Assignment")? {
                 Some(<Assignment<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -433,7 +433,7 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ConsumerGroupHeartbeatResponse.TopicPartitions.TopicId")?,
+            topic_id: r.uuid("ConsumerGroupHeartbeatResponse.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,

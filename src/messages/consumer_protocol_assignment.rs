@@ -94,7 +94,7 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
                 false,
                 "ConsumerProtocolAssignment.AssignedPartitions",
             )?,
-            user_data: r.nullable_bytes_(false, "ConsumerProtocolAssignment.UserData")?,
+            user_data: r.nullable_bytes(false, "ConsumerProtocolAssignment.UserData")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -216,7 +216,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            topic: r.string_(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
+            topic: r.string(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,

@@ -128,7 +128,7 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
         }
         let this = Self {
             topics: c::Array::read(r, version, false, "ConsumerProtocolSubscription.Topics")?,
-            user_data: r.nullable_bytes_(false, "ConsumerProtocolSubscription.UserData")?,
+            user_data: r.nullable_bytes(false, "ConsumerProtocolSubscription.UserData")?,
             owned_partitions: if version >= 1 {
                 c::Array::read(
                     r,
@@ -140,12 +140,12 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
                 c::Array::Slice(&[])
             },
             generation_id: if version >= 2 {
-                r.i32_("ConsumerProtocolSubscription.GenerationId")?
+                r.i32("ConsumerProtocolSubscription.GenerationId")?
             } else {
                 -1
             },
             rack_id: if version >= 3 {
-                r.nullable_string_(false, "ConsumerProtocolSubscription.RackId")?
+                r.nullable_string(false, "ConsumerProtocolSubscription.RackId")?
             } else {
                 None
             },
@@ -321,7 +321,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            topic: r.string_(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
+            topic: r.string(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,

@@ -72,7 +72,7 @@ impl<'a> c::Decode<'a> for ControlRecordTypeSchema<'a> {
             ));
         }
         let this = Self {
-            r#type: r.i16_("ControlRecordTypeSchema.Type")?,
+            r#type: r.i16("ControlRecordTypeSchema.Type")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

@@ -89,9 +89,9 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            broker_id: r.i32_("ControlledShutdownRequest.BrokerId")?,
+            broker_id: r.i32("ControlledShutdownRequest.BrokerId")?,
             broker_epoch: if version >= 2 {
-                r.i64_("ControlledShutdownRequest.BrokerEpoch")?
+                r.i64("ControlledShutdownRequest.BrokerEpoch")?
             } else {
                 -1
             },

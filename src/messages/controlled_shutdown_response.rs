@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            error_code: r.i16_("ControlledShutdownResponse.ErrorCode")?,
+            error_code: r.i16("ControlledShutdownResponse.ErrorCode")?,
             remaining_partitions: c::Array::read(
                 r,
                 version,
@@ -235,12 +235,12 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            topic_name: r.string_(
+            topic_name: r.string(
                 flexible,
                 "ControlledShutdownResponse.RemainingPartitions.TopicName",
             )?,
             partition_index: r
-                .i32_("ControlledShutdownResponse.RemainingPartitions.PartitionIndex")?,
+                .i32("ControlledShutdownResponse.RemainingPartitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -126,9 +126,9 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
             ));
         }
         let mut this = Self {
-            controller_id: r.i32_("ControllerRegistrationRequest.ControllerId")?,
-            incarnation_id: r.uuid_("ControllerRegistrationRequest.IncarnationId")?,
-            zk_migration_ready: r.bool_("ControllerRegistrationRequest.ZkMigrationReady")?,
+            controller_id: r.i32("ControllerRegistrationRequest.ControllerId")?,
+            incarnation_id: r.uuid("ControllerRegistrationRequest.IncarnationId")?,
+            zk_migration_ready: r.bool("ControllerRegistrationRequest.ZkMigrationReady")?,
             listeners: c::Array::read(r, version, true, "ControllerRegistrationRequest.Listeners")?,
             features: c::Array::read(r, version, true, "ControllerRegistrationRequest.Features")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -295,11 +295,10 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "ControllerRegistrationRequest.Listeners.Name")?,
-            host: r.string_(true, "ControllerRegistrationRequest.Listeners.Host")?,
-            port: r.u16_("ControllerRegistrationRequest.Listeners.Port")?,
-            security_protocol: r
-                .i16_("ControllerRegistrationRequest.Listeners.SecurityProtocol")?,
+            name: r.string(true, "ControllerRegistrationRequest.Listeners.Name")?,
+            host: r.string(true, "ControllerRegistrationRequest.Listeners.Host")?,
+            port: r.u16("ControllerRegistrationRequest.Listeners.Port")?,
+            security_protocol: r.i16("ControllerRegistrationRequest.Listeners.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -447,11 +446,11 @@ impl<'a> c::Decode<'a> for Feature<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "ControllerRegistrationRequest.Features.Name")?,
+            name: r.string(true, "ControllerRegistrationRequest.Features.Name")?,
             min_supported_version: r
-                .i16_("ControllerRegistrationRequest.Features.MinSupportedVersion")?,
+                .i16("ControllerRegistrationRequest.Features.MinSupportedVersion")?,
             max_supported_version: r
-                .i16_("ControllerRegistrationRequest.Features.MaxSupportedVersion")?,
+                .i16("ControllerRegistrationRequest.Features.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

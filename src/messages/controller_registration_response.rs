@@ -100,10 +100,10 @@ impl<'a> c::Decode<'a> for ControllerRegistrationResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ControllerRegistrationResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ControllerRegistrationResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("ControllerRegistrationResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ControllerRegistrationResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ControllerRegistrationResponse.ErrorMessage")?,
+                .nullable_string(true, "ControllerRegistrationResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

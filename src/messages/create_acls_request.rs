@@ -274,17 +274,17 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8_("CreateAclsRequest.Creations.ResourceType")?,
-            resource_name: r.string_(flexible, "CreateAclsRequest.Creations.ResourceName")?,
+            resource_type: r.i8("CreateAclsRequest.Creations.ResourceType")?,
+            resource_name: r.string(flexible, "CreateAclsRequest.Creations.ResourceName")?,
             resource_pattern_type: if version >= 1 {
-                r.i8_("CreateAclsRequest.Creations.ResourcePatternType")?
+                r.i8("CreateAclsRequest.Creations.ResourcePatternType")?
             } else {
                 3
             },
-            principal: r.string_(flexible, "CreateAclsRequest.Creations.Principal")?,
-            host: r.string_(flexible, "CreateAclsRequest.Creations.Host")?,
-            operation: r.i8_("CreateAclsRequest.Creations.Operation")?,
-            permission_type: r.i8_("CreateAclsRequest.Creations.PermissionType")?,
+            principal: r.string(flexible, "CreateAclsRequest.Creations.Principal")?,
+            host: r.string(flexible, "CreateAclsRequest.Creations.Host")?,
+            operation: r.i8("CreateAclsRequest.Creations.Operation")?,
+            permission_type: r.i8("CreateAclsRequest.Creations.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

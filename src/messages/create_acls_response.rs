@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for CreateAclsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("CreateAclsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("CreateAclsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "CreateAclsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -227,9 +227,9 @@ impl<'a> c::Decode<'a> for AclCreationResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("CreateAclsResponse.Results.ErrorCode")?,
+            error_code: r.i16("CreateAclsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "CreateAclsResponse.Results.ErrorMessage")?,
+                .nullable_string(flexible, "CreateAclsResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

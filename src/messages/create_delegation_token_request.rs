@@ -124,12 +124,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             owner_principal_type: if version >= 3 {
-                r.nullable_string_(flexible, "CreateDelegationTokenRequest.OwnerPrincipalType")?
+                r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalType")?
             } else {
                 Some("")
             },
             owner_principal_name: if version >= 3 {
-                r.nullable_string_(flexible, "CreateDelegationTokenRequest.OwnerPrincipalName")?
+                r.nullable_string(flexible, "CreateDelegationTokenRequest.OwnerPrincipalName")?
             } else {
                 Some("")
             },
@@ -139,7 +139,7 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
                 flexible,
                 "CreateDelegationTokenRequest.Renewers",
             )?,
-            max_lifetime_ms: r.i64_("CreateDelegationTokenRequest.MaxLifetimeMs")?,
+            max_lifetime_ms: r.i64("CreateDelegationTokenRequest.MaxLifetimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -326,11 +326,11 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string_(
+            principal_type: r.string(
                 flexible,
                 "CreateDelegationTokenRequest.Renewers.PrincipalType",
             )?,
-            principal_name: r.string_(
+            principal_name: r.string(
                 flexible,
                 "CreateDelegationTokenRequest.Renewers.PrincipalName",
             )?,

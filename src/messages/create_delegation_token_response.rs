@@ -206,11 +206,11 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("CreateDelegationTokenResponse.ErrorCode")?,
-            principal_type: r.string_(flexible, "CreateDelegationTokenResponse.PrincipalType")?,
-            principal_name: r.string_(flexible, "CreateDelegationTokenResponse.PrincipalName")?,
+            error_code: r.i16("CreateDelegationTokenResponse.ErrorCode")?,
+            principal_type: r.string(flexible, "CreateDelegationTokenResponse.PrincipalType")?,
+            principal_name: r.string(flexible, "CreateDelegationTokenResponse.PrincipalName")?,
             token_requester_principal_type: if version >= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalType",
                 )?
@@ -218,19 +218,19 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
                 ""
             },
             token_requester_principal_name: if version >= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "CreateDelegationTokenResponse.TokenRequesterPrincipalName",
                 )?
             } else {
                 ""
             },
-            issue_timestamp_ms: r.i64_("CreateDelegationTokenResponse.IssueTimestampMs")?,
-            expiry_timestamp_ms: r.i64_("CreateDelegationTokenResponse.ExpiryTimestampMs")?,
-            max_timestamp_ms: r.i64_("CreateDelegationTokenResponse.MaxTimestampMs")?,
-            token_id: r.string_(flexible, "CreateDelegationTokenResponse.TokenId")?,
-            hmac: r.bytes_(flexible, "CreateDelegationTokenResponse.Hmac")?,
-            throttle_time_ms: r.i32_("CreateDelegationTokenResponse.ThrottleTimeMs")?,
+            issue_timestamp_ms: r.i64("CreateDelegationTokenResponse.IssueTimestampMs")?,
+            expiry_timestamp_ms: r.i64("CreateDelegationTokenResponse.ExpiryTimestampMs")?,
+            max_timestamp_ms: r.i64("CreateDelegationTokenResponse.MaxTimestampMs")?,
+            token_id: r.string(flexible, "CreateDelegationTokenResponse.TokenId")?,
+            hmac: r.bytes(flexible, "CreateDelegationTokenResponse.Hmac")?,
+            throttle_time_ms: r.i32("CreateDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -105,8 +105,8 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreatePartitionsRequest.Topics")?,
-            timeout_ms: r.i32_("CreatePartitionsRequest.TimeoutMs")?,
-            validate_only: r.bool_("CreatePartitionsRequest.ValidateOnly")?,
+            timeout_ms: r.i32("CreatePartitionsRequest.TimeoutMs")?,
+            validate_only: r.bool("CreatePartitionsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -264,8 +264,8 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "CreatePartitionsRequest.Topics.Name")?,
-            count: r.i32_("CreatePartitionsRequest.Topics.Count")?,
+            name: r.string(flexible, "CreatePartitionsRequest.Topics.Name")?,
+            count: r.i32("CreatePartitionsRequest.Topics.Count")?,
             assignments: c::Array::read_nullable(
                 r,
                 version,

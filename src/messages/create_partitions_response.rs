@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("CreatePartitionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("CreatePartitionsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "CreatePartitionsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -242,10 +242,10 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "CreatePartitionsResponse.Results.Name")?,
-            error_code: r.i16_("CreatePartitionsResponse.Results.ErrorCode")?,
+            name: r.string(flexible, "CreatePartitionsResponse.Results.Name")?,
+            error_code: r.i16("CreatePartitionsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "CreatePartitionsResponse.Results.ErrorMessage")?,
+                .nullable_string(flexible, "CreatePartitionsResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

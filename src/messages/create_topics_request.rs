@@ -103,9 +103,9 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
         let flexible = version >= 5;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreateTopicsRequest.Topics")?,
-            timeout_ms: r.i32_("CreateTopicsRequest.timeoutMs")?,
+            timeout_ms: r.i32("CreateTopicsRequest.timeoutMs")?,
             validate_only: if version >= 1 {
-                r.bool_("CreateTopicsRequest.validateOnly")?
+                r.bool("CreateTopicsRequest.validateOnly")?
             } else {
                 false
             },
@@ -306,9 +306,9 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string_(flexible, "CreateTopicsRequest.Topics.Name")?,
-            num_partitions: r.i32_("CreateTopicsRequest.Topics.NumPartitions")?,
-            replication_factor: r.i16_("CreateTopicsRequest.Topics.ReplicationFactor")?,
+            name: r.string(flexible, "CreateTopicsRequest.Topics.Name")?,
+            num_partitions: r.i32("CreateTopicsRequest.Topics.NumPartitions")?,
+            replication_factor: r.i16("CreateTopicsRequest.Topics.ReplicationFactor")?,
             assignments: c::Array::read(
                 r,
                 version,
@@ -467,7 +467,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            partition_index: r.i32_("CreateTopicsRequest.Topics.Assignments.PartitionIndex")?,
+            partition_index: r.i32("CreateTopicsRequest.Topics.Assignments.PartitionIndex")?,
             broker_ids: c::Array::read(
                 r,
                 version,
@@ -606,8 +606,8 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string_(flexible, "CreateTopicsRequest.Topics.Configs.Name")?,
-            value: r.nullable_string_(flexible, "CreateTopicsRequest.Topics.Configs.Value")?,
+            name: r.string(flexible, "CreateTopicsRequest.Topics.Configs.Name")?,
+            value: r.nullable_string(flexible, "CreateTopicsRequest.Topics.Configs.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32_("CreateTopicsResponse.ThrottleTimeMs")?
+                r.i32("CreateTopicsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -327,26 +327,26 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            name: r.string_(flexible, "CreateTopicsResponse.Topics.Name")?,
+            name: r.string(flexible, "CreateTopicsResponse.Topics.Name")?,
             topic_id: if version >= 7 {
-                r.uuid_("CreateTopicsResponse.Topics.TopicId")?
+                r.uuid("CreateTopicsResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
-            error_code: r.i16_("CreateTopicsResponse.Topics.ErrorCode")?,
+            error_code: r.i16("CreateTopicsResponse.Topics.ErrorCode")?,
             error_message: if version >= 1 {
-                r.nullable_string_(flexible, "CreateTopicsResponse.Topics.ErrorMessage")?
+                r.nullable_string(flexible, "CreateTopicsResponse.Topics.ErrorMessage")?
             } else {
                 Some("")
             },
             topic_config_error_code: 0,
             num_partitions: if version >= 5 {
-                r.i32_("CreateTopicsResponse.Topics.NumPartitions")?
+                r.i32("CreateTopicsResponse.Topics.NumPartitions")?
             } else {
                 -1
             },
             replication_factor: if version >= 5 {
-                r.i16_("CreateTopicsResponse.Topics.ReplicationFactor")?
+                r.i16("CreateTopicsResponse.Topics.ReplicationFactor")?
             } else {
                 -1
             },
@@ -375,7 +375,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
                         p,
                         tag,
                         "CreateTopicsResponse.Topics.TopicConfigErrorCode",
-                        |p| p.i16_("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
+                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
                     )?;
                 }
             }
@@ -652,11 +652,11 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "CreateTopicsResponse.Topics.Configs.Name")?,
-            value: r.nullable_string_(true, "CreateTopicsResponse.Topics.Configs.Value")?,
-            read_only: r.bool_("CreateTopicsResponse.Topics.Configs.ReadOnly")?,
-            config_source: r.i8_("CreateTopicsResponse.Topics.Configs.ConfigSource")?,
-            is_sensitive: r.bool_("CreateTopicsResponse.Topics.Configs.IsSensitive")?,
+            name: r.string(true, "CreateTopicsResponse.Topics.Configs.Name")?,
+            value: r.nullable_string(true, "CreateTopicsResponse.Topics.Configs.Value")?,
+            read_only: r.bool("CreateTopicsResponse.Topics.Configs.ReadOnly")?,
+            config_source: r.i8("CreateTopicsResponse.Topics.Configs.ConfigSource")?,
+            is_sensitive: r.bool("CreateTopicsResponse.Topics.Configs.IsSensitive")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -98,9 +98,9 @@ impl<'a> c::Decode<'a> for DefaultPrincipalData<'a> {
             ));
         }
         let mut this = Self {
-            r#type: r.string_(true, "DefaultPrincipalData.Type")?,
-            name: r.string_(true, "DefaultPrincipalData.Name")?,
-            token_authenticated: r.bool_("DefaultPrincipalData.TokenAuthenticated")?,
+            r#type: r.string(true, "DefaultPrincipalData.Type")?,
+            name: r.string(true, "DefaultPrincipalData.Name")?,
+            token_authenticated: r.bool("DefaultPrincipalData.TokenAuthenticated")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

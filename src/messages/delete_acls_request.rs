@@ -278,19 +278,19 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type_filter: r.i8_("DeleteAclsRequest.Filters.ResourceTypeFilter")?,
+            resource_type_filter: r.i8("DeleteAclsRequest.Filters.ResourceTypeFilter")?,
             resource_name_filter: r
-                .nullable_string_(flexible, "DeleteAclsRequest.Filters.ResourceNameFilter")?,
+                .nullable_string(flexible, "DeleteAclsRequest.Filters.ResourceNameFilter")?,
             pattern_type_filter: if version >= 1 {
-                r.i8_("DeleteAclsRequest.Filters.PatternTypeFilter")?
+                r.i8("DeleteAclsRequest.Filters.PatternTypeFilter")?
             } else {
                 3
             },
             principal_filter: r
-                .nullable_string_(flexible, "DeleteAclsRequest.Filters.PrincipalFilter")?,
-            host_filter: r.nullable_string_(flexible, "DeleteAclsRequest.Filters.HostFilter")?,
-            operation: r.i8_("DeleteAclsRequest.Filters.Operation")?,
-            permission_type: r.i8_("DeleteAclsRequest.Filters.PermissionType")?,
+                .nullable_string(flexible, "DeleteAclsRequest.Filters.PrincipalFilter")?,
+            host_filter: r.nullable_string(flexible, "DeleteAclsRequest.Filters.HostFilter")?,
+            operation: r.i8("DeleteAclsRequest.Filters.Operation")?,
+            permission_type: r.i8("DeleteAclsRequest.Filters.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

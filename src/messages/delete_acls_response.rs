@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DeleteAclsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DeleteAclsResponse.ThrottleTimeMs")?,
             filter_results: c::Array::read(
                 r,
                 version,
@@ -251,9 +251,9 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("DeleteAclsResponse.FilterResults.ErrorCode")?,
+            error_code: r.i16("DeleteAclsResponse.FilterResults.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "DeleteAclsResponse.FilterResults.ErrorMessage")?,
+                .nullable_string(flexible, "DeleteAclsResponse.FilterResults.ErrorMessage")?,
             matching_acls: c::Array::read(
                 r,
                 version,
@@ -491,32 +491,32 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("DeleteAclsResponse.FilterResults.MatchingAcls.ErrorCode")?,
-            error_message: r.nullable_string_(
+            error_code: r.i16("DeleteAclsResponse.FilterResults.MatchingAcls.ErrorCode")?,
+            error_message: r.nullable_string(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.ErrorMessage",
             )?,
-            resource_type: r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.ResourceType")?,
-            resource_name: r.string_(
+            resource_type: r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.ResourceType")?,
+            resource_name: r.string(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.ResourceName",
             )?,
             pattern_type: if version >= 1 {
-                r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.PatternType")?
+                r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.PatternType")?
             } else {
                 3
             },
-            principal: r.string_(
+            principal: r.string(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.Principal",
             )?,
-            host: r.string_(
+            host: r.string(
                 flexible,
                 "DeleteAclsResponse.FilterResults.MatchingAcls.Host",
             )?,
-            operation: r.i8_("DeleteAclsResponse.FilterResults.MatchingAcls.Operation")?,
+            operation: r.i8("DeleteAclsResponse.FilterResults.MatchingAcls.Operation")?,
             permission_type: r
-                .i8_("DeleteAclsResponse.FilterResults.MatchingAcls.PermissionType")?,
+                .i8("DeleteAclsResponse.FilterResults.MatchingAcls.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

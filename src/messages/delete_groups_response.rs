@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DeleteGroupsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DeleteGroupsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "DeleteGroupsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -251,10 +251,10 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            group_id: r.string_(flexible, "DeleteGroupsResponse.Results.GroupId")?,
-            error_code: r.i16_("DeleteGroupsResponse.Results.ErrorCode")?,
+            group_id: r.string(flexible, "DeleteGroupsResponse.Results.GroupId")?,
+            error_code: r.i16("DeleteGroupsResponse.Results.ErrorCode")?,
             error_message: if version >= 3 {
-                r.nullable_string_(flexible, "DeleteGroupsResponse.Results.ErrorMessage")?
+                r.nullable_string(flexible, "DeleteGroupsResponse.Results.ErrorMessage")?
             } else {
                 None
             },

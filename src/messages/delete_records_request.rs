@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "DeleteRecordsRequest.Topics")?,
-            timeout_ms: r.i32_("DeleteRecordsRequest.TimeoutMs")?,
+            timeout_ms: r.i32("DeleteRecordsRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -229,7 +229,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "DeleteRecordsRequest.Topics.Name")?,
+            name: r.string(flexible, "DeleteRecordsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -370,8 +370,8 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            partition_index: r.i32_("DeleteRecordsRequest.Topics.Partitions.PartitionIndex")?,
-            offset: r.i64_("DeleteRecordsRequest.Topics.Partitions.Offset")?,
+            partition_index: r.i32("DeleteRecordsRequest.Topics.Partitions.PartitionIndex")?,
+            offset: r.i64("DeleteRecordsRequest.Topics.Partitions.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DeleteRecordsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DeleteRecordsResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, flexible, "DeleteRecordsResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -232,7 +232,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "DeleteRecordsResponse.Topics.Name")?,
+            name: r.string(flexible, "DeleteRecordsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -386,9 +386,9 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            partition_index: r.i32_("DeleteRecordsResponse.Topics.Partitions.PartitionIndex")?,
-            low_watermark: r.i64_("DeleteRecordsResponse.Topics.Partitions.LowWatermark")?,
-            error_code: r.i16_("DeleteRecordsResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("DeleteRecordsResponse.Topics.Partitions.PartitionIndex")?,
+            low_watermark: r.i64("DeleteRecordsResponse.Topics.Partitions.LowWatermark")?,
+            error_code: r.i16("DeleteRecordsResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
+            group_id: r.string(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "DeleteShareGroupOffsetsRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -205,7 +205,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string_(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
+            topic_name: r.string(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

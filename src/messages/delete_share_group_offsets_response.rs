@@ -116,10 +116,10 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("DeleteShareGroupOffsetsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("DeleteShareGroupOffsetsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?,
+                .nullable_string(true, "DeleteShareGroupOffsetsResponse.ErrorMessage")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -287,10 +287,10 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string_(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,
-            topic_id: r.uuid_("DeleteShareGroupOffsetsResponse.Responses.TopicId")?,
-            error_code: r.i16_("DeleteShareGroupOffsetsResponse.Responses.ErrorCode")?,
-            error_message: r.nullable_string_(
+            topic_name: r.string(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,
+            topic_id: r.uuid("DeleteShareGroupOffsetsResponse.Responses.TopicId")?,
+            error_code: r.i16("DeleteShareGroupOffsetsResponse.Responses.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DeleteShareGroupOffsetsResponse.Responses.ErrorMessage",
             )?,

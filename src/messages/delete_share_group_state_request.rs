@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "DeleteShareGroupStateRequest.GroupId")?,
+            group_id: r.string(true, "DeleteShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "DeleteShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -214,7 +214,7 @@ impl<'a> c::Decode<'a> for DeleteStateData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("DeleteShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid("DeleteShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -326,7 +326,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("DeleteShareGroupStateRequest.Topics.Partitions.Partition")?,
+            partition: r.i32("DeleteShareGroupStateRequest.Topics.Partitions.Partition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -192,7 +192,7 @@ impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("DeleteShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid("DeleteShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -330,9 +330,9 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("DeleteShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16_("DeleteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition: r.i32("DeleteShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16("DeleteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DeleteShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,

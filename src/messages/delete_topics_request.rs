@@ -112,7 +112,7 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
             } else {
                 c::Array::Slice(&[])
             },
-            timeout_ms: r.i32_("DeleteTopicsRequest.TimeoutMs")?,
+            timeout_ms: r.i32("DeleteTopicsRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -282,8 +282,8 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.nullable_string_(true, "DeleteTopicsRequest.Topics.Name")?,
-            topic_id: r.uuid_("DeleteTopicsRequest.Topics.TopicId")?,
+            name: r.nullable_string(true, "DeleteTopicsRequest.Topics.Name")?,
+            topic_id: r.uuid("DeleteTopicsRequest.Topics.TopicId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -93,7 +93,7 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("DeleteTopicsResponse.ThrottleTimeMs")?
+                r.i32("DeleteTopicsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -279,18 +279,18 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             name: if version >= 6 {
-                r.nullable_string_(flexible, "DeleteTopicsResponse.Responses.Name")?
+                r.nullable_string(flexible, "DeleteTopicsResponse.Responses.Name")?
             } else {
-                Some(r.string_(flexible, "DeleteTopicsResponse.Responses.Name")?)
+                Some(r.string(flexible, "DeleteTopicsResponse.Responses.Name")?)
             },
             topic_id: if version >= 6 {
-                r.uuid_("DeleteTopicsResponse.Responses.TopicId")?
+                r.uuid("DeleteTopicsResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
-            error_code: r.i16_("DeleteTopicsResponse.Responses.ErrorCode")?,
+            error_code: r.i16("DeleteTopicsResponse.Responses.ErrorCode")?,
             error_message: if version >= 5 {
-                r.nullable_string_(flexible, "DeleteTopicsResponse.Responses.ErrorMessage")?
+                r.nullable_string(flexible, "DeleteTopicsResponse.Responses.ErrorMessage")?
             } else {
                 None
             },

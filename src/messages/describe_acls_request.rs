@@ -158,19 +158,18 @@ impl<'a> c::Decode<'a> for DescribeAclsRequest<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type_filter: r.i8_("DescribeAclsRequest.ResourceTypeFilter")?,
+            resource_type_filter: r.i8("DescribeAclsRequest.ResourceTypeFilter")?,
             resource_name_filter: r
-                .nullable_string_(flexible, "DescribeAclsRequest.ResourceNameFilter")?,
+                .nullable_string(flexible, "DescribeAclsRequest.ResourceNameFilter")?,
             pattern_type_filter: if version >= 1 {
-                r.i8_("DescribeAclsRequest.PatternTypeFilter")?
+                r.i8("DescribeAclsRequest.PatternTypeFilter")?
             } else {
                 3
             },
-            principal_filter: r
-                .nullable_string_(flexible, "DescribeAclsRequest.PrincipalFilter")?,
-            host_filter: r.nullable_string_(flexible, "DescribeAclsRequest.HostFilter")?,
-            operation: r.i8_("DescribeAclsRequest.Operation")?,
-            permission_type: r.i8_("DescribeAclsRequest.PermissionType")?,
+            principal_filter: r.nullable_string(flexible, "DescribeAclsRequest.PrincipalFilter")?,
+            host_filter: r.nullable_string(flexible, "DescribeAclsRequest.HostFilter")?,
+            operation: r.i8("DescribeAclsRequest.Operation")?,
+            permission_type: r.i8("DescribeAclsRequest.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

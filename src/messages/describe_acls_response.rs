@@ -118,9 +118,9 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeAclsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("DescribeAclsResponse.ErrorCode")?,
-            error_message: r.nullable_string_(flexible, "DescribeAclsResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("DescribeAclsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("DescribeAclsResponse.ErrorCode")?,
+            error_message: r.nullable_string(flexible, "DescribeAclsResponse.ErrorMessage")?,
             resources: c::Array::read(r, version, flexible, "DescribeAclsResponse.Resources")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -297,10 +297,10 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            resource_type: r.i8_("DescribeAclsResponse.Resources.ResourceType")?,
-            resource_name: r.string_(flexible, "DescribeAclsResponse.Resources.ResourceName")?,
+            resource_type: r.i8("DescribeAclsResponse.Resources.ResourceType")?,
+            resource_name: r.string(flexible, "DescribeAclsResponse.Resources.ResourceName")?,
             pattern_type: if version >= 1 {
-                r.i8_("DescribeAclsResponse.Resources.PatternType")?
+                r.i8("DescribeAclsResponse.Resources.PatternType")?
             } else {
                 3
             },
@@ -485,10 +485,10 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal: r.string_(flexible, "DescribeAclsResponse.Resources.Acls.Principal")?,
-            host: r.string_(flexible, "DescribeAclsResponse.Resources.Acls.Host")?,
-            operation: r.i8_("DescribeAclsResponse.Resources.Acls.Operation")?,
-            permission_type: r.i8_("DescribeAclsResponse.Resources.Acls.PermissionType")?,
+            principal: r.string(flexible, "DescribeAclsResponse.Resources.Acls.Principal")?,
+            host: r.string(flexible, "DescribeAclsResponse.Resources.Acls.Host")?,
+            operation: r.i8("DescribeAclsResponse.Resources.Acls.Operation")?,
+            permission_type: r.i8("DescribeAclsResponse.Resources.Acls.PermissionType")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

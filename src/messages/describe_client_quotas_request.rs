@@ -94,7 +94,7 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
                 flexible,
                 "DescribeClientQuotasRequest.Components",
             )?,
-            strict: r.bool_("DescribeClientQuotasRequest.Strict")?,
+            strict: r.bool("DescribeClientQuotasRequest.Strict")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -244,13 +244,12 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string_(
+            entity_type: r.string(
                 flexible,
                 "DescribeClientQuotasRequest.Components.EntityType",
             )?,
-            match_type: r.i8_("DescribeClientQuotasRequest.Components.MatchType")?,
-            r#match: r
-                .nullable_string_(flexible, "DescribeClientQuotasRequest.Components.Match")?,
+            match_type: r.i8("DescribeClientQuotasRequest.Components.MatchType")?,
+            r#match: r.nullable_string(flexible, "DescribeClientQuotasRequest.Components.Match")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -114,10 +114,10 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeClientQuotasResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("DescribeClientQuotasResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("DescribeClientQuotasResponse.ThrottleTimeMs")?,
+            error_code: r.i16("DescribeClientQuotasResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "DescribeClientQuotasResponse.ErrorMessage")?,
+                .nullable_string(flexible, "DescribeClientQuotasResponse.ErrorMessage")?,
             entries: c::Array::read_nullable(
                 r,
                 version,
@@ -422,11 +422,11 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            entity_type: r.string_(
+            entity_type: r.string(
                 flexible,
                 "DescribeClientQuotasResponse.Entries.Entity.EntityType",
             )?,
-            entity_name: r.nullable_string_(
+            entity_name: r.nullable_string(
                 flexible,
                 "DescribeClientQuotasResponse.Entries.Entity.EntityName",
             )?,
@@ -566,8 +566,8 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            key: r.string_(flexible, "DescribeClientQuotasResponse.Entries.Values.Key")?,
-            value: r.f64_("DescribeClientQuotasResponse.Entries.Values.Value")?,
+            key: r.string(flexible, "DescribeClientQuotasResponse.Entries.Values.Key")?,
+            value: r.f64("DescribeClientQuotasResponse.Entries.Values.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -101,14 +101,14 @@ impl<'a> c::Decode<'a> for DescribeClusterRequest<'a> {
         }
         let mut this = Self {
             include_cluster_authorized_operations: r
-                .bool_("DescribeClusterRequest.IncludeClusterAuthorizedOperations")?,
+                .bool("DescribeClusterRequest.IncludeClusterAuthorizedOperations")?,
             endpoint_type: if version >= 1 {
-                r.i8_("DescribeClusterRequest.EndpointType")?
+                r.i8("DescribeClusterRequest.EndpointType")?
             } else {
                 1
             },
             include_fenced_brokers: if version >= 2 {
-                r.bool_("DescribeClusterRequest.IncludeFencedBrokers")?
+                r.bool("DescribeClusterRequest.IncludeFencedBrokers")?
             } else {
                 false
             },

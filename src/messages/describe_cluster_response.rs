@@ -168,19 +168,19 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeClusterResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("DescribeClusterResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "DescribeClusterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("DescribeClusterResponse.ThrottleTimeMs")?,
+            error_code: r.i16("DescribeClusterResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "DescribeClusterResponse.ErrorMessage")?,
             endpoint_type: if version >= 1 {
-                r.i8_("DescribeClusterResponse.EndpointType")?
+                r.i8("DescribeClusterResponse.EndpointType")?
             } else {
                 1
             },
-            cluster_id: r.string_(true, "DescribeClusterResponse.ClusterId")?,
-            controller_id: r.i32_("DescribeClusterResponse.ControllerId")?,
+            cluster_id: r.string(true, "DescribeClusterResponse.ClusterId")?,
+            controller_id: r.i32("DescribeClusterResponse.ControllerId")?,
             brokers: c::Array::read(r, version, true, "DescribeClusterResponse.Brokers")?,
             cluster_authorized_operations: r
-                .i32_("DescribeClusterResponse.ClusterAuthorizedOperations")?,
+                .i32("DescribeClusterResponse.ClusterAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -386,12 +386,12 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            broker_id: r.i32_("DescribeClusterResponse.Brokers.BrokerId")?,
-            host: r.string_(true, "DescribeClusterResponse.Brokers.Host")?,
-            port: r.i32_("DescribeClusterResponse.Brokers.Port")?,
-            rack: r.nullable_string_(true, "DescribeClusterResponse.Brokers.Rack")?,
+            broker_id: r.i32("DescribeClusterResponse.Brokers.BrokerId")?,
+            host: r.string(true, "DescribeClusterResponse.Brokers.Host")?,
+            port: r.i32("DescribeClusterResponse.Brokers.Port")?,
+            rack: r.nullable_string(true, "DescribeClusterResponse.Brokers.Rack")?,
             is_fenced: if version >= 2 {
-                r.bool_("DescribeClusterResponse.Brokers.IsFenced")?
+                r.bool("DescribeClusterResponse.Brokers.IsFenced")?
             } else {
                 false
             },

@@ -107,12 +107,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "DescribeConfigsRequest.Resources")?,
             include_synonyms: if version >= 1 {
-                r.bool_("DescribeConfigsRequest.IncludeSynonyms")?
+                r.bool("DescribeConfigsRequest.IncludeSynonyms")?
             } else {
                 false
             },
             include_documentation: if version >= 3 {
-                r.bool_("DescribeConfigsRequest.IncludeDocumentation")?
+                r.bool("DescribeConfigsRequest.IncludeDocumentation")?
             } else {
                 false
             },
@@ -297,8 +297,8 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            resource_type: r.i8_("DescribeConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string_(flexible, "DescribeConfigsRequest.Resources.ResourceName")?,
+            resource_type: r.i8("DescribeConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string(flexible, "DescribeConfigsRequest.Resources.ResourceName")?,
             configuration_keys: c::Array::read_nullable(
                 r,
                 version,

@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeConfigsResponse.ThrottleTimeMs")?,
             results: c::Array::read(r, version, flexible, "DescribeConfigsResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -281,11 +281,11 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16_("DescribeConfigsResponse.Results.ErrorCode")?,
+            error_code: r.i16("DescribeConfigsResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string_(flexible, "DescribeConfigsResponse.Results.ErrorMessage")?,
-            resource_type: r.i8_("DescribeConfigsResponse.Results.ResourceType")?,
-            resource_name: r.string_(flexible, "DescribeConfigsResponse.Results.ResourceName")?,
+                .nullable_string(flexible, "DescribeConfigsResponse.Results.ErrorMessage")?,
+            resource_type: r.i8("DescribeConfigsResponse.Results.ResourceType")?,
+            resource_name: r.string(flexible, "DescribeConfigsResponse.Results.ResourceName")?,
             configs: c::Array::read(
                 r,
                 version,
@@ -545,20 +545,20 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            name: r.string_(flexible, "DescribeConfigsResponse.Results.Configs.Name")?,
-            value: r.nullable_string_(flexible, "DescribeConfigsResponse.Results.Configs.Value")?,
-            read_only: r.bool_("DescribeConfigsResponse.Results.Configs.ReadOnly")?,
+            name: r.string(flexible, "DescribeConfigsResponse.Results.Configs.Name")?,
+            value: r.nullable_string(flexible, "DescribeConfigsResponse.Results.Configs.Value")?,
+            read_only: r.bool("DescribeConfigsResponse.Results.Configs.ReadOnly")?,
             is_default: if version <= 0 {
-                r.bool_("DescribeConfigsResponse.Results.Configs.IsDefault")?
+                r.bool("DescribeConfigsResponse.Results.Configs.IsDefault")?
             } else {
                 false
             },
             config_source: if version >= 1 {
-                r.i8_("DescribeConfigsResponse.Results.Configs.ConfigSource")?
+                r.i8("DescribeConfigsResponse.Results.Configs.ConfigSource")?
             } else {
                 -1
             },
-            is_sensitive: r.bool_("DescribeConfigsResponse.Results.Configs.IsSensitive")?,
+            is_sensitive: r.bool("DescribeConfigsResponse.Results.Configs.IsSensitive")?,
             synonyms: if version >= 1 {
                 c::Array::read(
                     r,
@@ -570,12 +570,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
                 c::Array::Slice(&[])
             },
             config_type: if version >= 3 {
-                r.i8_("DescribeConfigsResponse.Results.Configs.ConfigType")?
+                r.i8("DescribeConfigsResponse.Results.Configs.ConfigType")?
             } else {
                 0
             },
             documentation: if version >= 3 {
-                r.nullable_string_(
+                r.nullable_string(
                     flexible,
                     "DescribeConfigsResponse.Results.Configs.Documentation",
                 )?
@@ -819,15 +819,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 flexible,
                 "DescribeConfigsResponse.Results.Configs.Synonyms.Name",
             )?,
-            value: r.nullable_string_(
+            value: r.nullable_string(
                 flexible,
                 "DescribeConfigsResponse.Results.Configs.Synonyms.Value",
             )?,
-            source: r.i8_("DescribeConfigsResponse.Results.Configs.Synonyms.Source")?,
+            source: r.i8("DescribeConfigsResponse.Results.Configs.Synonyms.Source")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

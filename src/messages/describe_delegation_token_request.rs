@@ -218,11 +218,11 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string_(
+            principal_type: r.string(
                 flexible,
                 "DescribeDelegationTokenRequest.Owners.PrincipalType",
             )?,
-            principal_name: r.string_(
+            principal_name: r.string(
                 flexible,
                 "DescribeDelegationTokenRequest.Owners.PrincipalName",
             )?,

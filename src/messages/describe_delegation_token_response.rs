@@ -105,14 +105,14 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("DescribeDelegationTokenResponse.ErrorCode")?,
+            error_code: r.i16("DescribeDelegationTokenResponse.ErrorCode")?,
             tokens: c::Array::read(
                 r,
                 version,
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens",
             )?,
-            throttle_time_ms: r.i32_("DescribeDelegationTokenResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -360,16 +360,16 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string_(
+            principal_type: r.string(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.PrincipalType",
             )?,
-            principal_name: r.string_(
+            principal_name: r.string(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.PrincipalName",
             )?,
             token_requester_principal_type: if version >= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalType",
                 )?
@@ -377,18 +377,18 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
                 ""
             },
             token_requester_principal_name: if version >= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "DescribeDelegationTokenResponse.Tokens.TokenRequesterPrincipalName",
                 )?
             } else {
                 ""
             },
-            issue_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.IssueTimestamp")?,
-            expiry_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.ExpiryTimestamp")?,
-            max_timestamp: r.i64_("DescribeDelegationTokenResponse.Tokens.MaxTimestamp")?,
-            token_id: r.string_(flexible, "DescribeDelegationTokenResponse.Tokens.TokenId")?,
-            hmac: r.bytes_(flexible, "DescribeDelegationTokenResponse.Tokens.Hmac")?,
+            issue_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.IssueTimestamp")?,
+            expiry_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.ExpiryTimestamp")?,
+            max_timestamp: r.i64("DescribeDelegationTokenResponse.Tokens.MaxTimestamp")?,
+            token_id: r.string(flexible, "DescribeDelegationTokenResponse.Tokens.TokenId")?,
+            hmac: r.bytes(flexible, "DescribeDelegationTokenResponse.Tokens.Hmac")?,
             renewers: c::Array::read(
                 r,
                 version,
@@ -607,11 +607,11 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            principal_type: r.string_(
+            principal_type: r.string(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalType",
             )?,
-            principal_name: r.string_(
+            principal_name: r.string(
                 flexible,
                 "DescribeDelegationTokenResponse.Tokens.Renewers.PrincipalName",
             )?,

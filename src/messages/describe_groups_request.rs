@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
         let mut this = Self {
             groups: c::Array::read(r, version, flexible, "DescribeGroupsRequest.Groups")?,
             include_authorized_operations: if version >= 3 {
-                r.bool_("DescribeGroupsRequest.IncludeAuthorizedOperations")?
+                r.bool("DescribeGroupsRequest.IncludeAuthorizedOperations")?
             } else {
                 false
             },

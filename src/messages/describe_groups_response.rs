@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("DescribeGroupsResponse.ThrottleTimeMs")?
+                r.i32("DescribeGroupsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -329,16 +329,16 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            error_code: r.i16_("DescribeGroupsResponse.Groups.ErrorCode")?,
+            error_code: r.i16("DescribeGroupsResponse.Groups.ErrorCode")?,
             error_message: if version >= 6 {
-                r.nullable_string_(flexible, "DescribeGroupsResponse.Groups.ErrorMessage")?
+                r.nullable_string(flexible, "DescribeGroupsResponse.Groups.ErrorMessage")?
             } else {
                 None
             },
-            group_id: r.string_(flexible, "DescribeGroupsResponse.Groups.GroupId")?,
-            group_state: r.string_(flexible, "DescribeGroupsResponse.Groups.GroupState")?,
-            protocol_type: r.string_(flexible, "DescribeGroupsResponse.Groups.ProtocolType")?,
-            protocol_data: r.string_(flexible, "DescribeGroupsResponse.Groups.ProtocolData")?,
+            group_id: r.string(flexible, "DescribeGroupsResponse.Groups.GroupId")?,
+            group_state: r.string(flexible, "DescribeGroupsResponse.Groups.GroupState")?,
+            protocol_type: r.string(flexible, "DescribeGroupsResponse.Groups.ProtocolType")?,
+            protocol_data: r.string(flexible, "DescribeGroupsResponse.Groups.ProtocolData")?,
             members: c::Array::read(
                 r,
                 version,
@@ -346,7 +346,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "DescribeGroupsResponse.Groups.Members",
             )?,
             authorized_operations: if version >= 3 {
-                r.i32_("DescribeGroupsResponse.Groups.AuthorizedOperations")?
+                r.i32("DescribeGroupsResponse.Groups.AuthorizedOperations")?
             } else {
                 -2147483648
             },
@@ -609,22 +609,22 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 5;
         let mut this = Self {
-            member_id: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.MemberId")?,
+            member_id: r.string(flexible, "DescribeGroupsResponse.Groups.Members.MemberId")?,
             group_instance_id: if version >= 4 {
-                r.nullable_string_(
+                r.nullable_string(
                     flexible,
                     "DescribeGroupsResponse.Groups.Members.GroupInstanceId",
                 )?
             } else {
                 None
             },
-            client_id: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.ClientId")?,
-            client_host: r.string_(flexible, "DescribeGroupsResponse.Groups.Members.ClientHost")?,
-            member_metadata: r.bytes_(
+            client_id: r.string(flexible, "DescribeGroupsResponse.Groups.Members.ClientId")?,
+            client_host: r.string(flexible, "DescribeGroupsResponse.Groups.Members.ClientHost")?,
+            member_metadata: r.bytes(
                 flexible,
                 "DescribeGroupsResponse.Groups.Members.MemberMetadata",
             )?,
-            member_assignment: r.bytes_(
+            member_assignment: r.bytes(
                 flexible,
                 "DescribeGroupsResponse.Groups.Members.MemberAssignment",
             )?,

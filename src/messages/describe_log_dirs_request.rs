@@ -210,7 +210,7 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string_(flexible, "DescribeLogDirsRequest.Topics.Topic")?,
+            topic: r.string(flexible, "DescribeLogDirsRequest.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,

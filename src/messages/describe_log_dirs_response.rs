@@ -105,9 +105,9 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeLogDirsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeLogDirsResponse.ThrottleTimeMs")?,
             error_code: if version >= 3 {
-                r.i16_("DescribeLogDirsResponse.ErrorCode")?
+                r.i16("DescribeLogDirsResponse.ErrorCode")?
             } else {
                 0
             },
@@ -322,8 +322,8 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("DescribeLogDirsResponse.Results.ErrorCode")?,
-            log_dir: r.string_(flexible, "DescribeLogDirsResponse.Results.LogDir")?,
+            error_code: r.i16("DescribeLogDirsResponse.Results.ErrorCode")?,
+            log_dir: r.string(flexible, "DescribeLogDirsResponse.Results.LogDir")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -331,17 +331,17 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
                 "DescribeLogDirsResponse.Results.Topics",
             )?,
             total_bytes: if version >= 4 {
-                r.i64_("DescribeLogDirsResponse.Results.TotalBytes")?
+                r.i64("DescribeLogDirsResponse.Results.TotalBytes")?
             } else {
                 -1
             },
             usable_bytes: if version >= 4 {
-                r.i64_("DescribeLogDirsResponse.Results.UsableBytes")?
+                r.i64("DescribeLogDirsResponse.Results.UsableBytes")?
             } else {
                 -1
             },
             is_cordoned: if version >= 5 {
-                r.bool_("DescribeLogDirsResponse.Results.IsCordoned")?
+                r.bool("DescribeLogDirsResponse.Results.IsCordoned")?
             } else {
                 false
             },
@@ -529,7 +529,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "DescribeLogDirsResponse.Results.Topics.Name")?,
+            name: r.string(flexible, "DescribeLogDirsResponse.Results.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -699,12 +699,12 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
-                .i32_("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionIndex")?,
+                .i32("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionIndex")?,
             partition_size: r
-                .i64_("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionSize")?,
-            offset_lag: r.i64_("DescribeLogDirsResponse.Results.Topics.Partitions.OffsetLag")?,
+                .i64("DescribeLogDirsResponse.Results.Topics.Partitions.PartitionSize")?,
+            offset_lag: r.i64("DescribeLogDirsResponse.Results.Topics.Partitions.OffsetLag")?,
             is_future_key: r
-                .bool_("DescribeLogDirsResponse.Results.Topics.Partitions.IsFutureKey")?,
+                .bool("DescribeLogDirsResponse.Results.Topics.Partitions.IsFutureKey")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -192,7 +192,7 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "DescribeProducersRequest.Topics.Name")?,
+            name: r.string(true, "DescribeProducersRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeProducersResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeProducersResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, true, "DescribeProducersResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -213,7 +213,7 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "DescribeProducersResponse.Topics.Name")?,
+            name: r.string(true, "DescribeProducersResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -370,10 +370,9 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r
-                .i32_("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("DescribeProducersResponse.Topics.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition_index: r.i32("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("DescribeProducersResponse.Topics.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DescribeProducersResponse.Topics.Partitions.ErrorMessage",
             )?,
@@ -567,19 +566,17 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
         let _ = version;
         let mut this = Self {
             producer_id: r
-                .i64_("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerId")?,
-            producer_epoch: r.i32_(
-                "DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerEpoch",
-            )?,
+                .i64("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerId")?,
+            producer_epoch: r
+                .i32("DescribeProducersResponse.Topics.Partitions.ActiveProducers.ProducerEpoch")?,
             last_sequence: r
-                .i32_("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastSequence")?,
-            last_timestamp: r.i64_(
-                "DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastTimestamp",
-            )?,
-            coordinator_epoch: r.i32_(
+                .i32("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastSequence")?,
+            last_timestamp: r
+                .i64("DescribeProducersResponse.Topics.Partitions.ActiveProducers.LastTimestamp")?,
+            coordinator_epoch: r.i32(
                 "DescribeProducersResponse.Topics.Partitions.ActiveProducers.CoordinatorEpoch",
             )?,
-            current_txn_start_offset: r.i64_(
+            current_txn_start_offset: r.i64(
                 "DescribeProducersResponse.Topics.Partitions.ActiveProducers.CurrentTxnStartOffset",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,

@@ -192,7 +192,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "DescribeQuorumRequest.Topics.TopicName")?,
+            topic_name: r.string(true, "DescribeQuorumRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -306,7 +306,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r.i32_("DescribeQuorumRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("DescribeQuorumRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

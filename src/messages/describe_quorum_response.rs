@@ -113,9 +113,9 @@ impl<'a> c::Decode<'a> for DescribeQuorumResponse<'a> {
             ));
         }
         let mut this = Self {
-            error_code: r.i16_("DescribeQuorumResponse.ErrorCode")?,
+            error_code: r.i16("DescribeQuorumResponse.ErrorCode")?,
             error_message: if version >= 2 {
-                r.nullable_string_(true, "DescribeQuorumResponse.ErrorMessage")?
+                r.nullable_string(true, "DescribeQuorumResponse.ErrorMessage")?
             } else {
                 Some("")
             },
@@ -292,7 +292,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "DescribeQuorumResponse.Topics.TopicName")?,
+            topic_name: r.string(true, "DescribeQuorumResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -505,19 +505,19 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("DescribeQuorumResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("DescribeQuorumResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("DescribeQuorumResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("DescribeQuorumResponse.Topics.Partitions.ErrorCode")?,
             error_message: if version >= 2 {
-                r.nullable_string_(
+                r.nullable_string(
                     true,
                     "DescribeQuorumResponse.Topics.Partitions.ErrorMessage",
                 )?
             } else {
                 Some("")
             },
-            leader_id: r.i32_("DescribeQuorumResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("DescribeQuorumResponse.Topics.Partitions.LeaderEpoch")?,
-            high_watermark: r.i64_("DescribeQuorumResponse.Topics.Partitions.HighWatermark")?,
+            leader_id: r.i32("DescribeQuorumResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("DescribeQuorumResponse.Topics.Partitions.LeaderEpoch")?,
+            high_watermark: r.i64("DescribeQuorumResponse.Topics.Partitions.HighWatermark")?,
             current_voters: c::Array::read(
                 r,
                 version,
@@ -703,7 +703,7 @@ impl<'a> c::Decode<'a> for Node<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            node_id: r.i32_("DescribeQuorumResponse.Nodes.NodeId")?,
+            node_id: r.i32("DescribeQuorumResponse.Nodes.NodeId")?,
             listeners: c::Array::read(r, version, true, "DescribeQuorumResponse.Nodes.Listeners")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -834,9 +834,9 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "DescribeQuorumResponse.Nodes.Listeners.Name")?,
-            host: r.string_(true, "DescribeQuorumResponse.Nodes.Listeners.Host")?,
-            port: r.u16_("DescribeQuorumResponse.Nodes.Listeners.Port")?,
+            name: r.string(true, "DescribeQuorumResponse.Nodes.Listeners.Name")?,
+            host: r.string(true, "DescribeQuorumResponse.Nodes.Listeners.Host")?,
+            port: r.u16("DescribeQuorumResponse.Nodes.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1004,20 +1004,20 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            replica_id: r.i32_("DescribeQuorumResponse.ReplicaState.ReplicaId")?,
+            replica_id: r.i32("DescribeQuorumResponse.ReplicaState.ReplicaId")?,
             replica_directory_id: if version >= 2 {
-                r.uuid_("DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?
+                r.uuid("DescribeQuorumResponse.ReplicaState.ReplicaDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            log_end_offset: r.i64_("DescribeQuorumResponse.ReplicaState.LogEndOffset")?,
+            log_end_offset: r.i64("DescribeQuorumResponse.ReplicaState.LogEndOffset")?,
             last_fetch_timestamp: if version >= 1 {
-                r.i64_("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?
+                r.i64("DescribeQuorumResponse.ReplicaState.LastFetchTimestamp")?
             } else {
                 -1
             },
             last_caught_up_timestamp: if version >= 1 {
-                r.i64_("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp")?
+                r.i64("DescribeQuorumResponse.ReplicaState.LastCaughtUpTimestamp")?
             } else {
                 -1
             },

@@ -200,7 +200,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string_(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
+            group_id: r.string(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
             topics: c::Array::read_nullable(
                 r,
                 version,
@@ -329,7 +329,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(
+            topic_name: r.string(
                 true,
                 "DescribeShareGroupOffsetsRequest.Groups.Topics.TopicName",
             )?,

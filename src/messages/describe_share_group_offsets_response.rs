@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeShareGroupOffsetsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeShareGroupOffsetsResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -253,15 +253,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string_(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
+            group_id: r.string(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
             topics: c::Array::read(
                 r,
                 version,
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics",
             )?,
-            error_code: r.i16_("DescribeShareGroupOffsetsResponse.Groups.ErrorCode")?,
-            error_message: r.nullable_string_(
+            error_code: r.i16("DescribeShareGroupOffsetsResponse.Groups.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.ErrorMessage",
             )?,
@@ -423,11 +423,11 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(
+            topic_name: r.string(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics.TopicName",
             )?,
-            topic_id: r.uuid_("DescribeShareGroupOffsetsResponse.Groups.Topics.TopicId")?,
+            topic_id: r.uuid("DescribeShareGroupOffsetsResponse.Groups.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -622,21 +622,20 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_(
-                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.PartitionIndex",
-            )?,
+            partition_index: r
+                .i32("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.PartitionIndex")?,
             start_offset: r
-                .i64_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.StartOffset")?,
+                .i64("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.StartOffset")?,
             leader_epoch: r
-                .i32_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.LeaderEpoch")?,
+                .i32("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.LeaderEpoch")?,
             lag: if version >= 1 {
-                r.i64_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag")?
+                r.i64("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag")?
             } else {
                 -1
             },
             error_code: r
-                .i16_("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i16("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.ErrorMessage",
             )?,

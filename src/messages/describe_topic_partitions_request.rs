@@ -102,8 +102,8 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsRequest.Topics")?,
             response_partition_limit: r
-                .i32_("DescribeTopicPartitionsRequest.ResponsePartitionLimit")?,
-            cursor: if r.struct_marker_("DescribeTopicPartitionsRequest.Cursor")? {
+                .i32("DescribeTopicPartitionsRequest.ResponsePartitionLimit")?,
+            cursor: if r.struct_marker("DescribeTopicPartitionsRequest.Cursor")? {
                 Some(<Cursor<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -234,7 +234,7 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
+            name: r.string(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -352,8 +352,8 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string_(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,
-            partition_index: r.i32_("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
+            topic_name: r.string(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,
+            partition_index: r.i32("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -103,9 +103,9 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsResponse.Topics")?,
-            next_cursor: if r.struct_marker_("DescribeTopicPartitionsResponse.NextCursor")? {
+            next_cursor: if r.struct_marker("DescribeTopicPartitionsResponse.NextCursor")? {
                 Some(<Cursor<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -302,10 +302,10 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
-            name: r.nullable_string_(true, "DescribeTopicPartitionsResponse.Topics.Name")?,
-            topic_id: r.uuid_("DescribeTopicPartitionsResponse.Topics.TopicId")?,
-            is_internal: r.bool_("DescribeTopicPartitionsResponse.Topics.IsInternal")?,
+            error_code: r.i16("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
+            name: r.nullable_string(true, "DescribeTopicPartitionsResponse.Topics.Name")?,
+            topic_id: r.uuid("DescribeTopicPartitionsResponse.Topics.TopicId")?,
+            is_internal: r.bool("DescribeTopicPartitionsResponse.Topics.IsInternal")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -313,7 +313,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
                 "DescribeTopicPartitionsResponse.Topics.Partitions",
             )?,
             topic_authorized_operations: r
-                .i32_("DescribeTopicPartitionsResponse.Topics.TopicAuthorizedOperations")?,
+                .i32("DescribeTopicPartitionsResponse.Topics.TopicAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -543,12 +543,11 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
+            error_code: r.i16("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
             partition_index: r
-                .i32_("DescribeTopicPartitionsResponse.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32_("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r
-                .i32_("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderEpoch")?,
+                .i32("DescribeTopicPartitionsResponse.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("DescribeTopicPartitionsResponse.Topics.Partitions.LeaderEpoch")?,
             replica_nodes: c::Array::read(
                 r,
                 version,
@@ -740,8 +739,8 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            topic_name: r.string_(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
-            partition_index: r.i32_("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
+            topic_name: r.string(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
+            partition_index: r.i32("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeTransactionsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("DescribeTransactionsResponse.ThrottleTimeMs")?,
             transaction_states: c::Array::read(
                 r,
                 version,
@@ -296,22 +296,22 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
-            transactional_id: r.string_(
+            error_code: r.i16("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
+            transactional_id: r.string(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.TransactionalId",
             )?,
-            transaction_state: r.string_(
+            transaction_state: r.string(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.TransactionState",
             )?,
             transaction_timeout_ms: r
-                .i32_("DescribeTransactionsResponse.TransactionStates.TransactionTimeoutMs")?,
+                .i32("DescribeTransactionsResponse.TransactionStates.TransactionTimeoutMs")?,
             transaction_start_time_ms: r
-                .i64_("DescribeTransactionsResponse.TransactionStates.TransactionStartTimeMs")?,
-            producer_id: r.i64_("DescribeTransactionsResponse.TransactionStates.ProducerId")?,
+                .i64("DescribeTransactionsResponse.TransactionStates.TransactionStartTimeMs")?,
+            producer_id: r.i64("DescribeTransactionsResponse.TransactionStates.ProducerId")?,
             producer_epoch: r
-                .i16_("DescribeTransactionsResponse.TransactionStates.ProducerEpoch")?,
+                .i16("DescribeTransactionsResponse.TransactionStates.ProducerEpoch")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -466,7 +466,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic: r.string_(
+            topic: r.string(
                 true,
                 "DescribeTransactionsResponse.TransactionStates.Topics.Topic",
             )?,

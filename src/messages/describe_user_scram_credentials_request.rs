@@ -188,7 +188,7 @@ impl<'a> c::Decode<'a> for UserName<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
+            name: r.string(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

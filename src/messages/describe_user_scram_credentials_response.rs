@@ -116,10 +116,10 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("DescribeUserScramCredentialsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("DescribeUserScramCredentialsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "DescribeUserScramCredentialsResponse.ErrorMessage")?,
+                .nullable_string(true, "DescribeUserScramCredentialsResponse.ErrorMessage")?,
             results: c::Array::read(
                 r,
                 version,
@@ -291,9 +291,9 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            user: r.string_(true, "DescribeUserScramCredentialsResponse.Results.User")?,
-            error_code: r.i16_("DescribeUserScramCredentialsResponse.Results.ErrorCode")?,
-            error_message: r.nullable_string_(
+            user: r.string(true, "DescribeUserScramCredentialsResponse.Results.User")?,
+            error_code: r.i16("DescribeUserScramCredentialsResponse.Results.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "DescribeUserScramCredentialsResponse.Results.ErrorMessage",
             )?,
@@ -438,9 +438,9 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
         let _ = version;
         let mut this = Self {
             mechanism: r
-                .i8_("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Mechanism")?,
+                .i8("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Mechanism")?,
             iterations: r
-                .i32_("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Iterations")?,
+                .i32("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Iterations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -105,7 +105,7 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             election_type: if version >= 1 {
-                r.i8_("ElectLeadersRequest.ElectionType")?
+                r.i8("ElectLeadersRequest.ElectionType")?
             } else {
                 0
             },
@@ -115,7 +115,7 @@ impl<'a> c::Decode<'a> for ElectLeadersRequest<'a> {
                 flexible,
                 "ElectLeadersRequest.TopicPartitions",
             )?,
-            timeout_ms: r.i32_("ElectLeadersRequest.TimeoutMs")?,
+            timeout_ms: r.i32("ElectLeadersRequest.TimeoutMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -269,7 +269,7 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string_(flexible, "ElectLeadersRequest.TopicPartitions.Topic")?,
+            topic: r.string(flexible, "ElectLeadersRequest.TopicPartitions.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,

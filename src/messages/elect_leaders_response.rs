@@ -104,9 +104,9 @@ impl<'a> c::Decode<'a> for ElectLeadersResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("ElectLeadersResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("ElectLeadersResponse.ThrottleTimeMs")?,
             error_code: if version >= 1 {
-                r.i16_("ElectLeadersResponse.ErrorCode")?
+                r.i16("ElectLeadersResponse.ErrorCode")?
             } else {
                 0
             },
@@ -271,7 +271,7 @@ impl<'a> c::Decode<'a> for ReplicaElectionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic: r.string_(
+            topic: r.string(
                 flexible,
                 "ElectLeadersResponse.ReplicaElectionResults.Topic",
             )?,
@@ -431,10 +431,10 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             partition_id: r
-                .i32_("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.PartitionId")?,
+                .i32("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.PartitionId")?,
             error_code: r
-                .i16_("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i16("ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorCode")?,
+            error_message: r.nullable_string(
                 flexible,
                 "ElectLeadersResponse.ReplicaElectionResults.PartitionResult.ErrorMessage",
             )?,

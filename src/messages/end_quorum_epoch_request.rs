@@ -104,7 +104,7 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            cluster_id: r.nullable_string_(flexible, "EndQuorumEpochRequest.ClusterId")?,
+            cluster_id: r.nullable_string(flexible, "EndQuorumEpochRequest.ClusterId")?,
             topics: c::Array::read(r, version, flexible, "EndQuorumEpochRequest.Topics")?,
             leader_endpoints: if version >= 1 {
                 c::Array::read(
@@ -282,7 +282,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string_(flexible, "EndQuorumEpochRequest.Topics.TopicName")?,
+            topic_name: r.string(flexible, "EndQuorumEpochRequest.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -474,9 +474,9 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32_("EndQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32_("EndQuorumEpochRequest.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("EndQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32("EndQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32("EndQuorumEpochRequest.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("EndQuorumEpochRequest.Topics.Partitions.LeaderEpoch")?,
             preferred_successors: if version <= 0 {
                 c::Array::read(
                     r,
@@ -668,8 +668,8 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
         let _ = version;
         let mut this = Self {
             candidate_id: r
-                .i32_("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateId")?,
-            candidate_directory_id: r.uuid_(
+                .i32("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateId")?,
+            candidate_directory_id: r.uuid(
                 "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateDirectoryId",
             )?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -803,9 +803,9 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?,
-            host: r.string_(true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?,
-            port: r.u16_("EndQuorumEpochRequest.LeaderEndpoints.Port")?,
+            name: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?,
+            host: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?,
+            port: r.u16("EndQuorumEpochRequest.LeaderEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

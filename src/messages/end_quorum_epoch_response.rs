@@ -101,7 +101,7 @@ impl<'a> c::Decode<'a> for EndQuorumEpochResponse<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16_("EndQuorumEpochResponse.ErrorCode")?,
+            error_code: r.i16("EndQuorumEpochResponse.ErrorCode")?,
             topics: c::Array::read(r, version, flexible, "EndQuorumEpochResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -285,7 +285,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            topic_name: r.string_(flexible, "EndQuorumEpochResponse.Topics.TopicName")?,
+            topic_name: r.string(flexible, "EndQuorumEpochResponse.Topics.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -452,10 +452,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            partition_index: r.i32_("EndQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("EndQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32_("EndQuorumEpochResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("EndQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
+            partition_index: r.i32("EndQuorumEpochResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("EndQuorumEpochResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32("EndQuorumEpochResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("EndQuorumEpochResponse.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -604,9 +604,9 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("EndQuorumEpochResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "EndQuorumEpochResponse.NodeEndpoints.Host")?,
-            port: r.u16_("EndQuorumEpochResponse.NodeEndpoints.Port")?,
+            node_id: r.i32("EndQuorumEpochResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "EndQuorumEpochResponse.NodeEndpoints.Host")?,
+            port: r.u16("EndQuorumEpochResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

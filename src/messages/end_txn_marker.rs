@@ -72,7 +72,7 @@ impl<'a> c::Decode<'a> for EndTxnMarker<'a> {
             ));
         }
         let this = Self {
-            coordinator_epoch: r.i32_("EndTxnMarker.CoordinatorEpoch")?,
+            coordinator_epoch: r.i32("EndTxnMarker.CoordinatorEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

@@ -114,10 +114,10 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string_(flexible, "EndTxnRequest.TransactionalId")?,
-            producer_id: r.i64_("EndTxnRequest.ProducerId")?,
-            producer_epoch: r.i16_("EndTxnRequest.ProducerEpoch")?,
-            committed: r.bool_("EndTxnRequest.Committed")?,
+            transactional_id: r.string(flexible, "EndTxnRequest.TransactionalId")?,
+            producer_id: r.i64("EndTxnRequest.ProducerId")?,
+            producer_epoch: r.i16("EndTxnRequest.ProducerEpoch")?,
+            committed: r.bool("EndTxnRequest.Committed")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

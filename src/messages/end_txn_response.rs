@@ -114,15 +114,15 @@ impl<'a> c::Decode<'a> for EndTxnResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32_("EndTxnResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("EndTxnResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("EndTxnResponse.ThrottleTimeMs")?,
+            error_code: r.i16("EndTxnResponse.ErrorCode")?,
             producer_id: if version >= 5 {
-                r.i64_("EndTxnResponse.ProducerId")?
+                r.i64("EndTxnResponse.ProducerId")?
             } else {
                 -1
             },
             producer_epoch: if version >= 5 {
-                r.i16_("EndTxnResponse.ProducerEpoch")?
+                r.i16("EndTxnResponse.ProducerEpoch")?
             } else {
                 -1
             },

@@ -104,9 +104,9 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
             ));
         }
         let mut this = Self {
-            request_data: r.bytes_(true, "EnvelopeRequest.RequestData")?,
-            request_principal: r.nullable_bytes_(true, "EnvelopeRequest.RequestPrincipal")?,
-            client_host_address: r.bytes_(true, "EnvelopeRequest.ClientHostAddress")?,
+            request_data: r.bytes(true, "EnvelopeRequest.RequestData")?,
+            request_principal: r.nullable_bytes(true, "EnvelopeRequest.RequestPrincipal")?,
+            client_host_address: r.bytes(true, "EnvelopeRequest.ClientHostAddress")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -87,8 +87,8 @@ impl<'a> c::Decode<'a> for EnvelopeResponse<'a> {
             ));
         }
         let mut this = Self {
-            response_data: r.nullable_bytes_(true, "EnvelopeResponse.ResponseData")?,
-            error_code: r.i16_("EnvelopeResponse.ErrorCode")?,
+            response_data: r.nullable_bytes(true, "EnvelopeResponse.ResponseData")?,
+            error_code: r.i16("EnvelopeResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -89,8 +89,8 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            hmac: r.bytes_(flexible, "ExpireDelegationTokenRequest.Hmac")?,
-            expiry_time_period_ms: r.i64_("ExpireDelegationTokenRequest.ExpiryTimePeriodMs")?,
+            hmac: r.bytes(flexible, "ExpireDelegationTokenRequest.Hmac")?,
+            expiry_time_period_ms: r.i64("ExpireDelegationTokenRequest.ExpiryTimePeriodMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -102,9 +102,9 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("ExpireDelegationTokenResponse.ErrorCode")?,
-            expiry_timestamp_ms: r.i64_("ExpireDelegationTokenResponse.ExpiryTimestampMs")?,
-            throttle_time_ms: r.i32_("ExpireDelegationTokenResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ExpireDelegationTokenResponse.ErrorCode")?,
+            expiry_timestamp_ms: r.i64("ExpireDelegationTokenResponse.ExpiryTimestampMs")?,
+            throttle_time_ms: r.i32("ExpireDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

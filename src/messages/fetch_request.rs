@@ -224,30 +224,30 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
         let mut this = Self {
             cluster_id: None,
             replica_id: if version <= 14 {
-                r.i32_("FetchRequest.ReplicaId")?
+                r.i32("FetchRequest.ReplicaId")?
             } else {
                 -1
             },
             replica_state: ReplicaState::default(),
-            max_wait_ms: r.i32_("FetchRequest.MaxWaitMs")?,
-            min_bytes: r.i32_("FetchRequest.MinBytes")?,
+            max_wait_ms: r.i32("FetchRequest.MaxWaitMs")?,
+            min_bytes: r.i32("FetchRequest.MinBytes")?,
             max_bytes: if version >= 3 {
-                r.i32_("FetchRequest.MaxBytes")?
+                r.i32("FetchRequest.MaxBytes")?
             } else {
                 2147483647
             },
             isolation_level: if version >= 4 {
-                r.i8_("FetchRequest.IsolationLevel")?
+                r.i8("FetchRequest.IsolationLevel")?
             } else {
                 0
             },
             session_id: if version >= 7 {
-                r.i32_("FetchRequest.SessionId")?
+                r.i32("FetchRequest.SessionId")?
             } else {
                 0
             },
             session_epoch: if version >= 7 {
-                r.i32_("FetchRequest.SessionEpoch")?
+                r.i32("FetchRequest.SessionEpoch")?
             } else {
                 -1
             },
@@ -258,7 +258,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
                 c::Array::Slice(&[])
             },
             rack_id: if version >= 11 {
-                r.string_(flexible, "FetchRequest.RackId")?
+                r.string(flexible, "FetchRequest.RackId")?
             } else {
                 ""
             },
@@ -274,7 +274,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
                         }
                         this.cluster_id =
                             section.field(r, p, tag, "FetchRequest.ClusterId", |p| {
-                                p.nullable_string_(true, "FetchRequest.ClusterId")
+                                p.nullable_string(true, "FetchRequest.ClusterId")
                             })?;
                     }
                     1 => {
@@ -597,8 +597,8 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            replica_id: r.i32_("FetchRequest.ReplicaState.ReplicaId")?,
-            replica_epoch: r.i64_("FetchRequest.ReplicaState.ReplicaEpoch")?,
+            replica_id: r.i32("FetchRequest.ReplicaState.ReplicaId")?,
+            replica_epoch: r.i64("FetchRequest.ReplicaState.ReplicaEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -729,12 +729,12 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string_(flexible, "FetchRequest.Topics.Topic")?
+                r.string(flexible, "FetchRequest.Topics.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid_("FetchRequest.Topics.TopicId")?
+                r.uuid("FetchRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -982,24 +982,24 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
-            partition: r.i32_("FetchRequest.Topics.Partitions.Partition")?,
+            partition: r.i32("FetchRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: if version >= 9 {
-                r.i32_("FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32("FetchRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            fetch_offset: r.i64_("FetchRequest.Topics.Partitions.FetchOffset")?,
+            fetch_offset: r.i64("FetchRequest.Topics.Partitions.FetchOffset")?,
             last_fetched_epoch: if version >= 12 {
-                r.i32_("FetchRequest.Topics.Partitions.LastFetchedEpoch")?
+                r.i32("FetchRequest.Topics.Partitions.LastFetchedEpoch")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64_("FetchRequest.Topics.Partitions.LogStartOffset")?
+                r.i64("FetchRequest.Topics.Partitions.LogStartOffset")?
             } else {
                 -1
             },
-            partition_max_bytes: r.i32_("FetchRequest.Topics.Partitions.PartitionMaxBytes")?,
+            partition_max_bytes: r.i32("FetchRequest.Topics.Partitions.PartitionMaxBytes")?,
             replica_directory_id: c::Uuid::ZERO,
             high_watermark: 9223372036854775807,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -1018,7 +1018,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
                             p,
                             tag,
                             "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
-                            |p| p.uuid_("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
+                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
                         )?;
                     }
                     1 => {
@@ -1030,7 +1030,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
                             p,
                             tag,
                             "FetchRequest.Topics.Partitions.HighWatermark",
-                            |p| p.i64_("FetchRequest.Topics.Partitions.HighWatermark"),
+                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
                         )?;
                     }
                     _ => {}
@@ -1274,12 +1274,12 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string_(flexible, "FetchRequest.ForgottenTopicsData.Topic")?
+                r.string(flexible, "FetchRequest.ForgottenTopicsData.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid_("FetchRequest.ForgottenTopicsData.TopicId")?
+                r.uuid("FetchRequest.ForgottenTopicsData.TopicId")?
             } else {
                 c::Uuid::ZERO
             },

@@ -132,17 +132,17 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
         let flexible = version >= 12;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("FetchResponse.ThrottleTimeMs")?
+                r.i32("FetchResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             error_code: if version >= 7 {
-                r.i16_("FetchResponse.ErrorCode")?
+                r.i16("FetchResponse.ErrorCode")?
             } else {
                 0
             },
             session_id: if version >= 7 {
-                r.i32_("FetchResponse.SessionId")?
+                r.i32("FetchResponse.SessionId")?
             } else {
                 0
             },
@@ -388,12 +388,12 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
-                r.string_(flexible, "FetchResponse.Responses.Topic")?
+                r.string(flexible, "FetchResponse.Responses.Topic")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid_("FetchResponse.Responses.TopicId")?
+                r.uuid("FetchResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -687,16 +687,16 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 12;
         let mut this = Self {
-            partition_index: r.i32_("FetchResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16_("FetchResponse.Responses.Partitions.ErrorCode")?,
-            high_watermark: r.i64_("FetchResponse.Responses.Partitions.HighWatermark")?,
+            partition_index: r.i32("FetchResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16("FetchResponse.Responses.Partitions.ErrorCode")?,
+            high_watermark: r.i64("FetchResponse.Responses.Partitions.HighWatermark")?,
             last_stable_offset: if version >= 4 {
-                r.i64_("FetchResponse.Responses.Partitions.LastStableOffset")?
+                r.i64("FetchResponse.Responses.Partitions.LastStableOffset")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64_("FetchResponse.Responses.Partitions.LogStartOffset")?
+                r.i64("FetchResponse.Responses.Partitions.LogStartOffset")?
             } else {
                 -1
             },
@@ -714,11 +714,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 Some(c::Array::Slice(&[]))
             },
             preferred_read_replica: if version >= 11 {
-                r.i32_("FetchResponse.Responses.Partitions.PreferredReadReplica")?
+                r.i32("FetchResponse.Responses.Partitions.PreferredReadReplica")?
             } else {
                 -1
             },
-            records: r.nullable_records_(flexible, "FetchResponse.Responses.Partitions.Records")?,
+            records: r.nullable_records(flexible, "FetchResponse.Responses.Partitions.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -1051,8 +1051,8 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            epoch: r.i32_("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
-            end_offset: r.i64_("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
+            epoch: r.i32("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
+            end_offset: r.i64("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1171,8 +1171,8 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32_("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
-            leader_epoch: r.i32_("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+            leader_id: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+            leader_epoch: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1291,8 +1291,8 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64_("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32_("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1412,9 +1412,9 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
         let flexible = version >= 12;
         let mut this = Self {
             producer_id: r
-                .i64_("FetchResponse.Responses.Partitions.AbortedTransactions.ProducerId")?,
+                .i64("FetchResponse.Responses.Partitions.AbortedTransactions.ProducerId")?,
             first_offset: r
-                .i64_("FetchResponse.Responses.Partitions.AbortedTransactions.FirstOffset")?,
+                .i64("FetchResponse.Responses.Partitions.AbortedTransactions.FirstOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -1570,10 +1570,10 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("FetchResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "FetchResponse.NodeEndpoints.Host")?,
-            port: r.i32_("FetchResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string_(true, "FetchResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32("FetchResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "FetchResponse.NodeEndpoints.Host")?,
+            port: r.i32("FetchResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string(true, "FetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -114,8 +114,8 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
         }
         let mut this = Self {
             cluster_id: None,
-            replica_id: r.i32_("FetchSnapshotRequest.ReplicaId")?,
-            max_bytes: r.i32_("FetchSnapshotRequest.MaxBytes")?,
+            replica_id: r.i32("FetchSnapshotRequest.ReplicaId")?,
+            max_bytes: r.i32("FetchSnapshotRequest.MaxBytes")?,
             topics: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -125,7 +125,7 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
                 if tag == 0 {
                     this.cluster_id =
                         section.field(r, p, tag, "FetchSnapshotRequest.ClusterId", |p| {
-                            p.nullable_string_(true, "FetchSnapshotRequest.ClusterId")
+                            p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
                         })?;
                 }
             }
@@ -286,7 +286,7 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "FetchSnapshotRequest.Topics.Name")?,
+            name: r.string(true, "FetchSnapshotRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -455,11 +455,11 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32_("FetchSnapshotRequest.Topics.Partitions.Partition")?,
+            partition: r.i32("FetchSnapshotRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: r
-                .i32_("FetchSnapshotRequest.Topics.Partitions.CurrentLeaderEpoch")?,
+                .i32("FetchSnapshotRequest.Topics.Partitions.CurrentLeaderEpoch")?,
             snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::read(r, version)?,
-            position: r.i64_("FetchSnapshotRequest.Topics.Partitions.Position")?,
+            position: r.i64("FetchSnapshotRequest.Topics.Partitions.Position")?,
             replica_directory_id: c::Uuid::ZERO,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -479,7 +479,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
                         p,
                         tag,
                         "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
-                        |p| p.uuid_("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
+                        |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
                     )?;
                 }
             }
@@ -633,8 +633,8 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32_("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -113,8 +113,8 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("FetchSnapshotResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("FetchSnapshotResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("FetchSnapshotResponse.ThrottleTimeMs")?,
+            error_code: r.i16("FetchSnapshotResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "FetchSnapshotResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -289,7 +289,7 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "FetchSnapshotResponse.Topics.Name")?,
+            name: r.string(true, "FetchSnapshotResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -480,13 +480,13 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            index: r.i32_("FetchSnapshotResponse.Topics.Partitions.Index")?,
-            error_code: r.i16_("FetchSnapshotResponse.Topics.Partitions.ErrorCode")?,
+            index: r.i32("FetchSnapshotResponse.Topics.Partitions.Index")?,
+            error_code: r.i16("FetchSnapshotResponse.Topics.Partitions.ErrorCode")?,
             snapshot_id: <SnapshotId<'a> as c::Decode<'a>>::read(r, version)?,
             current_leader: LeaderIdAndEpoch::default(),
-            size: r.i64_("FetchSnapshotResponse.Topics.Partitions.Size")?,
-            position: r.i64_("FetchSnapshotResponse.Topics.Partitions.Position")?,
-            unaligned_records: crate::records::UnalignedRecords::new(r.bytes_(
+            size: r.i64("FetchSnapshotResponse.Topics.Partitions.Size")?,
+            position: r.i64("FetchSnapshotResponse.Topics.Partitions.Position")?,
+            unaligned_records: crate::records::UnalignedRecords::new(r.bytes(
                 true,
                 "FetchSnapshotResponse.Topics.Partitions.UnalignedRecords",
             )?),
@@ -665,8 +665,8 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            end_offset: r.i64_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.EndOffset")?,
-            epoch: r.i32_("FetchSnapshotResponse.Topics.Partitions.SnapshotId.Epoch")?,
+            end_offset: r.i64("FetchSnapshotResponse.Topics.Partitions.SnapshotId.EndOffset")?,
+            epoch: r.i32("FetchSnapshotResponse.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -785,9 +785,9 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32_("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderId")?,
+            leader_id: r.i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32_("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -919,9 +919,9 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("FetchSnapshotResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "FetchSnapshotResponse.NodeEndpoints.Host")?,
-            port: r.u16_("FetchSnapshotResponse.NodeEndpoints.Port")?,
+            node_id: r.i32("FetchSnapshotResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "FetchSnapshotResponse.NodeEndpoints.Host")?,
+            port: r.u16("FetchSnapshotResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -102,12 +102,12 @@ impl<'a> c::Decode<'a> for FindCoordinatorRequest<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             key: if version <= 3 {
-                r.string_(flexible, "FindCoordinatorRequest.Key")?
+                r.string(flexible, "FindCoordinatorRequest.Key")?
             } else {
                 ""
             },
             key_type: if version >= 1 {
-                r.i8_("FindCoordinatorRequest.KeyType")?
+                r.i8("FindCoordinatorRequest.KeyType")?
             } else {
                 0
             },

@@ -154,32 +154,32 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("FindCoordinatorResponse.ThrottleTimeMs")?
+                r.i32("FindCoordinatorResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             error_code: if version <= 3 {
-                r.i16_("FindCoordinatorResponse.ErrorCode")?
+                r.i16("FindCoordinatorResponse.ErrorCode")?
             } else {
                 0
             },
             error_message: if (1..=3).contains(&version) {
-                r.nullable_string_(flexible, "FindCoordinatorResponse.ErrorMessage")?
+                r.nullable_string(flexible, "FindCoordinatorResponse.ErrorMessage")?
             } else {
                 Some("")
             },
             node_id: if version <= 3 {
-                r.i32_("FindCoordinatorResponse.NodeId")?
+                r.i32("FindCoordinatorResponse.NodeId")?
             } else {
                 0
             },
             host: if version <= 3 {
-                r.string_(flexible, "FindCoordinatorResponse.Host")?
+                r.string(flexible, "FindCoordinatorResponse.Host")?
             } else {
                 ""
             },
             port: if version <= 3 {
-                r.i32_("FindCoordinatorResponse.Port")?
+                r.i32("FindCoordinatorResponse.Port")?
             } else {
                 0
             },
@@ -487,13 +487,13 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string_(true, "FindCoordinatorResponse.Coordinators.Key")?,
-            node_id: r.i32_("FindCoordinatorResponse.Coordinators.NodeId")?,
-            host: r.string_(true, "FindCoordinatorResponse.Coordinators.Host")?,
-            port: r.i32_("FindCoordinatorResponse.Coordinators.Port")?,
-            error_code: r.i16_("FindCoordinatorResponse.Coordinators.ErrorCode")?,
+            key: r.string(true, "FindCoordinatorResponse.Coordinators.Key")?,
+            node_id: r.i32("FindCoordinatorResponse.Coordinators.NodeId")?,
+            host: r.string(true, "FindCoordinatorResponse.Coordinators.Host")?,
+            port: r.i32("FindCoordinatorResponse.Coordinators.Port")?,
+            error_code: r.i16("FindCoordinatorResponse.Coordinators.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "FindCoordinatorResponse.Coordinators.ErrorMessage")?,
+                .nullable_string(true, "FindCoordinatorResponse.Coordinators.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -74,7 +74,7 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsRequest<'a> {
             ));
         }
         let mut this = Self {
-            client_instance_id: r.uuid_("GetTelemetrySubscriptionsRequest.ClientInstanceId")?,
+            client_instance_id: r.uuid("GetTelemetrySubscriptionsRequest.ClientInstanceId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -178,19 +178,19 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("GetTelemetrySubscriptionsResponse.ErrorCode")?,
-            client_instance_id: r.uuid_("GetTelemetrySubscriptionsResponse.ClientInstanceId")?,
-            subscription_id: r.i32_("GetTelemetrySubscriptionsResponse.SubscriptionId")?,
+            throttle_time_ms: r.i32("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("GetTelemetrySubscriptionsResponse.ErrorCode")?,
+            client_instance_id: r.uuid("GetTelemetrySubscriptionsResponse.ClientInstanceId")?,
+            subscription_id: r.i32("GetTelemetrySubscriptionsResponse.SubscriptionId")?,
             accepted_compression_types: c::Array::read(
                 r,
                 version,
                 true,
                 "GetTelemetrySubscriptionsResponse.AcceptedCompressionTypes",
             )?,
-            push_interval_ms: r.i32_("GetTelemetrySubscriptionsResponse.PushIntervalMs")?,
-            telemetry_max_bytes: r.i32_("GetTelemetrySubscriptionsResponse.TelemetryMaxBytes")?,
-            delta_temporality: r.bool_("GetTelemetrySubscriptionsResponse.DeltaTemporality")?,
+            push_interval_ms: r.i32("GetTelemetrySubscriptionsResponse.PushIntervalMs")?,
+            telemetry_max_bytes: r.i32("GetTelemetrySubscriptionsResponse.TelemetryMaxBytes")?,
+            delta_temporality: r.bool("GetTelemetrySubscriptionsResponse.DeltaTemporality")?,
             requested_metrics: c::Array::read(
                 r,
                 version,

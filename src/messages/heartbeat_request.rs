@@ -114,11 +114,11 @@ impl<'a> c::Decode<'a> for HeartbeatRequest<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string_(flexible, "HeartbeatRequest.GroupId")?,
-            generation_id: r.i32_("HeartbeatRequest.GenerationId")?,
-            member_id: r.string_(flexible, "HeartbeatRequest.MemberId")?,
+            group_id: r.string(flexible, "HeartbeatRequest.GroupId")?,
+            generation_id: r.i32("HeartbeatRequest.GenerationId")?,
+            member_id: r.string(flexible, "HeartbeatRequest.MemberId")?,
             group_instance_id: if version >= 3 {
-                r.nullable_string_(flexible, "HeartbeatRequest.GroupInstanceId")?
+                r.nullable_string(flexible, "HeartbeatRequest.GroupInstanceId")?
             } else {
                 None
             },

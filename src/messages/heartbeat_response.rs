@@ -89,11 +89,11 @@ impl<'a> c::Decode<'a> for HeartbeatResponse<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("HeartbeatResponse.ThrottleTimeMs")?
+                r.i32("HeartbeatResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16_("HeartbeatResponse.ErrorCode")?,
+            error_code: r.i16("HeartbeatResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

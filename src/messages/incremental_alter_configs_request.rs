@@ -97,7 +97,7 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsRequest<'a> {
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources",
             )?,
-            validate_only: r.bool_("IncrementalAlterConfigsRequest.ValidateOnly")?,
+            validate_only: r.bool("IncrementalAlterConfigsRequest.ValidateOnly")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -247,8 +247,8 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            resource_type: r.i8_("IncrementalAlterConfigsRequest.Resources.ResourceType")?,
-            resource_name: r.string_(
+            resource_type: r.i8("IncrementalAlterConfigsRequest.Resources.ResourceType")?,
+            resource_name: r.string(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.ResourceName",
             )?,
@@ -411,13 +411,13 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.Configs.Name",
             )?,
             config_operation: r
-                .i8_("IncrementalAlterConfigsRequest.Resources.Configs.ConfigOperation")?,
-            value: r.nullable_string_(
+                .i8("IncrementalAlterConfigsRequest.Resources.Configs.ConfigOperation")?,
+            value: r.nullable_string(
                 flexible,
                 "IncrementalAlterConfigsRequest.Resources.Configs.Value",
             )?,

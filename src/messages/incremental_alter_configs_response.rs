@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            throttle_time_ms: r.i32_("IncrementalAlterConfigsResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("IncrementalAlterConfigsResponse.ThrottleTimeMs")?,
             responses: c::Array::read(
                 r,
                 version,
@@ -260,13 +260,13 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            error_code: r.i16_("IncrementalAlterConfigsResponse.Responses.ErrorCode")?,
-            error_message: r.nullable_string_(
+            error_code: r.i16("IncrementalAlterConfigsResponse.Responses.ErrorCode")?,
+            error_message: r.nullable_string(
                 flexible,
                 "IncrementalAlterConfigsResponse.Responses.ErrorMessage",
             )?,
-            resource_type: r.i8_("IncrementalAlterConfigsResponse.Responses.ResourceType")?,
-            resource_name: r.string_(
+            resource_type: r.i8("IncrementalAlterConfigsResponse.Responses.ResourceType")?,
+            resource_name: r.string(
                 flexible,
                 "IncrementalAlterConfigsResponse.Responses.ResourceName",
             )?,

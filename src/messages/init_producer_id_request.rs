@@ -141,25 +141,25 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
         let flexible = version >= 2;
         let mut this = Self {
             transactional_id: r
-                .nullable_string_(flexible, "InitProducerIdRequest.TransactionalId")?,
-            transaction_timeout_ms: r.i32_("InitProducerIdRequest.TransactionTimeoutMs")?,
+                .nullable_string(flexible, "InitProducerIdRequest.TransactionalId")?,
+            transaction_timeout_ms: r.i32("InitProducerIdRequest.TransactionTimeoutMs")?,
             producer_id: if version >= 3 {
-                r.i64_("InitProducerIdRequest.ProducerId")?
+                r.i64("InitProducerIdRequest.ProducerId")?
             } else {
                 -1
             },
             producer_epoch: if version >= 3 {
-                r.i16_("InitProducerIdRequest.ProducerEpoch")?
+                r.i16("InitProducerIdRequest.ProducerEpoch")?
             } else {
                 -1
             },
             enable2_pc: if version >= 6 {
-                r.bool_("InitProducerIdRequest.Enable2Pc")?
+                r.bool("InitProducerIdRequest.Enable2Pc")?
             } else {
                 false
             },
             keep_prepared_txn: if version >= 6 {
-                r.bool_("InitProducerIdRequest.KeepPreparedTxn")?
+                r.bool("InitProducerIdRequest.KeepPreparedTxn")?
             } else {
                 false
             },

@@ -140,17 +140,17 @@ impl<'a> c::Decode<'a> for InitProducerIdResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            throttle_time_ms: r.i32_("InitProducerIdResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("InitProducerIdResponse.ErrorCode")?,
-            producer_id: r.i64_("InitProducerIdResponse.ProducerId")?,
-            producer_epoch: r.i16_("InitProducerIdResponse.ProducerEpoch")?,
+            throttle_time_ms: r.i32("InitProducerIdResponse.ThrottleTimeMs")?,
+            error_code: r.i16("InitProducerIdResponse.ErrorCode")?,
+            producer_id: r.i64("InitProducerIdResponse.ProducerId")?,
+            producer_epoch: r.i16("InitProducerIdResponse.ProducerEpoch")?,
             ongoing_txn_producer_id: if version >= 6 {
-                r.i64_("InitProducerIdResponse.OngoingTxnProducerId")?
+                r.i64("InitProducerIdResponse.OngoingTxnProducerId")?
             } else {
                 -1
             },
             ongoing_txn_producer_epoch: if version >= 6 {
-                r.i16_("InitProducerIdResponse.OngoingTxnProducerEpoch")?
+                r.i16("InitProducerIdResponse.OngoingTxnProducerEpoch")?
             } else {
                 -1
             },

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "InitializeShareGroupStateRequest.GroupId")?,
+            group_id: r.string(true, "InitializeShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "InitializeShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -216,7 +216,7 @@ impl<'a> c::Decode<'a> for InitializeStateData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("InitializeShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid("InitializeShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -354,10 +354,10 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("InitializeShareGroupStateRequest.Topics.Partitions.Partition")?,
-            state_epoch: r.i32_("InitializeShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
+            partition: r.i32("InitializeShareGroupStateRequest.Topics.Partitions.Partition")?,
+            state_epoch: r.i32("InitializeShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
             start_offset: r
-                .i64_("InitializeShareGroupStateRequest.Topics.Partitions.StartOffset")?,
+                .i64("InitializeShareGroupStateRequest.Topics.Partitions.StartOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -202,7 +202,7 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("InitializeShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid("InitializeShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -340,9 +340,9 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16_("InitializeShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition: r.i32("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16("InitializeShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "InitializeShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,

@@ -169,23 +169,23 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
         }
         let flexible = version >= 6;
         let mut this = Self {
-            group_id: r.string_(flexible, "JoinGroupRequest.GroupId")?,
-            session_timeout_ms: r.i32_("JoinGroupRequest.SessionTimeoutMs")?,
+            group_id: r.string(flexible, "JoinGroupRequest.GroupId")?,
+            session_timeout_ms: r.i32("JoinGroupRequest.SessionTimeoutMs")?,
             rebalance_timeout_ms: if version >= 1 {
-                r.i32_("JoinGroupRequest.RebalanceTimeoutMs")?
+                r.i32("JoinGroupRequest.RebalanceTimeoutMs")?
             } else {
                 -1
             },
-            member_id: r.string_(flexible, "JoinGroupRequest.MemberId")?,
+            member_id: r.string(flexible, "JoinGroupRequest.MemberId")?,
             group_instance_id: if version >= 5 {
-                r.nullable_string_(flexible, "JoinGroupRequest.GroupInstanceId")?
+                r.nullable_string(flexible, "JoinGroupRequest.GroupInstanceId")?
             } else {
                 None
             },
-            protocol_type: r.string_(flexible, "JoinGroupRequest.ProtocolType")?,
+            protocol_type: r.string(flexible, "JoinGroupRequest.ProtocolType")?,
             protocols: c::Array::read(r, version, flexible, "JoinGroupRequest.Protocols")?,
             reason: if version >= 8 {
-                r.nullable_string_(flexible, "JoinGroupRequest.Reason")?
+                r.nullable_string(flexible, "JoinGroupRequest.Reason")?
             } else {
                 None
             },
@@ -403,8 +403,8 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string_(flexible, "JoinGroupRequest.Protocols.Name")?,
-            metadata: r.bytes_(flexible, "JoinGroupRequest.Protocols.Metadata")?,
+            name: r.string(flexible, "JoinGroupRequest.Protocols.Name")?,
+            metadata: r.bytes(flexible, "JoinGroupRequest.Protocols.Metadata")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -183,29 +183,29 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32_("JoinGroupResponse.ThrottleTimeMs")?
+                r.i32("JoinGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16_("JoinGroupResponse.ErrorCode")?,
-            generation_id: r.i32_("JoinGroupResponse.GenerationId")?,
+            error_code: r.i16("JoinGroupResponse.ErrorCode")?,
+            generation_id: r.i32("JoinGroupResponse.GenerationId")?,
             protocol_type: if version >= 7 {
-                r.nullable_string_(flexible, "JoinGroupResponse.ProtocolType")?
+                r.nullable_string(flexible, "JoinGroupResponse.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 7 {
-                r.nullable_string_(flexible, "JoinGroupResponse.ProtocolName")?
+                r.nullable_string(flexible, "JoinGroupResponse.ProtocolName")?
             } else {
-                Some(r.string_(flexible, "JoinGroupResponse.ProtocolName")?)
+                Some(r.string(flexible, "JoinGroupResponse.ProtocolName")?)
             },
-            leader: r.string_(flexible, "JoinGroupResponse.Leader")?,
+            leader: r.string(flexible, "JoinGroupResponse.Leader")?,
             skip_assignment: if version >= 9 {
-                r.bool_("JoinGroupResponse.SkipAssignment")?
+                r.bool("JoinGroupResponse.SkipAssignment")?
             } else {
                 false
             },
-            member_id: r.string_(flexible, "JoinGroupResponse.MemberId")?,
+            member_id: r.string(flexible, "JoinGroupResponse.MemberId")?,
             members: c::Array::read(r, version, flexible, "JoinGroupResponse.Members")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -456,13 +456,13 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            member_id: r.string_(flexible, "JoinGroupResponse.Members.MemberId")?,
+            member_id: r.string(flexible, "JoinGroupResponse.Members.MemberId")?,
             group_instance_id: if version >= 5 {
-                r.nullable_string_(flexible, "JoinGroupResponse.Members.GroupInstanceId")?
+                r.nullable_string(flexible, "JoinGroupResponse.Members.GroupInstanceId")?
             } else {
                 None
             },
-            metadata: r.bytes_(flexible, "JoinGroupResponse.Members.Metadata")?,
+            metadata: r.bytes(flexible, "JoinGroupResponse.Members.Metadata")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -85,8 +85,8 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
             ));
         }
         let mut this = Self {
-            version: r.i16_("KRaftVersionRecord.Version")?,
-            k_raft_version: r.i16_("KRaftVersionRecord.KRaftVersion")?,
+            version: r.i16("KRaftVersionRecord.Version")?,
+            k_raft_version: r.i16("KRaftVersionRecord.KRaftVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -176,20 +176,20 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            controller_id: r.i32_("LeaderAndIsrRequest.ControllerId")?,
+            controller_id: r.i32("LeaderAndIsrRequest.ControllerId")?,
             is_k_raft_controller: if version >= 7 {
-                r.bool_("LeaderAndIsrRequest.isKRaftController")?
+                r.bool("LeaderAndIsrRequest.isKRaftController")?
             } else {
                 false
             },
-            controller_epoch: r.i32_("LeaderAndIsrRequest.ControllerEpoch")?,
+            controller_epoch: r.i32("LeaderAndIsrRequest.ControllerEpoch")?,
             broker_epoch: if version >= 2 {
-                r.i64_("LeaderAndIsrRequest.BrokerEpoch")?
+                r.i64("LeaderAndIsrRequest.BrokerEpoch")?
             } else {
                 -1
             },
             r#type: if version >= 5 {
-                r.i8_("LeaderAndIsrRequest.Type")?
+                r.i8("LeaderAndIsrRequest.Type")?
             } else {
                 0
             },
@@ -468,9 +468,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic_name: r.string_(flexible, "LeaderAndIsrRequest.TopicStates.TopicName")?,
+            topic_name: r.string(flexible, "LeaderAndIsrRequest.TopicStates.TopicName")?,
             topic_id: if version >= 5 {
-                r.uuid_("LeaderAndIsrRequest.TopicStates.TopicId")?
+                r.uuid("LeaderAndIsrRequest.TopicStates.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -649,9 +649,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            broker_id: r.i32_("LeaderAndIsrRequest.LiveLeaders.BrokerId")?,
-            host_name: r.string_(flexible, "LeaderAndIsrRequest.LiveLeaders.HostName")?,
-            port: r.i32_("LeaderAndIsrRequest.LiveLeaders.Port")?,
+            broker_id: r.i32("LeaderAndIsrRequest.LiveLeaders.BrokerId")?,
+            host_name: r.string(flexible, "LeaderAndIsrRequest.LiveLeaders.HostName")?,
+            port: r.i32("LeaderAndIsrRequest.LiveLeaders.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -917,7 +917,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 1 {
-                r.string_(
+                r.string(
                     flexible,
                     "LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName",
                 )?
@@ -925,11 +925,11 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 ""
             },
             partition_index: r
-                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionIndex")?,
+                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionIndex")?,
             controller_epoch: r
-                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.ControllerEpoch")?,
-            leader: r.i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.Leader")?,
-            leader_epoch: r.i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderEpoch")?,
+                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.ControllerEpoch")?,
+            leader: r.i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.Leader")?,
+            leader_epoch: r.i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
@@ -937,7 +937,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState.Isr",
             )?,
             partition_epoch: r
-                .i32_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionEpoch")?,
+                .i32("LeaderAndIsrRequest.LeaderAndIsrPartitionState.PartitionEpoch")?,
             replicas: c::Array::read(
                 r,
                 version,
@@ -965,12 +965,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 c::Array::Slice(&[])
             },
             is_new: if version >= 1 {
-                r.bool_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?
+                r.bool("LeaderAndIsrRequest.LeaderAndIsrPartitionState.IsNew")?
             } else {
                 false
             },
             leader_recovery_state: if version >= 6 {
-                r.i8_("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState")?
+                r.i8("LeaderAndIsrRequest.LeaderAndIsrPartitionState.LeaderRecoveryState")?
             } else {
                 0
             },

@@ -108,7 +108,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16_("LeaderAndIsrResponse.ErrorCode")?,
+            error_code: r.i16("LeaderAndIsrResponse.ErrorCode")?,
             partition_errors: if version <= 4 {
                 c::Array::read(r, version, flexible, "LeaderAndIsrResponse.PartitionErrors")?
             } else {
@@ -307,7 +307,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("LeaderAndIsrResponse.Topics.TopicId")?,
+            topic_id: r.uuid("LeaderAndIsrResponse.Topics.TopicId")?,
             partition_errors: c::Array::read(
                 r,
                 version,
@@ -453,7 +453,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 4 {
-                r.string_(
+                r.string(
                     flexible,
                     "LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName",
                 )?
@@ -461,8 +461,8 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
                 ""
             },
             partition_index: r
-                .i32_("LeaderAndIsrResponse.LeaderAndIsrPartitionError.PartitionIndex")?,
-            error_code: r.i16_("LeaderAndIsrResponse.LeaderAndIsrPartitionError.ErrorCode")?,
+                .i32("LeaderAndIsrResponse.LeaderAndIsrPartitionError.PartitionIndex")?,
+            error_code: r.i16("LeaderAndIsrResponse.LeaderAndIsrPartitionError.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

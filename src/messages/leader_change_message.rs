@@ -111,8 +111,8 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
             ));
         }
         let mut this = Self {
-            version: r.i16_("LeaderChangeMessage.Version")?,
-            leader_id: r.i32_("LeaderChangeMessage.LeaderId")?,
+            version: r.i16("LeaderChangeMessage.Version")?,
+            leader_id: r.i32("LeaderChangeMessage.LeaderId")?,
             voters: c::Array::read(r, version, true, "LeaderChangeMessage.Voters")?,
             granting_voters: c::Array::read(
                 r,
@@ -254,9 +254,9 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            voter_id: r.i32_("LeaderChangeMessage.Voter.VoterId")?,
+            voter_id: r.i32("LeaderChangeMessage.Voter.VoterId")?,
             voter_directory_id: if version >= 1 {
-                r.uuid_("LeaderChangeMessage.Voter.VoterDirectoryId")?
+                r.uuid("LeaderChangeMessage.Voter.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },

@@ -101,9 +101,9 @@ impl<'a> c::Decode<'a> for LeaveGroupRequest<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string_(flexible, "LeaveGroupRequest.GroupId")?,
+            group_id: r.string(flexible, "LeaveGroupRequest.GroupId")?,
             member_id: if version <= 2 {
-                r.string_(flexible, "LeaveGroupRequest.MemberId")?
+                r.string(flexible, "LeaveGroupRequest.MemberId")?
             } else {
                 ""
             },
@@ -308,11 +308,11 @@ impl<'a> c::Decode<'a> for MemberIdentity<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string_(flexible, "LeaveGroupRequest.Members.MemberId")?,
+            member_id: r.string(flexible, "LeaveGroupRequest.Members.MemberId")?,
             group_instance_id: r
-                .nullable_string_(flexible, "LeaveGroupRequest.Members.GroupInstanceId")?,
+                .nullable_string(flexible, "LeaveGroupRequest.Members.GroupInstanceId")?,
             reason: if version >= 5 {
-                r.nullable_string_(flexible, "LeaveGroupRequest.Members.Reason")?
+                r.nullable_string(flexible, "LeaveGroupRequest.Members.Reason")?
             } else {
                 None
             },

@@ -102,11 +102,11 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("LeaveGroupResponse.ThrottleTimeMs")?
+                r.i32("LeaveGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16_("LeaveGroupResponse.ErrorCode")?,
+            error_code: r.i16("LeaveGroupResponse.ErrorCode")?,
             members: if version >= 3 {
                 c::Array::read(r, version, flexible, "LeaveGroupResponse.Members")?
             } else {
@@ -294,10 +294,10 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string_(flexible, "LeaveGroupResponse.Members.MemberId")?,
+            member_id: r.string(flexible, "LeaveGroupResponse.Members.MemberId")?,
             group_instance_id: r
-                .nullable_string_(flexible, "LeaveGroupResponse.Members.GroupInstanceId")?,
-            error_code: r.i16_("LeaveGroupResponse.Members.ErrorCode")?,
+                .nullable_string(flexible, "LeaveGroupResponse.Members.GroupInstanceId")?,
+            error_code: r.i16("LeaveGroupResponse.Members.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

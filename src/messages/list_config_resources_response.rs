@@ -103,8 +103,8 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ListConfigResourcesResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ListConfigResourcesResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("ListConfigResourcesResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ListConfigResourcesResponse.ErrorCode")?,
             config_resources: c::Array::read(
                 r,
                 version,
@@ -246,12 +246,12 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            resource_name: r.string_(
+            resource_name: r.string(
                 true,
                 "ListConfigResourcesResponse.ConfigResources.ResourceName",
             )?,
             resource_type: if version >= 1 {
-                r.i8_("ListConfigResourcesResponse.ConfigResources.ResourceType")?
+                r.i8("ListConfigResourcesResponse.ConfigResources.ResourceType")?
             } else {
                 16
             },

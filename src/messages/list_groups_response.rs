@@ -102,11 +102,11 @@ impl<'a> c::Decode<'a> for ListGroupsResponse<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("ListGroupsResponse.ThrottleTimeMs")?
+                r.i32("ListGroupsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16_("ListGroupsResponse.ErrorCode")?,
+            error_code: r.i16("ListGroupsResponse.ErrorCode")?,
             groups: c::Array::read(r, version, flexible, "ListGroupsResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -292,15 +292,15 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            group_id: r.string_(flexible, "ListGroupsResponse.Groups.GroupId")?,
-            protocol_type: r.string_(flexible, "ListGroupsResponse.Groups.ProtocolType")?,
+            group_id: r.string(flexible, "ListGroupsResponse.Groups.GroupId")?,
+            protocol_type: r.string(flexible, "ListGroupsResponse.Groups.ProtocolType")?,
             group_state: if version >= 4 {
-                r.string_(flexible, "ListGroupsResponse.Groups.GroupState")?
+                r.string(flexible, "ListGroupsResponse.Groups.GroupState")?
             } else {
                 ""
             },
             group_type: if version >= 5 {
-                r.string_(flexible, "ListGroupsResponse.Groups.GroupType")?
+                r.string(flexible, "ListGroupsResponse.Groups.GroupType")?
             } else {
                 ""
             },

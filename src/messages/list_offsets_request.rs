@@ -115,15 +115,15 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
         }
         let flexible = version >= 6;
         let mut this = Self {
-            replica_id: r.i32_("ListOffsetsRequest.ReplicaId")?,
+            replica_id: r.i32("ListOffsetsRequest.ReplicaId")?,
             isolation_level: if version >= 2 {
-                r.i8_("ListOffsetsRequest.IsolationLevel")?
+                r.i8("ListOffsetsRequest.IsolationLevel")?
             } else {
                 0
             },
             topics: c::Array::read(r, version, flexible, "ListOffsetsRequest.Topics")?,
             timeout_ms: if version >= 10 {
-                r.i32_("ListOffsetsRequest.TimeoutMs")?
+                r.i32("ListOffsetsRequest.TimeoutMs")?
             } else {
                 0
             },
@@ -304,7 +304,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string_(flexible, "ListOffsetsRequest.Topics.Name")?,
+            name: r.string(flexible, "ListOffsetsRequest.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -480,15 +480,15 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32_("ListOffsetsRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("ListOffsetsRequest.Topics.Partitions.PartitionIndex")?,
             current_leader_epoch: if version >= 4 {
-                r.i32_("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            timestamp: r.i64_("ListOffsetsRequest.Topics.Partitions.Timestamp")?,
+            timestamp: r.i64("ListOffsetsRequest.Topics.Partitions.Timestamp")?,
             max_num_offsets: if version <= 0 {
-                r.i32_("ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?
+                r.i32("ListOffsetsRequest.Topics.Partitions.MaxNumOffsets")?
             } else {
                 1
             },

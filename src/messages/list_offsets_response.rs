@@ -93,7 +93,7 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32_("ListOffsetsResponse.ThrottleTimeMs")?
+                r.i32("ListOffsetsResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -250,7 +250,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string_(flexible, "ListOffsetsResponse.Topics.Name")?,
+            name: r.string(flexible, "ListOffsetsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -443,8 +443,8 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32_("ListOffsetsResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("ListOffsetsResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("ListOffsetsResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("ListOffsetsResponse.Topics.Partitions.ErrorCode")?,
             old_style_offsets: if version <= 0 {
                 c::Array::read(
                     r,
@@ -456,17 +456,17 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
                 c::Array::Slice(&[])
             },
             timestamp: if version >= 1 {
-                r.i64_("ListOffsetsResponse.Topics.Partitions.Timestamp")?
+                r.i64("ListOffsetsResponse.Topics.Partitions.Timestamp")?
             } else {
                 -1
             },
             offset: if version >= 1 {
-                r.i64_("ListOffsetsResponse.Topics.Partitions.Offset")?
+                r.i64("ListOffsetsResponse.Topics.Partitions.Offset")?
             } else {
                 -1
             },
             leader_epoch: if version >= 4 {
-                r.i32_("ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32("ListOffsetsResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },

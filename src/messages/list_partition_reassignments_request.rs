@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32_("ListPartitionReassignmentsRequest.TimeoutMs")?,
+            timeout_ms: r.i32("ListPartitionReassignmentsRequest.TimeoutMs")?,
             topics: c::Array::read_nullable(
                 r,
                 version,
@@ -221,7 +221,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
+            name: r.string(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,

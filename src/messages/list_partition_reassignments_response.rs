@@ -116,10 +116,10 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ListPartitionReassignmentsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ListPartitionReassignmentsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("ListPartitionReassignmentsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ListPartitionReassignmentsResponse.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ListPartitionReassignmentsResponse.ErrorMessage")?,
+                .nullable_string(true, "ListPartitionReassignmentsResponse.ErrorMessage")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -265,7 +265,7 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
+            name: r.string(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -420,7 +420,7 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32_("ListPartitionReassignmentsResponse.Topics.Partitions.PartitionIndex")?,
+                .i32("ListPartitionReassignmentsResponse.Topics.Partitions.PartitionIndex")?,
             replicas: c::Array::read(
                 r,
                 version,

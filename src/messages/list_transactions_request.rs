@@ -126,12 +126,12 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
                 "ListTransactionsRequest.ProducerIdFilters",
             )?,
             duration_filter: if version >= 1 {
-                r.i64_("ListTransactionsRequest.DurationFilter")?
+                r.i64("ListTransactionsRequest.DurationFilter")?
             } else {
                 -1
             },
             transactional_id_pattern: if version >= 2 {
-                r.nullable_string_(true, "ListTransactionsRequest.TransactionalIdPattern")?
+                r.nullable_string(true, "ListTransactionsRequest.TransactionalIdPattern")?
             } else {
                 None
             },

@@ -116,8 +116,8 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ListTransactionsResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ListTransactionsResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("ListTransactionsResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ListTransactionsResponse.ErrorCode")?,
             unknown_state_filters: c::Array::read(
                 r,
                 version,
@@ -278,12 +278,12 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            transactional_id: r.string_(
+            transactional_id: r.string(
                 true,
                 "ListTransactionsResponse.TransactionStates.TransactionalId",
             )?,
-            producer_id: r.i64_("ListTransactionsResponse.TransactionStates.ProducerId")?,
-            transaction_state: r.string_(
+            producer_id: r.i64("ListTransactionsResponse.TransactionStates.ProducerId")?,
+            transaction_state: r.string(
                 true,
                 "ListTransactionsResponse.TransactionStates.TransactionState",
             )?,

@@ -125,17 +125,17 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
                 )?)
             },
             allow_auto_topic_creation: if version >= 4 {
-                r.bool_("MetadataRequest.AllowAutoTopicCreation")?
+                r.bool("MetadataRequest.AllowAutoTopicCreation")?
             } else {
                 true
             },
             include_cluster_authorized_operations: if (8..=10).contains(&version) {
-                r.bool_("MetadataRequest.IncludeClusterAuthorizedOperations")?
+                r.bool("MetadataRequest.IncludeClusterAuthorizedOperations")?
             } else {
                 false
             },
             include_topic_authorized_operations: if version >= 8 {
-                r.bool_("MetadataRequest.IncludeTopicAuthorizedOperations")?
+                r.bool("MetadataRequest.IncludeTopicAuthorizedOperations")?
             } else {
                 false
             },
@@ -348,14 +348,14 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             topic_id: if version >= 10 {
-                r.uuid_("MetadataRequest.Topics.TopicId")?
+                r.uuid("MetadataRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
             name: if version >= 10 {
-                r.nullable_string_(flexible, "MetadataRequest.Topics.Name")?
+                r.nullable_string(flexible, "MetadataRequest.Topics.Name")?
             } else {
-                Some(r.string_(flexible, "MetadataRequest.Topics.Name")?)
+                Some(r.string(flexible, "MetadataRequest.Topics.Name")?)
             },
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };

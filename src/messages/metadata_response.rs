@@ -160,29 +160,29 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32_("MetadataResponse.ThrottleTimeMs")?
+                r.i32("MetadataResponse.ThrottleTimeMs")?
             } else {
                 0
             },
             brokers: c::Array::read(r, version, flexible, "MetadataResponse.Brokers")?,
             cluster_id: if version >= 2 {
-                r.nullable_string_(flexible, "MetadataResponse.ClusterId")?
+                r.nullable_string(flexible, "MetadataResponse.ClusterId")?
             } else {
                 None
             },
             controller_id: if version >= 1 {
-                r.i32_("MetadataResponse.ControllerId")?
+                r.i32("MetadataResponse.ControllerId")?
             } else {
                 -1
             },
             topics: c::Array::read(r, version, flexible, "MetadataResponse.Topics")?,
             cluster_authorized_operations: if (8..=10).contains(&version) {
-                r.i32_("MetadataResponse.ClusterAuthorizedOperations")?
+                r.i32("MetadataResponse.ClusterAuthorizedOperations")?
             } else {
                 -2147483648
             },
             error_code: if version >= 13 {
-                r.i16_("MetadataResponse.ErrorCode")?
+                r.i16("MetadataResponse.ErrorCode")?
             } else {
                 0
             },
@@ -438,11 +438,11 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            node_id: r.i32_("MetadataResponse.Brokers.NodeId")?,
-            host: r.string_(flexible, "MetadataResponse.Brokers.Host")?,
-            port: r.i32_("MetadataResponse.Brokers.Port")?,
+            node_id: r.i32("MetadataResponse.Brokers.NodeId")?,
+            host: r.string(flexible, "MetadataResponse.Brokers.Host")?,
+            port: r.i32("MetadataResponse.Brokers.Port")?,
             rack: if version >= 1 {
-                r.nullable_string_(flexible, "MetadataResponse.Brokers.Rack")?
+                r.nullable_string(flexible, "MetadataResponse.Brokers.Rack")?
             } else {
                 None
             },
@@ -656,25 +656,25 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            error_code: r.i16_("MetadataResponse.Topics.ErrorCode")?,
+            error_code: r.i16("MetadataResponse.Topics.ErrorCode")?,
             name: if version >= 12 {
-                r.nullable_string_(flexible, "MetadataResponse.Topics.Name")?
+                r.nullable_string(flexible, "MetadataResponse.Topics.Name")?
             } else {
-                Some(r.string_(flexible, "MetadataResponse.Topics.Name")?)
+                Some(r.string(flexible, "MetadataResponse.Topics.Name")?)
             },
             topic_id: if version >= 10 {
-                r.uuid_("MetadataResponse.Topics.TopicId")?
+                r.uuid("MetadataResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
             is_internal: if version >= 1 {
-                r.bool_("MetadataResponse.Topics.IsInternal")?
+                r.bool("MetadataResponse.Topics.IsInternal")?
             } else {
                 false
             },
             partitions: c::Array::read(r, version, flexible, "MetadataResponse.Topics.Partitions")?,
             topic_authorized_operations: if version >= 8 {
-                r.i32_("MetadataResponse.Topics.TopicAuthorizedOperations")?
+                r.i32("MetadataResponse.Topics.TopicAuthorizedOperations")?
             } else {
                 -2147483648
             },
@@ -944,11 +944,11 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            error_code: r.i16_("MetadataResponse.Topics.Partitions.ErrorCode")?,
-            partition_index: r.i32_("MetadataResponse.Topics.Partitions.PartitionIndex")?,
-            leader_id: r.i32_("MetadataResponse.Topics.Partitions.LeaderId")?,
+            error_code: r.i16("MetadataResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("MetadataResponse.Topics.Partitions.PartitionIndex")?,
+            leader_id: r.i32("MetadataResponse.Topics.Partitions.LeaderId")?,
             leader_epoch: if version >= 7 {
-                r.i32_("MetadataResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32("MetadataResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },

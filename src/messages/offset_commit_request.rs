@@ -144,24 +144,24 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
         }
         let flexible = version >= 8;
         let mut this = Self {
-            group_id: r.string_(flexible, "OffsetCommitRequest.GroupId")?,
+            group_id: r.string(flexible, "OffsetCommitRequest.GroupId")?,
             generation_id_or_member_epoch: if version >= 1 {
-                r.i32_("OffsetCommitRequest.GenerationIdOrMemberEpoch")?
+                r.i32("OffsetCommitRequest.GenerationIdOrMemberEpoch")?
             } else {
                 -1
             },
             member_id: if version >= 1 {
-                r.string_(flexible, "OffsetCommitRequest.MemberId")?
+                r.string(flexible, "OffsetCommitRequest.MemberId")?
             } else {
                 ""
             },
             group_instance_id: if version >= 7 {
-                r.nullable_string_(flexible, "OffsetCommitRequest.GroupInstanceId")?
+                r.nullable_string(flexible, "OffsetCommitRequest.GroupInstanceId")?
             } else {
                 None
             },
             retention_time_ms: if (2..=4).contains(&version) {
-                r.i64_("OffsetCommitRequest.RetentionTimeMs")?
+                r.i64("OffsetCommitRequest.RetentionTimeMs")?
             } else {
                 -1
             },
@@ -395,12 +395,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
-                r.string_(flexible, "OffsetCommitRequest.Topics.Name")?
+                r.string(flexible, "OffsetCommitRequest.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid_("OffsetCommitRequest.Topics.TopicId")?
+                r.uuid("OffsetCommitRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -618,19 +618,19 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
-            partition_index: r.i32_("OffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64_("OffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32("OffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64("OffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 6 {
-                r.i32_("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
             commit_timestamp: if version == 1 {
-                r.i64_("OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?
+                r.i64("OffsetCommitRequest.Topics.Partitions.CommitTimestamp")?
             } else {
                 -1
             },
-            committed_metadata: r.nullable_string_(
+            committed_metadata: r.nullable_string(
                 flexible,
                 "OffsetCommitRequest.Topics.Partitions.CommittedMetadata",
             )?,

@@ -93,7 +93,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
         let flexible = version >= 8;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32_("OffsetCommitResponse.ThrottleTimeMs")?
+                r.i32("OffsetCommitResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -269,12 +269,12 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
-                r.string_(flexible, "OffsetCommitResponse.Topics.Name")?
+                r.string(flexible, "OffsetCommitResponse.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid_("OffsetCommitResponse.Topics.TopicId")?
+                r.uuid("OffsetCommitResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -444,8 +444,8 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 8;
         let mut this = Self {
-            partition_index: r.i32_("OffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("OffsetCommitResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("OffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("OffsetCommitResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
             ));
         }
         let this = Self {
-            group_id: r.string_(false, "OffsetDeleteRequest.GroupId")?,
+            group_id: r.string(false, "OffsetDeleteRequest.GroupId")?,
             topics: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -216,7 +216,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            name: r.string_(false, "OffsetDeleteRequest.Topics.Name")?,
+            name: r.string(false, "OffsetDeleteRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -321,7 +321,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            partition_index: r.i32_("OffsetDeleteRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("OffsetDeleteRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

@@ -103,8 +103,8 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
             ));
         }
         let this = Self {
-            error_code: r.i16_("OffsetDeleteResponse.ErrorCode")?,
-            throttle_time_ms: r.i32_("OffsetDeleteResponse.ThrottleTimeMs")?,
+            error_code: r.i16("OffsetDeleteResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("OffsetDeleteResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, false, "OffsetDeleteResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -230,7 +230,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let this = Self {
-            name: r.string_(false, "OffsetDeleteResponse.Topics.Name")?,
+            name: r.string(false, "OffsetDeleteResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -353,8 +353,8 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            partition_index: r.i32_("OffsetDeleteResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("OffsetDeleteResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("OffsetDeleteResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("OffsetDeleteResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

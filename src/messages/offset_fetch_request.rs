@@ -119,7 +119,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
         let flexible = version >= 6;
         let mut this = Self {
             group_id: if version <= 7 {
-                r.string_(flexible, "OffsetFetchRequest.GroupId")?
+                r.string(flexible, "OffsetFetchRequest.GroupId")?
             } else {
                 ""
             },
@@ -143,7 +143,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
                 c::Array::Slice(&[])
             },
             require_stable: if version >= 7 {
-                r.bool_("OffsetFetchRequest.RequireStable")?
+                r.bool("OffsetFetchRequest.RequireStable")?
             } else {
                 false
             },
@@ -380,7 +380,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string_(flexible, "OffsetFetchRequest.Topics.Name")?,
+            name: r.string(flexible, "OffsetFetchRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -549,14 +549,14 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string_(true, "OffsetFetchRequest.Groups.GroupId")?,
+            group_id: r.string(true, "OffsetFetchRequest.Groups.GroupId")?,
             member_id: if version >= 9 {
-                r.nullable_string_(true, "OffsetFetchRequest.Groups.MemberId")?
+                r.nullable_string(true, "OffsetFetchRequest.Groups.MemberId")?
             } else {
                 None
             },
             member_epoch: if version >= 9 {
-                r.i32_("OffsetFetchRequest.Groups.MemberEpoch")?
+                r.i32("OffsetFetchRequest.Groups.MemberEpoch")?
             } else {
                 -1
             },
@@ -736,12 +736,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             name: if version <= 9 {
-                r.string_(true, "OffsetFetchRequest.Groups.Topics.Name")?
+                r.string(true, "OffsetFetchRequest.Groups.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid_("OffsetFetchRequest.Groups.Topics.TopicId")?
+                r.uuid("OffsetFetchRequest.Groups.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },

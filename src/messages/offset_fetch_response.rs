@@ -122,7 +122,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
-                r.i32_("OffsetFetchResponse.ThrottleTimeMs")?
+                r.i32("OffsetFetchResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -132,7 +132,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
                 c::Array::Slice(&[])
             },
             error_code: if (2..=7).contains(&version) {
-                r.i16_("OffsetFetchResponse.ErrorCode")?
+                r.i16("OffsetFetchResponse.ErrorCode")?
             } else {
                 0
             },
@@ -352,7 +352,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            name: r.string_(flexible, "OffsetFetchResponse.Topics.Name")?,
+            name: r.string(flexible, "OffsetFetchResponse.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -541,16 +541,16 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            partition_index: r.i32_("OffsetFetchResponse.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64_("OffsetFetchResponse.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32("OffsetFetchResponse.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64("OffsetFetchResponse.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 5 {
-                r.i32_("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
             metadata: r
-                .nullable_string_(flexible, "OffsetFetchResponse.Topics.Partitions.Metadata")?,
-            error_code: r.i16_("OffsetFetchResponse.Topics.Partitions.ErrorCode")?,
+                .nullable_string(flexible, "OffsetFetchResponse.Topics.Partitions.Metadata")?,
+            error_code: r.i16("OffsetFetchResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -724,9 +724,9 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            group_id: r.string_(true, "OffsetFetchResponse.Groups.GroupId")?,
+            group_id: r.string(true, "OffsetFetchResponse.Groups.GroupId")?,
             topics: c::Array::read(r, version, true, "OffsetFetchResponse.Groups.Topics")?,
-            error_code: r.i16_("OffsetFetchResponse.Groups.ErrorCode")?,
+            error_code: r.i16("OffsetFetchResponse.Groups.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -876,12 +876,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             name: if version <= 9 {
-                r.string_(true, "OffsetFetchResponse.Groups.Topics.Name")?
+                r.string(true, "OffsetFetchResponse.Groups.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 10 {
-                r.uuid_("OffsetFetchResponse.Groups.Topics.TopicId")?
+                r.uuid("OffsetFetchResponse.Groups.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -1079,16 +1079,16 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("OffsetFetchResponse.Groups.Topics.Partitions.PartitionIndex")?,
+                .i32("OffsetFetchResponse.Groups.Topics.Partitions.PartitionIndex")?,
             committed_offset: r
-                .i64_("OffsetFetchResponse.Groups.Topics.Partitions.CommittedOffset")?,
+                .i64("OffsetFetchResponse.Groups.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: r
-                .i32_("OffsetFetchResponse.Groups.Topics.Partitions.CommittedLeaderEpoch")?,
-            metadata: r.nullable_string_(
+                .i32("OffsetFetchResponse.Groups.Topics.Partitions.CommittedLeaderEpoch")?,
+            metadata: r.nullable_string(
                 true,
                 "OffsetFetchResponse.Groups.Topics.Partitions.Metadata",
             )?,
-            error_code: r.i16_("OffsetFetchResponse.Groups.Topics.Partitions.ErrorCode")?,
+            error_code: r.i16("OffsetFetchResponse.Groups.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

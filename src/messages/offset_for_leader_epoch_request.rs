@@ -90,7 +90,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             replica_id: if version >= 3 {
-                r.i32_("OffsetForLeaderEpochRequest.ReplicaId")?
+                r.i32("OffsetForLeaderEpochRequest.ReplicaId")?
             } else {
                 -2
             },
@@ -252,7 +252,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic: r.string_(flexible, "OffsetForLeaderEpochRequest.Topics.Topic")?,
+            topic: r.string(flexible, "OffsetForLeaderEpochRequest.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -417,13 +417,13 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            partition: r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.Partition")?,
+            partition: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: if version >= 2 {
-                r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch")?
+                r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch")?
             } else {
                 -1
             },
-            leader_epoch: r.i32_("OffsetForLeaderEpochRequest.Topics.Partitions.LeaderEpoch")?,
+            leader_epoch: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -93,7 +93,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
-                r.i32_("OffsetForLeaderEpochResponse.ThrottleTimeMs")?
+                r.i32("OffsetForLeaderEpochResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -252,7 +252,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            topic: r.string_(flexible, "OffsetForLeaderEpochResponse.Topics.Topic")?,
+            topic: r.string(flexible, "OffsetForLeaderEpochResponse.Topics.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -430,14 +430,14 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            error_code: r.i16_("OffsetForLeaderEpochResponse.Topics.Partitions.ErrorCode")?,
-            partition: r.i32_("OffsetForLeaderEpochResponse.Topics.Partitions.Partition")?,
+            error_code: r.i16("OffsetForLeaderEpochResponse.Topics.Partitions.ErrorCode")?,
+            partition: r.i32("OffsetForLeaderEpochResponse.Topics.Partitions.Partition")?,
             leader_epoch: if version >= 1 {
-                r.i32_("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch")?
+                r.i32("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch")?
             } else {
                 -1
             },
-            end_offset: r.i64_("OffsetForLeaderEpochResponse.Topics.Partitions.EndOffset")?,
+            end_offset: r.i64("OffsetForLeaderEpochResponse.Topics.Partitions.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -116,12 +116,12 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             transactional_id: if version >= 3 {
-                r.nullable_string_(flexible, "ProduceRequest.TransactionalId")?
+                r.nullable_string(flexible, "ProduceRequest.TransactionalId")?
             } else {
                 None
             },
-            acks: r.i16_("ProduceRequest.Acks")?,
-            timeout_ms: r.i32_("ProduceRequest.TimeoutMs")?,
+            acks: r.i16("ProduceRequest.Acks")?,
+            timeout_ms: r.i32("ProduceRequest.TimeoutMs")?,
             topic_data: c::Array::read(r, version, flexible, "ProduceRequest.TopicData")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -310,12 +310,12 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
-                r.string_(flexible, "ProduceRequest.TopicData.Name")?
+                r.string(flexible, "ProduceRequest.TopicData.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid_("ProduceRequest.TopicData.TopicId")?
+                r.uuid("ProduceRequest.TopicData.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -485,9 +485,9 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            index: r.i32_("ProduceRequest.TopicData.PartitionData.Index")?,
+            index: r.i32("ProduceRequest.TopicData.PartitionData.Index")?,
             records: r
-                .nullable_records_(flexible, "ProduceRequest.TopicData.PartitionData.Records")?,
+                .nullable_records(flexible, "ProduceRequest.TopicData.PartitionData.Records")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

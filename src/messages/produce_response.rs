@@ -107,7 +107,7 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
         let mut this = Self {
             responses: c::Array::read(r, version, flexible, "ProduceResponse.Responses")?,
             throttle_time_ms: if version >= 1 {
-                r.i32_("ProduceResponse.ThrottleTimeMs")?
+                r.i32("ProduceResponse.ThrottleTimeMs")?
             } else {
                 0
             },
@@ -326,12 +326,12 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
-                r.string_(flexible, "ProduceResponse.Responses.Name")?
+                r.string(flexible, "ProduceResponse.Responses.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 13 {
-                r.uuid_("ProduceResponse.Responses.TopicId")?
+                r.uuid("ProduceResponse.Responses.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -587,16 +587,16 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 9;
         let mut this = Self {
-            index: r.i32_("ProduceResponse.Responses.PartitionResponses.Index")?,
-            error_code: r.i16_("ProduceResponse.Responses.PartitionResponses.ErrorCode")?,
-            base_offset: r.i64_("ProduceResponse.Responses.PartitionResponses.BaseOffset")?,
+            index: r.i32("ProduceResponse.Responses.PartitionResponses.Index")?,
+            error_code: r.i16("ProduceResponse.Responses.PartitionResponses.ErrorCode")?,
+            base_offset: r.i64("ProduceResponse.Responses.PartitionResponses.BaseOffset")?,
             log_append_time_ms: if version >= 2 {
-                r.i64_("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs")?
+                r.i64("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs")?
             } else {
                 -1
             },
             log_start_offset: if version >= 5 {
-                r.i64_("ProduceResponse.Responses.PartitionResponses.LogStartOffset")?
+                r.i64("ProduceResponse.Responses.PartitionResponses.LogStartOffset")?
             } else {
                 -1
             },
@@ -611,7 +611,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
                 c::Array::Slice(&[])
             },
             error_message: if version >= 8 {
-                r.nullable_string_(
+                r.nullable_string(
                     flexible,
                     "ProduceResponse.Responses.PartitionResponses.ErrorMessage",
                 )?
@@ -863,8 +863,8 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         let flexible = version >= 9;
         let mut this = Self {
             batch_index: r
-                .i32_("ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndex")?,
-            batch_index_error_message: r.nullable_string_(
+                .i32("ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndex")?,
+            batch_index_error_message: r.nullable_string(
                 flexible,
                 "ProduceResponse.Responses.PartitionResponses.RecordErrors.BatchIndexErrorMessage",
             )?,
@@ -1001,9 +1001,9 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
         let _ = version;
         let mut this = Self {
             leader_id: r
-                .i32_("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
+                .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32_("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderEpoch")?,
+                .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1148,10 +1148,10 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("ProduceResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "ProduceResponse.NodeEndpoints.Host")?,
-            port: r.i32_("ProduceResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string_(true, "ProduceResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32("ProduceResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "ProduceResponse.NodeEndpoints.Host")?,
+            port: r.i32("ProduceResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string(true, "ProduceResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -126,11 +126,11 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
             ));
         }
         let mut this = Self {
-            client_instance_id: r.uuid_("PushTelemetryRequest.ClientInstanceId")?,
-            subscription_id: r.i32_("PushTelemetryRequest.SubscriptionId")?,
-            terminating: r.bool_("PushTelemetryRequest.Terminating")?,
-            compression_type: r.i8_("PushTelemetryRequest.CompressionType")?,
-            metrics: r.bytes_(true, "PushTelemetryRequest.Metrics")?,
+            client_instance_id: r.uuid("PushTelemetryRequest.ClientInstanceId")?,
+            subscription_id: r.i32("PushTelemetryRequest.SubscriptionId")?,
+            terminating: r.bool("PushTelemetryRequest.Terminating")?,
+            compression_type: r.i8("PushTelemetryRequest.CompressionType")?,
+            metrics: r.bytes(true, "PushTelemetryRequest.Metrics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -87,8 +87,8 @@ impl<'a> c::Decode<'a> for PushTelemetryResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("PushTelemetryResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("PushTelemetryResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("PushTelemetryResponse.ThrottleTimeMs")?,
+            error_code: r.i16("PushTelemetryResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "ReadShareGroupStateRequest.GroupId")?,
+            group_id: r.string(true, "ReadShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "ReadShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -214,7 +214,7 @@ impl<'a> c::Decode<'a> for ReadStateData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ReadShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid("ReadShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -339,8 +339,8 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("ReadShareGroupStateRequest.Topics.Partitions.Partition")?,
-            leader_epoch: r.i32_("ReadShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
+            partition: r.i32("ReadShareGroupStateRequest.Topics.Partitions.Partition")?,
+            leader_epoch: r.i32("ReadShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -192,7 +192,7 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ReadShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid("ReadShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -368,14 +368,14 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32_("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16_("ReadShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition: r.i32("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16("ReadShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "ReadShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,
-            state_epoch: r.i32_("ReadShareGroupStateResponse.Results.Partitions.StateEpoch")?,
-            start_offset: r.i64_("ReadShareGroupStateResponse.Results.Partitions.StartOffset")?,
+            state_epoch: r.i32("ReadShareGroupStateResponse.Results.Partitions.StateEpoch")?,
+            start_offset: r.i64("ReadShareGroupStateResponse.Results.Partitions.StartOffset")?,
             state_batches: c::Array::read(
                 r,
                 version,
@@ -549,14 +549,13 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.FirstOffset")?,
+                .i64("ReadShareGroupStateResponse.Results.Partitions.StateBatches.FirstOffset")?,
             last_offset: r
-                .i64_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.LastOffset")?,
+                .i64("ReadShareGroupStateResponse.Results.Partitions.StateBatches.LastOffset")?,
             delivery_state: r
-                .i8_("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryState")?,
-            delivery_count: r.i16_(
-                "ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryCount",
-            )?,
+                .i8("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryState")?,
+            delivery_count: r
+                .i16("ReadShareGroupStateResponse.Results.Partitions.StateBatches.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

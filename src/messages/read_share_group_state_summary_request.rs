@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
+            group_id: r.string(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "ReadShareGroupStateSummaryRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -216,7 +216,7 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
+            topic_id: r.uuid("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -341,9 +341,9 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,
+            partition: r.i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,
             leader_epoch: r
-                .i32_("ReadShareGroupStateSummaryRequest.Topics.Partitions.LeaderEpoch")?,
+                .i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -211,7 +211,7 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
+            topic_id: r.uuid("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -409,21 +409,20 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
-            error_code: r
-                .i16_("ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition: r.i32("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
+            error_code: r.i16("ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorMessage",
             )?,
             state_epoch: r
-                .i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.StateEpoch")?,
+                .i32("ReadShareGroupStateSummaryResponse.Results.Partitions.StateEpoch")?,
             leader_epoch: r
-                .i32_("ReadShareGroupStateSummaryResponse.Results.Partitions.LeaderEpoch")?,
+                .i32("ReadShareGroupStateSummaryResponse.Results.Partitions.LeaderEpoch")?,
             start_offset: r
-                .i64_("ReadShareGroupStateSummaryResponse.Results.Partitions.StartOffset")?,
+                .i64("ReadShareGroupStateSummaryResponse.Results.Partitions.StartOffset")?,
             delivery_complete_count: if version >= 1 {
-                r.i32_(
+                r.i32(
                     "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",
                 )?
             } else {

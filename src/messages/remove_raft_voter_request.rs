@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterRequest<'a> {
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string_(true, "RemoveRaftVoterRequest.ClusterId")?,
-            voter_id: r.i32_("RemoveRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid_("RemoveRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string(true, "RemoveRaftVoterRequest.ClusterId")?,
+            voter_id: r.i32("RemoveRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid("RemoveRaftVoterRequest.VoterDirectoryId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

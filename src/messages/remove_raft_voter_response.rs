@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("RemoveRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("RemoveRaftVoterResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "RemoveRaftVoterResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("RemoveRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16("RemoveRaftVoterResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "RemoveRaftVoterResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -89,8 +89,8 @@ impl<'a> c::Decode<'a> for RenewDelegationTokenRequest<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            hmac: r.bytes_(flexible, "RenewDelegationTokenRequest.Hmac")?,
-            renew_period_ms: r.i64_("RenewDelegationTokenRequest.RenewPeriodMs")?,
+            hmac: r.bytes(flexible, "RenewDelegationTokenRequest.Hmac")?,
+            renew_period_ms: r.i64("RenewDelegationTokenRequest.RenewPeriodMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

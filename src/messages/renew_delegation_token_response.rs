@@ -102,9 +102,9 @@ impl<'a> c::Decode<'a> for RenewDelegationTokenResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("RenewDelegationTokenResponse.ErrorCode")?,
-            expiry_timestamp_ms: r.i64_("RenewDelegationTokenResponse.ExpiryTimestampMs")?,
-            throttle_time_ms: r.i32_("RenewDelegationTokenResponse.ThrottleTimeMs")?,
+            error_code: r.i16("RenewDelegationTokenResponse.ErrorCode")?,
+            expiry_timestamp_ms: r.i64("RenewDelegationTokenResponse.ExpiryTimestampMs")?,
+            throttle_time_ms: r.i32("RenewDelegationTokenResponse.ThrottleTimeMs")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

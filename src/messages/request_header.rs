@@ -113,11 +113,11 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            request_api_key: r.i16_("RequestHeader.RequestApiKey")?,
-            request_api_version: r.i16_("RequestHeader.RequestApiVersion")?,
-            correlation_id: r.i32_("RequestHeader.CorrelationId")?,
+            request_api_key: r.i16("RequestHeader.RequestApiKey")?,
+            request_api_version: r.i16("RequestHeader.RequestApiVersion")?,
+            correlation_id: r.i32("RequestHeader.CorrelationId")?,
             client_id: if version >= 1 {
-                r.nullable_string_(false, "RequestHeader.ClientId")?
+                r.nullable_string(false, "RequestHeader.ClientId")?
             } else {
                 Some("")
             },

@@ -73,7 +73,7 @@ impl<'a> c::Decode<'a> for ResponseHeader<'a> {
         }
         let flexible = version >= 1;
         let mut this = Self {
-            correlation_id: r.i32_("ResponseHeader.CorrelationId")?,
+            correlation_id: r.i32("ResponseHeader.CorrelationId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -75,7 +75,7 @@ impl<'a> c::Decode<'a> for SaslAuthenticateRequest<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            auth_bytes: r.bytes_(flexible, "SaslAuthenticateRequest.AuthBytes")?,
+            auth_bytes: r.bytes(flexible, "SaslAuthenticateRequest.AuthBytes")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

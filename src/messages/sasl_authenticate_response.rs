@@ -114,11 +114,11 @@ impl<'a> c::Decode<'a> for SaslAuthenticateResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("SaslAuthenticateResponse.ErrorCode")?,
-            error_message: r.nullable_string_(flexible, "SaslAuthenticateResponse.ErrorMessage")?,
-            auth_bytes: r.bytes_(flexible, "SaslAuthenticateResponse.AuthBytes")?,
+            error_code: r.i16("SaslAuthenticateResponse.ErrorCode")?,
+            error_message: r.nullable_string(flexible, "SaslAuthenticateResponse.ErrorMessage")?,
+            auth_bytes: r.bytes(flexible, "SaslAuthenticateResponse.AuthBytes")?,
             session_lifetime_ms: if version >= 1 {
-                r.i64_("SaslAuthenticateResponse.SessionLifetimeMs")?
+                r.i64("SaslAuthenticateResponse.SessionLifetimeMs")?
             } else {
                 0
             },

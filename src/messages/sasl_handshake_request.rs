@@ -74,7 +74,7 @@ impl<'a> c::Decode<'a> for SaslHandshakeRequest<'a> {
             ));
         }
         let this = Self {
-            mechanism: r.string_(false, "SaslHandshakeRequest.Mechanism")?,
+            mechanism: r.string(false, "SaslHandshakeRequest.Mechanism")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
             ));
         }
         let this = Self {
-            error_code: r.i16_("SaslHandshakeResponse.ErrorCode")?,
+            error_code: r.i16("SaslHandshakeResponse.ErrorCode")?,
             mechanisms: c::Array::read(r, version, false, "SaslHandshakeResponse.Mechanisms")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };

@@ -126,11 +126,11 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.nullable_string_(true, "ShareAcknowledgeRequest.GroupId")?,
-            member_id: r.nullable_string_(true, "ShareAcknowledgeRequest.MemberId")?,
-            share_session_epoch: r.i32_("ShareAcknowledgeRequest.ShareSessionEpoch")?,
+            group_id: r.nullable_string(true, "ShareAcknowledgeRequest.GroupId")?,
+            member_id: r.nullable_string(true, "ShareAcknowledgeRequest.MemberId")?,
+            share_session_epoch: r.i32("ShareAcknowledgeRequest.ShareSessionEpoch")?,
             is_renew_ack: if version >= 2 {
-                r.bool_("ShareAcknowledgeRequest.IsRenewAck")?
+                r.bool("ShareAcknowledgeRequest.IsRenewAck")?
             } else {
                 false
             },
@@ -291,7 +291,7 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareAcknowledgeRequest.Topics.TopicId")?,
+            topic_id: r.uuid("ShareAcknowledgeRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -416,7 +416,7 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
             acknowledgement_batches: c::Array::read(
                 r,
                 version,
@@ -553,10 +553,10 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            first_offset: r.i64_(
+            first_offset: r.i64(
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset",
             )?,
-            last_offset: r.i64_(
+            last_offset: r.i64(
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.LastOffset",
             )?,
             acknowledge_types: c::Array::read(

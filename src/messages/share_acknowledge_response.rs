@@ -142,11 +142,11 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ShareAcknowledgeResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ShareAcknowledgeResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "ShareAcknowledgeResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("ShareAcknowledgeResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ShareAcknowledgeResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "ShareAcknowledgeResponse.ErrorMessage")?,
             acquisition_lock_timeout_ms: if version >= 2 {
-                r.i32_("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?
+                r.i32("ShareAcknowledgeResponse.AcquisitionLockTimeoutMs")?
             } else {
                 0
             },
@@ -316,7 +316,7 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareAcknowledgeResponse.Responses.TopicId")?,
+            topic_id: r.uuid("ShareAcknowledgeResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -467,9 +467,9 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             partition_index: r
-                .i32_("ShareAcknowledgeResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16_("ShareAcknowledgeResponse.Responses.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i32("ShareAcknowledgeResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16("ShareAcknowledgeResponse.Responses.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "ShareAcknowledgeResponse.Responses.Partitions.ErrorMessage",
             )?,
@@ -602,9 +602,9 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
         let _ = version;
         let mut this = Self {
             leader_id: r
-                .i32_("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+                .i32("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32_("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32("ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -749,10 +749,10 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("ShareAcknowledgeResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?,
-            port: r.i32_("ShareAcknowledgeResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string_(true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32("ShareAcknowledgeResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "ShareAcknowledgeResponse.NodeEndpoints.Host")?,
+            port: r.i32("ShareAcknowledgeResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string(true, "ShareAcknowledgeResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

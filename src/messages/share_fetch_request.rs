@@ -220,21 +220,21 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.nullable_string_(true, "ShareFetchRequest.GroupId")?,
-            member_id: r.nullable_string_(true, "ShareFetchRequest.MemberId")?,
-            share_session_epoch: r.i32_("ShareFetchRequest.ShareSessionEpoch")?,
-            max_wait_ms: r.i32_("ShareFetchRequest.MaxWaitMs")?,
-            min_bytes: r.i32_("ShareFetchRequest.MinBytes")?,
-            max_bytes: r.i32_("ShareFetchRequest.MaxBytes")?,
-            max_records: r.i32_("ShareFetchRequest.MaxRecords")?,
-            batch_size: r.i32_("ShareFetchRequest.BatchSize")?,
+            group_id: r.nullable_string(true, "ShareFetchRequest.GroupId")?,
+            member_id: r.nullable_string(true, "ShareFetchRequest.MemberId")?,
+            share_session_epoch: r.i32("ShareFetchRequest.ShareSessionEpoch")?,
+            max_wait_ms: r.i32("ShareFetchRequest.MaxWaitMs")?,
+            min_bytes: r.i32("ShareFetchRequest.MinBytes")?,
+            max_bytes: r.i32("ShareFetchRequest.MaxBytes")?,
+            max_records: r.i32("ShareFetchRequest.MaxRecords")?,
+            batch_size: r.i32("ShareFetchRequest.BatchSize")?,
             share_acquire_mode: if version >= 2 {
-                r.i8_("ShareFetchRequest.ShareAcquireMode")?
+                r.i8("ShareFetchRequest.ShareAcquireMode")?
             } else {
                 0
             },
             is_renew_ack: if version >= 2 {
-                r.bool_("ShareFetchRequest.IsRenewAck")?
+                r.bool("ShareFetchRequest.IsRenewAck")?
             } else {
                 false
             },
@@ -439,7 +439,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareFetchRequest.Topics.TopicId")?,
+            topic_id: r.uuid("ShareFetchRequest.Topics.TopicId")?,
             partitions: c::Array::read(r, version, true, "ShareFetchRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -572,7 +572,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
+            partition_index: r.i32("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
             partition_max_bytes: 0,
             acknowledgement_batches: c::Array::read(
                 r,
@@ -718,9 +718,9 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             first_offset: r
-                .i64_("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset")?,
+                .i64("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset")?,
             last_offset: r
-                .i64_("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.LastOffset")?,
+                .i64("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.LastOffset")?,
             acknowledge_types: c::Array::read(
                 r,
                 version,
@@ -849,7 +849,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
+            topic_id: r.uuid("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,

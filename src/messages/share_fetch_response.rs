@@ -142,10 +142,10 @@ impl<'a> c::Decode<'a> for ShareFetchResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ShareFetchResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ShareFetchResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "ShareFetchResponse.ErrorMessage")?,
-            acquisition_lock_timeout_ms: r.i32_("ShareFetchResponse.AcquisitionLockTimeoutMs")?,
+            throttle_time_ms: r.i32("ShareFetchResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ShareFetchResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "ShareFetchResponse.ErrorMessage")?,
+            acquisition_lock_timeout_ms: r.i32("ShareFetchResponse.AcquisitionLockTimeoutMs")?,
             responses: c::Array::read(r, version, true, "ShareFetchResponse.Responses")?,
             node_endpoints: c::Array::read(r, version, true, "ShareFetchResponse.NodeEndpoints")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -294,7 +294,7 @@ impl<'a> c::Decode<'a> for ShareFetchableTopicResponse<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareFetchResponse.Responses.TopicId")?,
+            topic_id: r.uuid("ShareFetchResponse.Responses.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -497,18 +497,18 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("ShareFetchResponse.Responses.Partitions.PartitionIndex")?,
-            error_code: r.i16_("ShareFetchResponse.Responses.Partitions.ErrorCode")?,
+            partition_index: r.i32("ShareFetchResponse.Responses.Partitions.PartitionIndex")?,
+            error_code: r.i16("ShareFetchResponse.Responses.Partitions.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ShareFetchResponse.Responses.Partitions.ErrorMessage")?,
+                .nullable_string(true, "ShareFetchResponse.Responses.Partitions.ErrorMessage")?,
             acknowledge_error_code: r
-                .i16_("ShareFetchResponse.Responses.Partitions.AcknowledgeErrorCode")?,
-            acknowledge_error_message: r.nullable_string_(
+                .i16("ShareFetchResponse.Responses.Partitions.AcknowledgeErrorCode")?,
+            acknowledge_error_message: r.nullable_string(
                 true,
                 "ShareFetchResponse.Responses.Partitions.AcknowledgeErrorMessage",
             )?,
             current_leader: <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(r, version)?,
-            records: r.records_(true, "ShareFetchResponse.Responses.Partitions.Records")?,
+            records: r.records(true, "ShareFetchResponse.Responses.Partitions.Records")?,
             acquired_records: c::Array::read(
                 r,
                 version,
@@ -670,9 +670,9 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32_("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
+            leader_id: r.i32("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r
-                .i32_("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
+                .i32("ShareFetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -805,11 +805,11 @@ impl<'a> c::Decode<'a> for AcquiredRecords<'a> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.FirstOffset")?,
+                .i64("ShareFetchResponse.Responses.Partitions.AcquiredRecords.FirstOffset")?,
             last_offset: r
-                .i64_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.LastOffset")?,
+                .i64("ShareFetchResponse.Responses.Partitions.AcquiredRecords.LastOffset")?,
             delivery_count: r
-                .i16_("ShareFetchResponse.Responses.Partitions.AcquiredRecords.DeliveryCount")?,
+                .i16("ShareFetchResponse.Responses.Partitions.AcquiredRecords.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -957,10 +957,10 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("ShareFetchResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "ShareFetchResponse.NodeEndpoints.Host")?,
-            port: r.i32_("ShareFetchResponse.NodeEndpoints.Port")?,
-            rack: r.nullable_string_(true, "ShareFetchResponse.NodeEndpoints.Rack")?,
+            node_id: r.i32("ShareFetchResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "ShareFetchResponse.NodeEndpoints.Host")?,
+            port: r.i32("ShareFetchResponse.NodeEndpoints.Port")?,
+            rack: r.nullable_string(true, "ShareFetchResponse.NodeEndpoints.Rack")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

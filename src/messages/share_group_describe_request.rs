@@ -89,7 +89,7 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeRequest<'a> {
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ShareGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool_("ShareGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool("ShareGroupDescribeRequest.IncludeAuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

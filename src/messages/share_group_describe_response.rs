@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ShareGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("ShareGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ShareGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -301,14 +301,14 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("ShareGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16("ShareGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string_(true, "ShareGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string_(true, "ShareGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32_("ShareGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32_("ShareGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            assignor_name: r.string_(true, "ShareGroupDescribeResponse.Groups.AssignorName")?,
+                .nullable_string(true, "ShareGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string(true, "ShareGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string(true, "ShareGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32("ShareGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32("ShareGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            assignor_name: r.string(true, "ShareGroupDescribeResponse.Groups.AssignorName")?,
             members: c::Array::read(
                 r,
                 version,
@@ -316,7 +316,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "ShareGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32_("ShareGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32("ShareGroupDescribeResponse.Groups.AuthorizedOperations")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -544,12 +544,11 @@ impl<'a> c::Decode<'a> for Member<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
-            rack_id: r
-                .nullable_string_(true, "ShareGroupDescribeResponse.Groups.Members.RackId")?,
-            member_epoch: r.i32_("ShareGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            client_id: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.ClientId")?,
-            client_host: r.string_(true, "ShareGroupDescribeResponse.Groups.Members.ClientHost")?,
+            member_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
+            rack_id: r.nullable_string(true, "ShareGroupDescribeResponse.Groups.Members.RackId")?,
+            member_epoch: r.i32("ShareGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            client_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.ClientId")?,
+            client_host: r.string(true, "ShareGroupDescribeResponse.Groups.Members.ClientHost")?,
             subscribed_topic_names: c::Array::read(
                 r,
                 version,
@@ -723,8 +722,8 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
-            topic_name: r.string_(true, "ShareGroupDescribeResponse.TopicPartitions.TopicName")?,
+            topic_id: r.uuid("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
+            topic_name: r.string(true, "ShareGroupDescribeResponse.TopicPartitions.TopicName")?,
             partitions: c::Array::read(
                 r,
                 version,

@@ -126,10 +126,10 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "ShareGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string_(true, "ShareGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32_("ShareGroupHeartbeatRequest.MemberEpoch")?,
-            rack_id: r.nullable_string_(true, "ShareGroupHeartbeatRequest.RackId")?,
+            group_id: r.string(true, "ShareGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string(true, "ShareGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32("ShareGroupHeartbeatRequest.MemberEpoch")?,
+            rack_id: r.nullable_string(true, "ShareGroupHeartbeatRequest.RackId")?,
             subscribed_topic_names: c::Array::read_nullable(
                 r,
                 version,

@@ -152,13 +152,13 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("ShareGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("ShareGroupHeartbeatResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "ShareGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.nullable_string_(true, "ShareGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32_("ShareGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32_("ShareGroupHeartbeatResponse.HeartbeatIntervalMs")?,
-            assignment: if r.struct_marker_("ShareGroupHeartbeatResponse.Assignment")? {
+            throttle_time_ms: r.i32("ShareGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16("ShareGroupHeartbeatResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "ShareGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.nullable_string(true, "ShareGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32("ShareGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32("ShareGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            assignment: if r.struct_marker("ShareGroupHeartbeatResponse.Assignment")? {
                 Some(<Assignment<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -432,7 +432,7 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
+            topic_id: r.uuid("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,

@@ -72,7 +72,7 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
             ));
         }
         let mut this = Self {
-            version: r.i16_("SnapshotFooterRecord.Version")?,
+            version: r.i16("SnapshotFooterRecord.Version")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -85,9 +85,9 @@ impl<'a> c::Decode<'a> for SnapshotHeaderRecord<'a> {
             ));
         }
         let mut this = Self {
-            version: r.i16_("SnapshotHeaderRecord.Version")?,
+            version: r.i16("SnapshotHeaderRecord.Version")?,
             last_contained_log_timestamp: r
-                .i64_("SnapshotHeaderRecord.LastContainedLogTimestamp")?,
+                .i64("SnapshotHeaderRecord.LastContainedLogTimestamp")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -173,20 +173,20 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            controller_id: r.i32_("StopReplicaRequest.ControllerId")?,
+            controller_id: r.i32("StopReplicaRequest.ControllerId")?,
             is_k_raft_controller: if version >= 4 {
-                r.bool_("StopReplicaRequest.isKRaftController")?
+                r.bool("StopReplicaRequest.isKRaftController")?
             } else {
                 false
             },
-            controller_epoch: r.i32_("StopReplicaRequest.ControllerEpoch")?,
+            controller_epoch: r.i32("StopReplicaRequest.ControllerEpoch")?,
             broker_epoch: if version >= 1 {
-                r.i64_("StopReplicaRequest.BrokerEpoch")?
+                r.i64("StopReplicaRequest.BrokerEpoch")?
             } else {
                 -1
             },
             delete_partitions: if version <= 2 {
-                r.bool_("StopReplicaRequest.DeletePartitions")?
+                r.bool("StopReplicaRequest.DeletePartitions")?
             } else {
                 false
             },
@@ -451,8 +451,8 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let this = Self {
-            topic_name: r.string_(false, "StopReplicaRequest.UngroupedPartitions.TopicName")?,
-            partition_index: r.i32_("StopReplicaRequest.UngroupedPartitions.PartitionIndex")?,
+            topic_name: r.string(false, "StopReplicaRequest.UngroupedPartitions.TopicName")?,
+            partition_index: r.i32("StopReplicaRequest.UngroupedPartitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         Ok(this)
@@ -567,7 +567,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            name: r.string_(flexible, "StopReplicaRequest.Topics.Name")?,
+            name: r.string(flexible, "StopReplicaRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,
@@ -710,7 +710,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "StopReplicaRequest.TopicStates.TopicName")?,
+            topic_name: r.string(true, "StopReplicaRequest.TopicStates.TopicName")?,
             partition_states: c::Array::read(
                 r,
                 version,
@@ -851,10 +851,10 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
         let _ = version;
         let mut this = Self {
             partition_index: r
-                .i32_("StopReplicaRequest.TopicStates.PartitionStates.PartitionIndex")?,
-            leader_epoch: r.i32_("StopReplicaRequest.TopicStates.PartitionStates.LeaderEpoch")?,
+                .i32("StopReplicaRequest.TopicStates.PartitionStates.PartitionIndex")?,
+            leader_epoch: r.i32("StopReplicaRequest.TopicStates.PartitionStates.LeaderEpoch")?,
             delete_partition: r
-                .bool_("StopReplicaRequest.TopicStates.PartitionStates.DeletePartition")?,
+                .bool("StopReplicaRequest.TopicStates.PartitionStates.DeletePartition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -92,7 +92,7 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
         }
         let flexible = version >= 2;
         let mut this = Self {
-            error_code: r.i16_("StopReplicaResponse.ErrorCode")?,
+            error_code: r.i16("StopReplicaResponse.ErrorCode")?,
             partition_errors: c::Array::read(
                 r,
                 version,
@@ -248,9 +248,9 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 2;
         let mut this = Self {
-            topic_name: r.string_(flexible, "StopReplicaResponse.PartitionErrors.TopicName")?,
-            partition_index: r.i32_("StopReplicaResponse.PartitionErrors.PartitionIndex")?,
-            error_code: r.i16_("StopReplicaResponse.PartitionErrors.ErrorCode")?,
+            topic_name: r.string(flexible, "StopReplicaResponse.PartitionErrors.TopicName")?,
+            partition_index: r.i32("StopReplicaResponse.PartitionErrors.PartitionIndex")?,
+            error_code: r.i16("StopReplicaResponse.PartitionErrors.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

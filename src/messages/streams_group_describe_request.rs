@@ -102,9 +102,9 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeRequest<'a> {
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
-                .bool_("StreamsGroupDescribeRequest.IncludeAuthorizedOperations")?,
+                .bool("StreamsGroupDescribeRequest.IncludeAuthorizedOperations")?,
             include_topology_description: if version >= 1 {
-                r.bool_("StreamsGroupDescribeRequest.IncludeTopologyDescription")?
+                r.bool("StreamsGroupDescribeRequest.IncludeTopologyDescription")?
             } else {
                 false
             },

@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "StreamsGroupDescribeResponse.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -349,14 +349,14 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            error_code: r.i16_("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
+            error_code: r.i16("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "StreamsGroupDescribeResponse.Groups.ErrorMessage")?,
-            group_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.GroupId")?,
-            group_state: r.string_(true, "StreamsGroupDescribeResponse.Groups.GroupState")?,
-            group_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.GroupEpoch")?,
-            assignment_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.AssignmentEpoch")?,
-            topology: if r.struct_marker_("StreamsGroupDescribeResponse.Groups.Topology")? {
+                .nullable_string(true, "StreamsGroupDescribeResponse.Groups.ErrorMessage")?,
+            group_id: r.string(true, "StreamsGroupDescribeResponse.Groups.GroupId")?,
+            group_state: r.string(true, "StreamsGroupDescribeResponse.Groups.GroupState")?,
+            group_epoch: r.i32("StreamsGroupDescribeResponse.Groups.GroupEpoch")?,
+            assignment_epoch: r.i32("StreamsGroupDescribeResponse.Groups.AssignmentEpoch")?,
+            topology: if r.struct_marker("StreamsGroupDescribeResponse.Groups.Topology")? {
                 Some(<Topology<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -368,9 +368,9 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "StreamsGroupDescribeResponse.Groups.Members",
             )?,
             authorized_operations: r
-                .i32_("StreamsGroupDescribeResponse.Groups.AuthorizedOperations")?,
+                .i32("StreamsGroupDescribeResponse.Groups.AuthorizedOperations")?,
             topology_description: if version >= 1 {
-                if r.struct_marker_("StreamsGroupDescribeResponse.Groups.TopologyDescription")? {
+                if r.struct_marker("StreamsGroupDescribeResponse.Groups.TopologyDescription")? {
                     Some(<TopologyDescription<'a> as c::Decode<'a>>::read(
                         r, version,
                     )?)
@@ -381,12 +381,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 None
             },
             topology_description_status: if version >= 1 {
-                r.i8_("StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus")?
+                r.i8("StreamsGroupDescribeResponse.Groups.TopologyDescriptionStatus")?
             } else {
                 0
             },
             assignor_name: if version >= 1 {
-                r.nullable_string_(true, "StreamsGroupDescribeResponse.Groups.AssignorName")?
+                r.nullable_string(true, "StreamsGroupDescribeResponse.Groups.AssignorName")?
             } else {
                 None
             },
@@ -624,7 +624,7 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
+            epoch: r.i32("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
             subtopologies: c::Array::read_nullable(
                 r,
                 version,
@@ -794,7 +794,7 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string_(
+            subtopology_id: r.string(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies.SubtopologyId",
             )?,
@@ -1136,26 +1136,26 @@ impl<'a> c::Decode<'a> for Member<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            member_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
-            member_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Members.MemberEpoch")?,
-            instance_id: r.nullable_string_(
+            member_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
+            member_epoch: r.i32("StreamsGroupDescribeResponse.Groups.Members.MemberEpoch")?,
+            instance_id: r.nullable_string(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.InstanceId",
             )?,
             rack_id: r
-                .nullable_string_(true, "StreamsGroupDescribeResponse.Groups.Members.RackId")?,
-            client_id: r.string_(true, "StreamsGroupDescribeResponse.Groups.Members.ClientId")?,
-            client_host: r.string_(
+                .nullable_string(true, "StreamsGroupDescribeResponse.Groups.Members.RackId")?,
+            client_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.ClientId")?,
+            client_host: r.string(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.ClientHost",
             )?,
-            topology_epoch: r.i32_("StreamsGroupDescribeResponse.Groups.Members.TopologyEpoch")?,
-            process_id: r.string_(
+            topology_epoch: r.i32("StreamsGroupDescribeResponse.Groups.Members.TopologyEpoch")?,
+            process_id: r.string(
                 true,
                 "StreamsGroupDescribeResponse.Groups.Members.ProcessId",
             )?,
             user_endpoint: if r
-                .struct_marker_("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")?
+                .struct_marker("StreamsGroupDescribeResponse.Groups.Members.UserEndpoint")?
             {
                 Some(<Endpoint<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
@@ -1181,7 +1181,7 @@ impl<'a> c::Decode<'a> for Member<'a> {
             )?,
             assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
             target_assignment: <Assignment<'a> as c::Decode<'a>>::read(r, version)?,
-            is_classic: r.bool_("StreamsGroupDescribeResponse.Groups.Members.IsClassic")?,
+            is_classic: r.bool("StreamsGroupDescribeResponse.Groups.Members.IsClassic")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1397,8 +1397,8 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string_(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
-            port: r.u16_("StreamsGroupDescribeResponse.Endpoint.Port")?,
+            host: r.string(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
+            port: r.u16("StreamsGroupDescribeResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1533,12 +1533,12 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            subtopology_id: r.string_(
+            subtopology_id: r.string(
                 true,
                 "StreamsGroupDescribeResponse.TaskOffset.SubtopologyId",
             )?,
-            partition: r.i32_("StreamsGroupDescribeResponse.TaskOffset.Partition")?,
-            offset: r.i64_("StreamsGroupDescribeResponse.TaskOffset.Offset")?,
+            partition: r.i32("StreamsGroupDescribeResponse.TaskOffset.Partition")?,
+            offset: r.i64("StreamsGroupDescribeResponse.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1824,8 +1824,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r
-                .string_(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
+            subtopology_id: r.string(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -1954,8 +1953,8 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string_(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
-            value: r.string_(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
+            key: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
+            value: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -2106,10 +2105,10 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
-            partitions: r.i32_("StreamsGroupDescribeResponse.TopicInfo.Partitions")?,
+            name: r.string(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
+            partitions: r.i32("StreamsGroupDescribeResponse.TopicInfo.Partitions")?,
             replication_factor: r
-                .i16_("StreamsGroupDescribeResponse.TopicInfo.ReplicationFactor")?,
+                .i16("StreamsGroupDescribeResponse.TopicInfo.ReplicationFactor")?,
             topic_configs: c::Array::read(
                 r,
                 version,
@@ -2388,7 +2387,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string_(
+            subtopology_id: r.string(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology.SubtopologyId",
             )?,
@@ -2571,18 +2570,18 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.Name",
             )?,
-            node_type: r.i8_("StreamsGroupDescribeResponse.TopologyDescriptionNode.NodeType")?,
+            node_type: r.i8("StreamsGroupDescribeResponse.TopologyDescriptionNode.NodeType")?,
             source_topics: c::Array::read(
                 r,
                 version,
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.SourceTopics",
             )?,
-            sink_topic: r.nullable_string_(
+            sink_topic: r.nullable_string(
                 true,
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode.SinkTopic",
             )?,

@@ -282,15 +282,15 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "StreamsGroupHeartbeatRequest.GroupId")?,
-            member_id: r.string_(true, "StreamsGroupHeartbeatRequest.MemberId")?,
-            member_epoch: r.i32_("StreamsGroupHeartbeatRequest.MemberEpoch")?,
+            group_id: r.string(true, "StreamsGroupHeartbeatRequest.GroupId")?,
+            member_id: r.string(true, "StreamsGroupHeartbeatRequest.MemberId")?,
+            member_epoch: r.i32("StreamsGroupHeartbeatRequest.MemberEpoch")?,
             endpoint_information_epoch: r
-                .i32_("StreamsGroupHeartbeatRequest.EndpointInformationEpoch")?,
-            instance_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.InstanceId")?,
-            rack_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.RackId")?,
-            rebalance_timeout_ms: r.i32_("StreamsGroupHeartbeatRequest.RebalanceTimeoutMs")?,
-            topology: if r.struct_marker_("StreamsGroupHeartbeatRequest.Topology")? {
+                .i32("StreamsGroupHeartbeatRequest.EndpointInformationEpoch")?,
+            instance_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.InstanceId")?,
+            rack_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.RackId")?,
+            rebalance_timeout_ms: r.i32("StreamsGroupHeartbeatRequest.RebalanceTimeoutMs")?,
+            topology: if r.struct_marker("StreamsGroupHeartbeatRequest.Topology")? {
                 Some(<Topology<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -313,8 +313,8 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
                 true,
                 "StreamsGroupHeartbeatRequest.WarmupTasks",
             )?,
-            process_id: r.nullable_string_(true, "StreamsGroupHeartbeatRequest.ProcessId")?,
-            user_endpoint: if r.struct_marker_("StreamsGroupHeartbeatRequest.UserEndpoint")? {
+            process_id: r.nullable_string(true, "StreamsGroupHeartbeatRequest.ProcessId")?,
+            user_endpoint: if r.struct_marker("StreamsGroupHeartbeatRequest.UserEndpoint")? {
                 Some(<Endpoint<'a> as c::Decode<'a>>::read(r, version)?)
             } else {
                 None
@@ -337,7 +337,7 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
                 true,
                 "StreamsGroupHeartbeatRequest.TaskEndOffsets",
             )?,
-            shutdown_application: r.bool_("StreamsGroupHeartbeatRequest.ShutdownApplication")?,
+            shutdown_application: r.bool("StreamsGroupHeartbeatRequest.ShutdownApplication")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -592,7 +592,7 @@ impl<'a> c::Decode<'a> for Topology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            epoch: r.i32_("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
+            epoch: r.i32("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
             subtopologies: c::Array::read(
                 r,
                 version,
@@ -790,7 +790,7 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r.string_(
+            subtopology_id: r.string(
                 true,
                 "StreamsGroupHeartbeatRequest.Topology.Subtopologies.SubtopologyId",
             )?,
@@ -1145,8 +1145,8 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            key: r.string_(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
-            value: r.string_(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
+            key: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
+            value: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1297,10 +1297,10 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
-            partitions: r.i32_("StreamsGroupHeartbeatRequest.TopicInfo.Partitions")?,
+            name: r.string(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
+            partitions: r.i32("StreamsGroupHeartbeatRequest.TopicInfo.Partitions")?,
             replication_factor: r
-                .i16_("StreamsGroupHeartbeatRequest.TopicInfo.ReplicationFactor")?,
+                .i16("StreamsGroupHeartbeatRequest.TopicInfo.ReplicationFactor")?,
             topic_configs: c::Array::read(
                 r,
                 version,
@@ -1438,8 +1438,8 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string_(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
-            port: r.u16_("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
+            host: r.string(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
+            port: r.u16("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1574,12 +1574,12 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            subtopology_id: r.string_(
+            subtopology_id: r.string(
                 true,
                 "StreamsGroupHeartbeatRequest.TaskOffset.SubtopologyId",
             )?,
-            partition: r.i32_("StreamsGroupHeartbeatRequest.TaskOffset.Partition")?,
-            offset: r.i64_("StreamsGroupHeartbeatRequest.TaskOffset.Offset")?,
+            partition: r.i32("StreamsGroupHeartbeatRequest.TaskOffset.Partition")?,
+            offset: r.i64("StreamsGroupHeartbeatRequest.TaskOffset.Offset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -1705,8 +1705,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            subtopology_id: r
-                .string_(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
+            subtopology_id: r.string(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,

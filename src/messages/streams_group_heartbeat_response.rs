@@ -272,22 +272,20 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("StreamsGroupHeartbeatResponse.ErrorCode")?,
-            error_message: r
-                .nullable_string_(true, "StreamsGroupHeartbeatResponse.ErrorMessage")?,
-            member_id: r.string_(true, "StreamsGroupHeartbeatResponse.MemberId")?,
-            member_epoch: r.i32_("StreamsGroupHeartbeatResponse.MemberEpoch")?,
-            heartbeat_interval_ms: r.i32_("StreamsGroupHeartbeatResponse.HeartbeatIntervalMs")?,
+            throttle_time_ms: r.i32("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
+            error_code: r.i16("StreamsGroupHeartbeatResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "StreamsGroupHeartbeatResponse.ErrorMessage")?,
+            member_id: r.string(true, "StreamsGroupHeartbeatResponse.MemberId")?,
+            member_epoch: r.i32("StreamsGroupHeartbeatResponse.MemberEpoch")?,
+            heartbeat_interval_ms: r.i32("StreamsGroupHeartbeatResponse.HeartbeatIntervalMs")?,
             acceptable_recovery_lag_legacy: if version <= 0 {
-                r.i32_("StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy")?
+                r.i32("StreamsGroupHeartbeatResponse.AcceptableRecoveryLagLegacy")?
             } else {
                 0
             },
-            task_offset_interval_ms: r
-                .i32_("StreamsGroupHeartbeatResponse.TaskOffsetIntervalMs")?,
+            task_offset_interval_ms: r.i32("StreamsGroupHeartbeatResponse.TaskOffsetIntervalMs")?,
             acceptable_recovery_lag: if version >= 1 {
-                r.i64_("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?
+                r.i64("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag")?
             } else {
                 -1
             },
@@ -316,12 +314,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
                 "StreamsGroupHeartbeatResponse.WarmupTasks",
             )?,
             topology_description_required: if version >= 1 {
-                r.bool_("StreamsGroupHeartbeatResponse.TopologyDescriptionRequired")?
+                r.bool("StreamsGroupHeartbeatResponse.TopologyDescriptionRequired")?
             } else {
                 false
             },
             endpoint_information_epoch: r
-                .i32_("StreamsGroupHeartbeatResponse.EndpointInformationEpoch")?,
+                .i32("StreamsGroupHeartbeatResponse.EndpointInformationEpoch")?,
             partitions_by_user_endpoint: c::Array::read_nullable(
                 r,
                 version,
@@ -731,8 +729,8 @@ impl<'a> c::Decode<'a> for Status<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            status_code: r.i8_("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
-            status_detail: r.string_(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
+            status_code: r.i8("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
+            status_detail: r.string(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -853,7 +851,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic: r.string_(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
+            topic: r.string(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -982,7 +980,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
             subtopology_id: r
-                .string_(true, "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId")?,
+                .string(true, "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -1111,8 +1109,8 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            host: r.string_(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,
-            port: r.u16_("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
+            host: r.string(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,
+            port: r.u16("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -113,12 +113,12 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
-            member_id: r.string_(
+            group_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
+            member_id: r.string(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.MemberId",
             )?,
-            topology_epoch: r.i32_("StreamsGroupTopologyDescriptionUpdateRequest.TopologyEpoch")?,
+            topology_epoch: r.i32("StreamsGroupTopologyDescriptionUpdateRequest.TopologyEpoch")?,
             topology_description: <TopologyDescription<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -398,7 +398,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-subtopology_id: r.string_(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
+subtopology_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
 nodes: c::Array::read(r, version, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes")?,
 unknown_tagged_fields: c::TaggedFields::EMPTY,
 };
@@ -570,11 +570,11 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            name: r.string_(
+            name: r.string(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.Name",
             )?,
-            node_type: r.i8_(
+            node_type: r.i8(
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.NodeType",
             )?,
             source_topics: c::Array::read(
@@ -583,7 +583,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SourceTopics",
             )?,
-            sink_topic: r.nullable_string_(
+            sink_topic: r.nullable_string(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.SinkTopic",
             )?,

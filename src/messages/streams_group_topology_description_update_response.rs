@@ -101,9 +101,9 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
         }
         let mut this = Self {
             throttle_time_ms: r
-                .i32_("StreamsGroupTopologyDescriptionUpdateResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("StreamsGroupTopologyDescriptionUpdateResponse.ErrorCode")?,
-            error_message: r.nullable_string_(
+                .i32("StreamsGroupTopologyDescriptionUpdateResponse.ThrottleTimeMs")?,
+            error_code: r.i16("StreamsGroupTopologyDescriptionUpdateResponse.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "StreamsGroupTopologyDescriptionUpdateResponse.ErrorMessage",
             )?,

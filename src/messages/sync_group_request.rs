@@ -156,21 +156,21 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
         }
         let flexible = version >= 4;
         let mut this = Self {
-            group_id: r.string_(flexible, "SyncGroupRequest.GroupId")?,
-            generation_id: r.i32_("SyncGroupRequest.GenerationId")?,
-            member_id: r.string_(flexible, "SyncGroupRequest.MemberId")?,
+            group_id: r.string(flexible, "SyncGroupRequest.GroupId")?,
+            generation_id: r.i32("SyncGroupRequest.GenerationId")?,
+            member_id: r.string(flexible, "SyncGroupRequest.MemberId")?,
             group_instance_id: if version >= 3 {
-                r.nullable_string_(flexible, "SyncGroupRequest.GroupInstanceId")?
+                r.nullable_string(flexible, "SyncGroupRequest.GroupInstanceId")?
             } else {
                 None
             },
             protocol_type: if version >= 5 {
-                r.nullable_string_(flexible, "SyncGroupRequest.ProtocolType")?
+                r.nullable_string(flexible, "SyncGroupRequest.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 5 {
-                r.nullable_string_(flexible, "SyncGroupRequest.ProtocolName")?
+                r.nullable_string(flexible, "SyncGroupRequest.ProtocolName")?
             } else {
                 None
             },
@@ -385,8 +385,8 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 4;
         let mut this = Self {
-            member_id: r.string_(flexible, "SyncGroupRequest.Assignments.MemberId")?,
-            assignment: r.bytes_(flexible, "SyncGroupRequest.Assignments.Assignment")?,
+            member_id: r.string(flexible, "SyncGroupRequest.Assignments.MemberId")?,
+            assignment: r.bytes(flexible, "SyncGroupRequest.Assignments.Assignment")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

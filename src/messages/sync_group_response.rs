@@ -128,22 +128,22 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
-                r.i32_("SyncGroupResponse.ThrottleTimeMs")?
+                r.i32("SyncGroupResponse.ThrottleTimeMs")?
             } else {
                 0
             },
-            error_code: r.i16_("SyncGroupResponse.ErrorCode")?,
+            error_code: r.i16("SyncGroupResponse.ErrorCode")?,
             protocol_type: if version >= 5 {
-                r.nullable_string_(flexible, "SyncGroupResponse.ProtocolType")?
+                r.nullable_string(flexible, "SyncGroupResponse.ProtocolType")?
             } else {
                 None
             },
             protocol_name: if version >= 5 {
-                r.nullable_string_(flexible, "SyncGroupResponse.ProtocolName")?
+                r.nullable_string(flexible, "SyncGroupResponse.ProtocolName")?
             } else {
                 None
             },
-            assignment: r.bytes_(flexible, "SyncGroupResponse.Assignment")?,
+            assignment: r.bytes(flexible, "SyncGroupResponse.Assignment")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -169,22 +169,22 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            transactional_id: r.string_(flexible, "TxnOffsetCommitRequest.TransactionalId")?,
-            group_id: r.string_(flexible, "TxnOffsetCommitRequest.GroupId")?,
-            producer_id: r.i64_("TxnOffsetCommitRequest.ProducerId")?,
-            producer_epoch: r.i16_("TxnOffsetCommitRequest.ProducerEpoch")?,
+            transactional_id: r.string(flexible, "TxnOffsetCommitRequest.TransactionalId")?,
+            group_id: r.string(flexible, "TxnOffsetCommitRequest.GroupId")?,
+            producer_id: r.i64("TxnOffsetCommitRequest.ProducerId")?,
+            producer_epoch: r.i16("TxnOffsetCommitRequest.ProducerEpoch")?,
             generation_id_or_member_epoch: if version >= 3 {
-                r.i32_("TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?
+                r.i32("TxnOffsetCommitRequest.GenerationIdOrMemberEpoch")?
             } else {
                 -1
             },
             member_id: if version >= 3 {
-                r.string_(flexible, "TxnOffsetCommitRequest.MemberId")?
+                r.string(flexible, "TxnOffsetCommitRequest.MemberId")?
             } else {
                 ""
             },
             group_instance_id: if version >= 3 {
-                r.nullable_string_(flexible, "TxnOffsetCommitRequest.GroupInstanceId")?
+                r.nullable_string(flexible, "TxnOffsetCommitRequest.GroupInstanceId")?
             } else {
                 None
             },
@@ -428,12 +428,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
-                r.string_(flexible, "TxnOffsetCommitRequest.Topics.Name")?
+                r.string(flexible, "TxnOffsetCommitRequest.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 6 {
-                r.uuid_("TxnOffsetCommitRequest.Topics.TopicId")?
+                r.uuid("TxnOffsetCommitRequest.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -638,14 +638,14 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32_("TxnOffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
-            committed_offset: r.i64_("TxnOffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
+            partition_index: r.i32("TxnOffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
+            committed_offset: r.i64("TxnOffsetCommitRequest.Topics.Partitions.CommittedOffset")?,
             committed_leader_epoch: if version >= 2 {
-                r.i32_("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
+                r.i32("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch")?
             } else {
                 -1
             },
-            committed_metadata: r.nullable_string_(
+            committed_metadata: r.nullable_string(
                 flexible,
                 "TxnOffsetCommitRequest.Topics.Partitions.CommittedMetadata",
             )?,

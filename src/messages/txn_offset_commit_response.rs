@@ -91,7 +91,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
         }
         let flexible = version >= 3;
         let mut this = Self {
-            throttle_time_ms: r.i32_("TxnOffsetCommitResponse.ThrottleTimeMs")?,
+            throttle_time_ms: r.i32("TxnOffsetCommitResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, flexible, "TxnOffsetCommitResponse.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -255,12 +255,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
-                r.string_(flexible, "TxnOffsetCommitResponse.Topics.Name")?
+                r.string(flexible, "TxnOffsetCommitResponse.Topics.Name")?
             } else {
                 ""
             },
             topic_id: if version >= 6 {
-                r.uuid_("TxnOffsetCommitResponse.Topics.TopicId")?
+                r.uuid("TxnOffsetCommitResponse.Topics.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -430,8 +430,8 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 3;
         let mut this = Self {
-            partition_index: r.i32_("TxnOffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("TxnOffsetCommitResponse.Topics.Partitions.ErrorCode")?,
+            partition_index: r.i32("TxnOffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("TxnOffsetCommitResponse.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

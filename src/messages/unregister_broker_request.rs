@@ -74,7 +74,7 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
             ));
         }
         let mut this = Self {
-            broker_id: r.i32_("UnregisterBrokerRequest.BrokerId")?,
+            broker_id: r.i32("UnregisterBrokerRequest.BrokerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for UnregisterBrokerResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("UnregisterBrokerResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("UnregisterBrokerResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "UnregisterBrokerResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("UnregisterBrokerResponse.ThrottleTimeMs")?,
+            error_code: r.i16("UnregisterBrokerResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "UnregisterBrokerResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -74,7 +74,7 @@ impl<'a> c::Decode<'a> for UnregisterControllerRequest<'a> {
             ));
         }
         let mut this = Self {
-            controller_id: r.i32_("UnregisterControllerRequest.ControllerId")?,
+            controller_id: r.i32("UnregisterControllerRequest.ControllerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

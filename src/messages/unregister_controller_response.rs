@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for UnregisterControllerResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("UnregisterControllerResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("UnregisterControllerResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "UnregisterControllerResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("UnregisterControllerResponse.ThrottleTimeMs")?,
+            error_code: r.i16("UnregisterControllerResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "UnregisterControllerResponse.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -103,7 +103,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
             ));
         }
         let mut this = Self {
-            timeout_ms: r.i32_("UpdateFeaturesRequest.timeoutMs")?,
+            timeout_ms: r.i32("UpdateFeaturesRequest.timeoutMs")?,
             feature_updates: c::Array::read(
                 r,
                 version,
@@ -111,7 +111,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
                 "UpdateFeaturesRequest.FeatureUpdates",
             )?,
             validate_only: if version >= 1 {
-                r.bool_("UpdateFeaturesRequest.ValidateOnly")?
+                r.bool("UpdateFeaturesRequest.ValidateOnly")?
             } else {
                 false
             },
@@ -278,15 +278,15 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            feature: r.string_(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
-            max_version_level: r.i16_("UpdateFeaturesRequest.FeatureUpdates.MaxVersionLevel")?,
+            feature: r.string(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
+            max_version_level: r.i16("UpdateFeaturesRequest.FeatureUpdates.MaxVersionLevel")?,
             allow_downgrade: if version <= 0 {
-                r.bool_("UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?
+                r.bool("UpdateFeaturesRequest.FeatureUpdates.AllowDowngrade")?
             } else {
                 false
             },
             upgrade_type: if version >= 1 {
-                r.i8_("UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?
+                r.i8("UpdateFeaturesRequest.FeatureUpdates.UpgradeType")?
             } else {
                 1
             },

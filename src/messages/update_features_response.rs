@@ -116,9 +116,9 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("UpdateFeaturesResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("UpdateFeaturesResponse.ErrorCode")?,
-            error_message: r.nullable_string_(true, "UpdateFeaturesResponse.ErrorMessage")?,
+            throttle_time_ms: r.i32("UpdateFeaturesResponse.ThrottleTimeMs")?,
+            error_code: r.i16("UpdateFeaturesResponse.ErrorCode")?,
+            error_message: r.nullable_string(true, "UpdateFeaturesResponse.ErrorMessage")?,
             results: if version <= 1 {
                 c::Array::read(r, version, true, "UpdateFeaturesResponse.Results")?
             } else {
@@ -285,10 +285,10 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            feature: r.string_(true, "UpdateFeaturesResponse.Results.Feature")?,
-            error_code: r.i16_("UpdateFeaturesResponse.Results.ErrorCode")?,
+            feature: r.string(true, "UpdateFeaturesResponse.Results.Feature")?,
+            error_code: r.i16("UpdateFeaturesResponse.Results.ErrorCode")?,
             error_message: r
-                .nullable_string_(true, "UpdateFeaturesResponse.Results.ErrorMessage")?,
+                .nullable_string(true, "UpdateFeaturesResponse.Results.ErrorMessage")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

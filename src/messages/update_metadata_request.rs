@@ -176,16 +176,16 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
         }
         let flexible = version >= 6;
         let mut this = Self {
-            controller_id: r.i32_("UpdateMetadataRequest.ControllerId")?,
+            controller_id: r.i32("UpdateMetadataRequest.ControllerId")?,
             is_k_raft_controller: if version >= 8 {
-                r.bool_("UpdateMetadataRequest.isKRaftController")?
+                r.bool("UpdateMetadataRequest.isKRaftController")?
             } else {
                 false
             },
             r#type: 0,
-            controller_epoch: r.i32_("UpdateMetadataRequest.ControllerEpoch")?,
+            controller_epoch: r.i32("UpdateMetadataRequest.ControllerEpoch")?,
             broker_epoch: if version >= 5 {
-                r.i64_("UpdateMetadataRequest.BrokerEpoch")?
+                r.i64("UpdateMetadataRequest.BrokerEpoch")?
             } else {
                 -1
             },
@@ -220,7 +220,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
                         return Err(section.not_in_version(r, tag, version));
                     }
                     this.r#type = section.field(r, p, tag, "UpdateMetadataRequest.Type", |p| {
-                        p.i8_("UpdateMetadataRequest.Type")
+                        p.i8("UpdateMetadataRequest.Type")
                     })?;
                 }
             }
@@ -496,9 +496,9 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            topic_name: r.string_(flexible, "UpdateMetadataRequest.TopicStates.TopicName")?,
+            topic_name: r.string(flexible, "UpdateMetadataRequest.TopicStates.TopicName")?,
             topic_id: if version >= 7 {
-                r.uuid_("UpdateMetadataRequest.TopicStates.TopicId")?
+                r.uuid("UpdateMetadataRequest.TopicStates.TopicId")?
             } else {
                 c::Uuid::ZERO
             },
@@ -708,14 +708,14 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            id: r.i32_("UpdateMetadataRequest.LiveBrokers.Id")?,
+            id: r.i32("UpdateMetadataRequest.LiveBrokers.Id")?,
             v0_host: if version <= 0 {
-                r.string_(flexible, "UpdateMetadataRequest.LiveBrokers.V0Host")?
+                r.string(flexible, "UpdateMetadataRequest.LiveBrokers.V0Host")?
             } else {
                 ""
             },
             v0_port: if version <= 0 {
-                r.i32_("UpdateMetadataRequest.LiveBrokers.V0Port")?
+                r.i32("UpdateMetadataRequest.LiveBrokers.V0Port")?
             } else {
                 0
             },
@@ -730,7 +730,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
                 c::Array::Slice(&[])
             },
             rack: if version >= 2 {
-                r.nullable_string_(flexible, "UpdateMetadataRequest.LiveBrokers.Rack")?
+                r.nullable_string(flexible, "UpdateMetadataRequest.LiveBrokers.Rack")?
             } else {
                 Some("")
             },
@@ -959,10 +959,10 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 6;
         let mut this = Self {
-            port: r.i32_("UpdateMetadataRequest.LiveBrokers.Endpoints.Port")?,
-            host: r.string_(flexible, "UpdateMetadataRequest.LiveBrokers.Endpoints.Host")?,
+            port: r.i32("UpdateMetadataRequest.LiveBrokers.Endpoints.Port")?,
+            host: r.string(flexible, "UpdateMetadataRequest.LiveBrokers.Endpoints.Host")?,
             listener: if version >= 3 {
-                r.string_(
+                r.string(
                     flexible,
                     "UpdateMetadataRequest.LiveBrokers.Endpoints.Listener",
                 )?
@@ -970,7 +970,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
                 ""
             },
             security_protocol: r
-                .i16_("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
+                .i16("UpdateMetadataRequest.LiveBrokers.Endpoints.SecurityProtocol")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
@@ -1220,7 +1220,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
         let flexible = version >= 6;
         let mut this = Self {
             topic_name: if version <= 4 {
-                r.string_(
+                r.string(
                     flexible,
                     "UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName",
                 )?
@@ -1228,19 +1228,19 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
                 ""
             },
             partition_index: r
-                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.PartitionIndex")?,
+                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.PartitionIndex")?,
             controller_epoch: r
-                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.ControllerEpoch")?,
-            leader: r.i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.Leader")?,
+                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.ControllerEpoch")?,
+            leader: r.i32("UpdateMetadataRequest.UpdateMetadataPartitionState.Leader")?,
             leader_epoch: r
-                .i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.LeaderEpoch")?,
+                .i32("UpdateMetadataRequest.UpdateMetadataPartitionState.LeaderEpoch")?,
             isr: c::Array::read(
                 r,
                 version,
                 flexible,
                 "UpdateMetadataRequest.UpdateMetadataPartitionState.Isr",
             )?,
-            zk_version: r.i32_("UpdateMetadataRequest.UpdateMetadataPartitionState.ZkVersion")?,
+            zk_version: r.i32("UpdateMetadataRequest.UpdateMetadataPartitionState.ZkVersion")?,
             replicas: c::Array::read(
                 r,
                 version,

@@ -76,7 +76,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataResponse<'a> {
         }
         let flexible = version >= 6;
         let mut this = Self {
-            error_code: r.i16_("UpdateMetadataResponse.ErrorCode")?,
+            error_code: r.i16("UpdateMetadataResponse.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -139,10 +139,10 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string_(true, "UpdateRaftVoterRequest.ClusterId")?,
-            current_leader_epoch: r.i32_("UpdateRaftVoterRequest.CurrentLeaderEpoch")?,
-            voter_id: r.i32_("UpdateRaftVoterRequest.VoterId")?,
-            voter_directory_id: r.uuid_("UpdateRaftVoterRequest.VoterDirectoryId")?,
+            cluster_id: r.nullable_string(true, "UpdateRaftVoterRequest.ClusterId")?,
+            current_leader_epoch: r.i32("UpdateRaftVoterRequest.CurrentLeaderEpoch")?,
+            voter_id: r.i32("UpdateRaftVoterRequest.VoterId")?,
+            voter_directory_id: r.uuid("UpdateRaftVoterRequest.VoterDirectoryId")?,
             listeners: c::Array::read(r, version, true, "UpdateRaftVoterRequest.Listeners")?,
             k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -303,9 +303,9 @@ impl<'a> c::Decode<'a> for Listener<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "UpdateRaftVoterRequest.Listeners.Name")?,
-            host: r.string_(true, "UpdateRaftVoterRequest.Listeners.Host")?,
-            port: r.u16_("UpdateRaftVoterRequest.Listeners.Port")?,
+            name: r.string(true, "UpdateRaftVoterRequest.Listeners.Name")?,
+            host: r.string(true, "UpdateRaftVoterRequest.Listeners.Host")?,
+            port: r.u16("UpdateRaftVoterRequest.Listeners.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -436,9 +436,9 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
         let _ = version;
         let mut this = Self {
             min_supported_version: r
-                .i16_("UpdateRaftVoterRequest.KRaftVersionFeature.MinSupportedVersion")?,
+                .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MinSupportedVersion")?,
             max_supported_version: r
-                .i16_("UpdateRaftVoterRequest.KRaftVersionFeature.MaxSupportedVersion")?,
+                .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

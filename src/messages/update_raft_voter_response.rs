@@ -100,8 +100,8 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
             ));
         }
         let mut this = Self {
-            throttle_time_ms: r.i32_("UpdateRaftVoterResponse.ThrottleTimeMs")?,
-            error_code: r.i16_("UpdateRaftVoterResponse.ErrorCode")?,
+            throttle_time_ms: r.i32("UpdateRaftVoterResponse.ThrottleTimeMs")?,
+            error_code: r.i16("UpdateRaftVoterResponse.ErrorCode")?,
             current_leader: CurrentLeader::default(),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -284,10 +284,10 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            leader_id: r.i32_("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,
-            leader_epoch: r.i32_("UpdateRaftVoterResponse.CurrentLeader.LeaderEpoch")?,
-            host: r.string_(true, "UpdateRaftVoterResponse.CurrentLeader.Host")?,
-            port: r.i32_("UpdateRaftVoterResponse.CurrentLeader.Port")?,
+            leader_id: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,
+            leader_epoch: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderEpoch")?,
+            host: r.string(true, "UpdateRaftVoterResponse.CurrentLeader.Host")?,
+            port: r.i32("UpdateRaftVoterResponse.CurrentLeader.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

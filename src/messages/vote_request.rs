@@ -100,9 +100,9 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
             ));
         }
         let mut this = Self {
-            cluster_id: r.nullable_string_(true, "VoteRequest.ClusterId")?,
+            cluster_id: r.nullable_string(true, "VoteRequest.ClusterId")?,
             voter_id: if version >= 1 {
-                r.i32_("VoteRequest.VoterId")?
+                r.i32("VoteRequest.VoterId")?
             } else {
                 -1
             },
@@ -250,7 +250,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "VoteRequest.Topics.TopicName")?,
+            topic_name: r.string(true, "VoteRequest.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteRequest.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -458,23 +458,23 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition_index: r.i32_("VoteRequest.Topics.Partitions.PartitionIndex")?,
-            replica_epoch: r.i32_("VoteRequest.Topics.Partitions.ReplicaEpoch")?,
-            replica_id: r.i32_("VoteRequest.Topics.Partitions.ReplicaId")?,
+            partition_index: r.i32("VoteRequest.Topics.Partitions.PartitionIndex")?,
+            replica_epoch: r.i32("VoteRequest.Topics.Partitions.ReplicaEpoch")?,
+            replica_id: r.i32("VoteRequest.Topics.Partitions.ReplicaId")?,
             replica_directory_id: if version >= 1 {
-                r.uuid_("VoteRequest.Topics.Partitions.ReplicaDirectoryId")?
+                r.uuid("VoteRequest.Topics.Partitions.ReplicaDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
             voter_directory_id: if version >= 1 {
-                r.uuid_("VoteRequest.Topics.Partitions.VoterDirectoryId")?
+                r.uuid("VoteRequest.Topics.Partitions.VoterDirectoryId")?
             } else {
                 c::Uuid::ZERO
             },
-            last_offset_epoch: r.i32_("VoteRequest.Topics.Partitions.LastOffsetEpoch")?,
-            last_offset: r.i64_("VoteRequest.Topics.Partitions.LastOffset")?,
+            last_offset_epoch: r.i32("VoteRequest.Topics.Partitions.LastOffsetEpoch")?,
+            last_offset: r.i64("VoteRequest.Topics.Partitions.LastOffset")?,
             pre_vote: if version >= 2 {
-                r.bool_("VoteRequest.Topics.Partitions.PreVote")?
+                r.bool("VoteRequest.Topics.Partitions.PreVote")?
             } else {
                 false
             },

@@ -100,7 +100,7 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
             ));
         }
         let mut this = Self {
-            error_code: r.i16_("VoteResponse.ErrorCode")?,
+            error_code: r.i16("VoteResponse.ErrorCode")?,
             topics: c::Array::read(r, version, true, "VoteResponse.Topics")?,
             node_endpoints: c::Array::Slice(&[]),
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -266,7 +266,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_name: r.string_(true, "VoteResponse.Topics.TopicName")?,
+            topic_name: r.string(true, "VoteResponse.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteResponse.Topics.Partitions")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -427,11 +427,11 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition_index: r.i32_("VoteResponse.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("VoteResponse.Topics.Partitions.ErrorCode")?,
-            leader_id: r.i32_("VoteResponse.Topics.Partitions.LeaderId")?,
-            leader_epoch: r.i32_("VoteResponse.Topics.Partitions.LeaderEpoch")?,
-            vote_granted: r.bool_("VoteResponse.Topics.Partitions.VoteGranted")?,
+            partition_index: r.i32("VoteResponse.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("VoteResponse.Topics.Partitions.ErrorCode")?,
+            leader_id: r.i32("VoteResponse.Topics.Partitions.LeaderId")?,
+            leader_epoch: r.i32("VoteResponse.Topics.Partitions.LeaderEpoch")?,
+            vote_granted: r.bool("VoteResponse.Topics.Partitions.VoteGranted")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -570,9 +570,9 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            node_id: r.i32_("VoteResponse.NodeEndpoints.NodeId")?,
-            host: r.string_(true, "VoteResponse.NodeEndpoints.Host")?,
-            port: r.u16_("VoteResponse.NodeEndpoints.Port")?,
+            node_id: r.i32("VoteResponse.NodeEndpoints.NodeId")?,
+            host: r.string(true, "VoteResponse.NodeEndpoints.Host")?,
+            port: r.u16("VoteResponse.NodeEndpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -85,7 +85,7 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
             ));
         }
         let mut this = Self {
-            version: r.i16_("VotersRecord.Version")?,
+            version: r.i16("VotersRecord.Version")?,
             voters: c::Array::read(r, version, true, "VotersRecord.Voters")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -230,8 +230,8 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            voter_id: r.i32_("VotersRecord.Voters.VoterId")?,
-            voter_directory_id: r.uuid_("VotersRecord.Voters.VoterDirectoryId")?,
+            voter_id: r.i32("VotersRecord.Voters.VoterId")?,
+            voter_directory_id: r.uuid("VotersRecord.Voters.VoterDirectoryId")?,
             endpoints: c::Array::read(r, version, true, "VotersRecord.Voters.Endpoints")?,
             k_raft_version_feature: <KRaftVersionFeature<'a> as c::Decode<'a>>::read(r, version)?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -375,9 +375,9 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            name: r.string_(true, "VotersRecord.Voters.Endpoints.Name")?,
-            host: r.string_(true, "VotersRecord.Voters.Endpoints.Host")?,
-            port: r.u16_("VotersRecord.Voters.Endpoints.Port")?,
+            name: r.string(true, "VotersRecord.Voters.Endpoints.Name")?,
+            host: r.string(true, "VotersRecord.Voters.Endpoints.Host")?,
+            port: r.u16("VotersRecord.Voters.Endpoints.Port")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
@@ -506,9 +506,9 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
         let _ = version;
         let mut this = Self {
             min_supported_version: r
-                .i16_("VotersRecord.Voters.KRaftVersionFeature.MinSupportedVersion")?,
+                .i16("VotersRecord.Voters.KRaftVersionFeature.MinSupportedVersion")?,
             max_supported_version: r
-                .i16_("VotersRecord.Voters.KRaftVersionFeature.MaxSupportedVersion")?,
+                .i16("VotersRecord.Voters.KRaftVersionFeature.MaxSupportedVersion")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

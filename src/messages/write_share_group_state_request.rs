@@ -87,7 +87,7 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
             ));
         }
         let mut this = Self {
-            group_id: r.string_(true, "WriteShareGroupStateRequest.GroupId")?,
+            group_id: r.string(true, "WriteShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "WriteShareGroupStateRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
@@ -223,7 +223,7 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("WriteShareGroupStateRequest.Topics.TopicId")?,
+            topic_id: r.uuid("WriteShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -408,12 +408,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            partition: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
-            state_epoch: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
-            leader_epoch: r.i32_("WriteShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
-            start_offset: r.i64_("WriteShareGroupStateRequest.Topics.Partitions.StartOffset")?,
+            partition: r.i32("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
+            state_epoch: r.i32("WriteShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
+            leader_epoch: r.i32("WriteShareGroupStateRequest.Topics.Partitions.LeaderEpoch")?,
+            start_offset: r.i64("WriteShareGroupStateRequest.Topics.Partitions.StartOffset")?,
             delivery_complete_count: if version >= 1 {
-                r.i32_("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount")?
+                r.i32("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount")?
             } else {
                 -1
             },
@@ -596,13 +596,13 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
         let _ = version;
         let mut this = Self {
             first_offset: r
-                .i64_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.FirstOffset")?,
+                .i64("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.FirstOffset")?,
             last_offset: r
-                .i64_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.LastOffset")?,
+                .i64("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.LastOffset")?,
             delivery_state: r
-                .i8_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryState")?,
+                .i8("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryState")?,
             delivery_count: r
-                .i16_("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryCount")?,
+                .i16("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.DeliveryCount")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {

@@ -192,7 +192,7 @@ impl<'a> c::Decode<'a> for WriteStateResult<'a> {
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let mut this = Self {
-            topic_id: r.uuid_("WriteShareGroupStateResponse.Results.TopicId")?,
+            topic_id: r.uuid("WriteShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -330,9 +330,9 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let _ = version;
         let mut this = Self {
-            partition: r.i32_("WriteShareGroupStateResponse.Results.Partitions.Partition")?,
-            error_code: r.i16_("WriteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
-            error_message: r.nullable_string_(
+            partition: r.i32("WriteShareGroupStateResponse.Results.Partitions.Partition")?,
+            error_code: r.i16("WriteShareGroupStateResponse.Results.Partitions.ErrorCode")?,
+            error_message: r.nullable_string(
                 true,
                 "WriteShareGroupStateResponse.Results.Partitions.ErrorMessage",
             )?,

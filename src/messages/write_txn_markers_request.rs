@@ -273,18 +273,18 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            producer_id: r.i64_("WriteTxnMarkersRequest.Markers.ProducerId")?,
-            producer_epoch: r.i16_("WriteTxnMarkersRequest.Markers.ProducerEpoch")?,
-            transaction_result: r.bool_("WriteTxnMarkersRequest.Markers.TransactionResult")?,
+            producer_id: r.i64("WriteTxnMarkersRequest.Markers.ProducerId")?,
+            producer_epoch: r.i16("WriteTxnMarkersRequest.Markers.ProducerEpoch")?,
+            transaction_result: r.bool("WriteTxnMarkersRequest.Markers.TransactionResult")?,
             topics: c::Array::read(
                 r,
                 version,
                 flexible,
                 "WriteTxnMarkersRequest.Markers.Topics",
             )?,
-            coordinator_epoch: r.i32_("WriteTxnMarkersRequest.Markers.CoordinatorEpoch")?,
+            coordinator_epoch: r.i32("WriteTxnMarkersRequest.Markers.CoordinatorEpoch")?,
             transaction_version: if version >= 2 {
-                r.i8_("WriteTxnMarkersRequest.Markers.TransactionVersion")?
+                r.i8("WriteTxnMarkersRequest.Markers.TransactionVersion")?
             } else {
                 0
             },
@@ -447,7 +447,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string_(flexible, "WriteTxnMarkersRequest.Markers.Topics.Name")?,
+            name: r.string(flexible, "WriteTxnMarkersRequest.Markers.Topics.Name")?,
             partition_indexes: c::Array::read(
                 r,
                 version,

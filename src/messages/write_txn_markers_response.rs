@@ -215,7 +215,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            producer_id: r.i64_("WriteTxnMarkersResponse.Markers.ProducerId")?,
+            producer_id: r.i64("WriteTxnMarkersResponse.Markers.ProducerId")?,
             topics: c::Array::read(
                 r,
                 version,
@@ -355,7 +355,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
         let flexible = version >= 1;
         let mut this = Self {
-            name: r.string_(flexible, "WriteTxnMarkersResponse.Markers.Topics.Name")?,
+            name: r.string(flexible, "WriteTxnMarkersResponse.Markers.Topics.Name")?,
             partitions: c::Array::read(
                 r,
                 version,
@@ -499,8 +499,8 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
         let flexible = version >= 1;
         let mut this = Self {
             partition_index: r
-                .i32_("WriteTxnMarkersResponse.Markers.Topics.Partitions.PartitionIndex")?,
-            error_code: r.i16_("WriteTxnMarkersResponse.Markers.Topics.Partitions.ErrorCode")?,
+                .i32("WriteTxnMarkersResponse.Markers.Topics.Partitions.PartitionIndex")?,
+            error_code: r.i16("WriteTxnMarkersResponse.Markers.Topics.Partitions.ErrorCode")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {

@@ -135,7 +135,7 @@ impl<'a> ControlRecord<'a> {
             ));
         };
         let mut r = Reader::with_offset(key, position);
-        let version = r.i16("ControlRecord.version")?;
+        let version = r.decode_with(|r| r.i16("ControlRecord.version"))?;
         if version < 0 {
             return Err(DecodeError::new(
                 position,
@@ -143,7 +143,7 @@ impl<'a> ControlRecord<'a> {
                 "ControlRecord.version",
             ));
         }
-        let record_type = ControlRecordType(r.i16("ControlRecord.type")?);
+        let record_type = ControlRecordType(r.decode_with(|r| r.i16("ControlRecord.type"))?);
         Ok(Self {
             version,
             record_type,
@@ -193,8 +193,8 @@ impl<'a> ControlRecord<'a> {
         Ok(match t {
             ControlRecordType::ABORT | ControlRecordType::COMMIT => {
                 let marker = TxnMarker {
-                    version: r.i16("TxnMarker.version")?,
-                    coordinator_epoch: r.i32("TxnMarker.coordinatorEpoch")?,
+                    version: r.decode_with(|r| r.i16("TxnMarker.version"))?,
+                    coordinator_epoch: r.decode_with(|r| r.i32("TxnMarker.coordinatorEpoch"))?,
                 };
                 if t == ControlRecordType::ABORT {
                     ControlPayload::Abort(marker)

@@ -78,7 +78,7 @@ impl<'a> LegacyMessage<'a> {
     /// As [`LegacyMessage::parse`].
     pub fn parse_at(input: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         let mut head = Reader::with_offset(input, base);
-        let offset = head.i64("LegacyMessage.offset")?;
+        let offset = head.decode_with(|r| r.i64("LegacyMessage.offset"))?;
         #[cfg(kwire_mutant)]
         let offset = if crate::__mutant::on(crate::__mutant::Mutant::LegacyOffset) {
             offset.wrapping_add(1)
@@ -86,10 +86,10 @@ impl<'a> LegacyMessage<'a> {
             offset
         };
         let size_at = head.offset();
-        let size = head.i32("LegacyMessage.messageSize")?;
-        let crc = head.u32("LegacyMessage.crc")?;
+        let size = head.decode_with(|r| r.i32("LegacyMessage.messageSize"))?;
+        let crc = head.decode_with(|r| r.u32("LegacyMessage.crc"))?;
         let magic_at = head.offset();
-        let magic = head.i8("LegacyMessage.magic")?;
+        let magic = head.decode_with(|r| r.i8("LegacyMessage.magic"))?;
         let min = match magic {
             0 => MIN_MESSAGE_SIZE_V0,
             1 => MIN_MESSAGE_SIZE_V1,
@@ -121,10 +121,10 @@ impl<'a> LegacyMessage<'a> {
             ));
         };
         let mut r = Reader::with_offset(bytes, base);
-        r.take(CRC_COVERED.saturating_add(1), "LegacyMessage")?;
-        let attributes = r.i8("LegacyMessage.attributes")?;
+        r.decode_with(|r| r.take(CRC_COVERED.saturating_add(1), "LegacyMessage"))?;
+        let attributes = r.decode_with(|r| r.i8("LegacyMessage.attributes"))?;
         let timestamp = if magic == 1 {
-            Some(r.i64("LegacyMessage.timestamp")?)
+            Some(r.decode_with(|r| r.i64("LegacyMessage.timestamp"))?)
         } else {
             None
         };
@@ -378,7 +378,7 @@ fn nullable_bytes<'a>(
     path: &'static str,
 ) -> Result<Option<&'a [u8]>, DecodeError> {
     let at = r.offset();
-    let len = r.i32(path)?;
+    let len = r.decode_with(|r| r.i32(path))?;
     if len == -1 {
         return Ok(None);
     }
@@ -389,7 +389,7 @@ fn nullable_bytes<'a>(
             path,
         ));
     };
-    r.take(n, path).map(Some)
+    r.decode_with(|r| r.take(n, path)).map(Some)
 }
 
 /// Walks the entry framing of a decompressed inner set: the number of entries and the stored
@@ -399,9 +399,9 @@ fn scan(bytes: &[u8]) -> Result<(usize, i64), DecodeError> {
     let mut count: usize = 0;
     let mut last: i64 = 0;
     while !r.is_empty() {
-        let offset = r.i64("LegacyMessage.offset")?;
+        let offset = r.decode_with(|r| r.i64("LegacyMessage.offset"))?;
         let size_at = r.offset();
-        let size = r.i32("LegacyMessage.messageSize")?;
+        let size = r.decode_with(|r| r.i32("LegacyMessage.messageSize"))?;
         if size < MIN_MESSAGE_SIZE_V0 {
             return Err(DecodeError::new(
                 size_at,
@@ -412,10 +412,12 @@ fn scan(bytes: &[u8]) -> Result<(usize, i64), DecodeError> {
                 "LegacyMessage.messageSize",
             ));
         }
-        r.take(
-            usize::try_from(size).unwrap_or(usize::MAX),
-            "LegacyMessage.messageSize",
-        )?;
+        r.decode_with(|r| {
+            r.take(
+                usize::try_from(size).unwrap_or(usize::MAX),
+                "LegacyMessage.messageSize",
+            )
+        })?;
         count = count.saturating_add(1);
         last = offset;
     }

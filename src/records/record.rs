@@ -114,7 +114,7 @@ impl<'a> Record<'a> {
     fn read(r: &mut Reader<'a>, ctx: &BatchContext) -> Result<Self, DecodeError> {
         let position = r.offset();
         let start = r.rest();
-        let length = r.varint("Record.length")?;
+        let length = r.decode_with(|r| r.varint("Record.length"))?;
         if length < 0 {
             return Err(DecodeError::new(
                 position,
@@ -123,9 +123,9 @@ impl<'a> Record<'a> {
             ));
         }
         let body = r.rest();
-        let attributes = r.i8("Record.attributes")?;
-        let timestamp_delta = r.varlong("Record.timestampDelta")?;
-        let offset_delta = r.varint("Record.offsetDelta")?;
+        let attributes = r.decode_with(|r| r.i8("Record.attributes"))?;
+        let timestamp_delta = r.decode_with(|r| r.varlong("Record.timestampDelta"))?;
+        let offset_delta = r.decode_with(|r| r.varint("Record.offsetDelta"))?;
         let key = var_bytes(r, "Record.key")?;
         let value = var_bytes(r, "Record.value")?;
         let headers = Headers::read(r)?;
@@ -249,7 +249,7 @@ const fn sequence(base: i32, delta: i32) -> Option<i32> {
 /// Reads zig-zag-varint-length-prefixed bytes; -1 is null.
 fn var_bytes<'a>(r: &mut Reader<'a>, path: &'static str) -> Result<Option<&'a [u8]>, DecodeError> {
     let at = r.offset();
-    let len = r.varint(path)?;
+    let len = r.decode_with(|r| r.varint(path))?;
     if len == -1 {
         return Ok(None);
     }
@@ -260,7 +260,7 @@ fn var_bytes<'a>(r: &mut Reader<'a>, path: &'static str) -> Result<Option<&'a [u
             path,
         ));
     };
-    r.take(n, path).map(Some)
+    r.decode_with(|r| r.take(n, path)).map(Some)
 }
 
 /// The headers of a record, validated when the record was read and iterated without further
@@ -275,7 +275,7 @@ pub struct Headers<'a> {
 impl<'a> Headers<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let at = r.offset();
-        let count = r.varint("Record.headerCount")?;
+        let count = r.decode_with(|r| r.varint("Record.headerCount"))?;
         let Ok(count) = u32::try_from(count) else {
             return Err(DecodeError::new(
                 at,

@@ -125,9 +125,9 @@ fn check_value(
         FieldType::Struct(s) => {
             if nullable {
                 let present = if tagged {
-                    r.uvarint(path)? != 0
+                    r.decode_with(|r| r.uvarint(path))? != 0
                 } else {
-                    r.struct_marker(path)?
+                    r.decode_with(|r| r.struct_marker(path))?
                 };
                 if !present {
                     return Ok(());
@@ -164,9 +164,9 @@ fn check_count(
     r: &mut Reader<'_>,
 ) -> Result<Option<usize>, DecodeError> {
     if nullable {
-        r.nullable_array_len(compact, path)
+        r.decode_with(|r| r.nullable_array_len(compact, path))
     } else {
-        r.array_len(compact, path).map(Some)
+        r.decode_with(|r| r.array_len(compact, path)).map(Some)
     }
 }
 
@@ -178,21 +178,23 @@ fn check_primitive(
     path: &'static str,
     r: &mut Reader<'_>,
 ) -> Result<(), DecodeError> {
-    if let Some(width) = p.width() {
-        return r.take(width, path).map(drop);
-    }
-    match (p, nullable) {
-        (Primitive::String, true) => r.nullable_string(compact, path).map(drop),
-        (Primitive::String, false) => r.string(compact, path).map(drop),
-        (_, true) => r.nullable_bytes(compact, path).map(drop),
-        (_, false) => r.bytes(compact, path).map(drop),
-    }
+    r.decode_with(|r| {
+        if let Some(width) = p.width() {
+            return r.take(width, path).map(drop);
+        }
+        match (p, nullable) {
+            (Primitive::String, true) => r.nullable_string(compact, path).map(drop),
+            (Primitive::String, false) => r.string(compact, path).map(drop),
+            (_, true) => r.nullable_bytes(compact, path).map(drop),
+            (_, false) => r.bytes(compact, path).map(drop),
+        }
+    })
 }
 
 /// Validates the tagged-field section of struct `s`.
 fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Result<(), DecodeError> {
     let path = s.path;
-    let count = r.uvarint(path)?;
+    let count = r.decode_with(|r| r.uvarint(path))?;
     // Every entry takes at least two bytes (its tag and its size).
     let min = usize::try_from(count)
         .unwrap_or(usize::MAX)
@@ -209,7 +211,7 @@ fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Resul
     let mut previous: Option<u32> = None;
     for _ in 0..count {
         let at = r.offset();
-        let tag = r.uvarint(path)?;
+        let tag = r.decode_with(|r| r.uvarint(path))?;
         if let Some(previous) = previous
             && tag <= previous
         {
@@ -220,8 +222,9 @@ fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Resul
             ));
         }
         previous = Some(tag);
-        let declared = r.uvarint(path)?;
-        let mut payload = r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path)?;
+        let declared = r.decode_with(|r| r.uvarint(path))?;
+        let mut payload =
+            r.decode_with(|r| r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path))?;
         let Some(f) = s.fields.iter().find(|f| f.tag == Some(tag)) else {
             // Unknown: kept as raw bytes by a decoder, nothing to check.
             continue;
