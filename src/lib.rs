@@ -201,7 +201,7 @@
 //! |---|---|
 //! | `all-apis` (default) | every API below |
 //! | one per API, named as the API: `Produce`, `Fetch`, `ApiVersions`, `DescribeUserScramCredentials`, ... | that API's request and response types (`messages::produce_request`, ...) and its [`Request`]/[`Response`] variants. Without it, [`ApiKey::is_enabled`] is false and the by-key decoders fail with [`DecodeErrorKind::ApiNotEnabled`]. Headers, the other schemas, [`ApiKey`] and its version tables are always compiled; version negotiation from an ApiVersions response needs `ApiVersions` |
-//! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays of structs that a decode already validated stepped over rather than validated again, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
+//! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays validated by a walk that builds nothing, nested arrays walked over when iterating, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
