@@ -544,6 +544,10 @@ impl<'a> Reader<'a> {
         }
         let at = self.offset();
         let bytes = self.take(n, path)?;
+        if cfg!(feature = "perf") && bytes.is_empty() {
+            // Common (empty commit metadata, for one), and not worth a call to check.
+            return Ok("");
+        }
         match core::str::from_utf8(bytes) {
             Ok(s) => Ok(s),
             Err(_) => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),

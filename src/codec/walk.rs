@@ -81,7 +81,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         let (s, rest) = self.rest.split_at_checked(n)?;
-        if !self.validated {
+        if !self.validated && !s.is_empty() {
             core::str::from_utf8(s).ok()?;
         }
         self.rest = rest;
