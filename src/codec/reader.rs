@@ -68,7 +68,7 @@ impl<'a> Reader<'a> {
 
     /// A reader over bytes that an earlier decode at the same version has already read without
     /// error (such as the elements of a decoded array). Decoding through it gives the same values,
-    /// but nested arrays of structs are skipped over instead of being validated again.
+    /// but nested arrays of structs are walked over instead of being validated again.
     ///
     /// Over bytes that were never validated it stays memory-safe and panic-free, but a nested
     /// array's errors are then only found (and end its iteration early) when it is iterated.
