@@ -922,9 +922,12 @@ fn check_array_len(out: &[u8], n: Option<usize>, flexible: bool) -> Result<(), O
     let mut r = Reader::new(out);
     let stage = "array length";
     let raw = r
-        .decode_with(|r| match flexible {
-            true => r.uvarint(P).map(|u| i64::from(u).saturating_sub(1)),
-            false => r.i32(P).map(i64::from),
+        .decode_with(|r| {
+            if flexible {
+                r.uvarint(P).map(|u| i64::from(u).saturating_sub(1))
+            } else {
+                r.i32(P).map(i64::from)
+            }
         })
         .map_err(|error| OracleFailure::Redecode { stage, error })?;
     let expected = match n {

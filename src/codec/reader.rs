@@ -544,13 +544,9 @@ impl<'a> Reader<'a> {
         }
         let at = self.offset();
         let bytes = self.take(n, path)?;
-        if cfg!(feature = "perf") && bytes.is_empty() {
-            // Common (empty commit metadata, for one), and not worth a call to check.
-            return Ok("");
-        }
-        match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(s),
-            Err(_) => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),
+        match utf8(bytes) {
+            Some(s) => Ok(s),
+            None => Err(self.fail_at(at, DecodeErrorKind::InvalidUtf8, path)),
         }
     }
 
@@ -661,25 +657,6 @@ impl<'a> Reader<'a> {
         self.take(n, path).map(|_| ())
     }
 
-    /// Skips a string, bytes or records field (`short`: the classic `int16` string length),
-    /// null or not, without looking at its contents.
-    ///
-    /// # Errors
-    ///
-    /// Length and truncation errors.
-    #[inline(always)]
-    pub fn skip_sized(
-        &mut self,
-        flexible: bool,
-        short: bool,
-        path: &'static str,
-    ) -> Result<(), Failed> {
-        match self.nullable_len(flexible, short, path)? {
-            Some(n) => self.skip(n, path),
-            None => Ok(()),
-        }
-    }
-
     /// Skips a tagged-field section: its count, then each entry's tag, size and payload.
     ///
     /// # Errors
@@ -752,6 +729,17 @@ impl<'a> Reader<'a> {
     pub fn struct_marker(&mut self, path: &'static str) -> Result<bool, Failed> {
         self.i8(path).map(|m| m >= 0)
     }
+}
+
+/// `bytes` as a string when they are UTF-8: the check [`Reader`] and [`Walker`](super::Walker)
+/// share. An empty string (common: empty commit metadata, for one) is taken without the call
+/// with `perf`.
+#[inline(always)]
+pub(super) fn utf8(bytes: &[u8]) -> Option<&str> {
+    if cfg!(feature = "perf") && bytes.is_empty() {
+        return Some("");
+    }
+    core::str::from_utf8(bytes).ok()
 }
 
 /// Reads a length in its common encoding (a compact length of up to three bytes, or one byte

@@ -81,8 +81,8 @@ impl<'a> Walker<'a> {
             return None;
         }
         let (s, rest) = self.rest.split_at_checked(n)?;
-        if !self.validated && !s.is_empty() {
-            core::str::from_utf8(s).ok()?;
+        if !self.validated {
+            super::reader::utf8(s)?;
         }
         self.rest = rest;
         Some(())

@@ -582,9 +582,12 @@ fn field(
 
 /// Reads a nullable struct's presence marker.
 fn marker(r: &mut Reader<'_>, tagged: bool, path: &'static str) -> Result<bool, DecodeError> {
-    r.decode_with(|r| match tagged {
-        true => r.uvarint(path).map(|m| m != 0),
-        false => r.struct_marker(path),
+    r.decode_with(|r| {
+        if tagged {
+            r.uvarint(path).map(|m| m != 0)
+        } else {
+            r.struct_marker(path)
+        }
     })
 }
 
@@ -637,9 +640,12 @@ fn count(
     nullable: bool,
     path: &'static str,
 ) -> Result<Option<usize>, DecodeError> {
-    r.decode_with(|r| match nullable {
-        true => r.nullable_array_len(compact, path),
-        false => r.array_len(compact, path).map(Some),
+    r.decode_with(|r| {
+        if nullable {
+            r.nullable_array_len(compact, path)
+        } else {
+            r.array_len(compact, path).map(Some)
+        }
     })
 }
 
