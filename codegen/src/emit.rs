@@ -621,6 +621,174 @@ fn field_doc(x: &F<'_>) -> String {
     d
 }
 
+/// The walker read of a positional field (see [`emit_take`]): `read_expr` without errors.
+fn take_expr(x: &F<'_>) -> Result<String, String> {
+    let flex = x.field_flex();
+    let plain = |nullable: bool| -> Result<String, String> {
+        Ok(match &x.f.ty {
+            Ty::Prim(pr) => match pr {
+                Prim::String if nullable => format!("w.nullable_string({flex})?"),
+                Prim::String => format!("w.string({flex})?"),
+                Prim::Bytes if nullable => format!("w.nullable_bytes({flex})?"),
+                Prim::Bytes => format!("w.bytes({flex})?"),
+                Prim::Records if unaligned_records(x) && nullable => {
+                    format!("w.nullable_bytes({flex})?.map(crate::records::UnalignedRecords::new)")
+                }
+                Prim::Records if unaligned_records(x) => {
+                    format!("crate::records::UnalignedRecords::new(w.bytes({flex})?)")
+                }
+                Prim::Records if nullable => format!("w.nullable_records({flex})?"),
+                Prim::Records => format!("w.records({flex})?"),
+                fixed => fixed_take(*fixed)
+                    .ok_or_else(|| format!("{}: no walker read", x.path))?
+                    .into(),
+            },
+            Ty::Struct(st) => {
+                let take = format!("{st}::take_wire(w, version)?");
+                if nullable {
+                    format!("if w.struct_marker()? {{ Some({take}) }} else {{ None }}")
+                } else {
+                    take
+                }
+            }
+            Ty::Array(_) if nullable => format!("c::Array::take_nullable(w, version, {flex})?"),
+            Ty::Array(_) => format!("c::Array::take(w, version, {flex})?"),
+        })
+    };
+    if !x.option {
+        return plain(false);
+    }
+    Ok(match &x.null_ok {
+        Cond::Always => plain(true)?,
+        Cond::Never => format!("Some({})", plain(false)?),
+        Cond::Expr(e) => format!(
+            "if {e} {{ {} }} else {{ Some({}) }}",
+            plain(true)?,
+            plain(false)?
+        ),
+    })
+}
+
+/// The walker read of a fixed-width field; `None` for the others.
+fn fixed_take(pr: Prim) -> Option<&'static str> {
+    Some(match pr {
+        Prim::Bool => "w.bool()?",
+        Prim::Int8 => "w.i8()?",
+        Prim::Int16 => "w.i16()?",
+        Prim::Uint16 => "w.u16()?",
+        Prim::Int32 => "w.i32()?",
+        Prim::Uint32 => "w.u32()?",
+        Prim::Int64 => "w.i64()?",
+        Prim::Float64 => "w.f64()?",
+        Prim::Uuid => "w.uuid()?",
+        Prim::String | Prim::Bytes | Prim::Records => return None,
+    })
+}
+
+/// The value of a fixed-width field from the bytes `b{at}..` of a run read at once.
+fn run_value(pr: Prim, at: usize) -> String {
+    let bytes = |n: usize| {
+        let names: Vec<String> = (at..at + n).map(|i| format!("b{i}")).collect();
+        format!("[{}]", names.join(", "))
+    };
+    match pr {
+        Prim::Bool => format!("b{at} != 0"),
+        Prim::Int8 => format!("b{at}.cast_signed()"),
+        Prim::Uuid => format!("c::Uuid({})", bytes(16)),
+        _ => {
+            let width = pr.width().unwrap_or_default();
+            format!("{}::from_be_bytes({})", prim_rust(pr), bytes(width))
+        }
+    }
+}
+
+/// `take_wire`: the read of a value through a [`Walker`](c::Walker), which iterating a decoded
+/// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
+/// `read` checks but records no error, reads each run of fixed-width fields present at every
+/// version with one bounds check, and leaves a non-empty tagged section to `read`.
+fn emit_take(
+    out: &mut String,
+    s: &StructDef,
+    fields: &[F<'_>],
+    flex: &Cond,
+    flex_let: &str,
+) -> Result<(), String> {
+    let name = &s.name;
+    let mut body = String::new();
+    if s.is_root {
+        body.push_str(
+            "if !<Self as c::Message>::VALID_VERSIONS.contains(version) { return None; }\n",
+        );
+    }
+    body.push_str(flex_let);
+    // Fields in order, as locals `f0..`; a run of fixed-width fields is read as bytes `b0..`.
+    let mut run: Vec<(usize, Prim)> = Vec::new();
+    let flush = |body: &mut String, run: &mut Vec<(usize, Prim)>| {
+        match run.as_slice() {
+            [] => {}
+            [(i, pr)] => {
+                let _ = writeln!(body, "let f{i} = {};", fixed_take(*pr).unwrap_or("None?"));
+            }
+            _ => {
+                let total: usize = run
+                    .iter()
+                    .map(|(_, pr)| pr.width().unwrap_or_default())
+                    .sum();
+                let names: Vec<String> = (0..total).map(|i| format!("b{i}")).collect();
+                let _ = writeln!(body, "let [{}] = *w.array::<{total}>()?;", names.join(", "));
+                let mut at = 0;
+                for (i, pr) in run.iter() {
+                    let _ = writeln!(body, "let f{i} = {};", run_value(*pr, at));
+                    at += pr.width().unwrap_or_default();
+                }
+            }
+        }
+        run.clear();
+    };
+    for (i, x) in fields.iter().enumerate() {
+        if let (Ty::Prim(pr), Cond::Always) = (&x.f.ty, &x.pos)
+            && pr.width().is_some()
+        {
+            run.push((i, *pr));
+            continue;
+        }
+        flush(&mut body, &mut run);
+        let value = match &x.pos {
+            Cond::Never => default_expr(x)?,
+            Cond::Always => take_expr(x)?,
+            Cond::Expr(e) => format!(
+                "if {e} {{ {} }} else {{ {} }}",
+                take_expr(x)?,
+                default_expr(x)?
+            ),
+        };
+        let _ = writeln!(body, "let f{i}: {} = {value};", rust_type(x)?);
+    }
+    flush(&mut body, &mut run);
+    match flex {
+        Cond::Never => {}
+        Cond::Always => body.push_str("w.empty_tagged_section()?;\n"),
+        _ => body.push_str("if flexible { w.empty_tagged_section()?; }\n"),
+    }
+    body.push_str("Some(Self {\n");
+    for (i, x) in fields.iter().enumerate() {
+        let _ = writeln!(body, "{}: f{i},", x.ident);
+    }
+    body.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n})\n");
+    let mut head = String::new();
+    if !mentions(&body, "version") {
+        head.push_str("let _ = version;\n");
+    }
+    if !mentions(&body, "w") {
+        head.push_str("let _ = w;\n");
+    }
+    let _ = writeln!(
+        out,
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it\n/// leaves to `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n#[inline]\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
+    );
+    Ok(())
+}
+
 fn emit_struct(
     out: &mut String,
     m: &Message,
@@ -863,7 +1031,7 @@ fn emit_struct(
         out.push_str("let _ = r;\n");
     }
     out.push_str(&body);
-    out.push_str("}\n}\n\n");
+    out.push_str("}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> { Self::take_wire(w, version) }\n}\n\n");
 
     // ---- Walk: advance over a value, checking it as `read` would, without building it
     let mut walk = String::new();
@@ -890,8 +1058,10 @@ fn emit_struct(
                     continue;
                 }
                 Some(w) => format!("w.skip({w})?;"),
-                None if matches!(pr, Prim::String) => format!("w.string({flex}, {nullable})?;"),
-                None => format!("w.bytes({flex}, {nullable})?;"),
+                None if matches!(pr, Prim::String) => {
+                    format!("w.skip_string({flex}, {nullable})?;")
+                }
+                None => format!("w.skip_bytes({flex}, {nullable})?;"),
             },
             Ty::Struct(st) => {
                 let call = format!("{st}::walk_wire(w, version)?;");
@@ -947,6 +1117,8 @@ fn emit_struct(
         out,
         "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[inline]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
+
+    emit_take(out, s, &fields, &flex, &flex_let)?;
 
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)
     let tagged_fields: Vec<&F<'_>> = fields

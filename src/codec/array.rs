@@ -41,6 +41,18 @@ pub trait Element<'a>: Copy {
     #[inline]
     fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
         w.read_with(|r| Self::read_element(r, version, flexible, ""))
+            .map(|_| ())
+    }
+
+    /// Reads one element at `version` through a walker: what iterating a decoded array runs.
+    /// `None` wherever [`Element::read_element`] would fail; it may also refuse what
+    /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
+    /// the caller then reads the element from the same place with `read_element`.
+    ///
+    /// The default reads the element through a [`Reader`].
+    #[inline]
+    fn take(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Self> {
+        w.read_with(|r| Self::read_element(r, version, flexible, ""))
     }
 
     /// Encoded size of this element at `version`.
@@ -121,7 +133,14 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
             }
             _ => Self::read_each(r, count, version, flexible, path)?,
         };
-        Ok(Self {
+        Ok(Self::new(bytes, count, offset, version, flexible))
+    }
+
+    /// The view over `bytes`, which hold `count` validated elements and start at absolute
+    /// offset `offset`.
+    #[inline(always)]
+    fn new(bytes: &'a [u8], count: usize, offset: usize, version: i16, flexible: bool) -> Self {
+        Self {
             bytes,
             // The count was bounded by the input length, which is below 2^32 elements in practice;
             // saturate rather than fail on a 64-bit input larger than that.
@@ -130,16 +149,42 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
             version,
             flexible,
             _element: PhantomData,
-        })
+        }
+    }
+
+    /// Validates `count` elements at `version` through a walker, as [`ArrayView::read`] does
+    /// through a reader; `None` where the walk refuses them.
+    #[inline(always)]
+    fn take(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<Self> {
+        let offset = w.offset();
+        let bytes = match T::WIRE_SIZE {
+            Some(size) => w.take(count.checked_mul(size)?)?,
+            None => {
+                let start = w.rest();
+                Self::walk_each(w, count, version, flexible)?;
+                start.get(..start.len().saturating_sub(w.rest().len()))?
+            }
+        };
+        Some(Self::new(bytes, count, offset, version, flexible))
     }
 
     /// Walks `count` elements (see [`Element::walk`]).
-    #[inline(never)]
+    #[inline(always)]
     fn walk_each(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<()> {
-        for _ in 0..count {
-            T::walk(w, version, flexible)?;
-        }
+        let rest = Self::walk_run(*w, count, version, flexible)?;
+        w.set_rest(rest);
         Some(())
+    }
+
+    /// The loop of [`ArrayView::walk_each`], out of line: it takes the walker by value and
+    /// returns the bytes after the elements, so that neither its walker nor the caller's has
+    /// its address taken, and both stay in registers.
+    #[inline(never)]
+    fn walk_run(mut w: Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
+        for _ in 0..count {
+            T::walk(&mut w, version, flexible)?;
+        }
+        Some(w.rest())
     }
 
     /// Walks over a whole array (length prefix and elements) as [`Array::read`] (or, with
@@ -147,13 +192,17 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     /// generated [`Element::walk`]s take over a nested array.
     #[inline(always)]
     pub fn walk(w: &mut Walker<'a>, version: i16, flexible: bool, nullable: bool) -> Option<()> {
+        // Fixed-size elements: the bounds check of their total covers the count's.
+        if let Some(size) = T::WIRE_SIZE {
+            let Some(count) = w.raw_array_len(flexible, nullable)? else {
+                return Some(());
+            };
+            return w.skip(count.checked_mul(size)?);
+        }
         let Some(count) = w.array_len(flexible, nullable)? else {
             return Some(());
         };
-        match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) => w.skip(total),
-            None => Self::walk_each(w, count, version, flexible),
-        }
+        Self::walk_each(w, count, version, flexible)
     }
 
     /// Reads `count` elements one by one and returns the bytes they span.
@@ -204,7 +253,7 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     #[must_use]
     pub fn iter(&self) -> ArrayIter<'a, T> {
         ArrayIter(IterRepr::Wire {
-            r: Reader::validated(self.bytes, self.offset),
+            w: Walker::validated(self.bytes, self.offset),
             left: self.count,
             version: self.version,
             flexible: self.flexible,
@@ -344,6 +393,34 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         match r.nullable_array_len(flexible, path)? {
             Some(n) => ArrayView::read(r, n, version, flexible, path).map(|v| Some(Self::Wire(v))),
             None => Ok(None),
+        }
+    }
+
+    /// Reads a non-nullable array through a walker, as [`Array::read`] reads it; `None` where
+    /// the read would fail or the walk refuses (see [`Element::take`]).
+    #[inline(always)]
+    pub fn take(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Self> {
+        let n = Self::take_len(w, flexible, false)??;
+        ArrayView::take(w, n, version, flexible).map(Self::Wire)
+    }
+
+    /// Reads a nullable array through a walker, as [`Array::read_nullable`] reads it.
+    #[inline(always)]
+    pub fn take_nullable(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<Option<Self>> {
+        match Self::take_len(w, flexible, true)? {
+            Some(n) => ArrayView::take(w, n, version, flexible).map(|v| Some(Self::Wire(v))),
+            None => Some(None),
+        }
+    }
+
+    /// The element count of an array read through a walker: for fixed-size elements, the
+    /// bounds check of their total (in [`ArrayView::take`]) covers the count's.
+    #[inline(always)]
+    fn take_len(w: &mut Walker<'a>, flexible: bool, nullable: bool) -> Option<Option<usize>> {
+        if T::WIRE_SIZE.is_some() {
+            w.raw_array_len(flexible, nullable)
+        } else {
+            w.array_len(flexible, nullable)
         }
     }
 
@@ -624,7 +701,7 @@ pub struct ArrayIter<'a, T>(IterRepr<'a, T>);
 
 enum IterRepr<'a, T> {
     Wire {
-        r: Reader<'a>,
+        w: Walker<'a>,
         left: u32,
         version: i16,
         flexible: bool,
@@ -645,18 +722,26 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
     fn next(&mut self) -> Option<T> {
         match &mut self.0 {
             IterRepr::Wire {
-                r,
+                w,
                 left,
                 version,
                 flexible,
             } => {
                 *left = left.checked_sub(1)?;
-                // Every element was validated when the view was built, so this cannot fail; if it
-                // ever did (a walk accepting what a read refuses), the iterator ends, and builds
-                // with debug assertions, the tests and the fuzz targets among them, say so.
-                match T::read_element(r, *version, *flexible, "") {
-                    Ok(v) => Some(v),
-                    Err(_) => {
+                // Every element was validated when the view was built: the walker reads it, or
+                // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
+                // did (a walk accepting what a read refuses), the iterator ends, and builds with
+                // debug assertions, the tests and the fuzz targets among them, say so.
+                if cfg!(feature = "perf") {
+                    let start = *w;
+                    if let Some(v) = T::take(w, *version, *flexible) {
+                        return Some(v);
+                    }
+                    *w = start;
+                }
+                match w.read_with(|r| T::read_element(r, *version, *flexible, "")) {
+                    Some(v) => Some(v),
+                    None => {
                         debug_assert!(false, "an element of a validated array failed to read");
                         *left = 0;
                         None

@@ -161,6 +161,16 @@ pub trait Decode<'a>: Sized {
     /// [`Failed`], with the [`DecodeError`] in `r`.
     fn read(r: &mut Reader<'a>, version: i16) -> Result<Self, Failed>;
 
+    /// Reads one value at `version` through a [`Walker`], which records no error: `None`
+    /// wherever [`Decode::read`] would fail, and wherever the type leaves the bytes to `read`
+    /// (generated structs do so for a non-empty tagged section). [`Decode::decode`] tries it
+    /// first and reads with `read` only when it refuses, so that good input costs no error
+    /// bookkeeping. The default reads through a [`Reader`].
+    #[inline]
+    fn take(w: &mut Walker<'a>, version: i16) -> Option<Self> {
+        w.read_with(|r| Self::read(r, version))
+    }
+
     /// Decodes one value at `version`, advancing `r` past it.
     ///
     /// # Errors
@@ -169,6 +179,13 @@ pub trait Decode<'a>: Sized {
     /// for top-level messages a version outside the valid range.
     #[inline]
     fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
+        if cfg!(feature = "perf") {
+            let mut w = Walker::at(r);
+            if let Some(v) = Self::take(&mut w, version) {
+                r.advance_to(&w);
+                return Ok(v);
+            }
+        }
         Self::read(r, version).map_err(|Failed| r.take_error())
     }
 
@@ -319,6 +336,10 @@ macro_rules! primitive_element {
             ) -> Result<Self, Failed> {
                 r.$read(path)
             }
+            #[inline(always)]
+            fn take(w: &mut Walker<'a>, _: i16, _: bool) -> Option<Self> {
+                w.$read()
+            }
             #[inline]
             fn element_len(&self, _: i16, _: bool, _: &'static str) -> Result<usize, EncodeError> {
                 Ok($len)
@@ -377,6 +398,10 @@ impl<'a> Element<'a> for &'a str {
     ) -> Result<Self, Failed> {
         r.string(flexible, path)
     }
+    #[inline(always)]
+    fn take(w: &mut Walker<'a>, _: i16, flexible: bool) -> Option<Self> {
+        w.string(flexible)
+    }
     #[inline]
     fn element_len(
         &self,
@@ -417,6 +442,14 @@ macro_rules! __struct_element {
                 _: bool,
             ) -> ::core::option::Option<()> {
                 $t::walk_wire(w, version)
+            }
+            #[inline]
+            fn take(
+                w: &mut $crate::codec::Walker<'a>,
+                version: i16,
+                _: bool,
+            ) -> ::core::option::Option<Self> {
+                <Self as $crate::codec::Decode<'a>>::take(w, version)
             }
             #[inline]
             fn element_len(

@@ -102,6 +102,12 @@ impl<'a> Reader<'a> {
         self.rest
     }
 
+    /// Moves to where `w`, a walker made at this reader, has got to.
+    #[inline(always)]
+    pub(crate) fn advance_to(&mut self, w: &super::Walker<'a>) {
+        self.rest = w.rest();
+    }
+
     /// How many bytes are left.
     #[must_use]
     pub const fn remaining(&self) -> usize {

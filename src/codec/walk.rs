@@ -1,22 +1,28 @@
-//! [`Walker`]: the cursor that steps over encoded values without building them.
+//! [`Walker`]: the cursor that steps over encoded values, and reads them where the input is
+//! known to be good, without recording errors.
 
-use super::{MAX_STRING_LEN, Reader};
+use super::{MAX_STRING_LEN, Reader, Uuid};
 
-/// A cursor that advances over encoded values, checking them as a decode would, without building
-/// them or saying what is wrong.
+/// A cursor that advances over encoded values, checking them as a decode would, without saying
+/// what is wrong.
 ///
-/// Decoding an array walks its elements once to validate them; iterating a decoded array walks
-/// over the nested arrays inside each element to find where they end. The walk only needs to
-/// know *whether* the bytes are good: a step that fails returns `None` and leaves the cursor
-/// where it failed, and the caller reads the same bytes with a [`Reader`] when it needs the
-/// error. That keeps the cursor a slice and a flag, which the compiler holds in registers.
+/// Decoding an array walks its elements once to validate them; iterating a decoded array reads
+/// each element through a walker and walks over the nested arrays inside it to find where they
+/// end. A walk only needs to know *whether* the bytes are good: a step that fails returns `None`,
+/// leaving the cursor anywhere in what it stepped over, and the caller reads the same bytes with
+/// a [`Reader`] when it needs the error. That keeps the cursor a slice, an offset and a flag, which the
+/// compiler holds in registers.
 ///
-/// A walk may refuse what a read accepts (see [`Walker::tagged_section`]), never the reverse.
+/// The value reads ([`Walker::string`], [`Walker::i32`], …) check what the [`Reader`]'s
+/// namesakes check. A walk or a read may refuse what a [`Reader`] accepts (see
+/// [`Walker::tagged_section`]), never the reverse.
 #[derive(Debug, Clone, Copy)]
 pub struct Walker<'a> {
     rest: &'a [u8],
-    /// Bytes an earlier decode validated: strings are not checked as UTF-8 again and tagged
-    /// sections are stepped over.
+    /// Absolute offset of the end of the input, as in [`Reader`].
+    end: usize,
+    /// Bytes an earlier decode validated: tagged sections are stepped over and strings are not
+    /// checked again when they are only stepped over.
     validated: bool,
 }
 
@@ -26,7 +32,19 @@ impl<'a> Walker<'a> {
     pub(crate) const fn at(r: &Reader<'a>) -> Self {
         Self {
             rest: r.rest(),
+            end: r.offset().wrapping_add(r.remaining()),
             validated: r.is_validated(),
+        }
+    }
+
+    /// A walker over `bytes` that an earlier decode validated, whose first byte is at absolute
+    /// offset `offset`.
+    #[must_use]
+    pub(crate) const fn validated(bytes: &'a [u8], offset: usize) -> Self {
+        Self {
+            rest: bytes,
+            end: offset.wrapping_add(bytes.len()),
+            validated: true,
         }
     }
 
@@ -36,12 +54,25 @@ impl<'a> Walker<'a> {
         self.rest
     }
 
-    /// A reader over the bytes not yet walked over, for a step the walker leaves to a read.
-    fn reader(&self) -> Reader<'a> {
+    /// Moves to `rest`, the bytes after a step taken on a copy of this walker.
+    #[inline(always)]
+    pub(crate) const fn set_rest(&mut self, rest: &'a [u8]) {
+        self.rest = rest;
+    }
+
+    /// The absolute offset of the next byte.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.end.wrapping_sub(self.rest.len())
+    }
+
+    /// A reader over the bytes not yet walked over, with the same offsets, for a step the
+    /// walker leaves to a read.
+    pub(crate) const fn reader(&self) -> Reader<'a> {
         if self.validated {
-            Reader::validated(self.rest, 0)
+            Reader::validated(self.rest, self.offset())
         } else {
-            Reader::new(self.rest)
+            Reader::with_offset(self.rest, self.offset())
         }
     }
 
@@ -52,45 +83,200 @@ impl<'a> Walker<'a> {
         Some(())
     }
 
+    /// Takes the next `n` bytes.
+    #[inline(always)]
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.rest.split_at_checked(n)?;
+        self.rest = rest;
+        Some(head)
+    }
+
+    /// Takes the next `N` bytes as an array: one bounds check for a run of fixed-width fields.
+    #[inline(always)]
+    pub fn array<const N: usize>(&mut self) -> Option<&'a [u8; N]> {
+        let (head, rest) = self.rest.split_first_chunk::<N>()?;
+        self.rest = rest;
+        Some(head)
+    }
+
+    /// Reads one byte.
+    #[inline(always)]
+    pub fn u8(&mut self) -> Option<u8> {
+        let (&b, rest) = self.rest.split_first()?;
+        self.rest = rest;
+        Some(b)
+    }
+
+    /// Reads a `bool` as [`Reader::bool`] does.
+    #[inline(always)]
+    pub fn bool(&mut self) -> Option<bool> {
+        self.u8().map(|b| b != 0)
+    }
+
+    /// Reads an `int8`.
+    #[inline(always)]
+    pub fn i8(&mut self) -> Option<i8> {
+        self.u8().map(u8::cast_signed)
+    }
+
+    /// Reads a big-endian `int16`.
+    #[inline(always)]
+    pub fn i16(&mut self) -> Option<i16> {
+        self.array().map(|b| i16::from_be_bytes(*b))
+    }
+
+    /// Reads a big-endian `uint16`.
+    #[inline(always)]
+    pub fn u16(&mut self) -> Option<u16> {
+        self.array().map(|b| u16::from_be_bytes(*b))
+    }
+
+    /// Reads a big-endian `int32`.
+    #[inline(always)]
+    pub fn i32(&mut self) -> Option<i32> {
+        self.array().map(|b| i32::from_be_bytes(*b))
+    }
+
+    /// Reads a big-endian `uint32`.
+    #[inline(always)]
+    pub fn u32(&mut self) -> Option<u32> {
+        self.array().map(|b| u32::from_be_bytes(*b))
+    }
+
+    /// Reads a big-endian `int64`.
+    #[inline(always)]
+    pub fn i64(&mut self) -> Option<i64> {
+        self.array().map(|b| i64::from_be_bytes(*b))
+    }
+
+    /// Reads a big-endian `float64`.
+    #[inline(always)]
+    pub fn f64(&mut self) -> Option<f64> {
+        self.array().map(|b| f64::from_be_bytes(*b))
+    }
+
+    /// Reads a UUID.
+    #[inline(always)]
+    pub fn uuid(&mut self) -> Option<Uuid> {
+        self.array().map(|b| Uuid(*b))
+    }
+
     /// Reads a length prefix as [`Reader`] reads a nullable one: `Some(None)` for null.
     #[inline(always)]
     fn nullable_len(&mut self, flexible: bool, short: bool) -> Option<Option<usize>> {
-        match super::reader::fast_len(&mut self.rest, flexible, short) {
-            Some(n) => Some(Some(n)),
-            None => self.nullable_len_slow(flexible, short),
+        if let Some(n) = super::reader::fast_len(&mut self.rest, flexible, short) {
+            return Some(Some(n));
         }
-    }
-
-    /// Every other length encoding, read by a [`Reader`].
-    #[inline(never)]
-    fn nullable_len_slow(&mut self, flexible: bool, short: bool) -> Option<Option<usize>> {
-        let mut r = self.reader();
-        let n = r.nullable_len(flexible, short, "").ok()?;
-        self.rest = r.rest();
+        let (n, rest) = Self::nullable_len_slow(self.rest, flexible, short)?;
+        self.rest = rest;
         Some(n)
     }
 
-    /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most
-    /// [`MAX_STRING_LEN`] bytes of UTF-8.
+    /// Every other length encoding, read by a [`Reader`]: the length and the bytes after it.
+    /// It takes and returns the slice rather than the walker, which so stays in registers.
+    #[inline(never)]
+    fn nullable_len_slow(
+        rest: &'a [u8],
+        flexible: bool,
+        short: bool,
+    ) -> Option<(Option<usize>, &'a [u8])> {
+        let mut r = Reader::new(rest);
+        let n = r.nullable_len(flexible, short, "").ok()?;
+        Some((n, r.rest()))
+    }
+
+    /// Reads a length that must not be null.
     #[inline(always)]
-    pub fn string(&mut self, flexible: bool, nullable: bool) -> Option<()> {
+    fn len(&mut self, flexible: bool, short: bool) -> Option<usize> {
+        self.nullable_len(flexible, short)?
+    }
+
+    /// The body of a string of `n` bytes: at most [`MAX_STRING_LEN`] bytes of UTF-8.
+    #[inline(always)]
+    fn str_body(&mut self, n: usize) -> Option<&'a str> {
+        if n > MAX_STRING_LEN {
+            return None;
+        }
+        super::reader::utf8(self.take(n)?)
+    }
+
+    /// Reads a string that must not be null, as [`Reader::string`] does.
+    #[inline(always)]
+    pub fn string(&mut self, flexible: bool) -> Option<&'a str> {
+        let n = self.len(flexible, true)?;
+        self.str_body(n)
+    }
+
+    /// Reads a nullable string, as [`Reader::nullable_string`] does.
+    #[inline(always)]
+    pub fn nullable_string(&mut self, flexible: bool) -> Option<Option<&'a str>> {
+        match self.nullable_len(flexible, true)? {
+            Some(n) => self.str_body(n).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// Reads bytes that must not be null, as [`Reader::bytes`] does.
+    #[inline(always)]
+    pub fn bytes(&mut self, flexible: bool) -> Option<&'a [u8]> {
+        let n = self.len(flexible, false)?;
+        self.take(n)
+    }
+
+    /// Reads nullable bytes, as [`Reader::nullable_bytes`] does.
+    #[inline(always)]
+    pub fn nullable_bytes(&mut self, flexible: bool) -> Option<Option<&'a [u8]>> {
+        match self.nullable_len(flexible, false)? {
+            Some(n) => self.take(n).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// Reads a `records` field that must not be null, keeping its absolute offset.
+    #[inline(always)]
+    pub fn records(&mut self, flexible: bool) -> Option<crate::records::Records<'a>> {
+        let n = self.len(flexible, false)?;
+        let at = self.offset();
+        self.take(n)
+            .map(|b| crate::records::Records::with_offset(b, at))
+    }
+
+    /// Reads a nullable `records` field, keeping its absolute offset.
+    #[inline(always)]
+    pub fn nullable_records(
+        &mut self,
+        flexible: bool,
+    ) -> Option<Option<crate::records::Records<'a>>> {
+        match self.nullable_len(flexible, false)? {
+            Some(n) => {
+                let at = self.offset();
+                self.take(n)
+                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
+            }
+            None => Some(None),
+        }
+    }
+
+    /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most
+    /// [`MAX_STRING_LEN`] bytes of UTF-8 (checked only in bytes not yet validated).
+    #[inline(always)]
+    pub fn skip_string(&mut self, flexible: bool, nullable: bool) -> Option<()> {
         let Some(n) = self.nullable_len(flexible, true)? else {
             return nullable.then_some(());
         };
         if n > MAX_STRING_LEN {
             return None;
         }
-        let (s, rest) = self.rest.split_at_checked(n)?;
+        let s = self.take(n)?;
         if !self.validated {
             super::reader::utf8(s)?;
         }
-        self.rest = rest;
         Some(())
     }
 
     /// Steps over a bytes or records field (`nullable`: a null is accepted).
     #[inline(always)]
-    pub fn bytes(&mut self, flexible: bool, nullable: bool) -> Option<()> {
+    pub fn skip_bytes(&mut self, flexible: bool, nullable: bool) -> Option<()> {
         match self.nullable_len(flexible, false)? {
             Some(n) => self.skip(n),
             None => nullable.then_some(()),
@@ -101,9 +287,22 @@ impl<'a> Walker<'a> {
     /// count larger than the bytes left, as [`Reader`] does.
     #[inline(always)]
     pub fn array_len(&mut self, flexible: bool, nullable: bool) -> Option<Option<usize>> {
+        match self.raw_array_len(flexible, nullable)? {
+            Some(n) if n > self.rest.len() => None,
+            n => Some(n),
+        }
+    }
+
+    /// Reads an array's element count without comparing it with the bytes left: for elements
+    /// of a fixed size, whose total the caller checks instead.
+    #[inline(always)]
+    pub(crate) fn raw_array_len(
+        &mut self,
+        flexible: bool,
+        nullable: bool,
+    ) -> Option<Option<usize>> {
         match self.nullable_len(flexible, false)? {
-            Some(n) if n <= self.rest.len() => Some(Some(n)),
-            Some(_) => None,
+            Some(n) => Some(Some(n)),
             None => nullable.then_some(None),
         }
     }
@@ -111,9 +310,7 @@ impl<'a> Walker<'a> {
     /// Reads the int8 presence marker of a nullable struct: true when present.
     #[inline(always)]
     pub fn struct_marker(&mut self) -> Option<bool> {
-        let (&m, rest) = self.rest.split_first()?;
-        self.rest = rest;
-        Some(m < 0x80)
+        self.u8().map(|m| m < 0x80)
     }
 
     /// Steps over a tagged-field section. An empty one (the common case) is one byte; a
@@ -126,29 +323,45 @@ impl<'a> Walker<'a> {
                 self.rest = rest;
                 Some(())
             }
-            _ if self.validated => self.tagged_entries(),
+            _ if self.validated => {
+                self.rest = Self::tagged_entries(self.rest)?;
+                Some(())
+            }
             _ => None,
         }
     }
 
-    /// Steps over a validated non-empty tagged section.
-    #[inline(never)]
-    fn tagged_entries(&mut self) -> Option<()> {
-        let mut r = self.reader();
-        r.skip_tagged_section("").ok()?;
-        self.rest = r.rest();
-        Some(())
+    /// Consumes an empty tagged-field section, and refuses any other: a read through a walker
+    /// leaves the fields of a non-empty section to a [`Reader`].
+    #[inline(always)]
+    pub fn empty_tagged_section(&mut self) -> Option<()> {
+        match self.rest.split_first() {
+            Some((0, rest)) => {
+                self.rest = rest;
+                Some(())
+            }
+            _ => None,
+        }
     }
 
-    /// Steps over one element with `read`, for the elements a walk is not generated for.
+    /// Steps over a validated non-empty tagged section: the bytes after it.
+    #[inline(never)]
+    fn tagged_entries(rest: &'a [u8]) -> Option<&'a [u8]> {
+        let mut r = Reader::new(rest);
+        r.skip_tagged_section("").ok()?;
+        Some(r.rest())
+    }
+
+    /// Reads one value with `read` through a [`Reader`] over the same bytes, for the values a
+    /// walker has no read of its own for.
     #[inline]
     pub(crate) fn read_with<T, E>(
         &mut self,
         read: impl FnOnce(&mut Reader<'a>) -> Result<T, E>,
-    ) -> Option<()> {
+    ) -> Option<T> {
         let mut r = self.reader();
-        read(&mut r).ok()?;
+        let v = read(&mut r).ok()?;
         self.rest = r.rest();
-        Some(())
+        Some(v)
     }
 }

@@ -119,6 +119,12 @@ impl<'a> c::Decode<'a> for AbortedTxn<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AbortedTxn<'a> {
@@ -131,6 +137,65 @@ impl<'a> AbortedTxn<'a> {
         let _ = version;
         w.skip(32)?;
         Some(())
+    }
+}
+
+impl<'a> AbortedTxn<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+            b24,
+            b25,
+            b26,
+            b27,
+            b28,
+            b29,
+            b30,
+            b31,
+        ] = *w.array::<32>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f2 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+        let f3 = i64::from_be_bytes([b24, b25, b26, b27, b28, b29, b30, b31]);
+        Some(Self {
+            producer_id: f0,
+            first_offset: f1,
+            last_offset: f2,
+            last_stable_offset: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -179,6 +179,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AddPartitionsToTxnRequest<'a> {
@@ -194,7 +200,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
         }
 
         if version <= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version <= 3 {
@@ -213,6 +219,49 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AddPartitionsToTxnRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0: c::Array<'a, AddPartitionsToTxnTransaction<'a>> = if version >= 4 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f1: &'a str = if version <= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f2: i64 = if version <= 3 { w.i64()? } else { 0 };
+        let f3: i16 = if version <= 3 { w.i16()? } else { 0 };
+        let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = if version <= 3 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            transactions: f0,
+            v3_and_below_transactional_id: f1,
+            v3_and_below_producer_id: f2,
+            v3_and_below_producer_epoch: f3,
+            v3_and_below_topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -451,6 +500,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
@@ -460,11 +515,37 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(11)?;
         c::ArrayView::<AddPartitionsToTxnTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AddPartitionsToTxnTransaction<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+        let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f2 = i16::from_be_bytes([b8, b9]);
+        let f3 = b10 != 0;
+        let f4: c::Array<'a, AddPartitionsToTxnTopic<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            transactional_id: f0,
+            producer_id: f1,
+            producer_epoch: f2,
+            verify_only: f3,
+            topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -595,6 +676,12 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
@@ -605,12 +692,34 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AddPartitionsToTxnTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 3;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -157,6 +157,12 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AddRaftVoterRequest<'a> {
@@ -166,7 +172,7 @@ impl<'a> AddRaftVoterRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(24)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         if version >= 1 {
@@ -175,6 +181,64 @@ impl<'a> AddRaftVoterRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AddRaftVoterRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = c::Uuid([
+            b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23,
+        ]);
+        let f4: c::Array<'a, Listener<'a>> = c::Array::take(w, version, true)?;
+        let f5: bool = if version >= 1 { w.bool()? } else { true };
+        w.empty_tagged_section()?;
+        Some(Self {
+            cluster_id: f0,
+            timeout_ms: f1,
+            voter_id: f2,
+            voter_directory_id: f3,
+            listeners: f4,
+            ack_when_committed: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -327,6 +391,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Listener<'a> {
@@ -337,11 +407,33 @@ impl<'a> Listener<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            host: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -97,6 +97,12 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AllocateProducerIdsRequest<'a> {
@@ -110,6 +116,29 @@ impl<'a> AllocateProducerIdsRequest<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AllocateProducerIdsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            broker_id: f0,
+            broker_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

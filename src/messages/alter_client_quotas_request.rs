@@ -98,6 +98,12 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AlterClientQuotasRequest<'a> {
@@ -114,6 +120,31 @@ impl<'a> AlterClientQuotasRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AlterClientQuotasRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 1;
+        let f0: c::Array<'a, EntryData<'a>> = c::Array::take(w, version, flexible)?;
+        let f1 = w.bool()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            entries: f0,
+            validate_only: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -243,6 +274,12 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EntryData<'a> {
@@ -259,6 +296,28 @@ impl<'a> EntryData<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> EntryData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 1;
+        let f0: c::Array<'a, EntityData<'a>> = c::Array::take(w, version, flexible)?;
+        let f1: c::Array<'a, OpData<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            entity: f0,
+            ops: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -387,6 +446,12 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EntityData<'a> {
@@ -397,12 +462,34 @@ impl<'a> EntityData<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        w.string(flexible, false)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> EntityData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 1;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            entity_type: f0,
+            entity_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -539,6 +626,12 @@ impl<'a> c::Decode<'a> for OpData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OpData<'a> {
@@ -549,12 +642,37 @@ impl<'a> OpData<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(9)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OpData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 1;
+        let f0: &'a str = w.string(flexible)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let f1 = f64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f2 = b8 != 0;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            key: f0,
+            value: f1,
+            remove: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

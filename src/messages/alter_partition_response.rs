@@ -112,6 +112,12 @@ impl<'a> c::Decode<'a> for AlterPartitionResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AlterPartitionResponse<'a> {
@@ -125,6 +131,31 @@ impl<'a> AlterPartitionResponse<'a> {
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AlterPartitionResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            topics: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -276,6 +307,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicData<'a> {
@@ -286,7 +323,7 @@ impl<'a> TopicData<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 1 {
-            w.string(true, false)?;
+            w.skip_string(true, false)?;
         }
 
         if version >= 2 {
@@ -296,6 +333,31 @@ impl<'a> TopicData<'a> {
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = if version <= 1 { w.string(true)? } else { "" };
+        let f1: c::Uuid = if version >= 2 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -509,6 +571,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionData<'a> {
@@ -527,6 +595,36 @@ impl<'a> PartitionData<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+        let f4: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        let f5: i8 = if version >= 1 { w.i8()? } else { 0 };
+        let f6 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            leader_id: f2,
+            leader_epoch: f3,
+            isr: f4,
+            leader_recovery_state: f5,
+            partition_epoch: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

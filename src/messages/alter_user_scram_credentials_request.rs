@@ -115,6 +115,12 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AlterUserScramCredentialsRequest<'a> {
@@ -128,6 +134,28 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
         c::ArrayView::<ScramCredentialUpsertion<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AlterUserScramCredentialsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, ScramCredentialDeletion<'a>> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, ScramCredentialUpsertion<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            deletions: f0,
+            upsertions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -245,6 +273,12 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ScramCredentialDeletion<'a> {
@@ -255,10 +289,30 @@ impl<'a> ScramCredentialDeletion<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(1)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ScramCredentialDeletion<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i8()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            mechanism: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -413,6 +467,12 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ScramCredentialUpsertion<'a> {
@@ -423,12 +483,39 @@ impl<'a> ScramCredentialUpsertion<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(5)?;
-        w.bytes(true, false)?;
-        w.bytes(true, false)?;
+        w.skip_bytes(true, false)?;
+        w.skip_bytes(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ScramCredentialUpsertion<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
+        let f1 = b0.cast_signed();
+        let f2 = i32::from_be_bytes([b1, b2, b3, b4]);
+        let f3: &'a [u8] = w.bytes(true)?;
+        let f4: &'a [u8] = w.bytes(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            mechanism: f1,
+            iterations: f2,
+            salt: f3,
+            salted_password: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -142,6 +142,12 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ApiVersionsRequest<'a> {
@@ -153,15 +159,15 @@ impl<'a> ApiVersionsRequest<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 5 {
@@ -172,6 +178,47 @@ impl<'a> ApiVersionsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ApiVersionsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f2: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f3: i32 = if version >= 5 { w.i32()? } else { -1 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            client_software_name: f0,
+            client_software_version: f1,
+            cluster_id: f2,
+            node_id: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

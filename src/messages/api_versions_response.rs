@@ -245,6 +245,12 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ApiVersionsResponse<'a> {
@@ -265,6 +271,41 @@ impl<'a> ApiVersionsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ApiVersionsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0 = w.i16()?;
+        let f1: c::Array<'a, ApiVersion<'a>> = c::Array::take(w, version, flexible)?;
+        let f2: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f3: c::Array<'a, SupportedFeatureKey<'a>> = c::Array::Slice(&[]);
+        let f4: i64 = -1;
+        let f5: c::Array<'a, FinalizedFeatureKey<'a>> = c::Array::Slice(&[]);
+        let f6: bool = false;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            api_keys: f1,
+            throttle_time_ms: f2,
+            supported_features: f3,
+            finalized_features_epoch: f4,
+            finalized_features: f5,
+            zk_migration_ready: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -515,6 +556,12 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ApiVersion<'a> {
@@ -530,6 +577,31 @@ impl<'a> ApiVersion<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ApiVersion<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 3;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i16::from_be_bytes([b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            api_key: f0,
+            min_version: f1,
+            max_version: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -663,6 +735,12 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SupportedFeatureKey<'a> {
@@ -673,10 +751,33 @@ impl<'a> SupportedFeatureKey<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> SupportedFeatureKey<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f1 = i16::from_be_bytes([b0, b1]);
+        let f2 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            min_version: f1,
+            max_version: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -805,6 +906,12 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FinalizedFeatureKey<'a> {
@@ -815,10 +922,33 @@ impl<'a> FinalizedFeatureKey<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> FinalizedFeatureKey<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f1 = i16::from_be_bytes([b0, b1]);
+        let f2 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            max_version_level: f1,
+            min_version_level: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -211,6 +211,12 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> BrokerHeartbeatRequest<'a> {
@@ -225,6 +231,62 @@ impl<'a> BrokerHeartbeatRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> BrokerHeartbeatRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+        ] = *w.array::<22>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2 = i64::from_be_bytes([b12, b13, b14, b15, b16, b17, b18, b19]);
+        let f3 = b20 != 0;
+        let f4 = b21 != 0;
+        let f5: c::Array<'a, c::Uuid> = c::Array::Slice(&[]);
+        let f6: Option<c::Array<'a, c::Uuid>> = None;
+        w.empty_tagged_section()?;
+        Some(Self {
+            broker_id: f0,
+            broker_epoch: f1,
+            current_metadata_offset: f2,
+            want_fence: f3,
+            want_shut_down: f4,
+            offline_log_dirs: f5,
+            cordoned_log_dirs: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

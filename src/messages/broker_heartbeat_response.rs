@@ -139,6 +139,12 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> BrokerHeartbeatResponse<'a> {
@@ -152,6 +158,35 @@ impl<'a> BrokerHeartbeatResponse<'a> {
         w.skip(9)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> BrokerHeartbeatResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = b6 != 0;
+        let f3 = b7 != 0;
+        let f4 = b8 != 0;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            is_caught_up: f2,
+            is_fenced: f3,
+            should_shut_down: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

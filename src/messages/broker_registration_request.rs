@@ -207,6 +207,12 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> BrokerRegistrationRequest<'a> {
@@ -217,11 +223,11 @@ impl<'a> BrokerRegistrationRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(16)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<Feature<'a>>::walk(w, version, true, false)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if version >= 1 {
             w.skip(1)?;
         }
@@ -236,6 +242,46 @@ impl<'a> BrokerRegistrationRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> BrokerRegistrationRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.uuid()?;
+        let f3: c::Array<'a, Listener<'a>> = c::Array::take(w, version, true)?;
+        let f4: c::Array<'a, Feature<'a>> = c::Array::take(w, version, true)?;
+        let f5: Option<&'a str> = w.nullable_string(true)?;
+        let f6: bool = if version >= 1 { w.bool()? } else { false };
+        let f7: c::Array<'a, c::Uuid> = if version >= 2 {
+            c::Array::take(w, version, true)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f8: i64 = if version >= 3 { w.i64()? } else { -1 };
+        w.empty_tagged_section()?;
+        Some(Self {
+            broker_id: f0,
+            cluster_id: f1,
+            incarnation_id: f2,
+            listeners: f3,
+            features: f4,
+            rack: f5,
+            is_migrating_zk_broker: f6,
+            log_dirs: f7,
+            previous_broker_epoch: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -439,6 +485,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Listener<'a> {
@@ -449,11 +501,36 @@ impl<'a> Listener<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f2 = u16::from_be_bytes([b0, b1]);
+        let f3 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            host: f1,
+            port: f2,
+            security_protocol: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -591,6 +668,12 @@ impl<'a> c::Decode<'a> for Feature<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Feature<'a> {
@@ -601,10 +684,33 @@ impl<'a> Feature<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Feature<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f1 = i16::from_be_bytes([b0, b1]);
+        let f2 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            min_supported_version: f1,
+            max_supported_version: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

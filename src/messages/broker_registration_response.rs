@@ -111,6 +111,12 @@ impl<'a> c::Decode<'a> for BrokerRegistrationResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> BrokerRegistrationResponse<'a> {
@@ -124,6 +130,31 @@ impl<'a> BrokerRegistrationResponse<'a> {
         w.skip(14)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> BrokerRegistrationResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            broker_epoch: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -98,6 +98,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ConsumerGroupDescribeRequest<'a> {
@@ -111,6 +117,28 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
         w.skip(1)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ConsumerGroupDescribeRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f1 = w.bool()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_ids: f0,
+            include_authorized_operations: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -227,6 +227,12 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
@@ -236,21 +242,64 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(4)?;
         c::ArrayView::<&'a str>::walk(w, version, true, true)?;
         if version >= 1 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ConsumerGroupHeartbeatRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: Option<&'a str> = w.nullable_string(true)?;
+        let f5 = w.i32()?;
+        let f6: Option<c::Array<'a, &'a str>> = c::Array::take_nullable(w, version, true)?;
+        let f7: Option<&'a str> = if version >= 1 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        let f8: Option<&'a str> = w.nullable_string(true)?;
+        let f9: Option<c::Array<'a, TopicPartitions<'a>>> =
+            c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            member_epoch: f2,
+            instance_id: f3,
+            rack_id: f4,
+            rebalance_timeout_ms: f5,
+            subscribed_topic_names: f6,
+            subscribed_topic_regex: f7,
+            server_assignor: f8,
+            topic_partitions: f9,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -431,6 +480,12 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicPartitions<'a> {
@@ -444,6 +499,25 @@ impl<'a> TopicPartitions<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

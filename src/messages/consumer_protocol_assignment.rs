@@ -99,6 +99,12 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ConsumerProtocolAssignment<'a> {
@@ -109,8 +115,29 @@ impl<'a> ConsumerProtocolAssignment<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
-        w.bytes(false, true)?;
+        w.skip_bytes(false, true)?;
         Some(())
+    }
+}
+
+impl<'a> ConsumerProtocolAssignment<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, false)?;
+        let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
+        Some(Self {
+            assigned_partitions: f0,
+            user_data: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -227,6 +254,12 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicPartition<'a> {
@@ -236,9 +269,27 @@ impl<'a> TopicPartition<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(false)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
+        Some(Self {
+            topic: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

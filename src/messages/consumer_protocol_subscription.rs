@@ -153,6 +153,12 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ConsumerProtocolSubscription<'a> {
@@ -163,7 +169,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
-        w.bytes(false, true)?;
+        w.skip_bytes(false, true)?;
         if version >= 1 {
             c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
         }
@@ -173,10 +179,45 @@ impl<'a> ConsumerProtocolSubscription<'a> {
         }
 
         if version >= 3 {
-            w.string(false, true)?;
+            w.skip_string(false, true)?;
         }
 
         Some(())
+    }
+}
+
+impl<'a> ConsumerProtocolSubscription<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
+        let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
+        let f2: c::Array<'a, TopicPartition<'a>> = if version >= 1 {
+            c::Array::take(w, version, false)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f3: i32 = if version >= 2 { w.i32()? } else { -1 };
+        let f4: Option<&'a str> = if version >= 3 {
+            w.nullable_string(false)?
+        } else {
+            None
+        };
+        Some(Self {
+            topics: f0,
+            user_data: f1,
+            owned_partitions: f2,
+            generation_id: f3,
+            rack_id: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -332,6 +373,12 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicPartition<'a> {
@@ -341,9 +388,27 @@ impl<'a> TopicPartition<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(false)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
+        Some(Self {
+            topic: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -85,6 +85,12 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreateAclsRequest<'a> {
@@ -100,6 +106,29 @@ impl<'a> CreateAclsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateAclsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0: c::Array<'a, AclCreation<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            creations: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -293,6 +322,12 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AclCreation<'a> {
@@ -304,18 +339,51 @@ impl<'a> AclCreation<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(1)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 1 {
             w.skip(1)?;
         }
 
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AclCreation<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f3: &'a str = w.string(flexible)?;
+        let f4: &'a str = w.string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f5 = b0.cast_signed();
+        let f6 = b1.cast_signed();
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            resource_type: f0,
+            resource_name: f1,
+            resource_pattern_type: f2,
+            principal: f3,
+            host: f4,
+            operation: f5,
+            permission_type: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -148,6 +148,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreateDelegationTokenRequest<'a> {
@@ -159,11 +165,11 @@ impl<'a> CreateDelegationTokenRequest<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         c::ArrayView::<CreatableRenewers<'a>>::walk(w, version, flexible, false)?;
@@ -172,6 +178,43 @@ impl<'a> CreateDelegationTokenRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateDelegationTokenRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        let f1: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        let f2: c::Array<'a, CreatableRenewers<'a>> = c::Array::take(w, version, flexible)?;
+        let f3 = w.i64()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            owner_principal_type: f0,
+            owner_principal_name: f1,
+            renewers: f2,
+            max_lifetime_ms: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -344,6 +387,12 @@ impl<'a> c::Decode<'a> for CreatableRenewers<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableRenewers<'a> {
@@ -354,12 +403,34 @@ impl<'a> CreatableRenewers<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreatableRenewers<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a str = w.string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            principal_type: f0,
+            principal_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

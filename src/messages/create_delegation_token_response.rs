@@ -239,6 +239,12 @@ impl<'a> c::Decode<'a> for CreateDelegationTokenResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreateDelegationTokenResponse<'a> {
@@ -250,24 +256,101 @@ impl<'a> CreateDelegationTokenResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(2)?;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         w.skip(24)?;
-        w.string(flexible, false)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         w.skip(4)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateDelegationTokenResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: &'a str = w.string(flexible)?;
+        let f3: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f4: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f5 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f6 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f7 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+        let f8: &'a str = w.string(flexible)?;
+        let f9: &'a [u8] = w.bytes(flexible)?;
+        let f10 = w.i32()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            principal_type: f1,
+            principal_name: f2,
+            token_requester_principal_type: f3,
+            token_requester_principal_name: f4,
+            issue_timestamp_ms: f5,
+            expiry_timestamp_ms: f6,
+            max_timestamp_ms: f7,
+            token_id: f8,
+            hmac: f9,
+            throttle_time_ms: f10,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

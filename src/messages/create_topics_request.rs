@@ -117,6 +117,12 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreateTopicsRequest<'a> {
@@ -137,6 +143,33 @@ impl<'a> CreateTopicsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateTopicsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 5;
+        let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f1 = w.i32()?;
+        let f2: bool = if version >= 1 { w.bool()? } else { false };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topics: f0,
+            timeout_ms: f1,
+            validate_only: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -324,6 +357,12 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableTopic<'a> {
@@ -334,7 +373,7 @@ impl<'a> CreatableTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(6)?;
         c::ArrayView::<CreatableReplicaAssignment<'a>>::walk(w, version, flexible, false)?;
         c::ArrayView::<CreatableTopicConfig<'a>>::walk(w, version, flexible, false)?;
@@ -342,6 +381,36 @@ impl<'a> CreatableTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreatableTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0: &'a str = w.string(flexible)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, CreatableReplicaAssignment<'a>> =
+            c::Array::take(w, version, flexible)?;
+        let f4: c::Array<'a, CreatableTopicConfig<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            num_partitions: f1,
+            replication_factor: f2,
+            assignments: f3,
+            configs: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -484,6 +553,12 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableReplicaAssignment<'a> {
@@ -500,6 +575,28 @@ impl<'a> CreatableReplicaAssignment<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreatableReplicaAssignment<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition_index: f0,
+            broker_ids: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -618,6 +715,12 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableTopicConfig<'a> {
@@ -628,12 +731,34 @@ impl<'a> CreatableTopicConfig<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        w.string(flexible, false)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreatableTopicConfig<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -103,6 +103,12 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreateTopicsResponse<'a> {
@@ -122,6 +128,31 @@ impl<'a> CreateTopicsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateTopicsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 5;
+        let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
+        let f1: c::Array<'a, CreatableTopicResult<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            topics: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -383,6 +414,12 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableTopicResult<'a> {
@@ -393,14 +430,14 @@ impl<'a> CreatableTopicResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 7 {
             w.skip(16)?;
         }
 
         w.skip(2)?;
         if version >= 1 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 5 {
@@ -419,6 +456,52 @@ impl<'a> CreatableTopicResult<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreatableTopicResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 7 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2 = w.i16()?;
+        let f3: Option<&'a str> = if version >= 1 {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        let f4: i16 = 0;
+        let f5: i32 = if version >= 5 { w.i32()? } else { -1 };
+        let f6: i16 = if version >= 5 { w.i16()? } else { -1 };
+        let f7: Option<c::Array<'a, CreatableTopicConfigs<'a>>> = if version >= 5 {
+            c::Array::take_nullable(w, version, flexible)?
+        } else {
+            Some(c::Array::Slice(&[]))
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            error_code: f2,
+            error_message: f3,
+            topic_config_error_code: f4,
+            num_partitions: f5,
+            replication_factor: f6,
+            configs: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -667,6 +750,12 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CreatableTopicConfigs<'a> {
@@ -677,11 +766,38 @@ impl<'a> CreatableTopicConfigs<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, true)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, true)?;
         w.skip(3)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> CreatableTopicConfigs<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let [b0, b1, b2] = *w.array::<3>()?;
+        let f2 = b0 != 0;
+        let f3 = b1.cast_signed();
+        let f4 = b2 != 0;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            value: f1,
+            read_only: f2,
+            config_source: f3,
+            is_sensitive: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -85,6 +85,12 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteAclsRequest<'a> {
@@ -100,6 +106,29 @@ impl<'a> DeleteAclsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteAclsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0: c::Array<'a, DeleteAclsFilter<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            filters: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -299,6 +328,12 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteAclsFilter<'a> {
@@ -310,18 +345,51 @@ impl<'a> DeleteAclsFilter<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(1)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         if version >= 1 {
             w.skip(1)?;
         }
 
-        w.string(flexible, true)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteAclsFilter<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f3: Option<&'a str> = w.nullable_string(flexible)?;
+        let f4: Option<&'a str> = w.nullable_string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f5 = b0.cast_signed();
+        let f6 = b1.cast_signed();
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            resource_type_filter: f0,
+            resource_name_filter: f1,
+            pattern_type_filter: f2,
+            principal_filter: f3,
+            host_filter: f4,
+            operation: f5,
+            permission_type: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -107,6 +107,12 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteAclsResponse<'a> {
@@ -123,6 +129,31 @@ impl<'a> DeleteAclsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteAclsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DeleteAclsFilterResult<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            filter_results: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -270,6 +301,12 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteAclsFilterResult<'a> {
@@ -281,12 +318,36 @@ impl<'a> DeleteAclsFilterResult<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(2)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         c::ArrayView::<DeleteAclsMatchingAcl<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteAclsFilterResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2: c::Array<'a, DeleteAclsMatchingAcl<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            matching_acls: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -527,6 +588,12 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteAclsMatchingAcl<'a> {
@@ -538,20 +605,57 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(2)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         w.skip(1)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 1 {
             w.skip(1)?;
         }
 
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteAclsMatchingAcl<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let f3: &'a str = w.string(flexible)?;
+        let f4: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f5: &'a str = w.string(flexible)?;
+        let f6: &'a str = w.string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f7 = b0.cast_signed();
+        let f8 = b1.cast_signed();
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            resource_type: f2,
+            resource_name: f3,
+            pattern_type: f4,
+            principal: f5,
+            host: f6,
+            operation: f7,
+            permission_type: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -101,6 +101,12 @@ impl<'a> c::Decode<'a> for DeleteGroupsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteGroupsResponse<'a> {
@@ -117,6 +123,31 @@ impl<'a> DeleteGroupsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteGroupsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DeletableGroupResult<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            results: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -266,6 +297,12 @@ impl<'a> c::Decode<'a> for DeletableGroupResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeletableGroupResult<'a> {
@@ -276,16 +313,44 @@ impl<'a> DeletableGroupResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(2)?;
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeletableGroupResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1 = w.i16()?;
+        let f2: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            error_code: f1,
+            error_message: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

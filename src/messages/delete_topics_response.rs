@@ -106,6 +106,12 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeleteTopicsResponse<'a> {
@@ -125,6 +131,31 @@ impl<'a> DeleteTopicsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeleteTopicsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1: c::Array<'a, DeletableTopicResult<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            responses: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -302,6 +333,12 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DeletableTopicResult<'a> {
@@ -312,20 +349,58 @@ impl<'a> DeletableTopicResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, version >= 6)?;
+        w.skip_string(flexible, version >= 6)?;
         if version >= 6 {
             w.skip(16)?;
         }
 
         w.skip(2)?;
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DeletableTopicResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: Option<&'a str> = if version >= 6 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(w.string(flexible)?)
+        };
+        let f1: c::Uuid = if version >= 6 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2 = w.i16()?;
+        let f3: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            error_code: f2,
+            error_message: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

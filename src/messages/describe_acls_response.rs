@@ -130,6 +130,12 @@ impl<'a> c::Decode<'a> for DescribeAclsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeAclsResponse<'a> {
@@ -141,12 +147,42 @@ impl<'a> DescribeAclsResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(6)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         c::ArrayView::<DescribeAclsResource<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeAclsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(flexible)?;
+        let f3: c::Array<'a, DescribeAclsResource<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            resources: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -313,6 +349,12 @@ impl<'a> c::Decode<'a> for DescribeAclsResource<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeAclsResource<'a> {
@@ -324,7 +366,7 @@ impl<'a> DescribeAclsResource<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(1)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 1 {
             w.skip(1)?;
         }
@@ -334,6 +376,32 @@ impl<'a> DescribeAclsResource<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeAclsResource<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0 = w.i8()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: i8 = if version >= 1 { w.i8()? } else { 3 };
+        let f3: c::Array<'a, AclDescription<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            resource_type: f0,
+            resource_name: f1,
+            pattern_type: f2,
+            acls: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -499,6 +567,12 @@ impl<'a> c::Decode<'a> for AclDescription<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AclDescription<'a> {
@@ -509,13 +583,40 @@ impl<'a> AclDescription<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AclDescription<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a str = w.string(flexible)?;
+        let [b0, b1] = *w.array::<2>()?;
+        let f2 = b0.cast_signed();
+        let f3 = b1.cast_signed();
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            principal: f0,
+            host: f1,
+            operation: f2,
+            permission_type: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

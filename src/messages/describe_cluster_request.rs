@@ -120,6 +120,12 @@ impl<'a> c::Decode<'a> for DescribeClusterRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeClusterRequest<'a> {
@@ -140,6 +146,30 @@ impl<'a> DescribeClusterRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeClusterRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.bool()?;
+        let f1: i8 = if version >= 1 { w.i8()? } else { 1 };
+        let f2: bool = if version >= 2 { w.bool()? } else { false };
+        w.empty_tagged_section()?;
+        Some(Self {
+            include_cluster_authorized_operations: f0,
+            endpoint_type: f1,
+            include_fenced_brokers: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -189,6 +189,12 @@ impl<'a> c::Decode<'a> for DescribeClusterResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeClusterResponse<'a> {
@@ -199,17 +205,52 @@ impl<'a> DescribeClusterResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if version >= 1 {
             w.skip(1)?;
         }
 
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         c::ArrayView::<DescribeClusterBroker<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeClusterResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
+        let f4: &'a str = w.string(true)?;
+        let f5 = w.i32()?;
+        let f6: c::Array<'a, DescribeClusterBroker<'a>> = c::Array::take(w, version, true)?;
+        let f7 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            endpoint_type: f3,
+            cluster_id: f4,
+            controller_id: f5,
+            brokers: f6,
+            cluster_authorized_operations: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -403,6 +444,12 @@ impl<'a> c::Decode<'a> for DescribeClusterBroker<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeClusterBroker<'a> {
@@ -413,15 +460,40 @@ impl<'a> DescribeClusterBroker<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if version >= 2 {
             w.skip(1)?;
         }
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeClusterBroker<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: bool = if version >= 2 { w.bool()? } else { false };
+        w.empty_tagged_section()?;
+        Some(Self {
+            broker_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            is_fenced: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -102,6 +102,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeConfigsResponse<'a> {
@@ -118,6 +124,31 @@ impl<'a> DescribeConfigsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeConfigsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DescribeConfigsResult<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            results: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -300,6 +331,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeConfigsResult<'a> {
@@ -311,14 +348,43 @@ impl<'a> DescribeConfigsResult<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         w.skip(2)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         w.skip(1)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<DescribeConfigsResourceResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeConfigsResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        let f3: &'a str = w.string(flexible)?;
+        let f4: c::Array<'a, DescribeConfigsResourceResult<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            resource_type: f2,
+            resource_name: f3,
+            configs: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -592,6 +658,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeConfigsResourceResult<'a> {
@@ -602,8 +674,8 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, true)?;
         w.skip(1)?;
         if version <= 0 {
             w.skip(1)?;
@@ -623,13 +695,57 @@ impl<'a> DescribeConfigsResourceResult<'a> {
         }
 
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeConfigsResourceResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2 = w.bool()?;
+        let f3: bool = if version <= 0 { w.bool()? } else { false };
+        let f4: i8 = if version >= 1 { w.i8()? } else { -1 };
+        let f5 = w.bool()?;
+        let f6: c::Array<'a, DescribeConfigsSynonym<'a>> = if version >= 1 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f7: i8 = if version >= 3 { w.i8()? } else { 0 };
+        let f8: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            value: f1,
+            read_only: f2,
+            is_default: f3,
+            config_source: f4,
+            is_sensitive: f5,
+            synonyms: f6,
+            config_type: f7,
+            documentation: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -838,6 +954,12 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeConfigsSynonym<'a> {
@@ -848,13 +970,37 @@ impl<'a> DescribeConfigsSynonym<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, true)?;
         w.skip(1)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeConfigsSynonym<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2 = w.i8()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            value: f1,
+            source: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

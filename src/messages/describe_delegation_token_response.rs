@@ -121,6 +121,12 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeDelegationTokenResponse<'a> {
@@ -138,6 +144,33 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeDelegationTokenResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: c::Array<'a, DescribedDelegationToken<'a>> = c::Array::take(w, version, flexible)?;
+        let f2 = w.i32()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            tokens: f1,
+            throttle_time_ms: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -405,6 +438,12 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedDelegationToken<'a> {
@@ -415,24 +454,97 @@ impl<'a> DescribedDelegationToken<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         w.skip(24)?;
-        w.string(flexible, false)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         c::ArrayView::<DescribedDelegationTokenRenewer<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribedDelegationToken<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f3: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f4 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f6 = i64::from_be_bytes([b16, b17, b18, b19, b20, b21, b22, b23]);
+        let f7: &'a str = w.string(flexible)?;
+        let f8: &'a [u8] = w.bytes(flexible)?;
+        let f9: c::Array<'a, DescribedDelegationTokenRenewer<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            principal_type: f0,
+            principal_name: f1,
+            token_requester_principal_type: f2,
+            token_requester_principal_name: f3,
+            issue_timestamp: f4,
+            expiry_timestamp: f5,
+            max_timestamp: f6,
+            token_id: f7,
+            hmac: f8,
+            renewers: f9,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -625,6 +737,12 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedDelegationTokenRenewer<'a> {
@@ -635,12 +753,34 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribedDelegationTokenRenewer<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a str = w.string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            principal_type: f0,
+            principal_name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

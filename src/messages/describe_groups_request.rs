@@ -102,6 +102,12 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeGroupsRequest<'a> {
@@ -121,6 +127,31 @@ impl<'a> DescribeGroupsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeGroupsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 5;
+        let f0: c::Array<'a, &'a str> = c::Array::take(w, version, flexible)?;
+        let f1: bool = if version >= 3 { w.bool()? } else { false };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            groups: f0,
+            include_authorized_operations: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -102,6 +102,12 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeGroupsResponse<'a> {
@@ -121,6 +127,31 @@ impl<'a> DescribeGroupsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribeGroupsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 5;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            groups: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -358,6 +389,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
@@ -370,13 +407,13 @@ impl<'a> DescribedGroup<'a> {
         let flexible = version >= 5;
         w.skip(2)?;
         if version >= 6 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<DescribedGroupMember<'a>>::walk(w, version, flexible, false)?;
         if version >= 3 {
             w.skip(4)?;
@@ -386,6 +423,44 @@ impl<'a> DescribedGroup<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = if version >= 6 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: &'a str = w.string(flexible)?;
+        let f3: &'a str = w.string(flexible)?;
+        let f4: &'a str = w.string(flexible)?;
+        let f5: &'a str = w.string(flexible)?;
+        let f6: c::Array<'a, DescribedGroupMember<'a>> = c::Array::take(w, version, flexible)?;
+        let f7: i32 = if version >= 3 { w.i32()? } else { -2147483648 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            protocol_type: f4,
+            protocol_data: f5,
+            members: f6,
+            authorized_operations: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -638,6 +713,12 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedGroupMember<'a> {
@@ -648,19 +729,53 @@ impl<'a> DescribedGroupMember<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 4 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
-        w.bytes(flexible, false)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> DescribedGroupMember<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 5;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = if version >= 4 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: &'a str = w.string(flexible)?;
+        let f3: &'a str = w.string(flexible)?;
+        let f4: &'a [u8] = w.bytes(flexible)?;
+        let f5: &'a [u8] = w.bytes(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            member_id: f0,
+            group_instance_id: f1,
+            client_id: f2,
+            client_host: f3,
+            member_metadata: f4,
+            member_assignment: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

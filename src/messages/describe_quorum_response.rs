@@ -133,6 +133,12 @@ impl<'a> c::Decode<'a> for DescribeQuorumResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeQuorumResponse<'a> {
@@ -144,7 +150,7 @@ impl<'a> DescribeQuorumResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(2)?;
         if version >= 2 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
@@ -154,6 +160,40 @@ impl<'a> DescribeQuorumResponse<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeQuorumResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = if version >= 2 {
+            w.nullable_string(true)?
+        } else {
+            Some("")
+        };
+        let f2: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
+        let f3: c::Array<'a, Node<'a>> = if version >= 2 {
+            c::Array::take(w, version, true)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            topics: f2,
+            nodes: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -307,6 +347,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicData<'a> {
@@ -316,10 +362,29 @@ impl<'a> TopicData<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -540,6 +605,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionData<'a> {
@@ -551,7 +622,7 @@ impl<'a> PartitionData<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
         if version >= 2 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
         w.skip(16)?;
@@ -559,6 +630,60 @@ impl<'a> PartitionData<'a> {
         c::ArrayView::<ReplicaState<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = if version >= 2 {
+            w.nullable_string(true)?
+        } else {
+            Some("")
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f6: c::Array<'a, ReplicaState<'a>> = c::Array::take(w, version, true)?;
+        let f7: c::Array<'a, ReplicaState<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            error_message: f2,
+            leader_id: f3,
+            leader_epoch: f4,
+            high_watermark: f5,
+            current_voters: f6,
+            observers: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -713,6 +838,12 @@ impl<'a> c::Decode<'a> for Node<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Node<'a> {
@@ -726,6 +857,25 @@ impl<'a> Node<'a> {
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Node<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, Listener<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            node_id: f0,
+            listeners: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -847,6 +997,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Listener<'a> {
@@ -857,11 +1013,33 @@ impl<'a> Listener<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            host: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1031,6 +1209,12 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ReplicaState<'a> {
@@ -1056,6 +1240,35 @@ impl<'a> ReplicaState<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ReplicaState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: c::Uuid = if version >= 2 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2 = w.i64()?;
+        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
+        let f4: i64 = if version >= 1 { w.i64()? } else { -1 };
+        w.empty_tagged_section()?;
+        Some(Self {
+            replica_id: f0,
+            replica_directory_id: f1,
+            log_end_offset: f2,
+            last_fetch_timestamp: f3,
+            last_caught_up_timestamp: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

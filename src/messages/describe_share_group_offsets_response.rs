@@ -102,6 +102,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeShareGroupOffsetsResponse<'a> {
@@ -115,6 +121,29 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
         c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DescribeShareGroupOffsetsResponseGroup<'a>> =
+            c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            groups: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -275,6 +304,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
@@ -284,12 +319,36 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<DescribeShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
         w.skip(2)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, DescribeShareGroupOffsetsResponseTopic<'a>> =
+            c::Array::take(w, version, true)?;
+        let f2 = w.i16()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            topics: f1,
+            error_code: f2,
+            error_message: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -444,6 +503,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
@@ -453,13 +518,35 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(16)?;
         c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::walk(
             w, version, true, false,
         )?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.uuid()?;
+        let f2: c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>> =
+            c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -649,6 +736,12 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
@@ -664,9 +757,54 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
         }
 
         w.skip(2)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
+        let f4 = w.i16()?;
+        let f5: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            start_offset: f1,
+            leader_epoch: f2,
+            lag: f3,
+            error_code: f4,
+            error_message: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -118,6 +118,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeTopicPartitionsResponse<'a> {
@@ -134,6 +140,35 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
         }
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DescribeTopicPartitionsResponseTopic<'a>> =
+            c::Array::take(w, version, true)?;
+        let f2: Option<Cursor<'a>> = if w.struct_marker()? {
+            Some(Cursor::take_wire(w, version)?)
+        } else {
+            None
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            topics: f1,
+            next_cursor: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -324,6 +359,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
@@ -334,7 +375,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(2)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(17)?;
         c::ArrayView::<DescribeTopicPartitionsResponsePartition<'a>>::walk(
             w, version, true, false,
@@ -342,6 +383,55 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+        ] = *w.array::<17>()?;
+        let f2 = c::Uuid([
+            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+        ]);
+        let f3 = b16 != 0;
+        let f4: c::Array<'a, DescribeTopicPartitionsResponsePartition<'a>> =
+            c::Array::take(w, version, true)?;
+        let f5 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            name: f1,
+            topic_id: f2,
+            is_internal: f3,
+            partitions: f4,
+            topic_authorized_operations: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -588,6 +678,12 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
@@ -605,6 +701,40 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+        let f4: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        let f5: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        let f6: Option<c::Array<'a, i32>> = c::Array::take_nullable(w, version, true)?;
+        let f7: Option<c::Array<'a, i32>> = c::Array::take_nullable(w, version, true)?;
+        let f8: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            partition_index: f1,
+            leader_id: f2,
+            leader_epoch: f3,
+            replica_nodes: f4,
+            isr_nodes: f5,
+            eligible_leader_replicas: f6,
+            last_known_elr: f7,
+            offline_replicas: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -751,6 +881,12 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Cursor<'a> {
@@ -761,10 +897,30 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Cursor<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            partition_index: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

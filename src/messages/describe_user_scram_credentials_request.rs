@@ -90,6 +90,12 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeUserScramCredentialsRequest<'a> {
@@ -102,6 +108,26 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
         c::ArrayView::<UserName<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeUserScramCredentialsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<c::Array<'a, UserName<'a>>> = c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            users: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -199,6 +225,12 @@ impl<'a> c::Decode<'a> for UserName<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UserName<'a> {
@@ -209,9 +241,27 @@ impl<'a> UserName<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UserName<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

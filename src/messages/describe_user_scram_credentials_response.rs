@@ -136,6 +136,12 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeUserScramCredentialsResponse<'a> {
@@ -146,10 +152,38 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<DescribeUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeUserScramCredentialsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: c::Array<'a, DescribeUserScramCredentialsResult<'a>> =
+            c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            results: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -313,6 +347,12 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribeUserScramCredentialsResult<'a> {
@@ -322,12 +362,35 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<CredentialInfo<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribeUserScramCredentialsResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i16()?;
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: c::Array<'a, CredentialInfo<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            user: f0,
+            error_code: f1,
+            error_message: f2,
+            credential_infos: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -451,6 +514,12 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CredentialInfo<'a> {
@@ -464,6 +533,27 @@ impl<'a> CredentialInfo<'a> {
         w.skip(5)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> CredentialInfo<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
+        let f0 = b0.cast_signed();
+        let f1 = i32::from_be_bytes([b1, b2, b3, b4]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            mechanism: f0,
+            iterations: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

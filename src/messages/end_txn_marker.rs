@@ -77,6 +77,12 @@ impl<'a> c::Decode<'a> for EndTxnMarker<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EndTxnMarker<'a> {
@@ -89,6 +95,25 @@ impl<'a> EndTxnMarker<'a> {
         let _ = version;
         w.skip(4)?;
         Some(())
+    }
+}
+
+impl<'a> EndTxnMarker<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        Some(Self {
+            coordinator_epoch: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

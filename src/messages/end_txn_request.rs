@@ -126,6 +126,12 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EndTxnRequest<'a> {
@@ -136,12 +142,42 @@ impl<'a> EndTxnRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(11)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> EndTxnRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0: &'a str = w.string(flexible)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+        let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f2 = i16::from_be_bytes([b8, b9]);
+        let f3 = b10 != 0;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            transactional_id: f0,
+            producer_id: f1,
+            producer_epoch: f2,
+            committed: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

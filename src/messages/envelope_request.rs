@@ -115,6 +115,12 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EnvelopeRequest<'a> {
@@ -125,11 +131,35 @@ impl<'a> EnvelopeRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.bytes(true, false)?;
-        w.bytes(true, true)?;
-        w.bytes(true, false)?;
+        w.skip_bytes(true, false)?;
+        w.skip_bytes(true, true)?;
+        w.skip_bytes(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> EnvelopeRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a [u8] = w.bytes(true)?;
+        let f1: Option<&'a [u8]> = w.nullable_bytes(true)?;
+        let f2: &'a [u8] = w.bytes(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            request_data: f0,
+            request_principal: f1,
+            client_host_address: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

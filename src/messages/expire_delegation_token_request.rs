@@ -99,6 +99,12 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ExpireDelegationTokenRequest<'a> {
@@ -109,12 +115,37 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.bytes(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         w.skip(8)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ExpireDelegationTokenRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0: &'a [u8] = w.bytes(flexible)?;
+        let f1 = w.i64()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            hmac: f0,
+            expiry_time_period_ms: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -293,6 +293,12 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchRequest<'a> {
@@ -331,13 +337,67 @@ impl<'a> FetchRequest<'a> {
         }
 
         if version >= 11 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FetchRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 12;
+        let f0: Option<&'a str> = None;
+        let f1: i32 = if version <= 14 { w.i32()? } else { -1 };
+        let f2: ReplicaState<'a> = ReplicaState::default();
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f5: i32 = if version >= 3 { w.i32()? } else { 2147483647 };
+        let f6: i8 = if version >= 4 { w.i8()? } else { 0 };
+        let f7: i32 = if version >= 7 { w.i32()? } else { 0 };
+        let f8: i32 = if version >= 7 { w.i32()? } else { -1 };
+        let f9: c::Array<'a, FetchTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f10: c::Array<'a, ForgottenTopic<'a>> = if version >= 7 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f11: &'a str = if version >= 11 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            cluster_id: f0,
+            replica_id: f1,
+            replica_state: f2,
+            max_wait_ms: f3,
+            min_bytes: f4,
+            max_bytes: f5,
+            isolation_level: f6,
+            session_id: f7,
+            session_epoch: f8,
+            topics: f9,
+            forgotten_topics_data: f10,
+            rack_id: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -607,6 +667,12 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ReplicaState<'a> {
@@ -620,6 +686,27 @@ impl<'a> ReplicaState<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ReplicaState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            replica_id: f0,
+            replica_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -747,6 +834,12 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchTopic<'a> {
@@ -758,7 +851,7 @@ impl<'a> FetchTopic<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 13 {
@@ -770,6 +863,38 @@ impl<'a> FetchTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FetchTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let f0: &'a str = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, FetchPartition<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1040,6 +1165,12 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchPartition<'a> {
@@ -1070,6 +1201,40 @@ impl<'a> FetchPartition<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FetchPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let f0 = w.i32()?;
+        let f1: i32 = if version >= 9 { w.i32()? } else { -1 };
+        let f2 = w.i64()?;
+        let f3: i32 = if version >= 12 { w.i32()? } else { -1 };
+        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
+        let f5 = w.i32()?;
+        let f6: c::Uuid = c::Uuid::ZERO;
+        let f7: i64 = 9223372036854775807;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition: f0,
+            current_leader_epoch: f1,
+            fetch_offset: f2,
+            last_fetched_epoch: f3,
+            log_start_offset: f4,
+            partition_max_bytes: f5,
+            replica_directory_id: f6,
+            high_watermark: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1299,6 +1464,12 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ForgottenTopic<'a> {
@@ -1310,7 +1481,7 @@ impl<'a> ForgottenTopic<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 13 {
@@ -1322,6 +1493,38 @@ impl<'a> ForgottenTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ForgottenTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let f0: &'a str = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -167,6 +167,12 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchResponse<'a> {
@@ -195,6 +201,37 @@ impl<'a> FetchResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FetchResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 12;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1: i16 = if version >= 7 { w.i16()? } else { 0 };
+        let f2: i32 = if version >= 7 { w.i32()? } else { 0 };
+        let f3: c::Array<'a, FetchableTopicResponse<'a>> = c::Array::take(w, version, flexible)?;
+        let f4: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            session_id: f2,
+            responses: f3,
+            node_endpoints: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -406,6 +443,12 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchableTopicResponse<'a> {
@@ -417,7 +460,7 @@ impl<'a> FetchableTopicResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 12;
         if version <= 12 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 13 {
@@ -429,6 +472,38 @@ impl<'a> FetchableTopicResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FetchableTopicResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let f0: &'a str = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -769,6 +844,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionData<'a> {
@@ -796,11 +877,56 @@ impl<'a> PartitionData<'a> {
             w.skip(4)?;
         }
 
-        w.bytes(flexible, true)?;
+        w.skip_bytes(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+        let f3: i64 = if version >= 4 { w.i64()? } else { -1 };
+        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
+        let f5: EpochEndOffset<'a> = EpochEndOffset::default();
+        let f6: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+        let f7: SnapshotId<'a> = SnapshotId::default();
+        let f8: Option<c::Array<'a, AbortedTransaction<'a>>> = if version >= 4 {
+            c::Array::take_nullable(w, version, flexible)?
+        } else {
+            Some(c::Array::Slice(&[]))
+        };
+        let f9: i32 = if version >= 11 { w.i32()? } else { -1 };
+        let f10: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            high_watermark: f2,
+            last_stable_offset: f3,
+            log_start_offset: f4,
+            diverging_epoch: f5,
+            current_leader: f6,
+            snapshot_id: f7,
+            aborted_transactions: f8,
+            preferred_read_replica: f9,
+            records: f10,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1063,6 +1189,12 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EpochEndOffset<'a> {
@@ -1076,6 +1208,27 @@ impl<'a> EpochEndOffset<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> EpochEndOffset<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            epoch: f0,
+            end_offset: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1183,6 +1336,12 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
@@ -1196,6 +1355,27 @@ impl<'a> LeaderIdAndEpoch<'a> {
         w.skip(8)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            leader_id: f0,
+            leader_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1303,6 +1483,12 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SnapshotId<'a> {
@@ -1316,6 +1502,27 @@ impl<'a> SnapshotId<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> SnapshotId<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            end_offset: f0,
+            epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1425,6 +1632,12 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AbortedTransaction<'a> {
@@ -1440,6 +1653,46 @@ impl<'a> AbortedTransaction<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AbortedTransaction<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 12;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            producer_id: f0,
+            first_offset: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1582,6 +1835,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> NodeEndpoint<'a> {
@@ -1593,11 +1852,35 @@ impl<'a> NodeEndpoint<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

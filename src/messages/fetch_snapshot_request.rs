@@ -133,6 +133,12 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchSnapshotRequest<'a> {
@@ -146,6 +152,33 @@ impl<'a> FetchSnapshotRequest<'a> {
         c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> FetchSnapshotRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = None;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3: c::Array<'a, TopicSnapshot<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            cluster_id: f0,
+            replica_id: f1,
+            max_bytes: f2,
+            topics: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -296,6 +329,12 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicSnapshot<'a> {
@@ -305,10 +344,29 @@ impl<'a> TopicSnapshot<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicSnapshot<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -487,6 +545,12 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionSnapshot<'a> {
@@ -502,6 +566,32 @@ impl<'a> PartitionSnapshot<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionSnapshot<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f2: SnapshotId<'a> = SnapshotId::take_wire(w, version)?;
+        let f3 = w.i64()?;
+        let f4: c::Uuid = c::Uuid::ZERO;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition: f0,
+            current_leader_epoch: f1,
+            snapshot_id: f2,
+            position: f3,
+            replica_directory_id: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -645,6 +735,12 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SnapshotId<'a> {
@@ -658,6 +754,27 @@ impl<'a> SnapshotId<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> SnapshotId<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i32::from_be_bytes([b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            end_offset: f0,
+            epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -196,6 +196,12 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FindCoordinatorResponse<'a> {
@@ -215,7 +221,7 @@ impl<'a> FindCoordinatorResponse<'a> {
         }
 
         if (1..=3).contains(&version) {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version <= 3 {
@@ -223,7 +229,7 @@ impl<'a> FindCoordinatorResponse<'a> {
         }
 
         if version <= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version <= 3 {
@@ -238,6 +244,53 @@ impl<'a> FindCoordinatorResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> FindCoordinatorResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1: i16 = if version <= 3 { w.i16()? } else { 0 };
+        let f2: Option<&'a str> = if (1..=3).contains(&version) {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        let f3: i32 = if version <= 3 { w.i32()? } else { 0 };
+        let f4: &'a str = if version <= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f5: i32 = if version <= 3 { w.i32()? } else { 0 };
+        let f6: c::Array<'a, Coordinator<'a>> = if version >= 4 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            node_id: f3,
+            host: f4,
+            port: f5,
+            coordinators: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -504,6 +557,12 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Coordinator<'a> {
@@ -514,13 +573,42 @@ impl<'a> Coordinator<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Coordinator<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i32()?;
+        let f2: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f4 = i16::from_be_bytes([b4, b5]);
+        let f5: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            key: f0,
+            node_id: f1,
+            host: f2,
+            port: f3,
+            error_code: f4,
+            error_message: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

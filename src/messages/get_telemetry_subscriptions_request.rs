@@ -85,6 +85,12 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> GetTelemetrySubscriptionsRequest<'a> {
@@ -98,6 +104,26 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
         w.skip(16)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> GetTelemetrySubscriptionsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.uuid()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            client_instance_id: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

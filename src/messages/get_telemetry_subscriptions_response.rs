@@ -207,6 +207,12 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> GetTelemetrySubscriptionsResponse<'a> {
@@ -222,6 +228,73 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> GetTelemetrySubscriptionsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+            b24,
+            b25,
+        ] = *w.array::<26>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = c::Uuid([
+            b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21,
+        ]);
+        let f3 = i32::from_be_bytes([b22, b23, b24, b25]);
+        let f4: c::Array<'a, i8> = c::Array::take(w, version, true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let f5 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f6 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f7 = b8 != 0;
+        let f8: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            client_instance_id: f2,
+            subscription_id: f3,
+            accepted_compression_types: f4,
+            push_interval_ms: f5,
+            telemetry_max_bytes: f6,
+            delta_temporality: f7,
+            requested_metrics: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

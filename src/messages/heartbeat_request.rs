@@ -130,6 +130,12 @@ impl<'a> c::Decode<'a> for HeartbeatRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> HeartbeatRequest<'a> {
@@ -140,17 +146,50 @@ impl<'a> HeartbeatRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(4)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> HeartbeatRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1 = w.i32()?;
+        let f2: &'a str = w.string(flexible)?;
+        let f3: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            generation_id: f1,
+            member_id: f2,
+            group_instance_id: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

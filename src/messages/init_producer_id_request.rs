@@ -171,6 +171,12 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> InitProducerIdRequest<'a> {
@@ -181,7 +187,7 @@ impl<'a> InitProducerIdRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         w.skip(4)?;
         if version >= 3 {
             w.skip(8)?;
@@ -203,6 +209,39 @@ impl<'a> InitProducerIdRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> InitProducerIdRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0: Option<&'a str> = w.nullable_string(flexible)?;
+        let f1 = w.i32()?;
+        let f2: i64 = if version >= 3 { w.i64()? } else { -1 };
+        let f3: i16 = if version >= 3 { w.i16()? } else { -1 };
+        let f4: bool = if version >= 6 { w.bool()? } else { false };
+        let f5: bool = if version >= 6 { w.bool()? } else { false };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            transactional_id: f0,
+            transaction_timeout_ms: f1,
+            producer_id: f2,
+            producer_epoch: f3,
+            enable2_pc: f4,
+            keep_prepared_txn: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

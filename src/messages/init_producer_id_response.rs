@@ -162,6 +162,12 @@ impl<'a> c::Decode<'a> for InitProducerIdResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> InitProducerIdResponse<'a> {
@@ -185,6 +191,57 @@ impl<'a> InitProducerIdResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> InitProducerIdResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+        let f3 = i16::from_be_bytes([b14, b15]);
+        let f4: i64 = if version >= 6 { w.i64()? } else { -1 };
+        let f5: i16 = if version >= 6 { w.i16()? } else { -1 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            producer_id: f2,
+            producer_epoch: f3,
+            ongoing_txn_producer_id: f4,
+            ongoing_txn_producer_epoch: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -197,6 +197,12 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> JoinGroupRequest<'a> {
@@ -207,27 +213,72 @@ impl<'a> JoinGroupRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(4)?;
         if version >= 1 {
             w.skip(4)?;
         }
 
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<JoinGroupRequestProtocol<'a>>::walk(w, version, flexible, false)?;
         if version >= 8 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> JoinGroupRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1 = w.i32()?;
+        let f2: i32 = if version >= 1 { w.i32()? } else { -1 };
+        let f3: &'a str = w.string(flexible)?;
+        let f4: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f5: &'a str = w.string(flexible)?;
+        let f6: c::Array<'a, JoinGroupRequestProtocol<'a>> = c::Array::take(w, version, flexible)?;
+        let f7: Option<&'a str> = if version >= 8 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            session_timeout_ms: f1,
+            rebalance_timeout_ms: f2,
+            member_id: f3,
+            group_instance_id: f4,
+            protocol_type: f5,
+            protocols: f6,
+            reason: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -413,6 +464,12 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> JoinGroupRequestProtocol<'a> {
@@ -423,12 +480,34 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> JoinGroupRequestProtocol<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a [u8] = w.bytes(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            metadata: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

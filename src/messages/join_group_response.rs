@@ -215,6 +215,12 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> JoinGroupResponse<'a> {
@@ -231,21 +237,69 @@ impl<'a> JoinGroupResponse<'a> {
 
         w.skip(6)?;
         if version >= 7 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
-        w.string(flexible, version >= 7)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, version >= 7)?;
+        w.skip_string(flexible, false)?;
         if version >= 9 {
             w.skip(1)?;
         }
 
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<JoinGroupResponseMember<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> JoinGroupResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 6;
+        let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i16::from_be_bytes([b0, b1]);
+        let f2 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f3: Option<&'a str> = if version >= 7 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f4: Option<&'a str> = if version >= 7 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(w.string(flexible)?)
+        };
+        let f5: &'a str = w.string(flexible)?;
+        let f6: bool = if version >= 9 { w.bool()? } else { false };
+        let f7: &'a str = w.string(flexible)?;
+        let f8: c::Array<'a, JoinGroupResponseMember<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            generation_id: f2,
+            protocol_type: f3,
+            protocol_name: f4,
+            leader: f5,
+            skip_assignment: f6,
+            member_id: f7,
+            members: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -471,6 +525,12 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> JoinGroupResponseMember<'a> {
@@ -481,16 +541,44 @@ impl<'a> JoinGroupResponseMember<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
-        w.bytes(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> JoinGroupResponseMember<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f2: &'a [u8] = w.bytes(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            member_id: f0,
+            group_instance_id: f1,
+            metadata: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

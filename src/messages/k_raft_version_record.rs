@@ -95,6 +95,12 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> KRaftVersionRecord<'a> {
@@ -108,6 +114,29 @@ impl<'a> KRaftVersionRecord<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> KRaftVersionRecord<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            version: f0,
+            k_raft_version: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -217,6 +217,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderAndIsrRequest<'a> {
@@ -254,6 +260,51 @@ impl<'a> LeaderAndIsrRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> LeaderAndIsrRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0 = w.i32()?;
+        let f1: bool = if version >= 7 { w.bool()? } else { false };
+        let f2 = w.i32()?;
+        let f3: i64 = if version >= 2 { w.i64()? } else { -1 };
+        let f4: i8 = if version >= 5 { w.i8()? } else { 0 };
+        let f5: c::Array<'a, LeaderAndIsrPartitionState<'a>> = if version <= 1 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f6: c::Array<'a, LeaderAndIsrTopicState<'a>> = if version >= 2 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f7: c::Array<'a, LeaderAndIsrLiveLeader<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            controller_id: f0,
+            is_k_raft_controller: f1,
+            controller_epoch: f2,
+            broker_epoch: f3,
+            r#type: f4,
+            ungrouped_partition_states: f5,
+            topic_states: f6,
+            live_leaders: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -488,6 +539,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderAndIsrTopicState<'a> {
@@ -498,7 +555,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 5 {
             w.skip(16)?;
         }
@@ -508,6 +565,35 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> LeaderAndIsrTopicState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 5 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, LeaderAndIsrPartitionState<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic_name: f0,
+            topic_id: f1,
+            partition_states: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -660,6 +746,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
@@ -671,12 +763,36 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         w.skip(4)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(4)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> LeaderAndIsrLiveLeader<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2 = w.i32()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            broker_id: f0,
+            host_name: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -984,6 +1100,12 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
@@ -995,7 +1117,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         if version <= 1 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         w.skip(16)?;
@@ -1022,6 +1144,78 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> LeaderAndIsrPartitionState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = if version <= 1 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f5: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f6 = w.i32()?;
+        let f7: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f8: c::Array<'a, i32> = if version >= 3 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f9: c::Array<'a, i32> = if version >= 3 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f10: bool = if version >= 1 { w.bool()? } else { false };
+        let f11: i8 = if version >= 6 { w.i8()? } else { 0 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic_name: f0,
+            partition_index: f1,
+            controller_epoch: f2,
+            leader: f3,
+            leader_epoch: f4,
+            isr: f5,
+            partition_epoch: f6,
+            replicas: f7,
+            adding_replicas: f8,
+            removing_replicas: f9,
+            is_new: f10,
+            leader_recovery_state: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -128,6 +128,12 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderChangeMessage<'a> {
@@ -142,6 +148,33 @@ impl<'a> LeaderChangeMessage<'a> {
         c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> LeaderChangeMessage<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f2: c::Array<'a, Voter<'a>> = c::Array::take(w, version, true)?;
+        let f3: c::Array<'a, Voter<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            version: f0,
+            leader_id: f1,
+            voters: f2,
+            granting_voters: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -268,6 +301,12 @@ impl<'a> c::Decode<'a> for Voter<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Voter<'a> {
@@ -284,6 +323,29 @@ impl<'a> Voter<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Voter<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: c::Uuid = if version >= 1 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            voter_id: f0,
+            voter_directory_id: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

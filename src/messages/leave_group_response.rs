@@ -120,6 +120,12 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaveGroupResponse<'a> {
@@ -143,6 +149,37 @@ impl<'a> LeaveGroupResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> LeaveGroupResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1 = w.i16()?;
+        let f2: c::Array<'a, MemberResponse<'a>> = if version >= 3 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            members: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -306,6 +343,12 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MemberResponse<'a> {
@@ -316,13 +359,37 @@ impl<'a> MemberResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, true)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MemberResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2 = w.i16()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            member_id: f0,
+            group_instance_id: f1,
+            error_code: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

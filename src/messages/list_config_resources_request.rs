@@ -87,6 +87,12 @@ impl<'a> c::Decode<'a> for ListConfigResourcesRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ListConfigResourcesRequest<'a> {
@@ -102,6 +108,30 @@ impl<'a> ListConfigResourcesRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ListConfigResourcesRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, i8> = if version >= 1 {
+            c::Array::take(w, version, true)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            resource_types: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -116,6 +116,12 @@ impl<'a> c::Decode<'a> for ListGroupsResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ListGroupsResponse<'a> {
@@ -136,6 +142,33 @@ impl<'a> ListGroupsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ListGroupsResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f1 = w.i16()?;
+        let f2: c::Array<'a, ListedGroup<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            groups: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -312,6 +345,12 @@ impl<'a> c::Decode<'a> for ListedGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ListedGroup<'a> {
@@ -322,20 +361,54 @@ impl<'a> ListedGroup<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
-        w.string(flexible, false)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 4 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 5 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ListedGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 3;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: &'a str = if version >= 4 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f3: &'a str = if version >= 5 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            protocol_type: f1,
+            group_state: f2,
+            group_type: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

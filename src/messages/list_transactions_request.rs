@@ -143,6 +143,12 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ListTransactionsRequest<'a> {
@@ -159,11 +165,41 @@ impl<'a> ListTransactionsRequest<'a> {
         }
 
         if version >= 2 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ListTransactionsRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, i64> = c::Array::take(w, version, true)?;
+        let f2: i64 = if version >= 1 { w.i64()? } else { -1 };
+        let f3: Option<&'a str> = if version >= 2 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            state_filters: f0,
+            producer_id_filters: f1,
+            duration_filter: f2,
+            transactional_id_pattern: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

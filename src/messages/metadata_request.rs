@@ -147,6 +147,12 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataRequest<'a> {
@@ -174,6 +180,43 @@ impl<'a> MetadataRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 9;
+        let f0: Option<c::Array<'a, MetadataRequestTopic<'a>>> = if version >= 1 {
+            c::Array::take_nullable(w, version, flexible)?
+        } else {
+            Some(c::Array::take(w, version, flexible)?)
+        };
+        let f1: bool = if version >= 4 { w.bool()? } else { true };
+        let f2: bool = if (8..=10).contains(&version) {
+            w.bool()?
+        } else {
+            false
+        };
+        let f3: bool = if version >= 8 { w.bool()? } else { false };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topics: f0,
+            allow_auto_topic_creation: f1,
+            include_cluster_authorized_operations: f2,
+            include_topic_authorized_operations: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -365,6 +408,12 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataRequestTopic<'a> {
@@ -379,11 +428,41 @@ impl<'a> MetadataRequestTopic<'a> {
             w.skip(16)?;
         }
 
-        w.string(flexible, version >= 10)?;
+        w.skip_string(flexible, version >= 10)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataRequestTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f1: Option<&'a str> = if version >= 10 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(w.string(flexible)?)
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic_id: f0,
+            name: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -194,6 +194,12 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataResponse<'a> {
@@ -210,7 +216,7 @@ impl<'a> MetadataResponse<'a> {
 
         c::ArrayView::<MetadataResponseBroker<'a>>::walk(w, version, flexible, false)?;
         if version >= 2 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 1 {
@@ -230,6 +236,49 @@ impl<'a> MetadataResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 9;
+        let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
+        let f1: c::Array<'a, MetadataResponseBroker<'a>> = c::Array::take(w, version, flexible)?;
+        let f2: Option<&'a str> = if version >= 2 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f3: i32 = if version >= 1 { w.i32()? } else { -1 };
+        let f4: c::Array<'a, MetadataResponseTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f5: i32 = if (8..=10).contains(&version) {
+            w.i32()?
+        } else {
+            -2147483648
+        };
+        let f6: i16 = if version >= 13 { w.i16()? } else { 0 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            brokers: f1,
+            cluster_id: f2,
+            controller_id: f3,
+            topics: f4,
+            cluster_authorized_operations: f5,
+            error_code: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -454,6 +503,12 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataResponseBroker<'a> {
@@ -465,16 +520,46 @@ impl<'a> MetadataResponseBroker<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         w.skip(4)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(4)?;
         if version >= 1 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataResponseBroker<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = if version >= 1 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -686,6 +771,12 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataResponseTopic<'a> {
@@ -697,7 +788,7 @@ impl<'a> MetadataResponseTopic<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         w.skip(2)?;
-        w.string(flexible, version >= 12)?;
+        w.skip_string(flexible, version >= 12)?;
         if version >= 10 {
             w.skip(16)?;
         }
@@ -715,6 +806,44 @@ impl<'a> MetadataResponseTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = if version >= 12 {
+            w.nullable_string(flexible)?
+        } else {
+            Some(w.string(flexible)?)
+        };
+        let f2: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f3: bool = if version >= 1 { w.bool()? } else { false };
+        let f4: c::Array<'a, MetadataResponsePartition<'a>> = c::Array::take(w, version, flexible)?;
+        let f5: i32 = if version >= 8 { w.i32()? } else { -2147483648 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            name: f1,
+            topic_id: f2,
+            is_internal: f3,
+            partitions: f4,
+            topic_authorized_operations: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -984,6 +1113,12 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> MetadataResponsePartition<'a> {
@@ -1009,6 +1144,43 @@ impl<'a> MetadataResponsePartition<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> MetadataResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+        let f3: i32 = if version >= 7 { w.i32()? } else { -1 };
+        let f4: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f5: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f6: c::Array<'a, i32> = if version >= 5 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            partition_index: f1,
+            leader_id: f2,
+            leader_epoch: f3,
+            replica_nodes: f4,
+            isr_nodes: f5,
+            offline_replicas: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -174,6 +174,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetCommitRequest<'a> {
@@ -184,17 +190,17 @@ impl<'a> OffsetCommitRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 1 {
             w.skip(4)?;
         }
 
         if version >= 1 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 7 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if (2..=4).contains(&version) {
@@ -206,6 +212,51 @@ impl<'a> OffsetCommitRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetCommitRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 8;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: i32 = if version >= 1 { w.i32()? } else { -1 };
+        let f2: &'a str = if version >= 1 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f3: Option<&'a str> = if version >= 7 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f4: i64 = if (2..=4).contains(&version) {
+            w.i64()?
+        } else {
+            -1
+        };
+        let f5: c::Array<'a, OffsetCommitRequestTopic<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            generation_id_or_member_epoch: f1,
+            member_id: f2,
+            group_instance_id: f3,
+            retention_time_ms: f4,
+            topics: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -418,6 +469,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetCommitRequestTopic<'a> {
@@ -429,7 +486,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 8;
         if version <= 9 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 10 {
@@ -441,6 +498,39 @@ impl<'a> OffsetCommitRequestTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetCommitRequestTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 8;
+        let f0: &'a str = if version <= 9 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, OffsetCommitRequestPartition<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -644,6 +734,12 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetCommitRequestPartition<'a> {
@@ -663,11 +759,40 @@ impl<'a> OffsetCommitRequestPartition<'a> {
             w.skip(8)?;
         }
 
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetCommitRequestPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 8;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2: i32 = if version >= 6 { w.i32()? } else { -1 };
+        let f3: i64 = if version == 1 { w.i64()? } else { -1 };
+        let f4: Option<&'a str> = w.nullable_string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            commit_timestamp: f3,
+            committed_metadata: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

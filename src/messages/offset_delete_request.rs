@@ -96,6 +96,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteRequest<'a> {
@@ -105,9 +111,30 @@ impl<'a> OffsetDeleteRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestTopic<'a>>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a str = w.string(false)?;
+        let f1: c::Array<'a, OffsetDeleteRequestTopic<'a>> = c::Array::take(w, version, false)?;
+        Some(Self {
+            group_id: f0,
+            topics: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -222,6 +249,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteRequestTopic<'a> {
@@ -231,9 +264,27 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestPartition<'a>>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteRequestTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(false)?;
+        let f1: c::Array<'a, OffsetDeleteRequestPartition<'a>> = c::Array::take(w, version, false)?;
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -326,6 +377,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteRequestPartition<'a> {
@@ -338,6 +395,23 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
         let _ = version;
         w.skip(4)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteRequestPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i32()?;
+        Some(Self {
+            partition_index: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

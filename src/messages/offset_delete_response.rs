@@ -110,6 +110,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteResponse<'a> {
@@ -122,6 +128,30 @@ impl<'a> OffsetDeleteResponse<'a> {
         w.skip(6)?;
         c::ArrayView::<OffsetDeleteResponseTopic<'a>>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f2: c::Array<'a, OffsetDeleteResponseTopic<'a>> = c::Array::take(w, version, false)?;
+        Some(Self {
+            error_code: f0,
+            throttle_time_ms: f1,
+            topics: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -241,6 +271,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteResponseTopic<'a> {
@@ -250,9 +286,28 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteResponsePartition<'a>>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(false)?;
+        let f1: c::Array<'a, OffsetDeleteResponsePartition<'a>> =
+            c::Array::take(w, version, false)?;
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -359,6 +414,12 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetDeleteResponsePartition<'a> {
@@ -371,6 +432,26 @@ impl<'a> OffsetDeleteResponsePartition<'a> {
         let _ = version;
         w.skip(6)?;
         Some(())
+    }
+}
+
+impl<'a> OffsetDeleteResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -155,6 +155,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchRequest<'a> {
@@ -166,7 +172,7 @@ impl<'a> OffsetFetchRequest<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version <= 7 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version <= 7 {
@@ -190,6 +196,51 @@ impl<'a> OffsetFetchRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 6;
+        let f0: &'a str = if version <= 7 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: Option<c::Array<'a, OffsetFetchRequestTopic<'a>>> = if version <= 7 {
+            if (2..=7).contains(&version) {
+                c::Array::take_nullable(w, version, flexible)?
+            } else {
+                Some(c::Array::take(w, version, flexible)?)
+            }
+        } else {
+            Some(c::Array::Slice(&[]))
+        };
+        let f2: c::Array<'a, OffsetFetchRequestGroup<'a>> = if version >= 8 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f3: bool = if version >= 7 { w.bool()? } else { false };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            topics: f1,
+            groups: f2,
+            require_stable: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -395,6 +446,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchRequestTopic<'a> {
@@ -405,12 +462,34 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchRequestTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            partition_indexes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -569,6 +648,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchRequestGroup<'a> {
@@ -578,9 +663,9 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         if version >= 9 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
         if version >= 9 {
@@ -590,6 +675,34 @@ impl<'a> OffsetFetchRequestGroup<'a> {
         c::ArrayView::<OffsetFetchRequestTopics<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchRequestGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: Option<&'a str> = if version >= 9 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        let f2: i32 = if version >= 9 { w.i32()? } else { -1 };
+        let f3: Option<c::Array<'a, OffsetFetchRequestTopics<'a>>> =
+            c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            member_epoch: f2,
+            topics: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -761,6 +874,12 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchRequestTopics<'a> {
@@ -771,7 +890,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 9 {
-            w.string(true, false)?;
+            w.skip_string(true, false)?;
         }
 
         if version >= 10 {
@@ -781,6 +900,31 @@ impl<'a> OffsetFetchRequestTopics<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchRequestTopics<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partition_indexes: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -149,6 +149,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponse<'a> {
@@ -179,6 +185,47 @@ impl<'a> OffsetFetchResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 6;
+        let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
+        let f1: c::Array<'a, OffsetFetchResponseTopic<'a>> = if version <= 7 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f2: i16 = if (2..=7).contains(&version) {
+            w.i16()?
+        } else {
+            0
+        };
+        let f3: c::Array<'a, OffsetFetchResponseGroup<'a>> = if version >= 8 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            topics: f1,
+            error_code: f2,
+            groups: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -367,6 +414,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponseTopic<'a> {
@@ -377,12 +430,35 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<OffsetFetchResponsePartition<'a>>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -561,6 +637,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponsePartition<'a> {
@@ -576,12 +658,41 @@ impl<'a> OffsetFetchResponsePartition<'a> {
             w.skip(4)?;
         }
 
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         w.skip(2)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2: i32 = if version >= 5 { w.i32()? } else { -1 };
+        let f3: Option<&'a str> = w.nullable_string(flexible)?;
+        let f4 = w.i16()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            metadata: f3,
+            error_code: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -735,6 +846,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponseGroup<'a> {
@@ -744,11 +861,32 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<OffsetFetchResponseTopics<'a>>::walk(w, version, true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponseGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> = c::Array::take(w, version, true)?;
+        let f2 = w.i16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            topics: f1,
+            error_code: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -901,6 +1039,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponseTopics<'a> {
@@ -911,7 +1055,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         if version <= 9 {
-            w.string(true, false)?;
+            w.skip_string(true, false)?;
         }
 
         if version >= 10 {
@@ -921,6 +1065,31 @@ impl<'a> OffsetFetchResponseTopics<'a> {
         c::ArrayView::<OffsetFetchResponsePartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponseTopics<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
+        let f1: c::Uuid = if version >= 10 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, OffsetFetchResponsePartitions<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1099,6 +1268,12 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> OffsetFetchResponsePartitions<'a> {
@@ -1110,10 +1285,54 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(16)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> OffsetFetchResponsePartitions<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        let f2 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4 = w.i16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            committed_offset: f1,
+            committed_leader_epoch: f2,
+            metadata: f3,
+            error_code: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

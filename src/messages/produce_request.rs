@@ -131,6 +131,12 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ProduceRequest<'a> {
@@ -142,7 +148,7 @@ impl<'a> ProduceRequest<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         w.skip(6)?;
@@ -151,6 +157,40 @@ impl<'a> ProduceRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ProduceRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 9;
+        let f0: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i16::from_be_bytes([b0, b1]);
+        let f2 = i32::from_be_bytes([b2, b3, b4, b5]);
+        let f3: c::Array<'a, TopicProduceData<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            transactional_id: f0,
+            acks: f1,
+            timeout_ms: f2,
+            topic_data: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -333,6 +373,12 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicProduceData<'a> {
@@ -344,7 +390,7 @@ impl<'a> TopicProduceData<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version <= 12 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 13 {
@@ -356,6 +402,38 @@ impl<'a> TopicProduceData<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> TopicProduceData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0: &'a str = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, PartitionProduceData<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partition_data: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -498,6 +576,12 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionProduceData<'a> {
@@ -509,11 +593,33 @@ impl<'a> PartitionProduceData<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         w.skip(4)?;
-        w.bytes(flexible, true)?;
+        w.skip_bytes(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> PartitionProduceData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0 = w.i32()?;
+        let f1: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            index: f0,
+            records: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -131,6 +131,12 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ProduceResponse<'a> {
@@ -150,6 +156,33 @@ impl<'a> ProduceResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> ProduceResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 9;
+        let f0: c::Array<'a, TopicProduceResponse<'a>> = c::Array::take(w, version, flexible)?;
+        let f1: i32 = if version >= 1 { w.i32()? } else { 0 };
+        let f2: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            responses: f0,
+            throttle_time_ms: f1,
+            node_endpoints: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -349,6 +382,12 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicProduceResponse<'a> {
@@ -360,7 +399,7 @@ impl<'a> TopicProduceResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         if version <= 12 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 13 {
@@ -372,6 +411,38 @@ impl<'a> TopicProduceResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> TopicProduceResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0: &'a str = if version <= 12 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 13 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, PartitionProduceResponse<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partition_responses: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -645,6 +716,12 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionProduceResponse<'a> {
@@ -669,13 +746,56 @@ impl<'a> PartitionProduceResponse<'a> {
         }
 
         if version >= 8 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> PartitionProduceResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i64::from_be_bytes([b6, b7, b8, b9, b10, b11, b12, b13]);
+        let f3: i64 = if version >= 2 { w.i64()? } else { -1 };
+        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
+        let f5: c::Array<'a, BatchIndexAndErrorMessage<'a>> = if version >= 8 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f6: Option<&'a str> = if version >= 8 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f7: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::default();
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            index: f0,
+            error_code: f1,
+            base_offset: f2,
+            log_append_time_ms: f3,
+            log_start_offset: f4,
+            record_errors: f5,
+            error_message: f6,
+            current_leader: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -878,6 +998,12 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> BatchIndexAndErrorMessage<'a> {
@@ -889,11 +1015,33 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 9;
         w.skip(4)?;
-        w.string(flexible, true)?;
+        w.skip_string(flexible, true)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> BatchIndexAndErrorMessage<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 9;
+        let f0 = w.i32()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            batch_index: f0,
+            batch_index_error_message: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1014,6 +1162,12 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
@@ -1027,6 +1181,27 @@ impl<'a> LeaderIdAndEpoch<'a> {
         w.skip(8)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            leader_id: f0,
+            leader_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1160,6 +1335,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> NodeEndpoint<'a> {
@@ -1171,11 +1352,35 @@ impl<'a> NodeEndpoint<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -139,6 +139,12 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PushTelemetryRequest<'a> {
@@ -150,9 +156,63 @@ impl<'a> PushTelemetryRequest<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(22)?;
-        w.bytes(true, false)?;
+        w.skip_bytes(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PushTelemetryRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+        ] = *w.array::<22>()?;
+        let f0 = c::Uuid([
+            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15,
+        ]);
+        let f1 = i32::from_be_bytes([b16, b17, b18, b19]);
+        let f2 = b20 != 0;
+        let f3 = b21.cast_signed();
+        let f4: &'a [u8] = w.bytes(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            client_instance_id: f0,
+            subscription_id: f1,
+            terminating: f2,
+            compression_type: f3,
+            metrics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -93,6 +93,12 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ReadShareGroupStateSummaryResponse<'a> {
@@ -105,6 +111,26 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
         c::ArrayView::<ReadStateSummaryResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ReadShareGroupStateSummaryResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: c::Array<'a, ReadStateSummaryResult<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            results: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -228,6 +254,12 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ReadStateSummaryResult<'a> {
@@ -241,6 +273,25 @@ impl<'a> ReadStateSummaryResult<'a> {
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ReadStateSummaryResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -438,6 +489,12 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionResult<'a> {
@@ -448,7 +505,7 @@ impl<'a> PartitionResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(16)?;
         if version >= 1 {
             w.skip(4)?;
@@ -456,6 +513,54 @@ impl<'a> PartitionResult<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f3 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f4 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f5 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f6: i32 = if version >= 1 { w.i32()? } else { -1 };
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition: f0,
+            error_code: f1,
+            error_message: f2,
+            state_epoch: f3,
+            leader_epoch: f4,
+            start_offset: f5,
+            delivery_complete_count: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -111,6 +111,12 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> RemoveRaftVoterRequest<'a> {
@@ -121,10 +127,58 @@ impl<'a> RemoveRaftVoterRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(20)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> RemoveRaftVoterRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+        ] = *w.array::<20>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = c::Uuid([
+            b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19,
+        ]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            cluster_id: f0,
+            voter_id: f1,
+            voter_directory_id: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

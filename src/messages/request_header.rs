@@ -129,6 +129,12 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> RequestHeader<'a> {
@@ -141,13 +147,47 @@ impl<'a> RequestHeader<'a> {
         let flexible = version >= 2;
         w.skip(8)?;
         if version >= 1 {
-            w.string(false, true)?;
+            w.skip_string(false, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> RequestHeader<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i16::from_be_bytes([b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3: Option<&'a str> = if version >= 1 {
+            w.nullable_string(false)?
+        } else {
+            Some("")
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            request_api_key: f0,
+            request_api_version: f1,
+            correlation_id: f2,
+            client_id: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -130,6 +130,12 @@ impl<'a> c::Decode<'a> for SaslAuthenticateResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SaslAuthenticateResponse<'a> {
@@ -141,8 +147,8 @@ impl<'a> SaslAuthenticateResponse<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(2)?;
-        w.string(flexible, true)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, true)?;
+        w.skip_bytes(flexible, false)?;
         if version >= 1 {
             w.skip(8)?;
         }
@@ -151,6 +157,35 @@ impl<'a> SaslAuthenticateResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> SaslAuthenticateResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(flexible)?;
+        let f2: &'a [u8] = w.bytes(flexible)?;
+        let f3: i64 = if version >= 1 { w.i64()? } else { 0 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            auth_bytes: f2,
+            session_lifetime_ms: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

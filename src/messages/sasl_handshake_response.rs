@@ -93,6 +93,12 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SaslHandshakeResponse<'a> {
@@ -105,6 +111,27 @@ impl<'a> SaslHandshakeResponse<'a> {
         w.skip(2)?;
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
         Some(())
+    }
+}
+
+impl<'a> SaslHandshakeResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i16()?;
+        let f1: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
+        Some(Self {
+            error_code: f0,
+            mechanisms: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

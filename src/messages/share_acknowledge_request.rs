@@ -143,6 +143,12 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareAcknowledgeRequest<'a> {
@@ -152,8 +158,8 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, true)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(4)?;
         if version >= 2 {
             w.skip(1)?;
@@ -162,6 +168,34 @@ impl<'a> ShareAcknowledgeRequest<'a> {
         c::ArrayView::<AcknowledgeTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareAcknowledgeRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f2 = w.i32()?;
+        let f3: bool = if version >= 2 { w.bool()? } else { false };
+        let f4: c::Array<'a, AcknowledgeTopic<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            share_session_epoch: f2,
+            is_renew_ack: f3,
+            topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -306,6 +340,12 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AcknowledgeTopic<'a> {
@@ -319,6 +359,25 @@ impl<'a> AcknowledgeTopic<'a> {
         c::ArrayView::<AcknowledgePartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AcknowledgeTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, AcknowledgePartition<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -433,6 +492,12 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AcknowledgePartition<'a> {
@@ -446,6 +511,25 @@ impl<'a> AcknowledgePartition<'a> {
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AcknowledgePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            acknowledgement_batches: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -575,6 +659,12 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AcknowledgementBatch<'a> {
@@ -588,6 +678,45 @@ impl<'a> AcknowledgementBatch<'a> {
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AcknowledgementBatch<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f2: c::Array<'a, i8> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            first_offset: f0,
+            last_offset: f1,
+            acknowledge_types: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -165,6 +165,12 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareAcknowledgeResponse<'a> {
@@ -175,7 +181,7 @@ impl<'a> ShareAcknowledgeResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if version >= 2 {
             w.skip(4)?;
         }
@@ -184,6 +190,37 @@ impl<'a> ShareAcknowledgeResponse<'a> {
         c::ArrayView::<NodeEndpoint<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareAcknowledgeResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: i32 = if version >= 2 { w.i32()? } else { 0 };
+        let f4: c::Array<'a, ShareAcknowledgeTopicResponse<'a>> = c::Array::take(w, version, true)?;
+        let f5: c::Array<'a, NodeEndpoint<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            acquisition_lock_timeout_ms: f3,
+            responses: f4,
+            node_endpoints: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -333,6 +370,12 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeTopicResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareAcknowledgeTopicResponse<'a> {
@@ -346,6 +389,25 @@ impl<'a> ShareAcknowledgeTopicResponse<'a> {
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareAcknowledgeTopicResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -484,6 +546,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionData<'a> {
@@ -494,10 +562,34 @@ impl<'a> PartitionData<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         LeaderIdAndEpoch::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: LeaderIdAndEpoch<'a> = LeaderIdAndEpoch::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            error_message: f2,
+            current_leader: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -615,6 +707,12 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> LeaderIdAndEpoch<'a> {
@@ -628,6 +726,27 @@ impl<'a> LeaderIdAndEpoch<'a> {
         w.skip(8)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            leader_id: f0,
+            leader_epoch: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -763,6 +882,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> NodeEndpoint<'a> {
@@ -774,11 +899,35 @@ impl<'a> NodeEndpoint<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            rack: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -253,6 +253,12 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareFetchRequest<'a> {
@@ -262,8 +268,8 @@ impl<'a> ShareFetchRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, true)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(24)?;
         if version >= 2 {
             w.skip(1)?;
@@ -277,6 +283,74 @@ impl<'a> ShareFetchRequest<'a> {
         c::ArrayView::<ForgottenTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareFetchRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f3 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f4 = i32::from_be_bytes([b8, b9, b10, b11]);
+        let f5 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f6 = i32::from_be_bytes([b16, b17, b18, b19]);
+        let f7 = i32::from_be_bytes([b20, b21, b22, b23]);
+        let f8: i8 = if version >= 2 { w.i8()? } else { 0 };
+        let f9: bool = if version >= 2 { w.bool()? } else { false };
+        let f10: c::Array<'a, FetchTopic<'a>> = c::Array::take(w, version, true)?;
+        let f11: c::Array<'a, ForgottenTopic<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            share_session_epoch: f2,
+            max_wait_ms: f3,
+            min_bytes: f4,
+            max_bytes: f5,
+            max_records: f6,
+            batch_size: f7,
+            share_acquire_mode: f8,
+            is_renew_ack: f9,
+            topics: f10,
+            forgotten_topics_data: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -449,6 +523,12 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchTopic<'a> {
@@ -462,6 +542,25 @@ impl<'a> FetchTopic<'a> {
         c::ArrayView::<FetchPartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> FetchTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, FetchPartition<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -590,6 +689,12 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FetchPartition<'a> {
@@ -604,6 +709,27 @@ impl<'a> FetchPartition<'a> {
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> FetchPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: i32 = 0;
+        let f2: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            partition_max_bytes: f1,
+            acknowledgement_batches: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -737,6 +863,12 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> AcknowledgementBatch<'a> {
@@ -750,6 +882,45 @@ impl<'a> AcknowledgementBatch<'a> {
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> AcknowledgementBatch<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i64::from_be_bytes([b8, b9, b10, b11, b12, b13, b14, b15]);
+        let f2: c::Array<'a, i8> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            first_offset: f0,
+            last_offset: f1,
+            acknowledge_types: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -866,6 +1037,12 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ForgottenTopic<'a> {
@@ -879,6 +1056,25 @@ impl<'a> ForgottenTopic<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ForgottenTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -97,6 +97,12 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareGroupDescribeResponse<'a> {
@@ -110,6 +116,28 @@ impl<'a> ShareGroupDescribeResponse<'a> {
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareGroupDescribeResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            groups: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -327,6 +355,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
@@ -337,15 +371,49 @@ impl<'a> DescribedGroup<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(2)?;
-        w.string(true, true)?;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(8)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<Member<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f2: &'a str = w.string(true)?;
+        let f3: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f6: &'a str = w.string(true)?;
+        let f7: c::Array<'a, Member<'a>> = c::Array::take(w, version, true)?;
+        let f8 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            group_epoch: f4,
+            assignment_epoch: f5,
+            assignor_name: f6,
+            members: f7,
+            authorized_operations: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -566,6 +634,12 @@ impl<'a> c::Decode<'a> for Member<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Member<'a> {
@@ -575,15 +649,44 @@ impl<'a> Member<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
-        w.string(true, true)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, true)?;
         w.skip(4)?;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         Assignment::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Member<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f2 = w.i32()?;
+        let f3: &'a str = w.string(true)?;
+        let f4: &'a str = w.string(true)?;
+        let f5: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f6: Assignment<'a> = Assignment::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            member_id: f0,
+            rack_id: f1,
+            member_epoch: f2,
+            client_id: f3,
+            client_host: f4,
+            subscribed_topic_names: f5,
+            assignment: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -740,6 +843,12 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicPartitions<'a> {
@@ -750,10 +859,31 @@ impl<'a> TopicPartitions<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(16)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.uuid()?;
+        let f1: &'a str = w.string(true)?;
+        let f2: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_id: f0,
+            topic_name: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -861,6 +991,12 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Assignment<'a> {
@@ -873,6 +1009,23 @@ impl<'a> Assignment<'a> {
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Assignment<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_partitions: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

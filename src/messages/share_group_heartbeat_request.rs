@@ -144,6 +144,12 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> ShareGroupHeartbeatRequest<'a> {
@@ -153,13 +159,41 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<&'a str>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> ShareGroupHeartbeatRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: Option<c::Array<'a, &'a str>> = c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            member_epoch: f2,
+            rack_id: f3,
+            subscribed_topic_names: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -96,6 +96,12 @@ impl<'a> c::Decode<'a> for SnapshotHeaderRecord<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SnapshotHeaderRecord<'a> {
@@ -109,6 +115,29 @@ impl<'a> SnapshotHeaderRecord<'a> {
         w.skip(10)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> SnapshotHeaderRecord<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i64::from_be_bytes([b2, b3, b4, b5, b6, b7, b8, b9]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            version: f0,
+            last_contained_log_timestamp: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

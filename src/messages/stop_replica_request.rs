@@ -218,6 +218,12 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StopReplicaRequest<'a> {
@@ -258,6 +264,55 @@ impl<'a> StopReplicaRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> StopReplicaRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 2;
+        let f0 = w.i32()?;
+        let f1: bool = if version >= 4 { w.bool()? } else { false };
+        let f2 = w.i32()?;
+        let f3: i64 = if version >= 1 { w.i64()? } else { -1 };
+        let f4: bool = if version <= 2 { w.bool()? } else { false };
+        let f5: c::Array<'a, StopReplicaPartitionV0<'a>> = if version <= 0 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f6: c::Array<'a, StopReplicaTopicV1<'a>> = if (1..=2).contains(&version) {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f7: c::Array<'a, StopReplicaTopicState<'a>> = if version >= 3 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            controller_id: f0,
+            is_k_raft_controller: f1,
+            controller_epoch: f2,
+            broker_epoch: f3,
+            delete_partitions: f4,
+            ungrouped_partitions: f5,
+            topics: f6,
+            topic_states: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -457,6 +512,12 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
         };
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StopReplicaPartitionV0<'a> {
@@ -467,9 +528,28 @@ impl<'a> StopReplicaPartitionV0<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(false, false)?;
+        w.skip_string(false, false)?;
         w.skip(4)?;
         Some(())
+    }
+}
+
+impl<'a> StopReplicaPartitionV0<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(false)?;
+        let f1 = w.i32()?;
+        Some(Self {
+            topic_name: f0,
+            partition_index: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -582,6 +662,12 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StopReplicaTopicV1<'a> {
@@ -592,12 +678,34 @@ impl<'a> StopReplicaTopicV1<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> StopReplicaTopicV1<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 2;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            partition_indexes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -725,6 +833,12 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StopReplicaTopicState<'a> {
@@ -734,10 +848,29 @@ impl<'a> StopReplicaTopicState<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<StopReplicaPartitionState<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StopReplicaTopicState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, StopReplicaPartitionState<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            partition_states: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -865,6 +998,12 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StopReplicaPartitionState<'a> {
@@ -878,6 +1017,29 @@ impl<'a> StopReplicaPartitionState<'a> {
         w.skip(9)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StopReplicaPartitionState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f2 = b8 != 0;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            leader_epoch: f1,
+            delete_partition: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

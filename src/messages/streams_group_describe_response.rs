@@ -97,6 +97,12 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
@@ -110,6 +116,28 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StreamsGroupDescribeResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            groups: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -400,6 +428,12 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> DescribedGroup<'a> {
@@ -410,9 +444,9 @@ impl<'a> DescribedGroup<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(2)?;
-        w.string(true, true)?;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(8)?;
         if w.struct_marker()? {
             Topology::walk_wire(w, version)?;
@@ -427,11 +461,67 @@ impl<'a> DescribedGroup<'a> {
         }
 
         if version >= 1 {
-            w.string(true, true)?;
+            w.skip_string(true, true)?;
         }
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> DescribedGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i16()?;
+        let f1: Option<&'a str> = w.nullable_string(true)?;
+        let f2: &'a str = w.string(true)?;
+        let f3: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f6: Option<Topology<'a>> = if w.struct_marker()? {
+            Some(Topology::take_wire(w, version)?)
+        } else {
+            None
+        };
+        let f7: c::Array<'a, Member<'a>> = c::Array::take(w, version, true)?;
+        let f8 = w.i32()?;
+        let f9: Option<TopologyDescription<'a>> = if version >= 1 {
+            if w.struct_marker()? {
+                Some(TopologyDescription::take_wire(w, version)?)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let f10: i8 = if version >= 1 { w.i8()? } else { 0 };
+        let f11: Option<&'a str> = if version >= 1 {
+            w.nullable_string(true)?
+        } else {
+            None
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            error_message: f1,
+            group_id: f2,
+            group_state: f3,
+            group_epoch: f4,
+            assignment_epoch: f5,
+            topology: f6,
+            members: f7,
+            authorized_operations: f8,
+            topology_description: f9,
+            topology_description_status: f10,
+            assignor_name: f11,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -641,6 +731,12 @@ impl<'a> c::Decode<'a> for Topology<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Topology<'a> {
@@ -654,6 +750,25 @@ impl<'a> Topology<'a> {
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Topology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: Option<c::Array<'a, Subtopology<'a>>> = c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            epoch: f0,
+            subtopologies: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -832,6 +947,12 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Subtopology<'a> {
@@ -841,13 +962,38 @@ impl<'a> Subtopology<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Subtopology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f3: c::Array<'a, TopicInfo<'a>> = c::Array::take(w, version, true)?;
+        let f4: c::Array<'a, TopicInfo<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            source_topics: f1,
+            repartition_sink_topics: f2,
+            state_changelog_topics: f3,
+            repartition_source_topics: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1192,6 +1338,12 @@ impl<'a> c::Decode<'a> for Member<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Member<'a> {
@@ -1201,14 +1353,14 @@ impl<'a> Member<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, true)?;
-        w.string(true, true)?;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         if w.struct_marker()? {
             Endpoint::walk_wire(w, version)?;
         }
@@ -1220,6 +1372,55 @@ impl<'a> Member<'a> {
         w.skip(1)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Member<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i32()?;
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: &'a str = w.string(true)?;
+        let f5: &'a str = w.string(true)?;
+        let f6 = w.i32()?;
+        let f7: &'a str = w.string(true)?;
+        let f8: Option<Endpoint<'a>> = if w.struct_marker()? {
+            Some(Endpoint::take_wire(w, version)?)
+        } else {
+            None
+        };
+        let f9: c::Array<'a, KeyValue<'a>> = c::Array::take(w, version, true)?;
+        let f10: c::Array<'a, TaskOffset<'a>> = c::Array::take(w, version, true)?;
+        let f11: c::Array<'a, TaskOffset<'a>> = c::Array::take(w, version, true)?;
+        let f12: Assignment<'a> = Assignment::take_wire(w, version)?;
+        let f13: Assignment<'a> = Assignment::take_wire(w, version)?;
+        let f14 = w.bool()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            member_id: f0,
+            member_epoch: f1,
+            instance_id: f2,
+            rack_id: f3,
+            client_id: f4,
+            client_host: f5,
+            topology_epoch: f6,
+            process_id: f7,
+            user_endpoint: f8,
+            client_tags: f9,
+            task_offsets: f10,
+            task_end_offsets: f11,
+            assignment: f12,
+            target_assignment: f13,
+            is_classic: f14,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1409,6 +1610,12 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Endpoint<'a> {
@@ -1419,10 +1626,30 @@ impl<'a> Endpoint<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Endpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            host: f0,
+            port: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1549,6 +1776,12 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TaskOffset<'a> {
@@ -1559,10 +1792,33 @@ impl<'a> TaskOffset<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TaskOffset<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            partition: f1,
+            offset: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1705,6 +1961,12 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Assignment<'a> {
@@ -1719,6 +1981,27 @@ impl<'a> Assignment<'a> {
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Assignment<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            active_tasks: f0,
+            standby_tasks: f1,
+            warmup_tasks: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1841,6 +2124,12 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TaskIds<'a> {
@@ -1850,10 +2139,29 @@ impl<'a> TaskIds<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TaskIds<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1965,6 +2273,12 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> KeyValue<'a> {
@@ -1975,10 +2289,30 @@ impl<'a> KeyValue<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> KeyValue<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            key: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -2125,6 +2459,12 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicInfo<'a> {
@@ -2134,11 +2474,35 @@ impl<'a> TopicInfo<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicInfo<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, KeyValue<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            replication_factor: f2,
+            topic_configs: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -2273,6 +2637,12 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescription<'a> {
@@ -2286,6 +2656,27 @@ impl<'a> TopologyDescription<'a> {
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescription<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
+            c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
+            c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopologies: f0,
+            global_stores: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -2407,6 +2798,12 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
@@ -2416,10 +2813,29 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            nodes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -2607,6 +3023,12 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
@@ -2616,14 +3038,41 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(1)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionNode<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i8()?;
+        let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f5: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            node_type: f1,
+            source_topics: f2,
+            sink_topic: f3,
+            stores: f4,
+            successors: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -2758,6 +3207,12 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
@@ -2771,6 +3226,25 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         TopologyDescriptionNode::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
+        let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            source: f0,
+            processor: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

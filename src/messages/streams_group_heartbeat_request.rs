@@ -346,6 +346,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StreamsGroupHeartbeatRequest<'a> {
@@ -355,11 +361,11 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(8)?;
-        w.string(true, true)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(4)?;
         if w.struct_marker()? {
             Topology::walk_wire(w, version)?;
@@ -367,7 +373,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, true)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if w.struct_marker()? {
             Endpoint::walk_wire(w, version)?;
         }
@@ -377,6 +383,67 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         w.skip(1)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StreamsGroupHeartbeatRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f2 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f3 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f4: Option<&'a str> = w.nullable_string(true)?;
+        let f5: Option<&'a str> = w.nullable_string(true)?;
+        let f6 = w.i32()?;
+        let f7: Option<Topology<'a>> = if w.struct_marker()? {
+            Some(Topology::take_wire(w, version)?)
+        } else {
+            None
+        };
+        let f8: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f9: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f10: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f11: Option<&'a str> = w.nullable_string(true)?;
+        let f12: Option<Endpoint<'a>> = if w.struct_marker()? {
+            Some(Endpoint::take_wire(w, version)?)
+        } else {
+            None
+        };
+        let f13: Option<c::Array<'a, KeyValue<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f14: Option<c::Array<'a, TaskOffset<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f15: Option<c::Array<'a, TaskOffset<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f16 = w.bool()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            member_epoch: f2,
+            endpoint_information_epoch: f3,
+            instance_id: f4,
+            rack_id: f5,
+            rebalance_timeout_ms: f6,
+            topology: f7,
+            active_tasks: f8,
+            standby_tasks: f9,
+            warmup_tasks: f10,
+            process_id: f11,
+            user_endpoint: f12,
+            client_tags: f13,
+            task_offsets: f14,
+            task_end_offsets: f15,
+            shutdown_application: f16,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -609,6 +676,12 @@ impl<'a> c::Decode<'a> for Topology<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Topology<'a> {
@@ -622,6 +695,25 @@ impl<'a> Topology<'a> {
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Topology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, Subtopology<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            epoch: f0,
+            subtopologies: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -840,6 +932,12 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Subtopology<'a> {
@@ -849,7 +947,7 @@ impl<'a> Subtopology<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<TopicInfo<'a>>::walk(w, version, true, false)?;
@@ -858,6 +956,35 @@ impl<'a> Subtopology<'a> {
         c::ArrayView::<CopartitionGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Subtopology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f3: c::Array<'a, TopicInfo<'a>> = c::Array::take(w, version, true)?;
+        let f4: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f5: c::Array<'a, TopicInfo<'a>> = c::Array::take(w, version, true)?;
+        let f6: c::Array<'a, CopartitionGroup<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            source_topics: f1,
+            source_topic_regex: f2,
+            state_changelog_topics: f3,
+            repartition_sink_topics: f4,
+            repartition_source_topics: f5,
+            copartition_groups: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1033,6 +1160,12 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> CopartitionGroup<'a> {
@@ -1047,6 +1180,27 @@ impl<'a> CopartitionGroup<'a> {
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> CopartitionGroup<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: c::Array<'a, i16> = c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, i16> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, i16> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            source_topics: f0,
+            source_topic_regex: f1,
+            repartition_source_topics: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1157,6 +1311,12 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> KeyValue<'a> {
@@ -1167,10 +1327,30 @@ impl<'a> KeyValue<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> KeyValue<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            key: f0,
+            value: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1317,6 +1497,12 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicInfo<'a> {
@@ -1326,11 +1512,35 @@ impl<'a> TopicInfo<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicInfo<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i16::from_be_bytes([b4, b5]);
+        let f3: c::Array<'a, KeyValue<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            partitions: f1,
+            replication_factor: f2,
+            topic_configs: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1450,6 +1660,12 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Endpoint<'a> {
@@ -1460,10 +1676,30 @@ impl<'a> Endpoint<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Endpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            host: f0,
+            port: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1590,6 +1826,12 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TaskOffset<'a> {
@@ -1600,10 +1842,33 @@ impl<'a> TaskOffset<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TaskOffset<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            partition: f1,
+            offset: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1722,6 +1987,12 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TaskIds<'a> {
@@ -1731,10 +2002,29 @@ impl<'a> TaskIds<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TaskIds<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -334,6 +334,12 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StreamsGroupHeartbeatResponse<'a> {
@@ -344,8 +350,8 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
-        w.string(true, false)?;
+        w.skip_string(true, true)?;
+        w.skip_string(true, false)?;
         w.skip(8)?;
         if version <= 0 {
             w.skip(4)?;
@@ -368,6 +374,59 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
         c::ArrayView::<EndpointToPartitions<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StreamsGroupHeartbeatResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: &'a str = w.string(true)?;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
+        let f4 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f5 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f6: i32 = if version <= 0 { w.i32()? } else { 0 };
+        let f7 = w.i32()?;
+        let f8: i64 = if version >= 1 { w.i64()? } else { -1 };
+        let f9: Option<c::Array<'a, Status<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f10: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f11: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f12: Option<c::Array<'a, TaskIds<'a>>> = c::Array::take_nullable(w, version, true)?;
+        let f13: bool = if version >= 1 { w.bool()? } else { false };
+        let f14 = w.i32()?;
+        let f15: Option<c::Array<'a, EndpointToPartitions<'a>>> =
+            c::Array::take_nullable(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            member_id: f3,
+            member_epoch: f4,
+            heartbeat_interval_ms: f5,
+            acceptable_recovery_lag_legacy: f6,
+            task_offset_interval_ms: f7,
+            acceptable_recovery_lag: f8,
+            status: f9,
+            active_tasks: f10,
+            standby_tasks: f11,
+            warmup_tasks: f12,
+            topology_description_required: f13,
+            endpoint_information_epoch: f14,
+            partitions_by_user_endpoint: f15,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -613,6 +672,12 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> EndpointToPartitions<'a> {
@@ -627,6 +692,27 @@ impl<'a> EndpointToPartitions<'a> {
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> EndpointToPartitions<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: Endpoint<'a> = Endpoint::take_wire(w, version)?;
+        let f1: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            user_endpoint: f0,
+            active_partitions: f1,
+            standby_partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -741,6 +827,12 @@ impl<'a> c::Decode<'a> for Status<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Status<'a> {
@@ -752,9 +844,29 @@ impl<'a> Status<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(1)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Status<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i8()?;
+        let f1: &'a str = w.string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            status_code: f0,
+            status_detail: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -868,6 +980,12 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicPartition<'a> {
@@ -877,10 +995,29 @@ impl<'a> TopicPartition<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicPartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -997,6 +1134,12 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TaskIds<'a> {
@@ -1006,10 +1149,29 @@ impl<'a> TaskIds<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TaskIds<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1121,6 +1283,12 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Endpoint<'a> {
@@ -1131,10 +1299,30 @@ impl<'a> Endpoint<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Endpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            host: f0,
+            port: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

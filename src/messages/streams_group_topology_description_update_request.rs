@@ -130,6 +130,12 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
@@ -139,12 +145,38 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(4)?;
         TopologyDescription::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.i32()?;
+        let f3: TopologyDescription<'a> = TopologyDescription::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            group_id: f0,
+            member_id: f1,
+            topology_epoch: f2,
+            topology_description: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -283,6 +315,12 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescription<'a> {
@@ -296,6 +334,27 @@ impl<'a> TopologyDescription<'a> {
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescription<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
+            c::Array::take(w, version, true)?;
+        let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
+            c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopologies: f0,
+            global_stores: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -410,6 +469,12 @@ unknown_tagged_fields: c::TaggedFields::EMPTY,
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
@@ -419,10 +484,29 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            subtopology_id: f0,
+            nodes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -609,6 +693,12 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionNode<'a> {
@@ -618,14 +708,41 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(1)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionNode<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i8()?;
+        let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f3: Option<&'a str> = w.nullable_string(true)?;
+        let f4: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        let f5: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            node_type: f1,
+            source_topics: f2,
+            sink_topic: f3,
+            stores: f4,
+            successors: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -761,6 +878,12 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
@@ -774,6 +897,25 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
         TopologyDescriptionNode::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
+        let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            source: f0,
+            processor: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -183,6 +183,12 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SyncGroupRequest<'a> {
@@ -193,19 +199,19 @@ impl<'a> SyncGroupRequest<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         w.skip(4)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 3 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if version >= 5 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         c::ArrayView::<SyncGroupRequestAssignment<'a>>::walk(w, version, flexible, false)?;
@@ -213,6 +219,54 @@ impl<'a> SyncGroupRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> SyncGroupRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1 = w.i32()?;
+        let f2: &'a str = w.string(flexible)?;
+        let f3: Option<&'a str> = if version >= 3 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f4: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f5: Option<&'a str> = if version >= 5 {
+            w.nullable_string(flexible)?
+        } else {
+            None
+        };
+        let f6: c::Array<'a, SyncGroupRequestAssignment<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            group_id: f0,
+            generation_id: f1,
+            member_id: f2,
+            group_instance_id: f3,
+            protocol_type: f4,
+            protocol_name: f5,
+            assignments: f6,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -395,6 +449,12 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> SyncGroupRequestAssignment<'a> {
@@ -405,12 +465,34 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
-        w.string(flexible, false)?;
-        w.bytes(flexible, false)?;
+        w.skip_string(flexible, false)?;
+        w.skip_bytes(flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> SyncGroupRequestAssignment<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 4;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: &'a [u8] = w.bytes(flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            member_id: f0,
+            assignment: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -101,6 +101,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TxnOffsetCommitResponse<'a> {
@@ -117,6 +123,32 @@ impl<'a> TxnOffsetCommitResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> TxnOffsetCommitResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 3;
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, TxnOffsetCommitResponseTopic<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            throttle_time_ms: f0,
+            topics: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -278,6 +310,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TxnOffsetCommitResponseTopic<'a> {
@@ -289,7 +327,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version <= 5 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version >= 6 {
@@ -301,6 +339,39 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> TxnOffsetCommitResponseTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 3;
+        let f0: &'a str = if version <= 5 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f1: c::Uuid = if version >= 6 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, TxnOffsetCommitResponsePartition<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            topic_id: f1,
+            partitions: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -442,6 +513,12 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TxnOffsetCommitResponsePartition<'a> {
@@ -457,6 +534,29 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> TxnOffsetCommitResponsePartition<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 3;
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

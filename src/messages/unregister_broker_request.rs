@@ -83,6 +83,12 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UnregisterBrokerRequest<'a> {
@@ -96,6 +102,26 @@ impl<'a> UnregisterBrokerRequest<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UnregisterBrokerRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            broker_id: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

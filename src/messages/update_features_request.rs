@@ -123,6 +123,12 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateFeaturesRequest<'a> {
@@ -140,6 +146,30 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UpdateFeaturesRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i32()?;
+        let f1: c::Array<'a, FeatureUpdateKey<'a>> = c::Array::take(w, version, true)?;
+        let f2: bool = if version >= 1 { w.bool()? } else { false };
+        w.empty_tagged_section()?;
+        Some(Self {
+            timeout_ms: f0,
+            feature_updates: f1,
+            validate_only: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -300,6 +330,12 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> FeatureUpdateKey<'a> {
@@ -309,7 +345,7 @@ impl<'a> FeatureUpdateKey<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         if version <= 0 {
             w.skip(1)?;
@@ -321,6 +357,29 @@ impl<'a> FeatureUpdateKey<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> FeatureUpdateKey<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i16()?;
+        let f2: bool = if version <= 0 { w.bool()? } else { false };
+        let f3: i8 = if version >= 1 { w.i8()? } else { 1 };
+        w.empty_tagged_section()?;
+        Some(Self {
+            feature: f0,
+            max_version_level: f1,
+            allow_downgrade: f2,
+            upgrade_type: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -132,6 +132,12 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateFeaturesResponse<'a> {
@@ -142,13 +148,44 @@ impl<'a> UpdateFeaturesResponse<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip(6)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         if version <= 1 {
             c::ArrayView::<UpdatableFeatureResult<'a>>::walk(w, version, true, false)?;
         }
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UpdateFeaturesResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        let f3: c::Array<'a, UpdatableFeatureResult<'a>> = if version <= 1 {
+            c::Array::take(w, version, true)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        w.empty_tagged_section()?;
+        Some(Self {
+            throttle_time_ms: f0,
+            error_code: f1,
+            error_message: f2,
+            results: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -297,6 +334,12 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdatableFeatureResult<'a> {
@@ -307,11 +350,33 @@ impl<'a> UpdatableFeatureResult<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UpdatableFeatureResult<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1 = w.i16()?;
+        let f2: Option<&'a str> = w.nullable_string(true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            feature: f0,
+            error_code: f1,
+            error_message: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

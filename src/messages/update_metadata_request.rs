@@ -228,6 +228,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateMetadataRequest<'a> {
@@ -261,6 +267,51 @@ impl<'a> UpdateMetadataRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> UpdateMetadataRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 6;
+        let f0 = w.i32()?;
+        let f1: bool = if version >= 8 { w.bool()? } else { false };
+        let f2: i8 = 0;
+        let f3 = w.i32()?;
+        let f4: i64 = if version >= 5 { w.i64()? } else { -1 };
+        let f5: c::Array<'a, UpdateMetadataPartitionState<'a>> = if version <= 4 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f6: c::Array<'a, UpdateMetadataTopicState<'a>> = if version >= 5 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f7: c::Array<'a, UpdateMetadataBroker<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            controller_id: f0,
+            is_k_raft_controller: f1,
+            r#type: f2,
+            controller_epoch: f3,
+            broker_epoch: f4,
+            ungrouped_partition_states: f5,
+            topic_states: f6,
+            live_brokers: f7,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -518,6 +569,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateMetadataTopicState<'a> {
@@ -528,7 +585,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 7 {
             w.skip(16)?;
         }
@@ -538,6 +595,35 @@ impl<'a> UpdateMetadataTopicState<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> UpdateMetadataTopicState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Uuid = if version >= 7 {
+            w.uuid()?
+        } else {
+            c::Uuid::ZERO
+        };
+        let f2: c::Array<'a, UpdateMetadataPartitionState<'a>> =
+            c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic_name: f0,
+            topic_id: f1,
+            partition_states: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -744,6 +830,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateMetadataBroker<'a> {
@@ -756,7 +848,7 @@ impl<'a> UpdateMetadataBroker<'a> {
         let flexible = version >= 6;
         w.skip(4)?;
         if version <= 0 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         if version <= 0 {
@@ -768,13 +860,53 @@ impl<'a> UpdateMetadataBroker<'a> {
         }
 
         if version >= 2 {
-            w.string(flexible, true)?;
+            w.skip_string(flexible, true)?;
         }
 
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> UpdateMetadataBroker<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0 = w.i32()?;
+        let f1: &'a str = if version <= 0 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f2: i32 = if version <= 0 { w.i32()? } else { 0 };
+        let f3: c::Array<'a, UpdateMetadataEndpoint<'a>> = if version >= 1 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        let f4: Option<&'a str> = if version >= 2 {
+            w.nullable_string(flexible)?
+        } else {
+            Some("")
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            id: f0,
+            v0_host: f1,
+            v0_port: f2,
+            endpoints: f3,
+            rack: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -981,6 +1113,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateMetadataEndpoint<'a> {
@@ -992,9 +1130,9 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         w.skip(4)?;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         if version >= 3 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         w.skip(2)?;
@@ -1002,6 +1140,36 @@ impl<'a> UpdateMetadataEndpoint<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> UpdateMetadataEndpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(flexible)?;
+        let f2: &'a str = if version >= 3 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let f3 = w.i16()?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            port: f0,
+            host: f1,
+            listener: f2,
+            security_protocol: f3,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -1267,6 +1435,12 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateMetadataPartitionState<'a> {
@@ -1278,7 +1452,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version <= 4 {
-            w.string(flexible, false)?;
+            w.skip_string(flexible, false)?;
         }
 
         w.skip(16)?;
@@ -1293,6 +1467,68 @@ impl<'a> UpdateMetadataPartitionState<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> UpdateMetadataPartitionState<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 6;
+        let f0: &'a str = if version <= 4 {
+            w.string(flexible)?
+        } else {
+            ""
+        };
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+        ] = *w.array::<16>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = i32::from_be_bytes([b8, b9, b10, b11]);
+        let f4 = i32::from_be_bytes([b12, b13, b14, b15]);
+        let f5: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f6 = w.i32()?;
+        let f7: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        let f8: c::Array<'a, i32> = if version >= 4 {
+            c::Array::take(w, version, flexible)?
+        } else {
+            c::Array::Slice(&[])
+        };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            topic_name: f0,
+            partition_index: f1,
+            controller_epoch: f2,
+            leader: f3,
+            leader_epoch: f4,
+            isr: f5,
+            zk_version: f6,
+            replicas: f7,
+            offline_replicas: f8,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -153,6 +153,12 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> UpdateRaftVoterRequest<'a> {
@@ -162,12 +168,70 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, true)?;
+        w.skip_string(true, true)?;
         w.skip(24)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         KRaftVersionFeature::walk_wire(w, version)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> UpdateRaftVoterRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0: Option<&'a str> = w.nullable_string(true)?;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+            b15,
+            b16,
+            b17,
+            b18,
+            b19,
+            b20,
+            b21,
+            b22,
+            b23,
+        ] = *w.array::<24>()?;
+        let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
+        let f3 = c::Uuid([
+            b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23,
+        ]);
+        let f4: c::Array<'a, Listener<'a>> = c::Array::take(w, version, true)?;
+        let f5: KRaftVersionFeature<'a> = KRaftVersionFeature::take_wire(w, version)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            cluster_id: f0,
+            current_leader_epoch: f1,
+            voter_id: f2,
+            voter_directory_id: f3,
+            listeners: f4,
+            k_raft_version_feature: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -316,6 +380,12 @@ impl<'a> c::Decode<'a> for Listener<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> Listener<'a> {
@@ -326,11 +396,33 @@ impl<'a> Listener<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
-        w.string(true, false)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> Listener<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0: &'a str = w.string(true)?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            name: f0,
+            host: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -449,6 +541,12 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> KRaftVersionFeature<'a> {
@@ -462,6 +560,27 @@ impl<'a> KRaftVersionFeature<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> KRaftVersionFeature<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [b0, b1, b2, b3] = *w.array::<4>()?;
+        let f0 = i16::from_be_bytes([b0, b1]);
+        let f1 = i16::from_be_bytes([b2, b3]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            min_supported_version: f0,
+            max_supported_version: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

@@ -122,6 +122,12 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> VoteResponse<'a> {
@@ -136,6 +142,30 @@ impl<'a> VoteResponse<'a> {
 
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> VoteResponse<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let f0 = w.i16()?;
+        let f1: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
+        let f2: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
+        w.empty_tagged_section()?;
+        Some(Self {
+            error_code: f0,
+            topics: f1,
+            node_endpoints: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -276,6 +306,12 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> TopicData<'a> {
@@ -285,10 +321,29 @@ impl<'a> TopicData<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> TopicData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let f0: &'a str = w.string(true)?;
+        let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            topic_name: f0,
+            partitions: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -440,6 +495,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> PartitionData<'a> {
@@ -453,6 +514,49 @@ impl<'a> PartitionData<'a> {
         w.skip(15)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let [
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+            b8,
+            b9,
+            b10,
+            b11,
+            b12,
+            b13,
+            b14,
+        ] = *w.array::<15>()?;
+        let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
+        let f1 = i16::from_be_bytes([b4, b5]);
+        let f2 = i32::from_be_bytes([b6, b7, b8, b9]);
+        let f3 = i32::from_be_bytes([b10, b11, b12, b13]);
+        let f4 = b14 != 0;
+        w.empty_tagged_section()?;
+        Some(Self {
+            partition_index: f0,
+            error_code: f1,
+            leader_id: f2,
+            leader_epoch: f3,
+            vote_granted: f4,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -581,6 +685,12 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> NodeEndpoint<'a> {
@@ -592,10 +702,32 @@ impl<'a> NodeEndpoint<'a> {
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
-        w.string(true, false)?;
+        w.skip_string(true, false)?;
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let _ = version;
+        let f0 = w.i32()?;
+        let f1: &'a str = w.string(true)?;
+        let f2 = w.u16()?;
+        w.empty_tagged_section()?;
+        Some(Self {
+            node_id: f0,
+            host: f1,
+            port: f2,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 

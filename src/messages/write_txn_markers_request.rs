@@ -85,6 +85,12 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> WriteTxnMarkersRequest<'a> {
@@ -100,6 +106,29 @@ impl<'a> WriteTxnMarkersRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> WriteTxnMarkersRequest<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+            return None;
+        }
+        let flexible = version >= 1;
+        let f0: c::Array<'a, WritableTxnMarker<'a>> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            markers: f0,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -296,6 +325,12 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> WritableTxnMarker<'a> {
@@ -317,6 +352,37 @@ impl<'a> WritableTxnMarker<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> WritableTxnMarker<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 1;
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
+        let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        let f1 = i16::from_be_bytes([b8, b9]);
+        let f2 = b10 != 0;
+        let f3: c::Array<'a, WritableTxnMarkerTopic<'a>> = c::Array::take(w, version, flexible)?;
+        let f4 = w.i32()?;
+        let f5: i8 = if version >= 2 { w.i8()? } else { 0 };
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            producer_id: f0,
+            producer_epoch: f1,
+            transaction_result: f2,
+            topics: f3,
+            coordinator_epoch: f4,
+            transaction_version: f5,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
@@ -464,6 +530,12 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
         }
         Ok(this)
     }
+
+    #[cfg(feature = "perf")]
+    #[inline]
+    fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        Self::take_wire(w, version)
+    }
 }
 
 impl<'a> WritableTxnMarkerTopic<'a> {
@@ -474,12 +546,34 @@ impl<'a> WritableTxnMarkerTopic<'a> {
     #[inline]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
-        w.string(flexible, false)?;
+        w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> WritableTxnMarkerTopic<'a> {
+    /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
+    /// leaves to `read`.
+    #[doc(hidden)]
+    #[cfg(feature = "perf")]
+    #[inline]
+    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let flexible = version >= 1;
+        let f0: &'a str = w.string(flexible)?;
+        let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
+        if flexible {
+            w.empty_tagged_section()?;
+        }
+        Some(Self {
+            name: f0,
+            partition_indexes: f1,
+            unknown_tagged_fields: c::TaggedFields::EMPTY,
+        })
     }
 }
 
