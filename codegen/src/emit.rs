@@ -1241,36 +1241,58 @@ fn emit_struct(
 
     let mut body = String::new();
     body.push_str(&flex_let);
-    // Consecutive fixed-width fields under the same condition are written through one
-    // reservation of their total width (a sub-writer whose checks the compiler folds).
-    let mut run: Vec<String> = Vec::new();
-    let mut run_width = 0usize;
-    let mut run_cond = Cond::Never;
-    let flush_run = |body: &mut String, run: &mut Vec<String>, width: &mut usize, cond: &Cond| {
-        let stmts = run.join(" ");
-        let grouped = run.len() > 1;
-        match cond {
-            _ if run.is_empty() => {}
-            Cond::Never => {}
-            Cond::Always if grouped => {
-                let _ = writeln!(body, "if let Some(mut w) = w.sub({width}) {{ {stmts} }}");
+    // Consecutive fixed-width fields are written through one reservation of their total width
+    // at the version (a sub-writer, whose checks the compiler folds where the width is fixed),
+    // whatever versions each is present in.
+    let mut run: Vec<(Cond, String, usize)> = Vec::new();
+    let flush_run = |body: &mut String, run: &mut Vec<(Cond, String, usize)>| {
+        let stmt = |c: &Cond, s: &str| match c {
+            Cond::Expr(e) => format!("if {e} {{ {s} }}"),
+            _ => s.to_string(),
+        };
+        match run.as_slice() {
+            [] => {}
+            [(c, s, _)] => {
+                let _ = writeln!(body, "{}", stmt(c, s));
             }
-            Cond::Always => {
-                let _ = writeln!(body, "{stmts}");
+            [(first, ..), rest @ ..] if rest.iter().all(|(c, ..)| c == first) => {
+                let width: usize = run.iter().map(|(.., w)| w).sum();
+                let stmts: Vec<&str> = run.iter().map(|(_, s, _)| s.as_str()).collect();
+                let stmts = stmts.join(" ");
+                match first {
+                    // Position conditions are single comparisons, so they chain with `&&`.
+                    Cond::Expr(e) => {
+                        let _ = writeln!(
+                            body,
+                            "if {e} && let Some(mut w) = w.sub({width}) {{ {stmts} }}"
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(body, "if let Some(mut w) = w.sub({width}) {{ {stmts} }}");
+                    }
+                }
             }
-            // Position conditions are single comparisons, so they chain with `&&`.
-            Cond::Expr(e) if grouped => {
+            _ => {
+                let fixed: usize = run
+                    .iter()
+                    .filter(|(c, ..)| *c == Cond::Always)
+                    .map(|(.., w)| w)
+                    .sum();
+                let mut width = format!("{fixed}usize");
+                for (c, _, w) in run.iter() {
+                    if let Cond::Expr(e) = c {
+                        let _ = write!(width, ".wrapping_add(if {e} {{ {w} }} else {{ 0 }})");
+                    }
+                }
+                let stmts: Vec<String> = run.iter().map(|(c, s, _)| stmt(c, s)).collect();
                 let _ = writeln!(
                     body,
-                    "if {e} && let Some(mut w) = w.sub({width}) {{ {stmts} }}"
+                    "if let Some(mut w) = w.sub({width}) {{ {} }}",
+                    stmts.join(" ")
                 );
-            }
-            Cond::Expr(e) => {
-                let _ = writeln!(body, "if {e} {{ {stmts} }}");
             }
         }
         run.clear();
-        *width = 0;
     };
     for x in &fields {
         if x.pos == Cond::Never {
@@ -1281,15 +1303,10 @@ fn emit_struct(
             _ => None,
         };
         if let Some(width) = fixed {
-            if x.pos != run_cond {
-                flush_run(&mut body, &mut run, &mut run_width, &run_cond);
-                run_cond = x.pos.clone();
-            }
-            run.push(write_stmt(x, false));
-            run_width += width;
+            run.push((x.pos.clone(), write_stmt(x, false), width));
             continue;
         }
-        flush_run(&mut body, &mut run, &mut run_width, &run_cond);
+        flush_run(&mut body, &mut run);
         match &x.pos {
             Cond::Never => {}
             Cond::Always => {
@@ -1300,35 +1317,36 @@ fn emit_struct(
             }
         }
     }
-    flush_run(&mut body, &mut run, &mut run_width, &run_cond);
+    flush_run(&mut body, &mut run);
     if flex != Cond::Never {
         let mut sec = String::new();
         if tagged_fields.is_empty() {
             sec.push_str("self.unknown_tagged_fields.write_section(w);\n");
         } else {
+            // Which tagged fields are written is decided once, for the count and the entries;
+            // when none is (the usual case), the section is its zero count.
             sec.push_str("let mut count: u32 = self.unknown_tagged_fields.count();\n");
-            for x in &tagged_fields {
+            for (k, x) in tagged_fields.iter().enumerate() {
+                let present = match &x.tagged {
+                    Cond::Expr(e) => format!("{e} && {}", non_default(x)?),
+                    _ => non_default(x)?,
+                };
                 let _ = writeln!(
                     sec,
-                    "{}",
-                    guarded(
-                        &x.tagged,
-                        &non_default(x)?,
-                        "count = count.saturating_add(1);"
-                    )
+                    "let tagged_{k} = {present};\ncount = count.saturating_add(u32::from(tagged_{k}));"
                 );
             }
-            sec.push_str("w.uvarint(count);\n");
-            for x in &tagged_fields {
+            sec.push_str("w.uvarint(count);\nif count != 0 {\n");
+            for (k, x) in tagged_fields.iter().enumerate() {
                 let t = x.f.tag.unwrap_or_default();
-                let stmt = format!(
-                    "let size = self.tagged_len_{}(version).unwrap_or(0); w.uvarint({t}); w.uvarint(u32::try_from(size).unwrap_or(u32::MAX)); {}",
+                let _ = writeln!(
+                    sec,
+                    "if tagged_{k} {{ let size = self.tagged_len_{}(version).unwrap_or(0); w.uvarint({t}); w.uvarint(u32::try_from(size).unwrap_or(u32::MAX)); {} }}",
                     plain_ident(&x.f.name),
                     write_stmt(x, true)
                 );
-                let _ = writeln!(sec, "{}", guarded(&x.tagged, &non_default(x)?, &stmt));
             }
-            sec.push_str("self.unknown_tagged_fields.write(w);\n");
+            sec.push_str("self.unknown_tagged_fields.write(w);\n}\n");
         }
         match &flex {
             Cond::Always => body.push_str(&sec),

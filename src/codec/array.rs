@@ -171,6 +171,10 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     /// Walks `count` elements (see [`Element::walk`]).
     #[inline(always)]
     fn walk_each(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<()> {
+        // Empty arrays (no aborted transactions, no offline replicas) are common: no call.
+        if count == 0 {
+            return Some(());
+        }
         let rest = Self::walk_run(*w, count, version, flexible)?;
         w.set_rest(rest);
         Some(())

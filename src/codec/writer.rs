@@ -68,9 +68,12 @@ impl<'b> Writer<'b> {
 
     /// Records a write that did not fit: `missing` bytes more than the buffer had left. The rest
     /// of the buffer is given up, so nothing is written after the gap.
-    #[cold]
-    #[inline(never)]
+    ///
+    /// Inline, with only the hint out of line: a call that took the writer would make every
+    /// loop that writes keep the writer in memory rather than in registers.
+    #[inline(always)]
     fn overflow(&mut self, missing: usize) {
+        cold_path();
         self.lost = self.lost.saturating_add(missing);
         self.rest = &mut [];
     }
@@ -256,10 +259,22 @@ impl<'b> Writer<'b> {
     #[inline(always)]
     pub fn len(&mut self, len: usize, flexible: bool, short: bool) {
         if flexible {
-            match u8::try_from(len) {
+            let n = u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1);
+            let [b0, b1, b2, _] = n.to_le_bytes();
+            match n {
                 // One byte: N + 1 below 0x80.
-                Ok(b) if b < 0x7f => self.u8(b.wrapping_add(1)),
-                _ => self.uvarint_long(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1)),
+                0..0x80 => self.u8(b0),
+                // Two and three bytes inline with `perf`, for bytes and records fields (which
+                // are often that long); strings, rarely over 126 bytes, stay small.
+                0x80..0x4000 if cfg!(feature = "perf") && !short => {
+                    self.put_array([b0 | 0x80, (b0 >> 7) | (b1 << 1)]);
+                }
+                0x4000..0x20_0000 if cfg!(feature = "perf") && !short => self.put_array([
+                    b0 | 0x80,
+                    (b0 >> 7) | (b1 << 1) | 0x80,
+                    (b1 >> 6) | (b2 << 2),
+                ]),
+                _ => self.uvarint_long(n),
             }
         } else if short {
             self.i16(i16::try_from(len).unwrap_or(i16::MAX));
@@ -297,14 +312,14 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes bytes with their length prefix.
-    #[inline]
+    #[inline(always)]
     pub fn bytes(&mut self, v: &[u8], flexible: bool) {
         self.len(v.len(), flexible, false);
         self.put(v);
     }
 
     /// Writes nullable bytes.
-    #[inline]
+    #[inline(always)]
     pub fn nullable_bytes(&mut self, v: Option<&[u8]>, flexible: bool) {
         match v {
             Some(b) => self.bytes(b, flexible),
@@ -312,6 +327,11 @@ impl<'b> Writer<'b> {
         }
     }
 }
+
+/// Marks the path that calls it as unlikely, for the compiler's block layout.
+#[cold]
+#[inline(never)]
+const fn cold_path() {}
 
 /// Bytes in the minimal unsigned varint encoding of `v`.
 #[inline]

@@ -284,9 +284,11 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.throttle_time_ms);
-        if version >= 4 {
-            w.i16(self.error_code);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 4 { 2 } else { 0 })) {
+            w.i32(self.throttle_time_ms);
+            if version >= 4 {
+                w.i16(self.error_code);
+            }
         }
         if version >= 4 {
             self.results_by_transaction.write(w, version, flexible);

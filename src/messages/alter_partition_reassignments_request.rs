@@ -206,9 +206,11 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.timeout_ms);
-        if version >= 1 {
-            w.bool(self.allow_replication_factor_change);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            w.i32(self.timeout_ms);
+            if version >= 1 {
+                w.bool(self.allow_replication_factor_change);
+            }
         }
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -246,11 +246,13 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.throttle_time_ms);
-        if version >= 1 {
-            w.bool(self.allow_replication_factor_change);
+        if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            w.i32(self.throttle_time_ms);
+            if version >= 1 {
+                w.bool(self.allow_replication_factor_change);
+            }
+            w.i16(self.error_code);
         }
-        w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         self.responses.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -700,10 +700,12 @@ impl c::Encode for PartitionData<'_> {
         if version >= 3 {
             self.new_isr_with_epochs.write(w, version, true);
         }
-        if version >= 1 {
-            w.i8(self.leader_recovery_state);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            if version >= 1 {
+                w.i8(self.leader_recovery_state);
+            }
+            w.i32(self.partition_epoch);
         }
-        w.i32(self.partition_epoch);
         self.unknown_tagged_fields.write_section(w);
     }
 }

@@ -402,46 +402,44 @@ impl c::Encode for ApiVersionsResponse<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 3 && !self.supported_features.is_empty() {
-                count = count.saturating_add(1);
-            }
-            if version >= 3 && self.finalized_features_epoch != -1 {
-                count = count.saturating_add(1);
-            }
-            if version >= 3 && !self.finalized_features.is_empty() {
-                count = count.saturating_add(1);
-            }
-            if version >= 3 && self.zk_migration_ready {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 3 && !self.supported_features.is_empty();
+            count = count.saturating_add(u32::from(tagged_0));
+            let tagged_1 = version >= 3 && self.finalized_features_epoch != -1;
+            count = count.saturating_add(u32::from(tagged_1));
+            let tagged_2 = version >= 3 && !self.finalized_features.is_empty();
+            count = count.saturating_add(u32::from(tagged_2));
+            let tagged_3 = version >= 3 && self.zk_migration_ready;
+            count = count.saturating_add(u32::from(tagged_3));
             w.uvarint(count);
-            if version >= 3 && !self.supported_features.is_empty() {
-                let size = self.tagged_len_supported_features(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                self.supported_features.write(w, version, true);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_supported_features(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    self.supported_features.write(w, version, true);
+                }
+                if tagged_1 {
+                    let size = self
+                        .tagged_len_finalized_features_epoch(version)
+                        .unwrap_or(0);
+                    w.uvarint(1);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.i64(self.finalized_features_epoch);
+                }
+                if tagged_2 {
+                    let size = self.tagged_len_finalized_features(version).unwrap_or(0);
+                    w.uvarint(2);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    self.finalized_features.write(w, version, true);
+                }
+                if tagged_3 {
+                    let size = self.tagged_len_zk_migration_ready(version).unwrap_or(0);
+                    w.uvarint(3);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.bool(self.zk_migration_ready);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            if version >= 3 && self.finalized_features_epoch != -1 {
-                let size = self
-                    .tagged_len_finalized_features_epoch(version)
-                    .unwrap_or(0);
-                w.uvarint(1);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.i64(self.finalized_features_epoch);
-            }
-            if version >= 3 && !self.finalized_features.is_empty() {
-                let size = self.tagged_len_finalized_features(version).unwrap_or(0);
-                w.uvarint(2);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                self.finalized_features.write(w, version, true);
-            }
-            if version >= 3 && self.zk_migration_ready {
-                let size = self.tagged_len_zk_migration_ready(version).unwrap_or(0);
-                w.uvarint(3);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.bool(self.zk_migration_ready);
-            }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

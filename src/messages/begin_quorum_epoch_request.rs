@@ -663,11 +663,11 @@ impl c::Encode for PartitionData<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
-        w.i32(self.partition_index);
-        if version >= 1 {
-            w.uuid(self.voter_directory_id);
-        }
-        if let Some(mut w) = w.sub(8) {
+        if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 1 { 16 } else { 0 })) {
+            w.i32(self.partition_index);
+            if version >= 1 {
+                w.uuid(self.voter_directory_id);
+            }
             w.i32(self.leader_id);
             w.i32(self.leader_epoch);
         }

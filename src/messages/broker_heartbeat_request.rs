@@ -368,26 +368,26 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
             w.bool(self.want_shut_down);
         }
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if version >= 1 && !self.offline_log_dirs.is_empty() {
-            count = count.saturating_add(1);
-        }
-        if version >= 2 && self.cordoned_log_dirs.is_some() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = version >= 1 && !self.offline_log_dirs.is_empty();
+        count = count.saturating_add(u32::from(tagged_0));
+        let tagged_1 = version >= 2 && self.cordoned_log_dirs.is_some();
+        count = count.saturating_add(u32::from(tagged_1));
         w.uvarint(count);
-        if version >= 1 && !self.offline_log_dirs.is_empty() {
-            let size = self.tagged_len_offline_log_dirs(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            self.offline_log_dirs.write(w, version, true);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_offline_log_dirs(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                self.offline_log_dirs.write(w, version, true);
+            }
+            if tagged_1 {
+                let size = self.tagged_len_cordoned_log_dirs(version).unwrap_or(0);
+                w.uvarint(1);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                c::Array::write_nullable(self.cordoned_log_dirs.as_ref(), w, version, true);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        if version >= 2 && self.cordoned_log_dirs.is_some() {
-            let size = self.tagged_len_cordoned_log_dirs(version).unwrap_or(0);
-            w.uvarint(1);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            c::Array::write_nullable(self.cordoned_log_dirs.as_ref(), w, version, true);
-        }
-        self.unknown_tagged_fields.write(w);
     }
 }
 

@@ -187,9 +187,11 @@ impl c::Encode for ControlledShutdownRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        w.i32(self.broker_id);
-        if version >= 2 {
-            w.i64(self.broker_epoch);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 8 } else { 0 })) {
+            w.i32(self.broker_id);
+            if version >= 2 {
+                w.i64(self.broker_epoch);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -217,9 +217,11 @@ impl c::Encode for CreateTopicsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         self.topics.write(w, version, flexible);
-        w.i32(self.timeout_ms);
-        if version >= 1 {
-            w.bool(self.validate_only);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            w.i32(self.timeout_ms);
+            if version >= 1 {
+                w.bool(self.validate_only);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -572,10 +572,12 @@ impl c::Encode for CreatableTopicResult<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.string(self.name, flexible);
-        if version >= 7 {
-            w.uuid(self.topic_id);
+        if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 7 { 16 } else { 0 })) {
+            if version >= 7 {
+                w.uuid(self.topic_id);
+            }
+            w.i16(self.error_code);
         }
-        w.i16(self.error_code);
         if version >= 1 {
             w.nullable_string(self.error_message, flexible);
         }
@@ -590,19 +592,20 @@ impl c::Encode for CreatableTopicResult<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 5 && self.topic_config_error_code != 0 {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 5 && self.topic_config_error_code != 0;
+            count = count.saturating_add(u32::from(tagged_0));
             w.uvarint(count);
-            if version >= 5 && self.topic_config_error_code != 0 {
-                let size = self
-                    .tagged_len_topic_config_error_code(version)
-                    .unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.i16(self.topic_config_error_code);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self
+                        .tagged_len_topic_config_error_code(version)
+                        .unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.i16(self.topic_config_error_code);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

@@ -455,10 +455,12 @@ impl c::Encode for DeletableTopicResult<'_> {
         } else if let Some(v) = self.name {
             w.string(v, flexible);
         }
-        if version >= 6 {
-            w.uuid(self.topic_id);
+        if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 6 { 16 } else { 0 })) {
+            if version >= 6 {
+                w.uuid(self.topic_id);
+            }
+            w.i16(self.error_code);
         }
-        w.i16(self.error_code);
         if version >= 5 {
             w.nullable_string(self.error_message, flexible);
         }

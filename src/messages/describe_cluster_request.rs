@@ -210,12 +210,18 @@ impl c::Encode for DescribeClusterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.bool(self.include_cluster_authorized_operations);
-        if version >= 1 {
-            w.i8(self.endpoint_type);
-        }
-        if version >= 2 {
-            w.bool(self.include_fenced_brokers);
+        if let Some(mut w) = w.sub(
+            1usize
+                .wrapping_add(if version >= 1 { 1 } else { 0 })
+                .wrapping_add(if version >= 2 { 1 } else { 0 }),
+        ) {
+            w.bool(self.include_cluster_authorized_operations);
+            if version >= 1 {
+                w.i8(self.endpoint_type);
+            }
+            if version >= 2 {
+                w.bool(self.include_fenced_brokers);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

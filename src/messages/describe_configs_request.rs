@@ -234,11 +234,17 @@ impl c::Encode for DescribeConfigsRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
         self.resources.write(w, version, flexible);
-        if version >= 1 {
-            w.bool(self.include_synonyms);
-        }
-        if version >= 3 {
-            w.bool(self.include_documentation);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 1 { 1 } else { 0 })
+                .wrapping_add(if version >= 3 { 1 } else { 0 }),
+        ) {
+            if version >= 1 {
+                w.bool(self.include_synonyms);
+            }
+            if version >= 3 {
+                w.bool(self.include_documentation);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -816,14 +816,20 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
         let flexible = version >= 4;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
-        w.bool(self.read_only);
-        if version <= 0 {
-            w.bool(self.is_default);
+        if let Some(mut w) = w.sub(
+            2usize
+                .wrapping_add(if version <= 0 { 1 } else { 0 })
+                .wrapping_add(if version >= 1 { 1 } else { 0 }),
+        ) {
+            w.bool(self.read_only);
+            if version <= 0 {
+                w.bool(self.is_default);
+            }
+            if version >= 1 {
+                w.i8(self.config_source);
+            }
+            w.bool(self.is_sensitive);
         }
-        if version >= 1 {
-            w.i8(self.config_source);
-        }
-        w.bool(self.is_sensitive);
         if version >= 1 {
             self.synonyms.write(w, version, flexible);
         }

@@ -213,9 +213,11 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.throttle_time_ms);
-        if version >= 3 {
-            w.i16(self.error_code);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 3 { 2 } else { 0 })) {
+            w.i32(self.throttle_time_ms);
+            if version >= 3 {
+                w.i16(self.error_code);
+            }
         }
         self.results.write(w, version, flexible);
         if flexible {
@@ -500,14 +502,21 @@ impl c::Encode for DescribeLogDirsResult<'_> {
         w.i16(self.error_code);
         w.string(self.log_dir, flexible);
         self.topics.write(w, version, flexible);
-        if version >= 4
-            && let Some(mut w) = w.sub(16)
-        {
-            w.i64(self.total_bytes);
-            w.i64(self.usable_bytes);
-        }
-        if version >= 5 {
-            w.bool(self.is_cordoned);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 4 { 8 } else { 0 })
+                .wrapping_add(if version >= 4 { 8 } else { 0 })
+                .wrapping_add(if version >= 5 { 1 } else { 0 }),
+        ) {
+            if version >= 4 {
+                w.i64(self.total_bytes);
+            }
+            if version >= 4 {
+                w.i64(self.usable_bytes);
+            }
+            if version >= 5 {
+                w.bool(self.is_cordoned);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -1302,16 +1302,23 @@ impl c::Encode for ReplicaState<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.replica_id);
-        if version >= 2 {
-            w.uuid(self.replica_directory_id);
-        }
-        w.i64(self.log_end_offset);
-        if version >= 1
-            && let Some(mut w) = w.sub(16)
-        {
-            w.i64(self.last_fetch_timestamp);
-            w.i64(self.last_caught_up_timestamp);
+        if let Some(mut w) = w.sub(
+            12usize
+                .wrapping_add(if version >= 2 { 16 } else { 0 })
+                .wrapping_add(if version >= 1 { 8 } else { 0 })
+                .wrapping_add(if version >= 1 { 8 } else { 0 }),
+        ) {
+            w.i32(self.replica_id);
+            if version >= 2 {
+                w.uuid(self.replica_directory_id);
+            }
+            w.i64(self.log_end_offset);
+            if version >= 1 {
+                w.i64(self.last_fetch_timestamp);
+            }
+            if version >= 1 {
+                w.i64(self.last_caught_up_timestamp);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

@@ -836,15 +836,15 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if let Some(mut w) = w.sub(16) {
+        if let Some(mut w) = w.sub(18usize.wrapping_add(if version >= 1 { 8 } else { 0 })) {
             w.i32(self.partition_index);
             w.i64(self.start_offset);
             w.i32(self.leader_epoch);
+            if version >= 1 {
+                w.i64(self.lag);
+            }
+            w.i16(self.error_code);
         }
-        if version >= 1 {
-            w.i64(self.lag);
-        }
-        w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         self.unknown_tagged_fields.write_section(w);
     }

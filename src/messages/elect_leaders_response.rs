@@ -223,9 +223,11 @@ impl c::Encode for ElectLeadersResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.throttle_time_ms);
-        if version >= 1 {
-            w.i16(self.error_code);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 2 } else { 0 })) {
+            w.i32(self.throttle_time_ms);
+            if version >= 1 {
+                w.i16(self.error_code);
+            }
         }
         self.replica_election_results.write(w, version, flexible);
         if flexible {

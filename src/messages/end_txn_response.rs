@@ -232,15 +232,19 @@ impl c::Encode for EndTxnResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        if let Some(mut w) = w.sub(6) {
+        if let Some(mut w) = w.sub(
+            6usize
+                .wrapping_add(if version >= 5 { 8 } else { 0 })
+                .wrapping_add(if version >= 5 { 2 } else { 0 }),
+        ) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
-        }
-        if version >= 5
-            && let Some(mut w) = w.sub(10)
-        {
-            w.i64(self.producer_id);
-            w.i16(self.producer_epoch);
+            if version >= 5 {
+                w.i64(self.producer_id);
+            }
+            if version >= 5 {
+                w.i16(self.producer_epoch);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -504,24 +504,31 @@ impl c::Encode for FetchRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        if version <= 14 {
-            w.i32(self.replica_id);
-        }
-        if let Some(mut w) = w.sub(8) {
+        if let Some(mut w) = w.sub(
+            8usize
+                .wrapping_add(if version <= 14 { 4 } else { 0 })
+                .wrapping_add(if version >= 3 { 4 } else { 0 })
+                .wrapping_add(if version >= 4 { 1 } else { 0 })
+                .wrapping_add(if version >= 7 { 4 } else { 0 })
+                .wrapping_add(if version >= 7 { 4 } else { 0 }),
+        ) {
+            if version <= 14 {
+                w.i32(self.replica_id);
+            }
             w.i32(self.max_wait_ms);
             w.i32(self.min_bytes);
-        }
-        if version >= 3 {
-            w.i32(self.max_bytes);
-        }
-        if version >= 4 {
-            w.i8(self.isolation_level);
-        }
-        if version >= 7
-            && let Some(mut w) = w.sub(8)
-        {
-            w.i32(self.session_id);
-            w.i32(self.session_epoch);
+            if version >= 3 {
+                w.i32(self.max_bytes);
+            }
+            if version >= 4 {
+                w.i8(self.isolation_level);
+            }
+            if version >= 7 {
+                w.i32(self.session_id);
+            }
+            if version >= 7 {
+                w.i32(self.session_epoch);
+            }
         }
         self.topics.write(w, version, flexible);
         if version >= 7 {
@@ -532,26 +539,26 @@ impl c::Encode for FetchRequest<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 12 && self.cluster_id.is_some() {
-                count = count.saturating_add(1);
-            }
-            if version >= 15 && !self.replica_state.is_default() {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 12 && self.cluster_id.is_some();
+            count = count.saturating_add(u32::from(tagged_0));
+            let tagged_1 = version >= 15 && !self.replica_state.is_default();
+            count = count.saturating_add(u32::from(tagged_1));
             w.uvarint(count);
-            if version >= 12 && self.cluster_id.is_some() {
-                let size = self.tagged_len_cluster_id(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.nullable_string(self.cluster_id, true);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_cluster_id(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.nullable_string(self.cluster_id, true);
+                }
+                if tagged_1 {
+                    let size = self.tagged_len_replica_state(version).unwrap_or(0);
+                    w.uvarint(1);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    c::Encode::write(&self.replica_state, w, version);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            if version >= 15 && !self.replica_state.is_default() {
-                let size = self.tagged_len_replica_state(version).unwrap_or(0);
-                w.uvarint(1);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                c::Encode::write(&self.replica_state, w, version);
-            }
-            self.unknown_tagged_fields.write(w);
         }
     }
 
@@ -1304,40 +1311,47 @@ impl c::Encode for FetchPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        w.i32(self.partition);
-        if version >= 9 {
-            w.i32(self.current_leader_epoch);
+        if let Some(mut w) = w.sub(
+            16usize
+                .wrapping_add(if version >= 9 { 4 } else { 0 })
+                .wrapping_add(if version >= 12 { 4 } else { 0 })
+                .wrapping_add(if version >= 5 { 8 } else { 0 }),
+        ) {
+            w.i32(self.partition);
+            if version >= 9 {
+                w.i32(self.current_leader_epoch);
+            }
+            w.i64(self.fetch_offset);
+            if version >= 12 {
+                w.i32(self.last_fetched_epoch);
+            }
+            if version >= 5 {
+                w.i64(self.log_start_offset);
+            }
+            w.i32(self.partition_max_bytes);
         }
-        w.i64(self.fetch_offset);
-        if version >= 12 {
-            w.i32(self.last_fetched_epoch);
-        }
-        if version >= 5 {
-            w.i64(self.log_start_offset);
-        }
-        w.i32(self.partition_max_bytes);
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 17 && self.replica_directory_id != c::Uuid::ZERO {
-                count = count.saturating_add(1);
-            }
-            if version >= 18 && self.high_watermark != 9223372036854775807 {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 17 && self.replica_directory_id != c::Uuid::ZERO;
+            count = count.saturating_add(u32::from(tagged_0));
+            let tagged_1 = version >= 18 && self.high_watermark != 9223372036854775807;
+            count = count.saturating_add(u32::from(tagged_1));
             w.uvarint(count);
-            if version >= 17 && self.replica_directory_id != c::Uuid::ZERO {
-                let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.uuid(self.replica_directory_id);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.uuid(self.replica_directory_id);
+                }
+                if tagged_1 {
+                    let size = self.tagged_len_high_watermark(version).unwrap_or(0);
+                    w.uvarint(1);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.i64(self.high_watermark);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            if version >= 18 && self.high_watermark != 9223372036854775807 {
-                let size = self.tagged_len_high_watermark(version).unwrap_or(0);
-                w.uvarint(1);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.i64(self.high_watermark);
-            }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

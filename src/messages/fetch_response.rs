@@ -302,29 +302,37 @@ impl c::Encode for FetchResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        if version >= 1 {
-            w.i32(self.throttle_time_ms);
-        }
-        if version >= 7
-            && let Some(mut w) = w.sub(6)
-        {
-            w.i16(self.error_code);
-            w.i32(self.session_id);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 1 { 4 } else { 0 })
+                .wrapping_add(if version >= 7 { 2 } else { 0 })
+                .wrapping_add(if version >= 7 { 4 } else { 0 }),
+        ) {
+            if version >= 1 {
+                w.i32(self.throttle_time_ms);
+            }
+            if version >= 7 {
+                w.i16(self.error_code);
+            }
+            if version >= 7 {
+                w.i32(self.session_id);
+            }
         }
         self.responses.write(w, version, flexible);
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 16 && !self.node_endpoints.is_empty() {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 16 && !self.node_endpoints.is_empty();
+            count = count.saturating_add(u32::from(tagged_0));
             w.uvarint(count);
-            if version >= 16 && !self.node_endpoints.is_empty() {
-                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                self.node_endpoints.write(w, version, true);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    self.node_endpoints.write(w, version, true);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            self.unknown_tagged_fields.write(w);
         }
     }
 
@@ -1039,16 +1047,20 @@ impl c::Encode for PartitionData<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
-        if let Some(mut w) = w.sub(14) {
+        if let Some(mut w) = w.sub(
+            14usize
+                .wrapping_add(if version >= 4 { 8 } else { 0 })
+                .wrapping_add(if version >= 5 { 8 } else { 0 }),
+        ) {
             w.i32(self.partition_index);
             w.i16(self.error_code);
             w.i64(self.high_watermark);
-        }
-        if version >= 4 {
-            w.i64(self.last_stable_offset);
-        }
-        if version >= 5 {
-            w.i64(self.log_start_offset);
+            if version >= 4 {
+                w.i64(self.last_stable_offset);
+            }
+            if version >= 5 {
+                w.i64(self.log_start_offset);
+            }
         }
         if version >= 4 {
             c::Array::write_nullable(self.aborted_transactions.as_ref(), w, version, flexible);
@@ -1059,35 +1071,34 @@ impl c::Encode for PartitionData<'_> {
         w.nullable_bytes(self.records.map(|x| x.as_bytes()), flexible);
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 12 && !self.diverging_epoch.is_default() {
-                count = count.saturating_add(1);
-            }
-            if version >= 12 && !self.current_leader.is_default() {
-                count = count.saturating_add(1);
-            }
-            if version >= 12 && !self.snapshot_id.is_default() {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 12 && !self.diverging_epoch.is_default();
+            count = count.saturating_add(u32::from(tagged_0));
+            let tagged_1 = version >= 12 && !self.current_leader.is_default();
+            count = count.saturating_add(u32::from(tagged_1));
+            let tagged_2 = version >= 12 && !self.snapshot_id.is_default();
+            count = count.saturating_add(u32::from(tagged_2));
             w.uvarint(count);
-            if version >= 12 && !self.diverging_epoch.is_default() {
-                let size = self.tagged_len_diverging_epoch(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                c::Encode::write(&self.diverging_epoch, w, version);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_diverging_epoch(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    c::Encode::write(&self.diverging_epoch, w, version);
+                }
+                if tagged_1 {
+                    let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                    w.uvarint(1);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    c::Encode::write(&self.current_leader, w, version);
+                }
+                if tagged_2 {
+                    let size = self.tagged_len_snapshot_id(version).unwrap_or(0);
+                    w.uvarint(2);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    c::Encode::write(&self.snapshot_id, w, version);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            if version >= 12 && !self.current_leader.is_default() {
-                let size = self.tagged_len_current_leader(version).unwrap_or(0);
-                w.uvarint(1);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                c::Encode::write(&self.current_leader, w, version);
-            }
-            if version >= 12 && !self.snapshot_id.is_default() {
-                let size = self.tagged_len_snapshot_id(version).unwrap_or(0);
-                w.uvarint(2);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                c::Encode::write(&self.snapshot_id, w, version);
-            }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

@@ -227,17 +227,18 @@ impl c::Encode for FetchSnapshotRequest<'_> {
         }
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if self.cluster_id.is_some() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = self.cluster_id.is_some();
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if self.cluster_id.is_some() {
-            let size = self.tagged_len_cluster_id(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            w.nullable_string(self.cluster_id, true);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_cluster_id(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                w.nullable_string(self.cluster_id, true);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
@@ -635,17 +636,18 @@ impl c::Encode for PartitionSnapshot<'_> {
         c::Encode::write(&self.snapshot_id, w, version);
         w.i64(self.position);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if version >= 1 && self.replica_directory_id != c::Uuid::ZERO {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = version >= 1 && self.replica_directory_id != c::Uuid::ZERO;
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if version >= 1 && self.replica_directory_id != c::Uuid::ZERO {
-            let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            w.uuid(self.replica_directory_id);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_replica_directory_id(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                w.uuid(self.replica_directory_id);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {

@@ -239,17 +239,18 @@ impl c::Encode for FetchSnapshotResponse<'_> {
         }
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if version >= 1 && !self.node_endpoints.is_empty() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = version >= 1 && !self.node_endpoints.is_empty();
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if version >= 1 && !self.node_endpoints.is_empty() {
-            let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            self.node_endpoints.write(w, version, true);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                self.node_endpoints.write(w, version, true);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 }
 
@@ -697,17 +698,18 @@ impl c::Encode for PartitionSnapshot<'_> {
         }
         w.bytes(self.unaligned_records.as_bytes(), true);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if !self.current_leader.is_default() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = !self.current_leader.is_default();
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if !self.current_leader.is_default() {
-            let size = self.tagged_len_current_leader(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            c::Encode::write(&self.current_leader, w, version);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                c::Encode::write(&self.current_leader, w, version);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 }
 

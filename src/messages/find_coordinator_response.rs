@@ -383,11 +383,17 @@ impl c::Encode for FindCoordinatorResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        if version >= 1 {
-            w.i32(self.throttle_time_ms);
-        }
-        if version <= 3 {
-            w.i16(self.error_code);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 1 { 4 } else { 0 })
+                .wrapping_add(if version <= 3 { 2 } else { 0 }),
+        ) {
+            if version >= 1 {
+                w.i32(self.throttle_time_ms);
+            }
+            if version <= 3 {
+                w.i16(self.error_code);
+            }
         }
         if (1..=3).contains(&version) {
             w.nullable_string(self.error_message, flexible);

@@ -316,18 +316,26 @@ impl c::Encode for InitProducerIdRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
         w.nullable_string(self.transactional_id, flexible);
-        w.i32(self.transaction_timeout_ms);
-        if version >= 3
-            && let Some(mut w) = w.sub(10)
-        {
-            w.i64(self.producer_id);
-            w.i16(self.producer_epoch);
-        }
-        if version >= 6
-            && let Some(mut w) = w.sub(2)
-        {
-            w.bool(self.enable2_pc);
-            w.bool(self.keep_prepared_txn);
+        if let Some(mut w) = w.sub(
+            4usize
+                .wrapping_add(if version >= 3 { 8 } else { 0 })
+                .wrapping_add(if version >= 3 { 2 } else { 0 })
+                .wrapping_add(if version >= 6 { 1 } else { 0 })
+                .wrapping_add(if version >= 6 { 1 } else { 0 }),
+        ) {
+            w.i32(self.transaction_timeout_ms);
+            if version >= 3 {
+                w.i64(self.producer_id);
+            }
+            if version >= 3 {
+                w.i16(self.producer_epoch);
+            }
+            if version >= 6 {
+                w.bool(self.enable2_pc);
+            }
+            if version >= 6 {
+                w.bool(self.keep_prepared_txn);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -296,17 +296,21 @@ impl c::Encode for InitProducerIdResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        if let Some(mut w) = w.sub(16) {
+        if let Some(mut w) = w.sub(
+            16usize
+                .wrapping_add(if version >= 6 { 8 } else { 0 })
+                .wrapping_add(if version >= 6 { 2 } else { 0 }),
+        ) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
             w.i64(self.producer_id);
             w.i16(self.producer_epoch);
-        }
-        if version >= 6
-            && let Some(mut w) = w.sub(10)
-        {
-            w.i64(self.ongoing_txn_producer_id);
-            w.i16(self.ongoing_txn_producer_epoch);
+            if version >= 6 {
+                w.i64(self.ongoing_txn_producer_id);
+            }
+            if version >= 6 {
+                w.i16(self.ongoing_txn_producer_epoch);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

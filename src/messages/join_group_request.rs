@@ -358,9 +358,11 @@ impl c::Encode for JoinGroupRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
         w.string(self.group_id, flexible);
-        w.i32(self.session_timeout_ms);
-        if version >= 1 {
-            w.i32(self.rebalance_timeout_ms);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
+            w.i32(self.session_timeout_ms);
+            if version >= 1 {
+                w.i32(self.rebalance_timeout_ms);
+            }
         }
         w.string(self.member_id, flexible);
         if version >= 5 {

@@ -388,10 +388,10 @@ impl c::Encode for JoinGroupResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        if version >= 2 {
-            w.i32(self.throttle_time_ms);
-        }
-        if let Some(mut w) = w.sub(6) {
+        if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
+            if version >= 2 {
+                w.i32(self.throttle_time_ms);
+            }
             w.i16(self.error_code);
             w.i32(self.generation_id);
         }

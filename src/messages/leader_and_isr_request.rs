@@ -391,16 +391,23 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
-        w.i32(self.controller_id);
-        if version >= 7 {
-            w.bool(self.is_k_raft_controller);
-        }
-        w.i32(self.controller_epoch);
-        if version >= 2 {
-            w.i64(self.broker_epoch);
-        }
-        if version >= 5 {
-            w.i8(self.r#type);
+        if let Some(mut w) = w.sub(
+            8usize
+                .wrapping_add(if version >= 7 { 1 } else { 0 })
+                .wrapping_add(if version >= 2 { 8 } else { 0 })
+                .wrapping_add(if version >= 5 { 1 } else { 0 }),
+        ) {
+            w.i32(self.controller_id);
+            if version >= 7 {
+                w.bool(self.is_k_raft_controller);
+            }
+            w.i32(self.controller_epoch);
+            if version >= 2 {
+                w.i64(self.broker_epoch);
+            }
+            if version >= 5 {
+                w.i8(self.r#type);
+            }
         }
         if version <= 1 {
             self.ungrouped_partition_states.write(w, version, flexible);
@@ -1312,11 +1319,17 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
         if version >= 3 {
             self.removing_replicas.write(w, version, flexible);
         }
-        if version >= 1 {
-            w.bool(self.is_new);
-        }
-        if version >= 6 {
-            w.i8(self.leader_recovery_state);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 1 { 1 } else { 0 })
+                .wrapping_add(if version >= 6 { 1 } else { 0 }),
+        ) {
+            if version >= 1 {
+                w.bool(self.is_new);
+            }
+            if version >= 6 {
+                w.i8(self.leader_recovery_state);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -371,9 +371,11 @@ impl c::Encode for Voter<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        w.i32(self.voter_id);
-        if version >= 1 {
-            w.uuid(self.voter_directory_id);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 16 } else { 0 })) {
+            w.i32(self.voter_id);
+            if version >= 1 {
+                w.uuid(self.voter_directory_id);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

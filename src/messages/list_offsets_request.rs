@@ -243,9 +243,11 @@ impl c::Encode for ListOffsetsRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        w.i32(self.replica_id);
-        if version >= 2 {
-            w.i8(self.isolation_level);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
+            w.i32(self.replica_id);
+            if version >= 2 {
+                w.i8(self.isolation_level);
+            }
         }
         self.topics.write(w, version, flexible);
         if version >= 10 {
@@ -660,13 +662,19 @@ impl c::Encode for ListOffsetsPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        w.i32(self.partition_index);
-        if version >= 4 {
-            w.i32(self.current_leader_epoch);
-        }
-        w.i64(self.timestamp);
-        if version <= 0 {
-            w.i32(self.max_num_offsets);
+        if let Some(mut w) = w.sub(
+            12usize
+                .wrapping_add(if version >= 4 { 4 } else { 0 })
+                .wrapping_add(if version <= 0 { 4 } else { 0 }),
+        ) {
+            w.i32(self.partition_index);
+            if version >= 4 {
+                w.i32(self.current_leader_epoch);
+            }
+            w.i64(self.timestamp);
+            if version <= 0 {
+                w.i32(self.max_num_offsets);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

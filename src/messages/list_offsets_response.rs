@@ -686,14 +686,21 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
         if version <= 0 {
             self.old_style_offsets.write(w, version, flexible);
         }
-        if version >= 1
-            && let Some(mut w) = w.sub(16)
-        {
-            w.i64(self.timestamp);
-            w.i64(self.offset);
-        }
-        if version >= 4 {
-            w.i32(self.leader_epoch);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 1 { 8 } else { 0 })
+                .wrapping_add(if version >= 1 { 8 } else { 0 })
+                .wrapping_add(if version >= 4 { 4 } else { 0 }),
+        ) {
+            if version >= 1 {
+                w.i64(self.timestamp);
+            }
+            if version >= 1 {
+                w.i64(self.offset);
+            }
+            if version >= 4 {
+                w.i32(self.leader_epoch);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -297,14 +297,21 @@ impl c::Encode for MetadataRequest<'_> {
         } else if let Some(v) = self.topics {
             v.write(w, version, flexible);
         }
-        if version >= 4 {
-            w.bool(self.allow_auto_topic_creation);
-        }
-        if (8..=10).contains(&version) {
-            w.bool(self.include_cluster_authorized_operations);
-        }
-        if version >= 8 {
-            w.bool(self.include_topic_authorized_operations);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 4 { 1 } else { 0 })
+                .wrapping_add(if (8..=10).contains(&version) { 1 } else { 0 })
+                .wrapping_add(if version >= 8 { 1 } else { 0 }),
+        ) {
+            if version >= 4 {
+                w.bool(self.allow_auto_topic_creation);
+            }
+            if (8..=10).contains(&version) {
+                w.bool(self.include_cluster_authorized_operations);
+            }
+            if version >= 8 {
+                w.bool(self.include_topic_authorized_operations);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);

@@ -356,11 +356,17 @@ impl c::Encode for MetadataResponse<'_> {
             w.i32(self.controller_id);
         }
         self.topics.write(w, version, flexible);
-        if (8..=10).contains(&version) {
-            w.i32(self.cluster_authorized_operations);
-        }
-        if version >= 13 {
-            w.i16(self.error_code);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if (8..=10).contains(&version) { 4 } else { 0 })
+                .wrapping_add(if version >= 13 { 2 } else { 0 }),
+        ) {
+            if (8..=10).contains(&version) {
+                w.i32(self.cluster_authorized_operations);
+            }
+            if version >= 13 {
+                w.i16(self.error_code);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);
@@ -910,11 +916,17 @@ impl c::Encode for MetadataResponseTopic<'_> {
         } else if let Some(v) = self.name {
             w.string(v, flexible);
         }
-        if version >= 10 {
-            w.uuid(self.topic_id);
-        }
-        if version >= 1 {
-            w.bool(self.is_internal);
+        if let Some(mut w) = w.sub(
+            0usize
+                .wrapping_add(if version >= 10 { 16 } else { 0 })
+                .wrapping_add(if version >= 1 { 1 } else { 0 }),
+        ) {
+            if version >= 10 {
+                w.uuid(self.topic_id);
+            }
+            if version >= 1 {
+                w.bool(self.is_internal);
+            }
         }
         self.partitions.write(w, version, flexible);
         if version >= 8 {
@@ -1232,13 +1244,13 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
-        if let Some(mut w) = w.sub(10) {
+        if let Some(mut w) = w.sub(10usize.wrapping_add(if version >= 7 { 4 } else { 0 })) {
             w.i16(self.error_code);
             w.i32(self.partition_index);
             w.i32(self.leader_id);
-        }
-        if version >= 7 {
-            w.i32(self.leader_epoch);
+            if version >= 7 {
+                w.i32(self.leader_epoch);
+            }
         }
         self.replica_nodes.write(w, version, flexible);
         self.isr_nodes.write(w, version, flexible);

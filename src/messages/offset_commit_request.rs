@@ -838,15 +838,19 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 8;
-        if let Some(mut w) = w.sub(12) {
+        if let Some(mut w) = w.sub(
+            12usize
+                .wrapping_add(if version >= 6 { 4 } else { 0 })
+                .wrapping_add(if version == 1 { 8 } else { 0 }),
+        ) {
             w.i32(self.partition_index);
             w.i64(self.committed_offset);
-        }
-        if version >= 6 {
-            w.i32(self.committed_leader_epoch);
-        }
-        if version == 1 {
-            w.i64(self.commit_timestamp);
+            if version >= 6 {
+                w.i32(self.committed_leader_epoch);
+            }
+            if version == 1 {
+                w.i64(self.commit_timestamp);
+            }
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {

@@ -731,12 +731,12 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        if let Some(mut w) = w.sub(12) {
+        if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 5 { 4 } else { 0 })) {
             w.i32(self.partition_index);
             w.i64(self.committed_offset);
-        }
-        if version >= 5 {
-            w.i32(self.committed_leader_epoch);
+            if version >= 5 {
+                w.i32(self.committed_leader_epoch);
+            }
         }
         w.nullable_string(self.metadata, flexible);
         w.i16(self.error_code);

@@ -573,11 +573,13 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
-        w.i32(self.partition);
-        if version >= 2 {
-            w.i32(self.current_leader_epoch);
+        if let Some(mut w) = w.sub(8usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
+            w.i32(self.partition);
+            if version >= 2 {
+                w.i32(self.current_leader_epoch);
+            }
+            w.i32(self.leader_epoch);
         }
-        w.i32(self.leader_epoch);
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }

@@ -593,14 +593,14 @@ impl c::Encode for EpochEndOffset<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
-        if let Some(mut w) = w.sub(6) {
+        if let Some(mut w) = w.sub(14usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i16(self.error_code);
             w.i32(self.partition);
+            if version >= 1 {
+                w.i32(self.leader_epoch);
+            }
+            w.i64(self.end_offset);
         }
-        if version >= 1 {
-            w.i32(self.leader_epoch);
-        }
-        w.i64(self.end_offset);
         if flexible {
             self.unknown_tagged_fields.write_section(w);
         }

@@ -248,17 +248,18 @@ impl c::Encode for ProduceResponse<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 10 && !self.node_endpoints.is_empty() {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 10 && !self.node_endpoints.is_empty();
+            count = count.saturating_add(u32::from(tagged_0));
             w.uvarint(count);
-            if version >= 10 && !self.node_endpoints.is_empty() {
-                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                self.node_endpoints.write(w, version, true);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    self.node_endpoints.write(w, version, true);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            self.unknown_tagged_fields.write(w);
         }
     }
 
@@ -865,16 +866,20 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
-        if let Some(mut w) = w.sub(14) {
+        if let Some(mut w) = w.sub(
+            14usize
+                .wrapping_add(if version >= 2 { 8 } else { 0 })
+                .wrapping_add(if version >= 5 { 8 } else { 0 }),
+        ) {
             w.i32(self.index);
             w.i16(self.error_code);
             w.i64(self.base_offset);
-        }
-        if version >= 2 {
-            w.i64(self.log_append_time_ms);
-        }
-        if version >= 5 {
-            w.i64(self.log_start_offset);
+            if version >= 2 {
+                w.i64(self.log_append_time_ms);
+            }
+            if version >= 5 {
+                w.i64(self.log_start_offset);
+            }
         }
         if version >= 8 {
             self.record_errors.write(w, version, flexible);
@@ -884,17 +889,18 @@ impl c::Encode for PartitionProduceResponse<'_> {
         }
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 10 && !self.current_leader.is_default() {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 10 && !self.current_leader.is_default();
+            count = count.saturating_add(u32::from(tagged_0));
             w.uvarint(count);
-            if version >= 10 && !self.current_leader.is_default() {
-                let size = self.tagged_len_current_leader(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                c::Encode::write(&self.current_leader, w, version);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    c::Encode::write(&self.current_leader, w, version);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

@@ -599,13 +599,13 @@ impl c::Encode for PartitionResult<'_> {
             w.i16(self.error_code);
         }
         w.nullable_string(self.error_message, true);
-        if let Some(mut w) = w.sub(16) {
+        if let Some(mut w) = w.sub(16usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i32(self.state_epoch);
             w.i32(self.leader_epoch);
             w.i64(self.start_offset);
-        }
-        if version >= 1 {
-            w.i32(self.delivery_complete_count);
+            if version >= 1 {
+                w.i32(self.delivery_complete_count);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

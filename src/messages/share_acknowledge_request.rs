@@ -247,9 +247,11 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
-        w.i32(self.share_session_epoch);
-        if version >= 2 {
-            w.bool(self.is_renew_ack);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
+            w.i32(self.share_session_epoch);
+            if version >= 2 {
+                w.bool(self.is_renew_ack);
+            }
         }
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

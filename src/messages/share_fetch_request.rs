@@ -420,19 +420,23 @@ impl c::Encode for ShareFetchRequest<'_> {
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
-        if let Some(mut w) = w.sub(24) {
+        if let Some(mut w) = w.sub(
+            24usize
+                .wrapping_add(if version >= 2 { 1 } else { 0 })
+                .wrapping_add(if version >= 2 { 1 } else { 0 }),
+        ) {
             w.i32(self.share_session_epoch);
             w.i32(self.max_wait_ms);
             w.i32(self.min_bytes);
             w.i32(self.max_bytes);
             w.i32(self.max_records);
             w.i32(self.batch_size);
-        }
-        if version >= 2
-            && let Some(mut w) = w.sub(2)
-        {
-            w.i8(self.share_acquire_mode);
-            w.bool(self.is_renew_ack);
+            if version >= 2 {
+                w.i8(self.share_acquire_mode);
+            }
+            if version >= 2 {
+                w.bool(self.is_renew_ack);
+            }
         }
         self.topics.write(w, version, true);
         self.forgotten_topics_data.write(w, version, true);

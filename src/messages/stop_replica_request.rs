@@ -406,16 +406,23 @@ impl c::Encode for StopReplicaRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
-        w.i32(self.controller_id);
-        if version >= 4 {
-            w.bool(self.is_k_raft_controller);
-        }
-        w.i32(self.controller_epoch);
-        if version >= 1 {
-            w.i64(self.broker_epoch);
-        }
-        if version <= 2 {
-            w.bool(self.delete_partitions);
+        if let Some(mut w) = w.sub(
+            8usize
+                .wrapping_add(if version >= 4 { 1 } else { 0 })
+                .wrapping_add(if version >= 1 { 8 } else { 0 })
+                .wrapping_add(if version <= 2 { 1 } else { 0 }),
+        ) {
+            w.i32(self.controller_id);
+            if version >= 4 {
+                w.bool(self.is_k_raft_controller);
+            }
+            w.i32(self.controller_epoch);
+            if version >= 1 {
+                w.i64(self.broker_epoch);
+            }
+            if version <= 2 {
+                w.bool(self.delete_partitions);
+            }
         }
         if version <= 0 {
             self.ungrouped_partitions.write(w, version, flexible);

@@ -201,9 +201,11 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.group_ids.write(w, version, true);
-        w.bool(self.include_authorized_operations);
-        if version >= 1 {
-            w.bool(self.include_topology_description);
+        if let Some(mut w) = w.sub(1usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            w.bool(self.include_authorized_operations);
+            if version >= 1 {
+                w.bool(self.include_topology_description);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

@@ -533,25 +533,31 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
         }
         w.nullable_string(self.error_message, true);
         w.string(self.member_id, true);
-        if let Some(mut w) = w.sub(8) {
+        if let Some(mut w) = w.sub(
+            12usize
+                .wrapping_add(if version <= 0 { 4 } else { 0 })
+                .wrapping_add(if version >= 1 { 8 } else { 0 }),
+        ) {
             w.i32(self.member_epoch);
             w.i32(self.heartbeat_interval_ms);
-        }
-        if version <= 0 {
-            w.i32(self.acceptable_recovery_lag_legacy);
-        }
-        w.i32(self.task_offset_interval_ms);
-        if version >= 1 {
-            w.i64(self.acceptable_recovery_lag);
+            if version <= 0 {
+                w.i32(self.acceptable_recovery_lag_legacy);
+            }
+            w.i32(self.task_offset_interval_ms);
+            if version >= 1 {
+                w.i64(self.acceptable_recovery_lag);
+            }
         }
         c::Array::write_nullable(self.status.as_ref(), w, version, true);
         c::Array::write_nullable(self.active_tasks.as_ref(), w, version, true);
         c::Array::write_nullable(self.standby_tasks.as_ref(), w, version, true);
         c::Array::write_nullable(self.warmup_tasks.as_ref(), w, version, true);
-        if version >= 1 {
-            w.bool(self.topology_description_required);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
+            if version >= 1 {
+                w.bool(self.topology_description_required);
+            }
+            w.i32(self.endpoint_information_epoch);
         }
-        w.i32(self.endpoint_information_epoch);
         c::Array::write_nullable(self.partitions_by_user_endpoint.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -279,10 +279,12 @@ impl c::Encode for SyncGroupResponse<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
-        if version >= 1 {
-            w.i32(self.throttle_time_ms);
+        if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
+            if version >= 1 {
+                w.i32(self.throttle_time_ms);
+            }
+            w.i16(self.error_code);
         }
-        w.i16(self.error_code);
         if version >= 5 {
             w.nullable_string(self.protocol_type, flexible);
         }

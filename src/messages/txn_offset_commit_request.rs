@@ -368,12 +368,12 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);
         w.string(self.group_id, flexible);
-        if let Some(mut w) = w.sub(10) {
+        if let Some(mut w) = w.sub(10usize.wrapping_add(if version >= 3 { 4 } else { 0 })) {
             w.i64(self.producer_id);
             w.i16(self.producer_epoch);
-        }
-        if version >= 3 {
-            w.i32(self.generation_id_or_member_epoch);
+            if version >= 3 {
+                w.i32(self.generation_id_or_member_epoch);
+            }
         }
         if version >= 3 {
             w.string(self.member_id, flexible);
@@ -840,12 +840,12 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
-        if let Some(mut w) = w.sub(12) {
+        if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
             w.i32(self.partition_index);
             w.i64(self.committed_offset);
-        }
-        if version >= 2 {
-            w.i32(self.committed_leader_epoch);
+            if version >= 2 {
+                w.i32(self.committed_leader_epoch);
+            }
         }
         w.nullable_string(self.committed_metadata, flexible);
         if flexible {

@@ -421,12 +421,18 @@ impl c::Encode for FeatureUpdateKey<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.feature, true);
-        w.i16(self.max_version_level);
-        if version <= 0 {
-            w.bool(self.allow_downgrade);
-        }
-        if version >= 1 {
-            w.i8(self.upgrade_type);
+        if let Some(mut w) = w.sub(
+            2usize
+                .wrapping_add(if version <= 0 { 1 } else { 0 })
+                .wrapping_add(if version >= 1 { 1 } else { 0 }),
+        ) {
+            w.i16(self.max_version_level);
+            if version <= 0 {
+                w.bool(self.allow_downgrade);
+            }
+            if version >= 1 {
+                w.i8(self.upgrade_type);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

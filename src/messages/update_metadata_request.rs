@@ -406,13 +406,19 @@ impl c::Encode for UpdateMetadataRequest<'_> {
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
-        w.i32(self.controller_id);
-        if version >= 8 {
-            w.bool(self.is_k_raft_controller);
-        }
-        w.i32(self.controller_epoch);
-        if version >= 5 {
-            w.i64(self.broker_epoch);
+        if let Some(mut w) = w.sub(
+            8usize
+                .wrapping_add(if version >= 8 { 1 } else { 0 })
+                .wrapping_add(if version >= 5 { 8 } else { 0 }),
+        ) {
+            w.i32(self.controller_id);
+            if version >= 8 {
+                w.bool(self.is_k_raft_controller);
+            }
+            w.i32(self.controller_epoch);
+            if version >= 5 {
+                w.i64(self.broker_epoch);
+            }
         }
         if version <= 4 {
             self.ungrouped_partition_states.write(w, version, flexible);
@@ -423,17 +429,18 @@ impl c::Encode for UpdateMetadataRequest<'_> {
         self.live_brokers.write(w, version, flexible);
         if flexible {
             let mut count: u32 = self.unknown_tagged_fields.count();
-            if version >= 8 && self.r#type != 0 {
-                count = count.saturating_add(1);
-            }
+            let tagged_0 = version >= 8 && self.r#type != 0;
+            count = count.saturating_add(u32::from(tagged_0));
             w.uvarint(count);
-            if version >= 8 && self.r#type != 0 {
-                let size = self.tagged_len_type(version).unwrap_or(0);
-                w.uvarint(0);
-                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-                w.i8(self.r#type);
+            if count != 0 {
+                if tagged_0 {
+                    let size = self.tagged_len_type(version).unwrap_or(0);
+                    w.uvarint(0);
+                    w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                    w.i8(self.r#type);
+                }
+                self.unknown_tagged_fields.write(w);
             }
-            self.unknown_tagged_fields.write(w);
         }
     }
 

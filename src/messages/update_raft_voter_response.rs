@@ -208,17 +208,18 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
             w.i16(self.error_code);
         }
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if !self.current_leader.is_default() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = !self.current_leader.is_default();
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if !self.current_leader.is_default() {
-            let size = self.tagged_len_current_leader(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            c::Encode::write(&self.current_leader, w, version);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_current_leader(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                c::Encode::write(&self.current_leader, w, version);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 }
 

@@ -652,23 +652,26 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if let Some(mut w) = w.sub(12) {
+        if let Some(mut w) = w.sub(
+            24usize
+                .wrapping_add(if version >= 1 { 16 } else { 0 })
+                .wrapping_add(if version >= 1 { 16 } else { 0 })
+                .wrapping_add(if version >= 2 { 1 } else { 0 }),
+        ) {
             w.i32(self.partition_index);
             w.i32(self.replica_epoch);
             w.i32(self.replica_id);
-        }
-        if version >= 1
-            && let Some(mut w) = w.sub(32)
-        {
-            w.uuid(self.replica_directory_id);
-            w.uuid(self.voter_directory_id);
-        }
-        if let Some(mut w) = w.sub(12) {
+            if version >= 1 {
+                w.uuid(self.replica_directory_id);
+            }
+            if version >= 1 {
+                w.uuid(self.voter_directory_id);
+            }
             w.i32(self.last_offset_epoch);
             w.i64(self.last_offset);
-        }
-        if version >= 2 {
-            w.bool(self.pre_vote);
+            if version >= 2 {
+                w.bool(self.pre_vote);
+            }
         }
         self.unknown_tagged_fields.write_section(w);
     }

@@ -216,17 +216,18 @@ impl c::Encode for VoteResponse<'_> {
         w.i16(self.error_code);
         self.topics.write(w, version, true);
         let mut count: u32 = self.unknown_tagged_fields.count();
-        if version >= 1 && !self.node_endpoints.is_empty() {
-            count = count.saturating_add(1);
-        }
+        let tagged_0 = version >= 1 && !self.node_endpoints.is_empty();
+        count = count.saturating_add(u32::from(tagged_0));
         w.uvarint(count);
-        if version >= 1 && !self.node_endpoints.is_empty() {
-            let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
-            w.uvarint(0);
-            w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-            self.node_endpoints.write(w, version, true);
+        if count != 0 {
+            if tagged_0 {
+                let size = self.tagged_len_node_endpoints(version).unwrap_or(0);
+                w.uvarint(0);
+                w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+                self.node_endpoints.write(w, version, true);
+            }
+            self.unknown_tagged_fields.write(w);
         }
-        self.unknown_tagged_fields.write(w);
     }
 }
 

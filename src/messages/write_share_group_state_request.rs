@@ -589,14 +589,14 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
-        if let Some(mut w) = w.sub(20) {
+        if let Some(mut w) = w.sub(20usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i32(self.partition);
             w.i32(self.state_epoch);
             w.i32(self.leader_epoch);
             w.i64(self.start_offset);
-        }
-        if version >= 1 {
-            w.i32(self.delivery_complete_count);
+            if version >= 1 {
+                w.i32(self.delivery_complete_count);
+            }
         }
         self.state_batches.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -429,9 +429,11 @@ impl c::Encode for WritableTxnMarker<'_> {
             w.bool(self.transaction_result);
         }
         self.topics.write(w, version, flexible);
-        w.i32(self.coordinator_epoch);
-        if version >= 2 {
-            w.i8(self.transaction_version);
+        if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
+            w.i32(self.coordinator_epoch);
+            if version >= 2 {
+                w.i8(self.transaction_version);
+            }
         }
         if flexible {
             self.unknown_tagged_fields.write_section(w);
