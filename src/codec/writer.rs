@@ -69,9 +69,11 @@ impl<'b> Writer<'b> {
     /// Records a write that did not fit: `missing` bytes more than the buffer had left. The rest
     /// of the buffer is given up, so nothing is written after the gap.
     ///
-    /// Inline, with only the hint out of line: a call that took the writer would make every
-    /// loop that writes keep the writer in memory rather than in registers.
-    #[inline(always)]
+    /// Inline with `perf`, with only the hint out of line: a call that took the writer would
+    /// make every loop that writes keep the writer in memory rather than in registers. Small
+    /// builds keep one out-of-line copy.
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     fn overflow(&mut self, missing: usize) {
         cold_path();
         self.lost = self.lost.saturating_add(missing);
