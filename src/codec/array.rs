@@ -32,7 +32,7 @@ pub trait Element<'a>: Copy {
     ) -> Result<Self, Failed>;
 
     /// Advances over one element at `version` without building it, checking what
-    /// [`Element::read_element`] checks (generated structs walk field by field; the default reads
+    /// [`Element::read_element`] checks (generated structs walk field by field; the default takes
     /// the element). Over validated bytes it only steps.
     ///
     /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
@@ -40,8 +40,7 @@ pub trait Element<'a>: Copy {
     /// the error reads the element from the same place.
     #[inline]
     fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
-        w.read_with(|r| Self::read_element(r, version, flexible, ""))
-            .map(|_| ())
+        Self::take(w, version, flexible).map(drop)
     }
 
     /// Reads one element at `version` through a walker: what iterating a decoded array runs.

@@ -10,8 +10,8 @@ use super::{MAX_STRING_LEN, Reader, Uuid};
 /// each element through a walker and walks over the nested arrays inside it to find where they
 /// end. A walk only needs to know *whether* the bytes are good: a step that fails returns `None`,
 /// leaving the cursor anywhere in what it stepped over, and the caller reads the same bytes with
-/// a [`Reader`] when it needs the error. That keeps the cursor a slice, an offset and a flag, which the
-/// compiler holds in registers.
+/// a [`Reader`] when it needs the error. That keeps the cursor a slice, an offset and a flag,
+/// which the compiler holds in registers.
 ///
 /// The value reads ([`Walker::string`], [`Walker::i32`], …) check what the [`Reader`]'s
 /// namesakes check. A walk or a read may refuse what a [`Reader`] accepts (see
