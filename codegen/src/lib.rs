@@ -382,7 +382,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         for a in &live {
             let _ = writeln!(
                 out,
-                "{}{} => <m::{3}<'a> as c::Decode<'a>>::read(r, version).map(Self::{2}),",
+                "{}{} => c::take_or_read::<m::{3}<'a>>(r, version).map(Self::{2}),",
                 gate(a),
                 a.key,
                 a.name,

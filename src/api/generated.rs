@@ -1858,287 +1858,267 @@ impl<'a> Request<'a> {
         let _ = version;
         let body = match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => <m::ProduceRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Produce),
+            0 => c::take_or_read::<m::ProduceRequest<'a>>(r, version).map(Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => <m::FetchRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Fetch),
+            1 => c::take_or_read::<m::FetchRequest<'a>>(r, version).map(Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => <m::ListOffsetsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ListOffsets),
+            2 => c::take_or_read::<m::ListOffsetsRequest<'a>>(r, version).map(Self::ListOffsets),
             #[cfg(feature = "Metadata")]
-            3 => <m::MetadataRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Metadata),
+            3 => c::take_or_read::<m::MetadataRequest<'a>>(r, version).map(Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => <m::LeaderAndIsrRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::LeaderAndIsr),
+            4 => c::take_or_read::<m::LeaderAndIsrRequest<'a>>(r, version).map(Self::LeaderAndIsr),
             #[cfg(feature = "StopReplica")]
-            5 => <m::StopReplicaRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::StopReplica),
+            5 => c::take_or_read::<m::StopReplicaRequest<'a>>(r, version).map(Self::StopReplica),
             #[cfg(feature = "UpdateMetadata")]
-            6 => <m::UpdateMetadataRequest<'a> as c::Decode<'a>>::read(r, version)
+            6 => c::take_or_read::<m::UpdateMetadataRequest<'a>>(r, version)
                 .map(Self::UpdateMetadata),
             #[cfg(feature = "ControlledShutdown")]
-            7 => <m::ControlledShutdownRequest<'a> as c::Decode<'a>>::read(r, version)
+            7 => c::take_or_read::<m::ControlledShutdownRequest<'a>>(r, version)
                 .map(Self::ControlledShutdown),
             #[cfg(feature = "OffsetCommit")]
-            8 => <m::OffsetCommitRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetCommit),
+            8 => c::take_or_read::<m::OffsetCommitRequest<'a>>(r, version).map(Self::OffsetCommit),
             #[cfg(feature = "OffsetFetch")]
-            9 => <m::OffsetFetchRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetFetch),
+            9 => c::take_or_read::<m::OffsetFetchRequest<'a>>(r, version).map(Self::OffsetFetch),
             #[cfg(feature = "FindCoordinator")]
-            10 => <m::FindCoordinatorRequest<'a> as c::Decode<'a>>::read(r, version)
+            10 => c::take_or_read::<m::FindCoordinatorRequest<'a>>(r, version)
                 .map(Self::FindCoordinator),
             #[cfg(feature = "JoinGroup")]
-            11 => <m::JoinGroupRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::JoinGroup),
+            11 => c::take_or_read::<m::JoinGroupRequest<'a>>(r, version).map(Self::JoinGroup),
             #[cfg(feature = "Heartbeat")]
-            12 => <m::HeartbeatRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Heartbeat),
+            12 => c::take_or_read::<m::HeartbeatRequest<'a>>(r, version).map(Self::Heartbeat),
             #[cfg(feature = "LeaveGroup")]
-            13 => {
-                <m::LeaveGroupRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::LeaveGroup)
-            }
+            13 => c::take_or_read::<m::LeaveGroupRequest<'a>>(r, version).map(Self::LeaveGroup),
             #[cfg(feature = "SyncGroup")]
-            14 => <m::SyncGroupRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::SyncGroup),
+            14 => c::take_or_read::<m::SyncGroupRequest<'a>>(r, version).map(Self::SyncGroup),
             #[cfg(feature = "DescribeGroups")]
-            15 => <m::DescribeGroupsRequest<'a> as c::Decode<'a>>::read(r, version)
+            15 => c::take_or_read::<m::DescribeGroupsRequest<'a>>(r, version)
                 .map(Self::DescribeGroups),
             #[cfg(feature = "ListGroups")]
-            16 => {
-                <m::ListGroupsRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::ListGroups)
-            }
+            16 => c::take_or_read::<m::ListGroupsRequest<'a>>(r, version).map(Self::ListGroups),
             #[cfg(feature = "SaslHandshake")]
-            17 => <m::SaslHandshakeRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::SaslHandshake),
+            17 => {
+                c::take_or_read::<m::SaslHandshakeRequest<'a>>(r, version).map(Self::SaslHandshake)
+            }
             #[cfg(feature = "ApiVersions")]
-            18 => <m::ApiVersionsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ApiVersions),
+            18 => c::take_or_read::<m::ApiVersionsRequest<'a>>(r, version).map(Self::ApiVersions),
             #[cfg(feature = "CreateTopics")]
-            19 => <m::CreateTopicsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::CreateTopics),
+            19 => c::take_or_read::<m::CreateTopicsRequest<'a>>(r, version).map(Self::CreateTopics),
             #[cfg(feature = "DeleteTopics")]
-            20 => <m::DeleteTopicsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteTopics),
+            20 => c::take_or_read::<m::DeleteTopicsRequest<'a>>(r, version).map(Self::DeleteTopics),
             #[cfg(feature = "DeleteRecords")]
-            21 => <m::DeleteRecordsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteRecords),
+            21 => {
+                c::take_or_read::<m::DeleteRecordsRequest<'a>>(r, version).map(Self::DeleteRecords)
+            }
             #[cfg(feature = "InitProducerId")]
-            22 => <m::InitProducerIdRequest<'a> as c::Decode<'a>>::read(r, version)
+            22 => c::take_or_read::<m::InitProducerIdRequest<'a>>(r, version)
                 .map(Self::InitProducerId),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => <m::OffsetForLeaderEpochRequest<'a> as c::Decode<'a>>::read(r, version)
+            23 => c::take_or_read::<m::OffsetForLeaderEpochRequest<'a>>(r, version)
                 .map(Self::OffsetForLeaderEpoch),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => <m::AddPartitionsToTxnRequest<'a> as c::Decode<'a>>::read(r, version)
+            24 => c::take_or_read::<m::AddPartitionsToTxnRequest<'a>>(r, version)
                 .map(Self::AddPartitionsToTxn),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => <m::AddOffsetsToTxnRequest<'a> as c::Decode<'a>>::read(r, version)
+            25 => c::take_or_read::<m::AddOffsetsToTxnRequest<'a>>(r, version)
                 .map(Self::AddOffsetsToTxn),
             #[cfg(feature = "EndTxn")]
-            26 => <m::EndTxnRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::EndTxn),
+            26 => c::take_or_read::<m::EndTxnRequest<'a>>(r, version).map(Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => <m::WriteTxnMarkersRequest<'a> as c::Decode<'a>>::read(r, version)
+            27 => c::take_or_read::<m::WriteTxnMarkersRequest<'a>>(r, version)
                 .map(Self::WriteTxnMarkers),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => <m::TxnOffsetCommitRequest<'a> as c::Decode<'a>>::read(r, version)
+            28 => c::take_or_read::<m::TxnOffsetCommitRequest<'a>>(r, version)
                 .map(Self::TxnOffsetCommit),
             #[cfg(feature = "DescribeAcls")]
-            29 => <m::DescribeAclsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DescribeAcls),
+            29 => c::take_or_read::<m::DescribeAclsRequest<'a>>(r, version).map(Self::DescribeAcls),
             #[cfg(feature = "CreateAcls")]
-            30 => {
-                <m::CreateAclsRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::CreateAcls)
-            }
+            30 => c::take_or_read::<m::CreateAclsRequest<'a>>(r, version).map(Self::CreateAcls),
             #[cfg(feature = "DeleteAcls")]
-            31 => {
-                <m::DeleteAclsRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::DeleteAcls)
-            }
+            31 => c::take_or_read::<m::DeleteAclsRequest<'a>>(r, version).map(Self::DeleteAcls),
             #[cfg(feature = "DescribeConfigs")]
-            32 => <m::DescribeConfigsRequest<'a> as c::Decode<'a>>::read(r, version)
+            32 => c::take_or_read::<m::DescribeConfigsRequest<'a>>(r, version)
                 .map(Self::DescribeConfigs),
             #[cfg(feature = "AlterConfigs")]
-            33 => <m::AlterConfigsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::AlterConfigs),
+            33 => c::take_or_read::<m::AlterConfigsRequest<'a>>(r, version).map(Self::AlterConfigs),
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => <m::AlterReplicaLogDirsRequest<'a> as c::Decode<'a>>::read(r, version)
+            34 => c::take_or_read::<m::AlterReplicaLogDirsRequest<'a>>(r, version)
                 .map(Self::AlterReplicaLogDirs),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => <m::DescribeLogDirsRequest<'a> as c::Decode<'a>>::read(r, version)
+            35 => c::take_or_read::<m::DescribeLogDirsRequest<'a>>(r, version)
                 .map(Self::DescribeLogDirs),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => <m::SaslAuthenticateRequest<'a> as c::Decode<'a>>::read(r, version)
+            36 => c::take_or_read::<m::SaslAuthenticateRequest<'a>>(r, version)
                 .map(Self::SaslAuthenticate),
             #[cfg(feature = "CreatePartitions")]
-            37 => <m::CreatePartitionsRequest<'a> as c::Decode<'a>>::read(r, version)
+            37 => c::take_or_read::<m::CreatePartitionsRequest<'a>>(r, version)
                 .map(Self::CreatePartitions),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => <m::CreateDelegationTokenRequest<'a> as c::Decode<'a>>::read(r, version)
+            38 => c::take_or_read::<m::CreateDelegationTokenRequest<'a>>(r, version)
                 .map(Self::CreateDelegationToken),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => <m::RenewDelegationTokenRequest<'a> as c::Decode<'a>>::read(r, version)
+            39 => c::take_or_read::<m::RenewDelegationTokenRequest<'a>>(r, version)
                 .map(Self::RenewDelegationToken),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => <m::ExpireDelegationTokenRequest<'a> as c::Decode<'a>>::read(r, version)
+            40 => c::take_or_read::<m::ExpireDelegationTokenRequest<'a>>(r, version)
                 .map(Self::ExpireDelegationToken),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => <m::DescribeDelegationTokenRequest<'a> as c::Decode<'a>>::read(r, version)
+            41 => c::take_or_read::<m::DescribeDelegationTokenRequest<'a>>(r, version)
                 .map(Self::DescribeDelegationToken),
             #[cfg(feature = "DeleteGroups")]
-            42 => <m::DeleteGroupsRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteGroups),
+            42 => c::take_or_read::<m::DeleteGroupsRequest<'a>>(r, version).map(Self::DeleteGroups),
             #[cfg(feature = "ElectLeaders")]
-            43 => <m::ElectLeadersRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ElectLeaders),
+            43 => c::take_or_read::<m::ElectLeadersRequest<'a>>(r, version).map(Self::ElectLeaders),
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => <m::IncrementalAlterConfigsRequest<'a> as c::Decode<'a>>::read(r, version)
+            44 => c::take_or_read::<m::IncrementalAlterConfigsRequest<'a>>(r, version)
                 .map(Self::IncrementalAlterConfigs),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => <m::AlterPartitionReassignmentsRequest<'a> as c::Decode<'a>>::read(r, version)
+            45 => c::take_or_read::<m::AlterPartitionReassignmentsRequest<'a>>(r, version)
                 .map(Self::AlterPartitionReassignments),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => <m::ListPartitionReassignmentsRequest<'a> as c::Decode<'a>>::read(r, version)
+            46 => c::take_or_read::<m::ListPartitionReassignmentsRequest<'a>>(r, version)
                 .map(Self::ListPartitionReassignments),
             #[cfg(feature = "OffsetDelete")]
-            47 => <m::OffsetDeleteRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetDelete),
+            47 => c::take_or_read::<m::OffsetDeleteRequest<'a>>(r, version).map(Self::OffsetDelete),
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => <m::DescribeClientQuotasRequest<'a> as c::Decode<'a>>::read(r, version)
+            48 => c::take_or_read::<m::DescribeClientQuotasRequest<'a>>(r, version)
                 .map(Self::DescribeClientQuotas),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => <m::AlterClientQuotasRequest<'a> as c::Decode<'a>>::read(r, version)
+            49 => c::take_or_read::<m::AlterClientQuotasRequest<'a>>(r, version)
                 .map(Self::AlterClientQuotas),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => <m::DescribeUserScramCredentialsRequest<'a> as c::Decode<'a>>::read(r, version)
+            50 => c::take_or_read::<m::DescribeUserScramCredentialsRequest<'a>>(r, version)
                 .map(Self::DescribeUserScramCredentials),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => <m::AlterUserScramCredentialsRequest<'a> as c::Decode<'a>>::read(r, version)
+            51 => c::take_or_read::<m::AlterUserScramCredentialsRequest<'a>>(r, version)
                 .map(Self::AlterUserScramCredentials),
             #[cfg(feature = "Vote")]
-            52 => <m::VoteRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Vote),
+            52 => c::take_or_read::<m::VoteRequest<'a>>(r, version).map(Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => <m::BeginQuorumEpochRequest<'a> as c::Decode<'a>>::read(r, version)
+            53 => c::take_or_read::<m::BeginQuorumEpochRequest<'a>>(r, version)
                 .map(Self::BeginQuorumEpoch),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => <m::EndQuorumEpochRequest<'a> as c::Decode<'a>>::read(r, version)
+            54 => c::take_or_read::<m::EndQuorumEpochRequest<'a>>(r, version)
                 .map(Self::EndQuorumEpoch),
             #[cfg(feature = "DescribeQuorum")]
-            55 => <m::DescribeQuorumRequest<'a> as c::Decode<'a>>::read(r, version)
+            55 => c::take_or_read::<m::DescribeQuorumRequest<'a>>(r, version)
                 .map(Self::DescribeQuorum),
             #[cfg(feature = "AlterPartition")]
-            56 => <m::AlterPartitionRequest<'a> as c::Decode<'a>>::read(r, version)
+            56 => c::take_or_read::<m::AlterPartitionRequest<'a>>(r, version)
                 .map(Self::AlterPartition),
             #[cfg(feature = "UpdateFeatures")]
-            57 => <m::UpdateFeaturesRequest<'a> as c::Decode<'a>>::read(r, version)
+            57 => c::take_or_read::<m::UpdateFeaturesRequest<'a>>(r, version)
                 .map(Self::UpdateFeatures),
             #[cfg(feature = "Envelope")]
-            58 => <m::EnvelopeRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::Envelope),
+            58 => c::take_or_read::<m::EnvelopeRequest<'a>>(r, version).map(Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => <m::FetchSnapshotRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::FetchSnapshot),
+            59 => {
+                c::take_or_read::<m::FetchSnapshotRequest<'a>>(r, version).map(Self::FetchSnapshot)
+            }
             #[cfg(feature = "DescribeCluster")]
-            60 => <m::DescribeClusterRequest<'a> as c::Decode<'a>>::read(r, version)
+            60 => c::take_or_read::<m::DescribeClusterRequest<'a>>(r, version)
                 .map(Self::DescribeCluster),
             #[cfg(feature = "DescribeProducers")]
-            61 => <m::DescribeProducersRequest<'a> as c::Decode<'a>>::read(r, version)
+            61 => c::take_or_read::<m::DescribeProducersRequest<'a>>(r, version)
                 .map(Self::DescribeProducers),
             #[cfg(feature = "BrokerRegistration")]
-            62 => <m::BrokerRegistrationRequest<'a> as c::Decode<'a>>::read(r, version)
+            62 => c::take_or_read::<m::BrokerRegistrationRequest<'a>>(r, version)
                 .map(Self::BrokerRegistration),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => <m::BrokerHeartbeatRequest<'a> as c::Decode<'a>>::read(r, version)
+            63 => c::take_or_read::<m::BrokerHeartbeatRequest<'a>>(r, version)
                 .map(Self::BrokerHeartbeat),
             #[cfg(feature = "UnregisterBroker")]
-            64 => <m::UnregisterBrokerRequest<'a> as c::Decode<'a>>::read(r, version)
+            64 => c::take_or_read::<m::UnregisterBrokerRequest<'a>>(r, version)
                 .map(Self::UnregisterBroker),
             #[cfg(feature = "DescribeTransactions")]
-            65 => <m::DescribeTransactionsRequest<'a> as c::Decode<'a>>::read(r, version)
+            65 => c::take_or_read::<m::DescribeTransactionsRequest<'a>>(r, version)
                 .map(Self::DescribeTransactions),
             #[cfg(feature = "ListTransactions")]
-            66 => <m::ListTransactionsRequest<'a> as c::Decode<'a>>::read(r, version)
+            66 => c::take_or_read::<m::ListTransactionsRequest<'a>>(r, version)
                 .map(Self::ListTransactions),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => <m::AllocateProducerIdsRequest<'a> as c::Decode<'a>>::read(r, version)
+            67 => c::take_or_read::<m::AllocateProducerIdsRequest<'a>>(r, version)
                 .map(Self::AllocateProducerIds),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => <m::ConsumerGroupHeartbeatRequest<'a> as c::Decode<'a>>::read(r, version)
+            68 => c::take_or_read::<m::ConsumerGroupHeartbeatRequest<'a>>(r, version)
                 .map(Self::ConsumerGroupHeartbeat),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => <m::ConsumerGroupDescribeRequest<'a> as c::Decode<'a>>::read(r, version)
+            69 => c::take_or_read::<m::ConsumerGroupDescribeRequest<'a>>(r, version)
                 .map(Self::ConsumerGroupDescribe),
             #[cfg(feature = "ControllerRegistration")]
-            70 => <m::ControllerRegistrationRequest<'a> as c::Decode<'a>>::read(r, version)
+            70 => c::take_or_read::<m::ControllerRegistrationRequest<'a>>(r, version)
                 .map(Self::ControllerRegistration),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => <m::GetTelemetrySubscriptionsRequest<'a> as c::Decode<'a>>::read(r, version)
+            71 => c::take_or_read::<m::GetTelemetrySubscriptionsRequest<'a>>(r, version)
                 .map(Self::GetTelemetrySubscriptions),
             #[cfg(feature = "PushTelemetry")]
-            72 => <m::PushTelemetryRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::PushTelemetry),
+            72 => {
+                c::take_or_read::<m::PushTelemetryRequest<'a>>(r, version).map(Self::PushTelemetry)
+            }
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => <m::AssignReplicasToDirsRequest<'a> as c::Decode<'a>>::read(r, version)
+            73 => c::take_or_read::<m::AssignReplicasToDirsRequest<'a>>(r, version)
                 .map(Self::AssignReplicasToDirs),
             #[cfg(feature = "ListConfigResources")]
-            74 => <m::ListConfigResourcesRequest<'a> as c::Decode<'a>>::read(r, version)
+            74 => c::take_or_read::<m::ListConfigResourcesRequest<'a>>(r, version)
                 .map(Self::ListConfigResources),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => <m::DescribeTopicPartitionsRequest<'a> as c::Decode<'a>>::read(r, version)
+            75 => c::take_or_read::<m::DescribeTopicPartitionsRequest<'a>>(r, version)
                 .map(Self::DescribeTopicPartitions),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => <m::ShareGroupHeartbeatRequest<'a> as c::Decode<'a>>::read(r, version)
+            76 => c::take_or_read::<m::ShareGroupHeartbeatRequest<'a>>(r, version)
                 .map(Self::ShareGroupHeartbeat),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => <m::ShareGroupDescribeRequest<'a> as c::Decode<'a>>::read(r, version)
+            77 => c::take_or_read::<m::ShareGroupDescribeRequest<'a>>(r, version)
                 .map(Self::ShareGroupDescribe),
             #[cfg(feature = "ShareFetch")]
-            78 => {
-                <m::ShareFetchRequest<'a> as c::Decode<'a>>::read(r, version).map(Self::ShareFetch)
-            }
+            78 => c::take_or_read::<m::ShareFetchRequest<'a>>(r, version).map(Self::ShareFetch),
             #[cfg(feature = "ShareAcknowledge")]
-            79 => <m::ShareAcknowledgeRequest<'a> as c::Decode<'a>>::read(r, version)
+            79 => c::take_or_read::<m::ShareAcknowledgeRequest<'a>>(r, version)
                 .map(Self::ShareAcknowledge),
             #[cfg(feature = "AddRaftVoter")]
-            80 => <m::AddRaftVoterRequest<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::AddRaftVoter),
+            80 => c::take_or_read::<m::AddRaftVoterRequest<'a>>(r, version).map(Self::AddRaftVoter),
             #[cfg(feature = "RemoveRaftVoter")]
-            81 => <m::RemoveRaftVoterRequest<'a> as c::Decode<'a>>::read(r, version)
+            81 => c::take_or_read::<m::RemoveRaftVoterRequest<'a>>(r, version)
                 .map(Self::RemoveRaftVoter),
             #[cfg(feature = "UpdateRaftVoter")]
-            82 => <m::UpdateRaftVoterRequest<'a> as c::Decode<'a>>::read(r, version)
+            82 => c::take_or_read::<m::UpdateRaftVoterRequest<'a>>(r, version)
                 .map(Self::UpdateRaftVoter),
             #[cfg(feature = "InitializeShareGroupState")]
-            83 => <m::InitializeShareGroupStateRequest<'a> as c::Decode<'a>>::read(r, version)
+            83 => c::take_or_read::<m::InitializeShareGroupStateRequest<'a>>(r, version)
                 .map(Self::InitializeShareGroupState),
             #[cfg(feature = "ReadShareGroupState")]
-            84 => <m::ReadShareGroupStateRequest<'a> as c::Decode<'a>>::read(r, version)
+            84 => c::take_or_read::<m::ReadShareGroupStateRequest<'a>>(r, version)
                 .map(Self::ReadShareGroupState),
             #[cfg(feature = "WriteShareGroupState")]
-            85 => <m::WriteShareGroupStateRequest<'a> as c::Decode<'a>>::read(r, version)
+            85 => c::take_or_read::<m::WriteShareGroupStateRequest<'a>>(r, version)
                 .map(Self::WriteShareGroupState),
             #[cfg(feature = "DeleteShareGroupState")]
-            86 => <m::DeleteShareGroupStateRequest<'a> as c::Decode<'a>>::read(r, version)
+            86 => c::take_or_read::<m::DeleteShareGroupStateRequest<'a>>(r, version)
                 .map(Self::DeleteShareGroupState),
             #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => <m::ReadShareGroupStateSummaryRequest<'a> as c::Decode<'a>>::read(r, version)
+            87 => c::take_or_read::<m::ReadShareGroupStateSummaryRequest<'a>>(r, version)
                 .map(Self::ReadShareGroupStateSummary),
             #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => <m::StreamsGroupHeartbeatRequest<'a> as c::Decode<'a>>::read(r, version)
+            88 => c::take_or_read::<m::StreamsGroupHeartbeatRequest<'a>>(r, version)
                 .map(Self::StreamsGroupHeartbeat),
             #[cfg(feature = "StreamsGroupDescribe")]
-            89 => <m::StreamsGroupDescribeRequest<'a> as c::Decode<'a>>::read(r, version)
+            89 => c::take_or_read::<m::StreamsGroupDescribeRequest<'a>>(r, version)
                 .map(Self::StreamsGroupDescribe),
             #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => <m::DescribeShareGroupOffsetsRequest<'a> as c::Decode<'a>>::read(r, version)
+            90 => c::take_or_read::<m::DescribeShareGroupOffsetsRequest<'a>>(r, version)
                 .map(Self::DescribeShareGroupOffsets),
             #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => <m::AlterShareGroupOffsetsRequest<'a> as c::Decode<'a>>::read(r, version)
+            91 => c::take_or_read::<m::AlterShareGroupOffsetsRequest<'a>>(r, version)
                 .map(Self::AlterShareGroupOffsets),
             #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => <m::DeleteShareGroupOffsetsRequest<'a> as c::Decode<'a>>::read(r, version)
+            92 => c::take_or_read::<m::DeleteShareGroupOffsetsRequest<'a>>(r, version)
                 .map(Self::DeleteShareGroupOffsets),
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => <m::StreamsGroupTopologyDescriptionUpdateRequest<'a> as c::Decode<'a>>::read(
-                r, version,
-            )
-            .map(Self::StreamsGroupTopologyDescriptionUpdate),
+            93 => {
+                c::take_or_read::<m::StreamsGroupTopologyDescriptionUpdateRequest<'a>>(r, version)
+                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+            }
             #[cfg(feature = "UnregisterController")]
-            94 => <m::UnregisterControllerRequest<'a> as c::Decode<'a>>::read(r, version)
+            94 => c::take_or_read::<m::UnregisterControllerRequest<'a>>(r, version)
                 .map(Self::UnregisterController),
             _ => Err(super::missing_api(r, api_key, "Request")),
         };
@@ -4811,293 +4791,283 @@ impl<'a> Response<'a> {
         let _ = version;
         let body = match api_key.0 {
             #[cfg(feature = "Produce")]
-            0 => <m::ProduceResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Produce),
+            0 => c::take_or_read::<m::ProduceResponse<'a>>(r, version).map(Self::Produce),
             #[cfg(feature = "Fetch")]
-            1 => <m::FetchResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Fetch),
+            1 => c::take_or_read::<m::FetchResponse<'a>>(r, version).map(Self::Fetch),
             #[cfg(feature = "ListOffsets")]
-            2 => <m::ListOffsetsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ListOffsets),
+            2 => c::take_or_read::<m::ListOffsetsResponse<'a>>(r, version).map(Self::ListOffsets),
             #[cfg(feature = "Metadata")]
-            3 => <m::MetadataResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Metadata),
+            3 => c::take_or_read::<m::MetadataResponse<'a>>(r, version).map(Self::Metadata),
             #[cfg(feature = "LeaderAndIsr")]
-            4 => <m::LeaderAndIsrResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::LeaderAndIsr),
+            4 => c::take_or_read::<m::LeaderAndIsrResponse<'a>>(r, version).map(Self::LeaderAndIsr),
             #[cfg(feature = "StopReplica")]
-            5 => <m::StopReplicaResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::StopReplica),
+            5 => c::take_or_read::<m::StopReplicaResponse<'a>>(r, version).map(Self::StopReplica),
             #[cfg(feature = "UpdateMetadata")]
-            6 => <m::UpdateMetadataResponse<'a> as c::Decode<'a>>::read(r, version)
+            6 => c::take_or_read::<m::UpdateMetadataResponse<'a>>(r, version)
                 .map(Self::UpdateMetadata),
             #[cfg(feature = "ControlledShutdown")]
-            7 => <m::ControlledShutdownResponse<'a> as c::Decode<'a>>::read(r, version)
+            7 => c::take_or_read::<m::ControlledShutdownResponse<'a>>(r, version)
                 .map(Self::ControlledShutdown),
             #[cfg(feature = "OffsetCommit")]
-            8 => <m::OffsetCommitResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetCommit),
+            8 => c::take_or_read::<m::OffsetCommitResponse<'a>>(r, version).map(Self::OffsetCommit),
             #[cfg(feature = "OffsetFetch")]
-            9 => <m::OffsetFetchResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetFetch),
+            9 => c::take_or_read::<m::OffsetFetchResponse<'a>>(r, version).map(Self::OffsetFetch),
             #[cfg(feature = "FindCoordinator")]
-            10 => <m::FindCoordinatorResponse<'a> as c::Decode<'a>>::read(r, version)
+            10 => c::take_or_read::<m::FindCoordinatorResponse<'a>>(r, version)
                 .map(Self::FindCoordinator),
             #[cfg(feature = "JoinGroup")]
-            11 => {
-                <m::JoinGroupResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::JoinGroup)
-            }
+            11 => c::take_or_read::<m::JoinGroupResponse<'a>>(r, version).map(Self::JoinGroup),
             #[cfg(feature = "Heartbeat")]
-            12 => {
-                <m::HeartbeatResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Heartbeat)
-            }
+            12 => c::take_or_read::<m::HeartbeatResponse<'a>>(r, version).map(Self::Heartbeat),
             #[cfg(feature = "LeaveGroup")]
-            13 => {
-                <m::LeaveGroupResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::LeaveGroup)
-            }
+            13 => c::take_or_read::<m::LeaveGroupResponse<'a>>(r, version).map(Self::LeaveGroup),
             #[cfg(feature = "SyncGroup")]
-            14 => {
-                <m::SyncGroupResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::SyncGroup)
-            }
+            14 => c::take_or_read::<m::SyncGroupResponse<'a>>(r, version).map(Self::SyncGroup),
             #[cfg(feature = "DescribeGroups")]
-            15 => <m::DescribeGroupsResponse<'a> as c::Decode<'a>>::read(r, version)
+            15 => c::take_or_read::<m::DescribeGroupsResponse<'a>>(r, version)
                 .map(Self::DescribeGroups),
             #[cfg(feature = "ListGroups")]
-            16 => {
-                <m::ListGroupsResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::ListGroups)
-            }
+            16 => c::take_or_read::<m::ListGroupsResponse<'a>>(r, version).map(Self::ListGroups),
             #[cfg(feature = "SaslHandshake")]
-            17 => <m::SaslHandshakeResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::SaslHandshake),
+            17 => {
+                c::take_or_read::<m::SaslHandshakeResponse<'a>>(r, version).map(Self::SaslHandshake)
+            }
             #[cfg(feature = "ApiVersions")]
-            18 => <m::ApiVersionsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ApiVersions),
+            18 => c::take_or_read::<m::ApiVersionsResponse<'a>>(r, version).map(Self::ApiVersions),
             #[cfg(feature = "CreateTopics")]
-            19 => <m::CreateTopicsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::CreateTopics),
+            19 => {
+                c::take_or_read::<m::CreateTopicsResponse<'a>>(r, version).map(Self::CreateTopics)
+            }
             #[cfg(feature = "DeleteTopics")]
-            20 => <m::DeleteTopicsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteTopics),
+            20 => {
+                c::take_or_read::<m::DeleteTopicsResponse<'a>>(r, version).map(Self::DeleteTopics)
+            }
             #[cfg(feature = "DeleteRecords")]
-            21 => <m::DeleteRecordsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteRecords),
+            21 => {
+                c::take_or_read::<m::DeleteRecordsResponse<'a>>(r, version).map(Self::DeleteRecords)
+            }
             #[cfg(feature = "InitProducerId")]
-            22 => <m::InitProducerIdResponse<'a> as c::Decode<'a>>::read(r, version)
+            22 => c::take_or_read::<m::InitProducerIdResponse<'a>>(r, version)
                 .map(Self::InitProducerId),
             #[cfg(feature = "OffsetForLeaderEpoch")]
-            23 => <m::OffsetForLeaderEpochResponse<'a> as c::Decode<'a>>::read(r, version)
+            23 => c::take_or_read::<m::OffsetForLeaderEpochResponse<'a>>(r, version)
                 .map(Self::OffsetForLeaderEpoch),
             #[cfg(feature = "AddPartitionsToTxn")]
-            24 => <m::AddPartitionsToTxnResponse<'a> as c::Decode<'a>>::read(r, version)
+            24 => c::take_or_read::<m::AddPartitionsToTxnResponse<'a>>(r, version)
                 .map(Self::AddPartitionsToTxn),
             #[cfg(feature = "AddOffsetsToTxn")]
-            25 => <m::AddOffsetsToTxnResponse<'a> as c::Decode<'a>>::read(r, version)
+            25 => c::take_or_read::<m::AddOffsetsToTxnResponse<'a>>(r, version)
                 .map(Self::AddOffsetsToTxn),
             #[cfg(feature = "EndTxn")]
-            26 => <m::EndTxnResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::EndTxn),
+            26 => c::take_or_read::<m::EndTxnResponse<'a>>(r, version).map(Self::EndTxn),
             #[cfg(feature = "WriteTxnMarkers")]
-            27 => <m::WriteTxnMarkersResponse<'a> as c::Decode<'a>>::read(r, version)
+            27 => c::take_or_read::<m::WriteTxnMarkersResponse<'a>>(r, version)
                 .map(Self::WriteTxnMarkers),
             #[cfg(feature = "TxnOffsetCommit")]
-            28 => <m::TxnOffsetCommitResponse<'a> as c::Decode<'a>>::read(r, version)
+            28 => c::take_or_read::<m::TxnOffsetCommitResponse<'a>>(r, version)
                 .map(Self::TxnOffsetCommit),
             #[cfg(feature = "DescribeAcls")]
-            29 => <m::DescribeAclsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DescribeAcls),
+            29 => {
+                c::take_or_read::<m::DescribeAclsResponse<'a>>(r, version).map(Self::DescribeAcls)
+            }
             #[cfg(feature = "CreateAcls")]
-            30 => {
-                <m::CreateAclsResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::CreateAcls)
-            }
+            30 => c::take_or_read::<m::CreateAclsResponse<'a>>(r, version).map(Self::CreateAcls),
             #[cfg(feature = "DeleteAcls")]
-            31 => {
-                <m::DeleteAclsResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::DeleteAcls)
-            }
+            31 => c::take_or_read::<m::DeleteAclsResponse<'a>>(r, version).map(Self::DeleteAcls),
             #[cfg(feature = "DescribeConfigs")]
-            32 => <m::DescribeConfigsResponse<'a> as c::Decode<'a>>::read(r, version)
+            32 => c::take_or_read::<m::DescribeConfigsResponse<'a>>(r, version)
                 .map(Self::DescribeConfigs),
             #[cfg(feature = "AlterConfigs")]
-            33 => <m::AlterConfigsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::AlterConfigs),
+            33 => {
+                c::take_or_read::<m::AlterConfigsResponse<'a>>(r, version).map(Self::AlterConfigs)
+            }
             #[cfg(feature = "AlterReplicaLogDirs")]
-            34 => <m::AlterReplicaLogDirsResponse<'a> as c::Decode<'a>>::read(r, version)
+            34 => c::take_or_read::<m::AlterReplicaLogDirsResponse<'a>>(r, version)
                 .map(Self::AlterReplicaLogDirs),
             #[cfg(feature = "DescribeLogDirs")]
-            35 => <m::DescribeLogDirsResponse<'a> as c::Decode<'a>>::read(r, version)
+            35 => c::take_or_read::<m::DescribeLogDirsResponse<'a>>(r, version)
                 .map(Self::DescribeLogDirs),
             #[cfg(feature = "SaslAuthenticate")]
-            36 => <m::SaslAuthenticateResponse<'a> as c::Decode<'a>>::read(r, version)
+            36 => c::take_or_read::<m::SaslAuthenticateResponse<'a>>(r, version)
                 .map(Self::SaslAuthenticate),
             #[cfg(feature = "CreatePartitions")]
-            37 => <m::CreatePartitionsResponse<'a> as c::Decode<'a>>::read(r, version)
+            37 => c::take_or_read::<m::CreatePartitionsResponse<'a>>(r, version)
                 .map(Self::CreatePartitions),
             #[cfg(feature = "CreateDelegationToken")]
-            38 => <m::CreateDelegationTokenResponse<'a> as c::Decode<'a>>::read(r, version)
+            38 => c::take_or_read::<m::CreateDelegationTokenResponse<'a>>(r, version)
                 .map(Self::CreateDelegationToken),
             #[cfg(feature = "RenewDelegationToken")]
-            39 => <m::RenewDelegationTokenResponse<'a> as c::Decode<'a>>::read(r, version)
+            39 => c::take_or_read::<m::RenewDelegationTokenResponse<'a>>(r, version)
                 .map(Self::RenewDelegationToken),
             #[cfg(feature = "ExpireDelegationToken")]
-            40 => <m::ExpireDelegationTokenResponse<'a> as c::Decode<'a>>::read(r, version)
+            40 => c::take_or_read::<m::ExpireDelegationTokenResponse<'a>>(r, version)
                 .map(Self::ExpireDelegationToken),
             #[cfg(feature = "DescribeDelegationToken")]
-            41 => <m::DescribeDelegationTokenResponse<'a> as c::Decode<'a>>::read(r, version)
+            41 => c::take_or_read::<m::DescribeDelegationTokenResponse<'a>>(r, version)
                 .map(Self::DescribeDelegationToken),
             #[cfg(feature = "DeleteGroups")]
-            42 => <m::DeleteGroupsResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::DeleteGroups),
+            42 => {
+                c::take_or_read::<m::DeleteGroupsResponse<'a>>(r, version).map(Self::DeleteGroups)
+            }
             #[cfg(feature = "ElectLeaders")]
-            43 => <m::ElectLeadersResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::ElectLeaders),
+            43 => {
+                c::take_or_read::<m::ElectLeadersResponse<'a>>(r, version).map(Self::ElectLeaders)
+            }
             #[cfg(feature = "IncrementalAlterConfigs")]
-            44 => <m::IncrementalAlterConfigsResponse<'a> as c::Decode<'a>>::read(r, version)
+            44 => c::take_or_read::<m::IncrementalAlterConfigsResponse<'a>>(r, version)
                 .map(Self::IncrementalAlterConfigs),
             #[cfg(feature = "AlterPartitionReassignments")]
-            45 => <m::AlterPartitionReassignmentsResponse<'a> as c::Decode<'a>>::read(r, version)
+            45 => c::take_or_read::<m::AlterPartitionReassignmentsResponse<'a>>(r, version)
                 .map(Self::AlterPartitionReassignments),
             #[cfg(feature = "ListPartitionReassignments")]
-            46 => <m::ListPartitionReassignmentsResponse<'a> as c::Decode<'a>>::read(r, version)
+            46 => c::take_or_read::<m::ListPartitionReassignmentsResponse<'a>>(r, version)
                 .map(Self::ListPartitionReassignments),
             #[cfg(feature = "OffsetDelete")]
-            47 => <m::OffsetDeleteResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::OffsetDelete),
+            47 => {
+                c::take_or_read::<m::OffsetDeleteResponse<'a>>(r, version).map(Self::OffsetDelete)
+            }
             #[cfg(feature = "DescribeClientQuotas")]
-            48 => <m::DescribeClientQuotasResponse<'a> as c::Decode<'a>>::read(r, version)
+            48 => c::take_or_read::<m::DescribeClientQuotasResponse<'a>>(r, version)
                 .map(Self::DescribeClientQuotas),
             #[cfg(feature = "AlterClientQuotas")]
-            49 => <m::AlterClientQuotasResponse<'a> as c::Decode<'a>>::read(r, version)
+            49 => c::take_or_read::<m::AlterClientQuotasResponse<'a>>(r, version)
                 .map(Self::AlterClientQuotas),
             #[cfg(feature = "DescribeUserScramCredentials")]
-            50 => <m::DescribeUserScramCredentialsResponse<'a> as c::Decode<'a>>::read(r, version)
+            50 => c::take_or_read::<m::DescribeUserScramCredentialsResponse<'a>>(r, version)
                 .map(Self::DescribeUserScramCredentials),
             #[cfg(feature = "AlterUserScramCredentials")]
-            51 => <m::AlterUserScramCredentialsResponse<'a> as c::Decode<'a>>::read(r, version)
+            51 => c::take_or_read::<m::AlterUserScramCredentialsResponse<'a>>(r, version)
                 .map(Self::AlterUserScramCredentials),
             #[cfg(feature = "Vote")]
-            52 => <m::VoteResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Vote),
+            52 => c::take_or_read::<m::VoteResponse<'a>>(r, version).map(Self::Vote),
             #[cfg(feature = "BeginQuorumEpoch")]
-            53 => <m::BeginQuorumEpochResponse<'a> as c::Decode<'a>>::read(r, version)
+            53 => c::take_or_read::<m::BeginQuorumEpochResponse<'a>>(r, version)
                 .map(Self::BeginQuorumEpoch),
             #[cfg(feature = "EndQuorumEpoch")]
-            54 => <m::EndQuorumEpochResponse<'a> as c::Decode<'a>>::read(r, version)
+            54 => c::take_or_read::<m::EndQuorumEpochResponse<'a>>(r, version)
                 .map(Self::EndQuorumEpoch),
             #[cfg(feature = "DescribeQuorum")]
-            55 => <m::DescribeQuorumResponse<'a> as c::Decode<'a>>::read(r, version)
+            55 => c::take_or_read::<m::DescribeQuorumResponse<'a>>(r, version)
                 .map(Self::DescribeQuorum),
             #[cfg(feature = "AlterPartition")]
-            56 => <m::AlterPartitionResponse<'a> as c::Decode<'a>>::read(r, version)
+            56 => c::take_or_read::<m::AlterPartitionResponse<'a>>(r, version)
                 .map(Self::AlterPartition),
             #[cfg(feature = "UpdateFeatures")]
-            57 => <m::UpdateFeaturesResponse<'a> as c::Decode<'a>>::read(r, version)
+            57 => c::take_or_read::<m::UpdateFeaturesResponse<'a>>(r, version)
                 .map(Self::UpdateFeatures),
             #[cfg(feature = "Envelope")]
-            58 => <m::EnvelopeResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::Envelope),
+            58 => c::take_or_read::<m::EnvelopeResponse<'a>>(r, version).map(Self::Envelope),
             #[cfg(feature = "FetchSnapshot")]
-            59 => <m::FetchSnapshotResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::FetchSnapshot),
+            59 => {
+                c::take_or_read::<m::FetchSnapshotResponse<'a>>(r, version).map(Self::FetchSnapshot)
+            }
             #[cfg(feature = "DescribeCluster")]
-            60 => <m::DescribeClusterResponse<'a> as c::Decode<'a>>::read(r, version)
+            60 => c::take_or_read::<m::DescribeClusterResponse<'a>>(r, version)
                 .map(Self::DescribeCluster),
             #[cfg(feature = "DescribeProducers")]
-            61 => <m::DescribeProducersResponse<'a> as c::Decode<'a>>::read(r, version)
+            61 => c::take_or_read::<m::DescribeProducersResponse<'a>>(r, version)
                 .map(Self::DescribeProducers),
             #[cfg(feature = "BrokerRegistration")]
-            62 => <m::BrokerRegistrationResponse<'a> as c::Decode<'a>>::read(r, version)
+            62 => c::take_or_read::<m::BrokerRegistrationResponse<'a>>(r, version)
                 .map(Self::BrokerRegistration),
             #[cfg(feature = "BrokerHeartbeat")]
-            63 => <m::BrokerHeartbeatResponse<'a> as c::Decode<'a>>::read(r, version)
+            63 => c::take_or_read::<m::BrokerHeartbeatResponse<'a>>(r, version)
                 .map(Self::BrokerHeartbeat),
             #[cfg(feature = "UnregisterBroker")]
-            64 => <m::UnregisterBrokerResponse<'a> as c::Decode<'a>>::read(r, version)
+            64 => c::take_or_read::<m::UnregisterBrokerResponse<'a>>(r, version)
                 .map(Self::UnregisterBroker),
             #[cfg(feature = "DescribeTransactions")]
-            65 => <m::DescribeTransactionsResponse<'a> as c::Decode<'a>>::read(r, version)
+            65 => c::take_or_read::<m::DescribeTransactionsResponse<'a>>(r, version)
                 .map(Self::DescribeTransactions),
             #[cfg(feature = "ListTransactions")]
-            66 => <m::ListTransactionsResponse<'a> as c::Decode<'a>>::read(r, version)
+            66 => c::take_or_read::<m::ListTransactionsResponse<'a>>(r, version)
                 .map(Self::ListTransactions),
             #[cfg(feature = "AllocateProducerIds")]
-            67 => <m::AllocateProducerIdsResponse<'a> as c::Decode<'a>>::read(r, version)
+            67 => c::take_or_read::<m::AllocateProducerIdsResponse<'a>>(r, version)
                 .map(Self::AllocateProducerIds),
             #[cfg(feature = "ConsumerGroupHeartbeat")]
-            68 => <m::ConsumerGroupHeartbeatResponse<'a> as c::Decode<'a>>::read(r, version)
+            68 => c::take_or_read::<m::ConsumerGroupHeartbeatResponse<'a>>(r, version)
                 .map(Self::ConsumerGroupHeartbeat),
             #[cfg(feature = "ConsumerGroupDescribe")]
-            69 => <m::ConsumerGroupDescribeResponse<'a> as c::Decode<'a>>::read(r, version)
+            69 => c::take_or_read::<m::ConsumerGroupDescribeResponse<'a>>(r, version)
                 .map(Self::ConsumerGroupDescribe),
             #[cfg(feature = "ControllerRegistration")]
-            70 => <m::ControllerRegistrationResponse<'a> as c::Decode<'a>>::read(r, version)
+            70 => c::take_or_read::<m::ControllerRegistrationResponse<'a>>(r, version)
                 .map(Self::ControllerRegistration),
             #[cfg(feature = "GetTelemetrySubscriptions")]
-            71 => <m::GetTelemetrySubscriptionsResponse<'a> as c::Decode<'a>>::read(r, version)
+            71 => c::take_or_read::<m::GetTelemetrySubscriptionsResponse<'a>>(r, version)
                 .map(Self::GetTelemetrySubscriptions),
             #[cfg(feature = "PushTelemetry")]
-            72 => <m::PushTelemetryResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::PushTelemetry),
+            72 => {
+                c::take_or_read::<m::PushTelemetryResponse<'a>>(r, version).map(Self::PushTelemetry)
+            }
             #[cfg(feature = "AssignReplicasToDirs")]
-            73 => <m::AssignReplicasToDirsResponse<'a> as c::Decode<'a>>::read(r, version)
+            73 => c::take_or_read::<m::AssignReplicasToDirsResponse<'a>>(r, version)
                 .map(Self::AssignReplicasToDirs),
             #[cfg(feature = "ListConfigResources")]
-            74 => <m::ListConfigResourcesResponse<'a> as c::Decode<'a>>::read(r, version)
+            74 => c::take_or_read::<m::ListConfigResourcesResponse<'a>>(r, version)
                 .map(Self::ListConfigResources),
             #[cfg(feature = "DescribeTopicPartitions")]
-            75 => <m::DescribeTopicPartitionsResponse<'a> as c::Decode<'a>>::read(r, version)
+            75 => c::take_or_read::<m::DescribeTopicPartitionsResponse<'a>>(r, version)
                 .map(Self::DescribeTopicPartitions),
             #[cfg(feature = "ShareGroupHeartbeat")]
-            76 => <m::ShareGroupHeartbeatResponse<'a> as c::Decode<'a>>::read(r, version)
+            76 => c::take_or_read::<m::ShareGroupHeartbeatResponse<'a>>(r, version)
                 .map(Self::ShareGroupHeartbeat),
             #[cfg(feature = "ShareGroupDescribe")]
-            77 => <m::ShareGroupDescribeResponse<'a> as c::Decode<'a>>::read(r, version)
+            77 => c::take_or_read::<m::ShareGroupDescribeResponse<'a>>(r, version)
                 .map(Self::ShareGroupDescribe),
             #[cfg(feature = "ShareFetch")]
-            78 => {
-                <m::ShareFetchResponse<'a> as c::Decode<'a>>::read(r, version).map(Self::ShareFetch)
-            }
+            78 => c::take_or_read::<m::ShareFetchResponse<'a>>(r, version).map(Self::ShareFetch),
             #[cfg(feature = "ShareAcknowledge")]
-            79 => <m::ShareAcknowledgeResponse<'a> as c::Decode<'a>>::read(r, version)
+            79 => c::take_or_read::<m::ShareAcknowledgeResponse<'a>>(r, version)
                 .map(Self::ShareAcknowledge),
             #[cfg(feature = "AddRaftVoter")]
-            80 => <m::AddRaftVoterResponse<'a> as c::Decode<'a>>::read(r, version)
-                .map(Self::AddRaftVoter),
+            80 => {
+                c::take_or_read::<m::AddRaftVoterResponse<'a>>(r, version).map(Self::AddRaftVoter)
+            }
             #[cfg(feature = "RemoveRaftVoter")]
-            81 => <m::RemoveRaftVoterResponse<'a> as c::Decode<'a>>::read(r, version)
+            81 => c::take_or_read::<m::RemoveRaftVoterResponse<'a>>(r, version)
                 .map(Self::RemoveRaftVoter),
             #[cfg(feature = "UpdateRaftVoter")]
-            82 => <m::UpdateRaftVoterResponse<'a> as c::Decode<'a>>::read(r, version)
+            82 => c::take_or_read::<m::UpdateRaftVoterResponse<'a>>(r, version)
                 .map(Self::UpdateRaftVoter),
             #[cfg(feature = "InitializeShareGroupState")]
-            83 => <m::InitializeShareGroupStateResponse<'a> as c::Decode<'a>>::read(r, version)
+            83 => c::take_or_read::<m::InitializeShareGroupStateResponse<'a>>(r, version)
                 .map(Self::InitializeShareGroupState),
             #[cfg(feature = "ReadShareGroupState")]
-            84 => <m::ReadShareGroupStateResponse<'a> as c::Decode<'a>>::read(r, version)
+            84 => c::take_or_read::<m::ReadShareGroupStateResponse<'a>>(r, version)
                 .map(Self::ReadShareGroupState),
             #[cfg(feature = "WriteShareGroupState")]
-            85 => <m::WriteShareGroupStateResponse<'a> as c::Decode<'a>>::read(r, version)
+            85 => c::take_or_read::<m::WriteShareGroupStateResponse<'a>>(r, version)
                 .map(Self::WriteShareGroupState),
             #[cfg(feature = "DeleteShareGroupState")]
-            86 => <m::DeleteShareGroupStateResponse<'a> as c::Decode<'a>>::read(r, version)
+            86 => c::take_or_read::<m::DeleteShareGroupStateResponse<'a>>(r, version)
                 .map(Self::DeleteShareGroupState),
             #[cfg(feature = "ReadShareGroupStateSummary")]
-            87 => <m::ReadShareGroupStateSummaryResponse<'a> as c::Decode<'a>>::read(r, version)
+            87 => c::take_or_read::<m::ReadShareGroupStateSummaryResponse<'a>>(r, version)
                 .map(Self::ReadShareGroupStateSummary),
             #[cfg(feature = "StreamsGroupHeartbeat")]
-            88 => <m::StreamsGroupHeartbeatResponse<'a> as c::Decode<'a>>::read(r, version)
+            88 => c::take_or_read::<m::StreamsGroupHeartbeatResponse<'a>>(r, version)
                 .map(Self::StreamsGroupHeartbeat),
             #[cfg(feature = "StreamsGroupDescribe")]
-            89 => <m::StreamsGroupDescribeResponse<'a> as c::Decode<'a>>::read(r, version)
+            89 => c::take_or_read::<m::StreamsGroupDescribeResponse<'a>>(r, version)
                 .map(Self::StreamsGroupDescribe),
             #[cfg(feature = "DescribeShareGroupOffsets")]
-            90 => <m::DescribeShareGroupOffsetsResponse<'a> as c::Decode<'a>>::read(r, version)
+            90 => c::take_or_read::<m::DescribeShareGroupOffsetsResponse<'a>>(r, version)
                 .map(Self::DescribeShareGroupOffsets),
             #[cfg(feature = "AlterShareGroupOffsets")]
-            91 => <m::AlterShareGroupOffsetsResponse<'a> as c::Decode<'a>>::read(r, version)
+            91 => c::take_or_read::<m::AlterShareGroupOffsetsResponse<'a>>(r, version)
                 .map(Self::AlterShareGroupOffsets),
             #[cfg(feature = "DeleteShareGroupOffsets")]
-            92 => <m::DeleteShareGroupOffsetsResponse<'a> as c::Decode<'a>>::read(r, version)
+            92 => c::take_or_read::<m::DeleteShareGroupOffsetsResponse<'a>>(r, version)
                 .map(Self::DeleteShareGroupOffsets),
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
-            93 => <m::StreamsGroupTopologyDescriptionUpdateResponse<'a> as c::Decode<'a>>::read(
-                r, version,
-            )
-            .map(Self::StreamsGroupTopologyDescriptionUpdate),
+            93 => {
+                c::take_or_read::<m::StreamsGroupTopologyDescriptionUpdateResponse<'a>>(r, version)
+                    .map(Self::StreamsGroupTopologyDescriptionUpdate)
+            }
             #[cfg(feature = "UnregisterController")]
-            94 => <m::UnregisterControllerResponse<'a> as c::Decode<'a>>::read(r, version)
+            94 => c::take_or_read::<m::UnregisterControllerResponse<'a>>(r, version)
                 .map(Self::UnregisterController),
             _ => Err(super::missing_api(r, api_key, "Response")),
         };

@@ -179,14 +179,7 @@ pub trait Decode<'a>: Sized {
     /// for top-level messages a version outside the valid range.
     #[inline]
     fn decode(r: &mut Reader<'a>, version: i16) -> Result<Self, DecodeError> {
-        if cfg!(feature = "perf") {
-            let mut w = Walker::at(r);
-            if let Some(v) = Self::take(&mut w, version) {
-                r.advance_to(&w);
-                return Ok(v);
-            }
-        }
-        Self::read(r, version).map_err(|Failed| r.take_error())
+        take_or_read(r, version).map_err(|Failed| r.take_error())
     }
 
     /// Decodes a value that must span all of `bytes`.
@@ -200,6 +193,24 @@ pub trait Decode<'a>: Sized {
         r.finish(Self::PATH)?;
         Ok(v)
     }
+}
+
+/// Reads one `T` at `version` as [`Decode::decode`] does: with `perf`, through a walker first
+/// ([`Decode::take`]), and with [`Decode::read`] only where the walker refuses; the by-key
+/// decoders of requests and responses read their bodies so too.
+#[inline]
+pub(crate) fn take_or_read<'a, T: Decode<'a>>(
+    r: &mut Reader<'a>,
+    version: i16,
+) -> Result<T, Failed> {
+    if cfg!(feature = "perf") {
+        let mut w = Walker::at(r);
+        if let Some(v) = T::take(&mut w, version) {
+            r.advance_to(&w);
+            return Ok(v);
+        }
+    }
+    T::read(r, version)
 }
 
 /// Encoding of a message or struct at a version into a caller's buffer.
