@@ -702,7 +702,7 @@ fn run_value(pr: Prim, at: usize) -> String {
     }
 }
 
-/// `take_wire`: the read of a value through a [`Walker`](c::Walker), which iterating a decoded
+/// `take_wire`: the read of a value through a `Walker`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
 /// version with one bounds check, and leaves a non-empty tagged section to `read`.
