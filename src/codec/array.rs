@@ -117,21 +117,19 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Self, Failed> {
-        let offset = r.offset();
-        let bytes = match T::WIRE_SIZE.and_then(|size| count.checked_mul(size)) {
-            Some(total) if total <= r.remaining() => r.take(total, path)?,
-            // The elements are walked, which checks them without building them; only when the
-            // walk refuses are they read one by one, for the precise error. Without the `perf`
-            // feature they are always read, and the walking code is left out.
-            _ if cfg!(feature = "perf") => {
-                let mut w = Walker::at(r);
-                match Self::walk_each(&mut w, count, version, flexible) {
-                    Some(()) => r.take(r.remaining().saturating_sub(w.rest().len()), path)?,
-                    None => Self::read_each(r, count, version, flexible, path)?,
-                }
+        // The elements are checked through a walker, which builds nothing (fixed-width ones
+        // with one bounds check); only where it refuses are they read one by one, for the
+        // precise error. Without the `perf` feature only fixed-width elements are walked, and
+        // the walking code is left out.
+        if cfg!(feature = "perf") || T::WIRE_SIZE.is_some() {
+            let mut w = Walker::at(r);
+            if let Some(view) = Self::take(&mut w, count, version, flexible) {
+                r.advance_to(&w);
+                return Ok(view);
             }
-            _ => Self::read_each(r, count, version, flexible, path)?,
-        };
+        }
+        let offset = r.offset();
+        let bytes = Self::read_each(r, count, version, flexible, path)?;
         Ok(Self::new(bytes, count, offset, version, flexible))
     }
 
@@ -151,8 +149,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         }
     }
 
-    /// Validates `count` elements at `version` through a walker, as [`ArrayView::read`] does
-    /// through a reader; `None` where the walk refuses them.
+    /// Validates `count` elements at `version` through a walker: what [`ArrayView::read`] tries
+    /// first, and what [`Array::take`] runs; `None` where the walk refuses them.
     #[inline(always)]
     fn take(w: &mut Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<Self> {
         let offset = w.offset();

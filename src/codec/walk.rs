@@ -236,9 +236,7 @@ impl<'a> Walker<'a> {
     #[inline(always)]
     pub fn records(&mut self, flexible: bool) -> Option<crate::records::Records<'a>> {
         let n = self.len(flexible, false)?;
-        let at = self.offset();
-        self.take(n)
-            .map(|b| crate::records::Records::with_offset(b, at))
+        self.records_body(n)
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
@@ -248,13 +246,17 @@ impl<'a> Walker<'a> {
         flexible: bool,
     ) -> Option<Option<crate::records::Records<'a>>> {
         match self.nullable_len(flexible, false)? {
-            Some(n) => {
-                let at = self.offset();
-                self.take(n)
-                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
-            }
+            Some(n) => self.records_body(n).map(Some),
             None => Some(None),
         }
+    }
+
+    /// The `n` bytes of a records field, with their absolute offset.
+    #[inline(always)]
+    fn records_body(&mut self, n: usize) -> Option<crate::records::Records<'a>> {
+        let at = self.offset();
+        self.take(n)
+            .map(|b| crate::records::Records::with_offset(b, at))
     }
 
     /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most
@@ -318,17 +320,14 @@ impl<'a> Walker<'a> {
     /// yet validated, whose entries only a struct's read knows how to check.
     #[inline(always)]
     pub fn tagged_section(&mut self) -> Option<()> {
-        match self.rest.split_first() {
-            Some((0, rest)) => {
-                self.rest = rest;
-                Some(())
-            }
-            _ if self.validated => {
-                self.rest = Self::tagged_entries(self.rest)?;
-                Some(())
-            }
-            _ => None,
+        if self.empty_tagged_section().is_some() {
+            return Some(());
         }
+        if !self.validated {
+            return None;
+        }
+        self.rest = Self::tagged_entries(self.rest)?;
+        Some(())
     }
 
     /// Consumes an empty tagged-field section, and refuses any other: a read through a walker
