@@ -702,6 +702,79 @@ fn run_value(pr: Prim, at: usize) -> String {
     }
 }
 
+/// The version ranges over which a struct's encoding does not change: between any two cuts
+/// (the first and past-the-last version of a field, its tagged or nullable versions, or the
+/// flexible versions), every field is present, tagged, nullable and compact alike. Newest first.
+fn version_classes(m: &Message, hull: Range, fields: &[F<'_>]) -> Vec<Range> {
+    let mut cuts = std::collections::BTreeSet::new();
+    let mut cut_at = |r: Range| {
+        let eff = r.intersect(hull);
+        if !eff.is_empty() {
+            cuts.insert(eff.min);
+            if eff.max < hull.max {
+                cuts.insert(eff.max + 1);
+            }
+        }
+    };
+    cut_at(m.flexible);
+    for x in fields {
+        cut_at(x.f.versions);
+        cut_at(x.f.tagged);
+        cut_at(x.f.nullable);
+        if let Some(o) = x.f.flexible_override {
+            cut_at(o);
+        }
+    }
+    cuts.insert(hull.min);
+    let starts: Vec<i16> = cuts.into_iter().filter(|&c| c >= hull.min).collect();
+    let mut classes: Vec<Range> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &min)| Range {
+            min,
+            max: starts.get(i + 1).map_or(hull.max, |next| next - 1),
+        })
+        .collect();
+    classes.reverse();
+    classes
+}
+
+/// `body` (which names the version `v`) once per version class, in a `match` on `version`
+/// where there are several: the compiler folds the version tests of what `body` inlines
+/// within each copy.
+fn per_class(classes: &[Range], body: &str) -> String {
+    if let [_] = classes {
+        return format!("let v = version;\n{body}\n");
+    }
+    let mut arms = String::from("match version {\n");
+    for (i, r) in classes.iter().enumerate() {
+        let pattern = if i + 1 == classes.len() {
+            "v".to_string()
+        } else if r.min == r.max {
+            format!("v @ {}", r.min)
+        } else if r.max == i16::MAX {
+            format!("v @ {}..", r.min)
+        } else {
+            format!("v @ {}..={}", r.min, r.max)
+        };
+        let _ = writeln!(arms, "{pattern} => {{ {body} }}");
+    }
+    arms.push_str("}\n");
+    arms
+}
+
+/// `walk_wire_run`: the loop that walks the elements of an array, one copy per version class.
+fn emit_walk_run(out: &mut String, name: &str, classes: &[Range]) {
+    let each = per_class(
+        classes,
+        "for _ in 0..count { Self::walk_wire(&mut w, v)?; }",
+    );
+    let _ = writeln!(
+        out,
+        "impl<'a> {name}<'a> {{\n/// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per\n/// range of versions that encode alike.\n#[cfg(feature = \"perf\")]\n#[inline(always)]\npub(crate) fn walk_wire_run(mut w: c::Walker<'a>, count: usize, version: i16) -> Option<&'a [u8]> {{\n{each}Some(w.rest())\n}}\n}}\n"
+    );
+}
+
 /// `take_wire`: the read of a value through a `Walker`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
@@ -782,9 +855,15 @@ fn emit_take(
     if !mentions(&body, "w") {
         head.push_str("let _ = w;\n");
     }
+    // An element's take is copied into each version class of `Decode::take`.
+    let inline = if s.is_root {
+        "#[inline]"
+    } else {
+        "#[inline(always)]"
+    };
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it\n/// leaves to `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n#[inline]\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it\n/// leaves to `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n{inline}\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
     );
     Ok(())
 }
@@ -1031,7 +1110,18 @@ fn emit_struct(
         out.push_str("let _ = r;\n");
     }
     out.push_str(&body);
-    out.push_str("}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> { Self::take_wire(w, version) }\n}\n\n");
+    // A message is taken once per decode, an element once per element of its array: only
+    // the elements are worth one copy per version class.
+    let classes = if s.is_root {
+        vec![hull]
+    } else {
+        version_classes(m, hull, &fields)
+    };
+    let _ = writeln!(
+        out,
+        "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{}}}\n}}\n",
+        per_class(&classes, "Self::take_wire(w, v)")
+    );
 
     // ---- Walk: advance over a value, checking it as `read` would, without building it
     let mut walk = String::new();
@@ -1115,9 +1205,10 @@ fn emit_struct(
     walk_fn.push_str(&walk);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[inline]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
+    emit_walk_run(out, name, &classes);
     emit_take(out, s, &fields, &flex, &flex_let)?;
 
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)

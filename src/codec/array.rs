@@ -43,6 +43,22 @@ pub trait Element<'a>: Copy {
         Self::take(w, version, flexible).map(drop)
     }
 
+    /// Walks `count` elements (see [`Element::walk`]) from `w` and returns the bytes after
+    /// them: the loop of validating an array. Generated structs run one copy of the loop per
+    /// range of versions that encode alike, with the version tests of each copy folded away.
+    #[inline(always)]
+    fn walk_many(
+        mut w: Walker<'a>,
+        count: usize,
+        version: i16,
+        flexible: bool,
+    ) -> Option<&'a [u8]> {
+        for _ in 0..count {
+            Self::walk(&mut w, version, flexible)?;
+        }
+        Some(w.rest())
+    }
+
     /// Reads one element at `version` through a walker: what iterating a decoded array runs.
     /// `None` wherever [`Element::read_element`] would fail; it may also refuse what
     /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
@@ -181,11 +197,8 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
     /// returns the bytes after the elements, so that neither its walker nor the caller's has
     /// its address taken, and both stay in registers.
     #[inline(never)]
-    fn walk_run(mut w: Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
-        for _ in 0..count {
-            T::walk(&mut w, version, flexible)?;
-        }
-        Some(w.rest())
+    fn walk_run(w: Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
+        T::walk_many(w, count, version, flexible)
     }
 
     /// Walks over a whole array (length prefix and elements) as [`Array::read`] (or, with

@@ -454,6 +454,16 @@ macro_rules! __struct_element {
             ) -> ::core::option::Option<()> {
                 $t::walk_wire(w, version)
             }
+            #[cfg(feature = "perf")]
+            #[inline(always)]
+            fn walk_many(
+                w: $crate::codec::Walker<'a>,
+                count: usize,
+                version: i16,
+                _: bool,
+            ) -> ::core::option::Option<&'a [u8]> {
+                $t::walk_wire_run(w, count, version)
+            }
             #[inline]
             fn take(
                 w: &mut $crate::codec::Walker<'a>,

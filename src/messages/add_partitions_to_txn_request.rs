@@ -183,7 +183,8 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -192,7 +193,8 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         if version >= 4 {
@@ -219,6 +221,24 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AddPartitionsToTxnRequest<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
     }
 }
 
@@ -504,7 +524,8 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -513,7 +534,8 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip_string(true, false)?;
         w.skip(11)?;
@@ -524,12 +546,30 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTransaction<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> AddPartitionsToTxnTransaction<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
@@ -680,7 +720,10 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 3..=5 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -689,7 +732,8 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
@@ -702,12 +746,38 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 }
 
 impl<'a> AddPartitionsToTxnTopic<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 3..=5 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> AddPartitionsToTxnTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;

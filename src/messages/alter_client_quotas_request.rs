@@ -102,7 +102,8 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -111,7 +112,8 @@ impl<'a> AlterClientQuotasRequest<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, false)?;
@@ -120,6 +122,24 @@ impl<'a> AlterClientQuotasRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> AlterClientQuotasRequest<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
     }
 }
 
@@ -278,7 +298,10 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -287,7 +310,8 @@ impl<'a> EntryData<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
@@ -300,12 +324,38 @@ impl<'a> EntryData<'a> {
 }
 
 impl<'a> EntryData<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> EntryData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let f0: c::Array<'a, EntityData<'a>> = c::Array::take(w, version, flexible)?;
@@ -450,7 +500,10 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -459,7 +512,8 @@ impl<'a> EntityData<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
@@ -472,12 +526,38 @@ impl<'a> EntityData<'a> {
 }
 
 impl<'a> EntityData<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> EntityData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
@@ -630,7 +710,10 @@ impl<'a> c::Decode<'a> for OpData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -639,7 +722,8 @@ impl<'a> OpData<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
@@ -652,12 +736,38 @@ impl<'a> OpData<'a> {
 }
 
 impl<'a> OpData<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> OpData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;

@@ -89,7 +89,8 @@ impl<'a> c::Decode<'a> for CreateAclsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -98,7 +99,8 @@ impl<'a> CreateAclsRequest<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         c::ArrayView::<AclCreation<'a>>::walk(w, version, flexible, false)?;
@@ -106,6 +108,24 @@ impl<'a> CreateAclsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateAclsRequest<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
     }
 }
 
@@ -326,7 +346,11 @@ impl<'a> c::Decode<'a> for AclCreation<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 2..=3 => Self::take_wire(w, v),
+            v @ 1 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -335,7 +359,8 @@ impl<'a> AclCreation<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 2;
         w.skip(1)?;
@@ -355,12 +380,43 @@ impl<'a> AclCreation<'a> {
 }
 
 impl<'a> AclCreation<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 2..=3 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v @ 1 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> AclCreation<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 2;
         let f0 = w.i8()?;

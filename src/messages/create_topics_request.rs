@@ -121,7 +121,8 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -130,7 +131,8 @@ impl<'a> CreateTopicsRequest<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         c::ArrayView::<CreatableTopic<'a>>::walk(w, version, flexible, false)?;
@@ -143,6 +145,24 @@ impl<'a> CreateTopicsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> CreateTopicsRequest<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
     }
 }
 
@@ -363,7 +383,10 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 5..=7 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -372,7 +395,8 @@ impl<'a> CreatableTopic<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -387,12 +411,38 @@ impl<'a> CreatableTopic<'a> {
 }
 
 impl<'a> CreatableTopic<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 5..=7 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> CreatableTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
@@ -559,7 +609,10 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 5..=7 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -568,7 +621,8 @@ impl<'a> CreatableReplicaAssignment<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         w.skip(4)?;
@@ -581,12 +635,38 @@ impl<'a> CreatableReplicaAssignment<'a> {
 }
 
 impl<'a> CreatableReplicaAssignment<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 5..=7 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> CreatableReplicaAssignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 5;
         let f0 = w.i32()?;
@@ -721,7 +801,10 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 5..=7 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -730,7 +813,8 @@ impl<'a> CreatableTopicConfig<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -743,12 +827,38 @@ impl<'a> CreatableTopicConfig<'a> {
 }
 
 impl<'a> CreatableTopicConfig<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 5..=7 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> CreatableTopicConfig<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;

@@ -92,7 +92,8 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        let v = version;
+        Self::take_wire(w, v)
     }
 }
 
@@ -101,7 +102,8 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarkerResult<'a>>::walk(w, version, flexible, false)?;
@@ -109,6 +111,24 @@ impl<'a> WriteTxnMarkersResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
+    }
+}
+
+impl<'a> WriteTxnMarkersResponse<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        let v = version;
+        for _ in 0..count {
+            Self::walk_wire(&mut w, v)?;
+        }
+        Some(w.rest())
     }
 }
 
@@ -263,7 +283,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1..=2 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -272,7 +295,8 @@ impl<'a> WritableTxnMarkerResult<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         w.skip(8)?;
@@ -285,12 +309,38 @@ impl<'a> WritableTxnMarkerResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerResult<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1..=2 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> WritableTxnMarkerResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let f0 = w.i64()?;
@@ -434,7 +484,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1..=2 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -443,7 +496,8 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
@@ -456,12 +510,38 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerTopicResult<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1..=2 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> WritableTxnMarkerTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
@@ -602,7 +682,10 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        Self::take_wire(w, version)
+        match version {
+            v @ 1..=2 => Self::take_wire(w, v),
+            v => Self::take_wire(w, v),
+        }
     }
 }
 
@@ -611,7 +694,8 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
     #[doc(hidden)]
-    #[inline]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline)]
     pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 1;
         w.skip(6)?;
@@ -623,12 +707,38 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 }
 
 impl<'a> WritableTxnMarkerPartitionResult<'a> {
+    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
+    /// range of versions that encode alike.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn walk_wire_run(
+        mut w: c::Walker<'a>,
+        count: usize,
+        version: i16,
+    ) -> Option<&'a [u8]> {
+        match version {
+            v @ 1..=2 => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+            v => {
+                for _ in 0..count {
+                    Self::walk_wire(&mut w, v)?;
+                }
+            }
+        }
+        Some(w.rest())
+    }
+}
+
+impl<'a> WritableTxnMarkerPartitionResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
     /// leaves to `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
-    #[inline]
+    #[inline(always)]
     pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
