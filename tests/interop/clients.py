@@ -466,12 +466,22 @@ class KafkaPython(Client):
                                    [(k, v) for k, v in r.headers], r.timestamp))
         return got
 
+    @staticmethod
+    def subscribe_known(c, topic):
+        """Subscribes `c` to `topic` once its metadata holds the topic's partitions. Otherwise the
+        leader can assign before the metadata answer arrives: it assigns nothing and counts on
+        the metadata change to rebalance again, a client-side path whose timing the group cases
+        are not about (a run once waited 15 s for an assignment there)."""
+        if not c.partitions_for_topic(topic):
+            raise CaseFailure(f"the consumer's metadata has no partitions for {topic}")
+        c.subscribe([topic])
+
     def group(self, topic, n, group):
         from kafka import TopicPartition
 
         c = self.consumer(group_id=group, session_timeout_ms=10000, heartbeat_interval_ms=1000)
         try:
-            c.subscribe([topic])
+            self.subscribe_known(c, topic)
             got = self.drain(c, n)
             c.commit()
             tps = [TopicPartition(topic, p) for p in range(PARTITIONS)]
@@ -522,7 +532,7 @@ class KafkaPython(Client):
         c = KafkaConsumer(group_id=group, client_id=f"{self.name}-member",
                           session_timeout_ms=10000, heartbeat_interval_ms=1000, **self.common())
         try:
-            c.subscribe([topic])
+            self.subscribe_known(c, topic)
             wait_for(lambda: c.poll(timeout_ms=100) is not None and c.assignment(), "an assignment")
             g = admin.describe_groups([group])[group]
             described = AdminView(
@@ -898,6 +908,7 @@ class Run:
     def case(self, client: str, compression: str, scenario: str, fn) -> bool:
         t0 = time.monotonic()
         n = 0
+        log_at = broker_log_size()
         try:
             out = fn()
             n, detail = out if isinstance(out, tuple) else (out, "")
@@ -910,6 +921,8 @@ class Run:
                 traceback.print_exc()
         r.seconds = time.monotonic() - t0
         self.report(r)
+        if r.result == "FAIL":
+            print_broker_log(log_at)
         return r.result == "PASS"
 
     def skip(self, client: str, compression: str, scenario: str, why: str) -> None:
@@ -921,6 +934,30 @@ class Run:
         if r.detail:
             line += f"  {r.detail}"
         print(line, flush=True)
+
+
+def broker_log_size() -> int:
+    """The size of the broker's log (named by $BROKER_LOG), 0 without one."""
+    try:
+        return os.path.getsize(os.environ["BROKER_LOG"])
+    except (KeyError, OSError):
+        return 0
+
+
+def print_broker_log(since: int, limit: int = 200) -> None:
+    """Prints what the broker logged from offset `since` on: the requests of a failed case."""
+    path = os.environ.get("BROKER_LOG")
+    if not path:
+        return
+    try:
+        with open(path, "rb") as f:
+            f.seek(since)
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return
+    print(f"--- the broker's log during the case ({len(lines)} lines, last {limit} shown)", flush=True)
+    for line in lines[-limit:]:
+        print(f"    {line}", flush=True)
 
 
 def topic_name(*parts: str) -> str:
