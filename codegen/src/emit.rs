@@ -739,40 +739,23 @@ fn version_classes(m: &Message, hull: Range, fields: &[F<'_>]) -> Vec<Range> {
     classes
 }
 
-/// `body` (which names the version `v`) once per version class, in a `match` on `version`
-/// where there are several: the compiler folds the version tests of what `body` inlines
-/// within each copy.
-fn per_class(classes: &[Range], body: &str) -> String {
-    if let [_] = classes {
-        return format!("let v = version;\n{body}\n");
-    }
-    let mut arms = String::from("match version {\n");
-    for (i, r) in classes.iter().enumerate() {
-        let pattern = if i + 1 == classes.len() {
-            "v".to_string()
-        } else if r.min == r.max {
-            format!("v @ {}", r.min)
-        } else if r.max == i16::MAX {
-            format!("v @ {}..", r.min)
-        } else {
-            format!("v @ {}..={}", r.min, r.max)
-        };
-        let _ = writeln!(arms, "{pattern} => {{ {body} }}");
-    }
-    arms.push_str("}\n");
-    arms
-}
-
-/// `walk_wire_run`: the loop that walks the elements of an array, one copy per version class.
-fn emit_walk_run(out: &mut String, name: &str, classes: &[Range]) {
-    let each = per_class(
-        classes,
-        "for _ in 0..count { Self::walk_wire(&mut w, v)?; }",
-    );
-    let _ = writeln!(
-        out,
-        "impl<'a> {name}<'a> {{\n/// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per\n/// range of versions that encode alike.\n#[cfg(feature = \"perf\")]\n#[inline(always)]\npub(crate) fn walk_wire_run(mut w: c::Walker<'a>, count: usize, version: i16) -> Option<&'a [u8]> {{\n{each}Some(w.rest())\n}}\n}}\n"
-    );
+/// The patterns of every version class but the last (the oldest, which `c::per_class!` matches
+/// with a catch-all), for `c::per_class!` and `__struct_element!`; empty for a single class.
+fn class_patterns(classes: &[Range]) -> String {
+    let upper = classes.split_last().map_or(&[][..], |(_, rest)| rest);
+    upper
+        .iter()
+        .map(|r| {
+            if r.min == r.max {
+                r.min.to_string()
+            } else if r.max == i16::MAX {
+                format!("{}..", r.min)
+            } else {
+                format!("{}..={}", r.min, r.max)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `take_wire`: the read of a value through a `Walker`, which iterating a decoded
@@ -889,6 +872,7 @@ fn emit_struct(
     }
     let name = &s.name;
     let flex = cond(m.flexible, hull);
+    let element_classes = class_patterns(&version_classes(m, hull, &fields));
     let tag_count = fields.iter().filter(|x| x.f.tag.is_some()).count();
     let path_lit = format!("{:?}", s.path);
     let tf_path = format!("{:?}", format!("{}.tagged_fields", s.path));
@@ -1112,15 +1096,14 @@ fn emit_struct(
     out.push_str(&body);
     // A message is taken once per decode, an element once per element of its array: only
     // the elements are worth one copy per version class.
-    let classes = if s.is_root {
-        vec![hull]
+    let take = if s.is_root || element_classes.is_empty() {
+        "Self::take_wire(w, version)".to_string()
     } else {
-        version_classes(m, hull, &fields)
+        format!("c::per_class!(version, v => Self::take_wire(w, v); {element_classes})")
     };
     let _ = writeln!(
         out,
-        "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{}}}\n}}\n",
-        per_class(&classes, "Self::take_wire(w, v)")
+        "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{take}\n}}\n}}\n"
     );
 
     // ---- Walk: advance over a value, checking it as `read` would, without building it
@@ -1208,7 +1191,6 @@ fn emit_struct(
         "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
-    emit_walk_run(out, name, &classes);
     emit_take(out, s, &fields, &flex, &flex_let)?;
 
     // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)
@@ -1459,7 +1441,14 @@ fn emit_struct(
         emit_dropped_field(out, structs, &fields, hull)?;
     }
     out.push_str("}\n\n");
-    let _ = writeln!(out, "crate::__struct_element!({name});\n");
+    if s.is_root || element_classes.is_empty() {
+        let _ = writeln!(out, "crate::__struct_element!({name});\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "crate::__struct_element!({name}; {element_classes});\n"
+        );
+    }
     Ok(())
 }
 

@@ -428,11 +428,32 @@ impl<'a> Element<'a> for &'a str {
     }
 }
 
-/// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls.
+/// `$body`, which names the version `$v`, once per range of versions: a `match` on `$version`
+/// with an arm per pattern and a last arm for every other version. The generated elements list
+/// the ranges in which they encode alike, so that within each arm the compiler folds the version
+/// tests of what `$body` inlines. Without patterns, `$body` once.
+#[cfg(feature = "perf")]
+macro_rules! per_class {
+    ($version:expr, $v:ident => $body:expr; $($range:pat),+) => {
+        match $version {
+            $($v @ $range => $body,)+
+            $v => $body,
+        }
+    };
+    ($version:expr, $v:ident => $body:expr;) => {{
+        let $v = $version;
+        $body
+    }};
+}
+#[cfg(feature = "perf")]
+pub(crate) use per_class;
+
+/// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls;
+/// the patterns after the name are the struct's version ranges for [`per_class!`], newest first.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __struct_element {
-    ($t:ident) => {
+    ($t:ident $(; $($range:pat),+)?) => {
         impl<'a> $crate::codec::Element<'a> for $t<'a> {
             // Inlined into the array loops and iterators with the `perf` feature; one
             // out-of-line copy per struct without it.
@@ -457,12 +478,17 @@ macro_rules! __struct_element {
             #[cfg(feature = "perf")]
             #[inline(always)]
             fn walk_many(
-                w: $crate::codec::Walker<'a>,
+                mut w: $crate::codec::Walker<'a>,
                 count: usize,
                 version: i16,
                 _: bool,
             ) -> ::core::option::Option<&'a [u8]> {
-                $t::walk_wire_run(w, count, version)
+                $crate::codec::per_class!(version, v => {
+                    for _ in 0..count {
+                        $t::walk_wire(&mut w, v)?;
+                    }
+                }; $($($range),+)?);
+                ::core::option::Option::Some(w.rest())
             }
             #[inline]
             fn take(

@@ -102,8 +102,7 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -122,24 +121,6 @@ impl<'a> AlterClientQuotasRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterClientQuotasRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -298,10 +279,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -320,32 +298,6 @@ impl<'a> EntryData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> EntryData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -411,7 +363,7 @@ impl c::Encode for EntryData<'_> {
     }
 }
 
-crate::__struct_element!(EntryData);
+crate::__struct_element!(EntryData; 1);
 
 /// `AlterClientQuotasRequest.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -500,10 +452,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -522,32 +471,6 @@ impl<'a> EntityData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> EntityData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -613,7 +536,7 @@ impl c::Encode for EntityData<'_> {
     }
 }
 
-crate::__struct_element!(EntityData);
+crate::__struct_element!(EntityData; 1);
 
 /// `AlterClientQuotasRequest.Entries.Ops` (struct `OpData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -710,10 +633,7 @@ impl<'a> c::Decode<'a> for OpData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -732,32 +652,6 @@ impl<'a> OpData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OpData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -827,4 +721,4 @@ impl c::Encode for OpData<'_> {
     }
 }
 
-crate::__struct_element!(OpData);
+crate::__struct_element!(OpData; 1);

@@ -105,8 +105,7 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -125,24 +124,6 @@ impl<'a> AlterConfigsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterConfigsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -313,10 +294,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -336,32 +314,6 @@ impl<'a> AlterConfigsResource<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterConfigsResource<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -432,7 +384,7 @@ impl c::Encode for AlterConfigsResource<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResource);
+crate::__struct_element!(AlterConfigsResource; 2);
 
 /// `AlterConfigsRequest.Resources.Configs` (struct `AlterableConfig`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -515,10 +467,7 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -537,32 +486,6 @@ impl<'a> AlterableConfig<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterableConfig<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -628,4 +551,4 @@ impl c::Encode for AlterableConfig<'_> {
     }
 }
 
-crate::__struct_element!(AlterableConfig);
+crate::__struct_element!(AlterableConfig; 2);

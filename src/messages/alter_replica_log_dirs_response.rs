@@ -106,8 +106,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -126,24 +125,6 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterReplicaLogDirsResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -306,10 +287,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -328,32 +306,6 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterReplicaLogDirTopicResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -420,7 +372,7 @@ impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirTopicResult);
+crate::__struct_element!(AlterReplicaLogDirTopicResult; 2);
 
 /// `AlterReplicaLogDirsResponse.Results.Partitions` (struct `AlterReplicaLogDirPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -504,10 +456,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -525,32 +474,6 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AlterReplicaLogDirPartitionResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -611,4 +534,4 @@ impl c::Encode for AlterReplicaLogDirPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirPartitionResult);
+crate::__struct_element!(AlterReplicaLogDirPartitionResult; 2);

@@ -249,8 +249,7 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -273,24 +272,6 @@ impl<'a> ApiVersionsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> ApiVersionsResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -578,10 +559,7 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 3..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -599,32 +577,6 @@ impl<'a> ApiVersion<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> ApiVersion<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 3..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -690,7 +642,7 @@ impl c::Encode for ApiVersion<'_> {
     }
 }
 
-crate::__struct_element!(ApiVersion);
+crate::__struct_element!(ApiVersion; 3..=5);
 
 /// `ApiVersionsResponse.SupportedFeatures` (struct `SupportedFeatureKey`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -787,8 +739,7 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -805,24 +756,6 @@ impl<'a> SupportedFeatureKey<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> SupportedFeatureKey<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -978,8 +911,7 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -996,24 +928,6 @@ impl<'a> FinalizedFeatureKey<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> FinalizedFeatureKey<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

@@ -120,8 +120,7 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -137,24 +136,6 @@ impl<'a> AssignReplicasToDirsRequest<'a> {
         c::ArrayView::<DirectoryData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> AssignReplicasToDirsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -306,8 +287,7 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -323,24 +303,6 @@ impl<'a> DirectoryData<'a> {
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> DirectoryData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -475,8 +437,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -492,24 +453,6 @@ impl<'a> TopicData<'a> {
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> TopicData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -627,8 +570,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -644,24 +586,6 @@ impl<'a> PartitionData<'a> {
         w.skip(4)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> PartitionData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

@@ -119,8 +119,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -139,24 +138,6 @@ impl<'a> CreatePartitionsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatePartitionsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -338,10 +319,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -361,32 +339,6 @@ impl<'a> CreatePartitionsTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatePartitionsTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -459,7 +411,7 @@ impl c::Encode for CreatePartitionsTopic<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsTopic);
+crate::__struct_element!(CreatePartitionsTopic; 2..=3);
 
 /// `CreatePartitionsRequest.Topics.Assignments` (struct `CreatePartitionsAssignment`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -533,10 +485,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -554,32 +503,6 @@ impl<'a> CreatePartitionsAssignment<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatePartitionsAssignment<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -636,4 +559,4 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsAssignment);
+crate::__struct_element!(CreatePartitionsAssignment; 2..=3);

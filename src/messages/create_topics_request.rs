@@ -121,8 +121,7 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -145,24 +144,6 @@ impl<'a> CreateTopicsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreateTopicsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -383,10 +364,7 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -407,32 +385,6 @@ impl<'a> CreatableTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatableTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -521,7 +473,7 @@ impl c::Encode for CreatableTopic<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopic);
+crate::__struct_element!(CreatableTopic; 5..=7);
 
 /// `CreateTopicsRequest.Topics.Assignments` (struct `CreatableReplicaAssignment`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -609,10 +561,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -631,32 +580,6 @@ impl<'a> CreatableReplicaAssignment<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatableReplicaAssignment<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -718,7 +641,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
     }
 }
 
-crate::__struct_element!(CreatableReplicaAssignment);
+crate::__struct_element!(CreatableReplicaAssignment; 5..=7);
 
 /// `CreateTopicsRequest.Topics.Configs` (struct `CreatableTopicConfig`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -801,10 +724,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -823,32 +743,6 @@ impl<'a> CreatableTopicConfig<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> CreatableTopicConfig<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -914,4 +808,4 @@ impl c::Encode for CreatableTopicConfig<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopicConfig);
+crate::__struct_element!(CreatableTopicConfig; 5..=7);

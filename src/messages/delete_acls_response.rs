@@ -111,8 +111,7 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -131,24 +130,6 @@ impl<'a> DeleteAclsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DeleteAclsResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -325,10 +306,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -348,32 +326,6 @@ impl<'a> DeleteAclsFilterResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DeleteAclsFilterResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -444,7 +396,7 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsFilterResult);
+crate::__struct_element!(DeleteAclsFilterResult; 2..=3);
 
 /// `DeleteAclsResponse.FilterResults.MatchingAcls` (struct `DeleteAclsMatchingAcl`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -642,11 +594,7 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=3 => Self::take_wire(w, v),
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3, 1)
     }
 }
 
@@ -674,37 +622,6 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DeleteAclsMatchingAcl<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -825,4 +742,4 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsMatchingAcl);
+crate::__struct_element!(DeleteAclsMatchingAcl; 2..=3, 1);

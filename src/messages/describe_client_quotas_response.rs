@@ -136,8 +136,7 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -157,24 +156,6 @@ impl<'a> DescribeClientQuotasResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeClientQuotasResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -357,10 +338,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -379,32 +357,6 @@ impl<'a> EntryData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> EntryData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -470,7 +422,7 @@ impl c::Encode for EntryData<'_> {
     }
 }
 
-crate::__struct_element!(EntryData);
+crate::__struct_element!(EntryData; 1);
 
 /// `DescribeClientQuotasResponse.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -559,10 +511,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -581,32 +530,6 @@ impl<'a> EntityData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> EntityData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -672,7 +595,7 @@ impl c::Encode for EntityData<'_> {
     }
 }
 
-crate::__struct_element!(EntityData);
+crate::__struct_element!(EntityData; 1);
 
 /// `DescribeClientQuotasResponse.Entries.Values` (struct `ValueData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -755,10 +678,7 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -777,32 +697,6 @@ impl<'a> ValueData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> ValueData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -864,4 +758,4 @@ impl c::Encode for ValueData<'_> {
     }
 }
 
-crate::__struct_element!(ValueData);
+crate::__struct_element!(ValueData; 1);

@@ -106,8 +106,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -126,24 +125,6 @@ impl<'a> DescribeConfigsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeConfigsResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -355,10 +336,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -380,32 +358,6 @@ impl<'a> DescribeConfigsResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeConfigsResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -500,7 +452,7 @@ impl c::Encode for DescribeConfigsResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResult);
+crate::__struct_element!(DescribeConfigsResult; 4);
 
 /// `DescribeConfigsResponse.Results.Configs` (struct `DescribeConfigsResourceResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -712,12 +664,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v @ 3 => Self::take_wire(w, v),
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4, 3, 1..=2)
     }
 }
 
@@ -758,42 +705,6 @@ impl<'a> DescribeConfigsResourceResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeConfigsResourceResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -953,7 +864,7 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResourceResult);
+crate::__struct_element!(DescribeConfigsResourceResult; 4, 3, 1..=2);
 
 /// `DescribeConfigsResponse.Results.Configs.Synonyms` (struct `DescribeConfigsSynonym`, reachable in versions 1-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1056,10 +967,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -1079,32 +987,6 @@ impl<'a> DescribeConfigsSynonym<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeConfigsSynonym<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1175,4 +1057,4 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsSynonym);
+crate::__struct_element!(DescribeConfigsSynonym; 4);

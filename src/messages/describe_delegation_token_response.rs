@@ -125,8 +125,7 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -146,24 +145,6 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeDelegationTokenResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -462,11 +443,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationToken<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 3 => Self::take_wire(w, v),
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 3, 2)
     }
 }
 
@@ -497,37 +474,6 @@ impl<'a> DescribedDelegationToken<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribedDelegationToken<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -708,7 +654,7 @@ impl c::Encode for DescribedDelegationToken<'_> {
     }
 }
 
-crate::__struct_element!(DescribedDelegationToken);
+crate::__struct_element!(DescribedDelegationToken; 3, 2);
 
 /// `DescribeDelegationTokenResponse.Tokens.Renewers` (struct `DescribedDelegationTokenRenewer`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -797,10 +743,7 @@ impl<'a> c::Decode<'a> for DescribedDelegationTokenRenewer<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -819,32 +762,6 @@ impl<'a> DescribedDelegationTokenRenewer<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribedDelegationTokenRenewer<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -910,4 +827,4 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
     }
 }
 
-crate::__struct_element!(DescribedDelegationTokenRenewer);
+crate::__struct_element!(DescribedDelegationTokenRenewer; 2..=3);

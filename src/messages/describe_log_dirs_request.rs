@@ -89,8 +89,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -108,24 +107,6 @@ impl<'a> DescribeLogDirsRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeLogDirsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -279,10 +260,7 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -301,32 +279,6 @@ impl<'a> DescribableLogDirTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribableLogDirTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -392,4 +344,4 @@ impl c::Encode for DescribableLogDirTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribableLogDirTopic);
+crate::__struct_element!(DescribableLogDirTopic; 2..=5);

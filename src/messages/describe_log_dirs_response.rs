@@ -124,8 +124,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -148,24 +147,6 @@ impl<'a> DescribeLogDirsResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeLogDirsResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -412,12 +393,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5 => Self::take_wire(w, v),
-            v @ 4 => Self::take_wire(w, v),
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5, 4, 2..=3)
     }
 }
 
@@ -449,42 +425,6 @@ impl<'a> DescribeLogDirsResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeLogDirsResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -599,7 +539,7 @@ impl c::Encode for DescribeLogDirsResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsResult);
+crate::__struct_element!(DescribeLogDirsResult; 5, 4, 2..=3);
 
 /// `DescribeLogDirsResponse.Results.Topics` (struct `DescribeLogDirsTopic`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -690,10 +630,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -712,32 +649,6 @@ impl<'a> DescribeLogDirsTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeLogDirsTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -803,7 +714,7 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsTopic);
+crate::__struct_element!(DescribeLogDirsTopic; 2..=5);
 
 /// `DescribeLogDirsResponse.Results.Topics.Partitions` (struct `DescribeLogDirsPartition`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -917,10 +828,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -938,32 +846,6 @@ impl<'a> DescribeLogDirsPartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> DescribeLogDirsPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1056,4 +938,4 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsPartition);
+crate::__struct_element!(DescribeLogDirsPartition; 2..=5);

@@ -297,8 +297,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -346,24 +345,6 @@ impl<'a> FetchRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> FetchRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -698,8 +679,7 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -715,24 +695,6 @@ impl<'a> ReplicaState<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ReplicaState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -885,11 +847,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 13..=18 => Self::take_wire(w, v),
-            v @ 12 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -915,37 +873,6 @@ impl<'a> FetchTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> FetchTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 13..=18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 12 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1045,7 +972,7 @@ impl c::Encode for FetchTopic<'_> {
     }
 }
 
-crate::__struct_element!(FetchTopic);
+crate::__struct_element!(FetchTopic; 13..=18, 12);
 
 /// `FetchRequest.Topics.Partitions` (struct `FetchPartition`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1252,14 +1179,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 18 => Self::take_wire(w, v),
-            v @ 17 => Self::take_wire(w, v),
-            v @ 12..=16 => Self::take_wire(w, v),
-            v @ 9..=11 => Self::take_wire(w, v),
-            v @ 5..=8 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
     }
 }
 
@@ -1292,52 +1212,6 @@ impl<'a> FetchPartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> FetchPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 17 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 12..=16 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 9..=11 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1502,7 +1376,7 @@ impl c::Encode for FetchPartition<'_> {
     }
 }
 
-crate::__struct_element!(FetchPartition);
+crate::__struct_element!(FetchPartition; 18, 17, 12..=16, 9..=11, 5..=8);
 
 /// `FetchRequest.ForgottenTopicsData` (struct `ForgottenTopic`, reachable in versions 7-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1612,11 +1486,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 13..=18 => Self::take_wire(w, v),
-            v @ 12 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -1642,37 +1512,6 @@ impl<'a> ForgottenTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> ForgottenTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 13..=18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 12 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1767,4 +1606,4 @@ impl c::Encode for ForgottenTopic<'_> {
     }
 }
 
-crate::__struct_element!(ForgottenTopic);
+crate::__struct_element!(ForgottenTopic; 13..=18, 12);

@@ -171,8 +171,7 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -203,24 +202,6 @@ impl<'a> FetchResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> FetchResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -475,11 +456,7 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 13..=18 => Self::take_wire(w, v),
-            v @ 12 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -505,37 +482,6 @@ impl<'a> FetchableTopicResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> FetchableTopicResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 13..=18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 12 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -635,7 +581,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(FetchableTopicResponse);
+crate::__struct_element!(FetchableTopicResponse; 13..=18, 12);
 
 /// `FetchResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -912,13 +858,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 12..=18 => Self::take_wire(w, v),
-            v @ 11 => Self::take_wire(w, v),
-            v @ 5..=10 => Self::take_wire(w, v),
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
     }
 }
 
@@ -953,47 +893,6 @@ impl<'a> PartitionData<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> PartitionData<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 12..=18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 11 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5..=10 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1225,7 +1124,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+crate::__struct_element!(PartitionData; 12..=18, 11, 5..=10, 4);
 
 /// `FetchResponse.Responses.Partitions.DivergingEpoch` (struct `EpochEndOffset`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1308,8 +1207,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1325,24 +1223,6 @@ impl<'a> EpochEndOffset<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> EpochEndOffset<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1475,8 +1355,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1492,24 +1371,6 @@ impl<'a> LeaderIdAndEpoch<'a> {
         w.skip(8)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> LeaderIdAndEpoch<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1642,8 +1503,7 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1659,24 +1519,6 @@ impl<'a> SnapshotId<'a> {
         w.skip(12)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> SnapshotId<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1811,10 +1653,7 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 12..=18 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=18)
     }
 }
 
@@ -1832,32 +1671,6 @@ impl<'a> AbortedTransaction<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> AbortedTransaction<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 12..=18 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1935,7 +1748,7 @@ impl c::Encode for AbortedTransaction<'_> {
     }
 }
 
-crate::__struct_element!(AbortedTransaction);
+crate::__struct_element!(AbortedTransaction; 12..=18);
 
 /// `FetchResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 16-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2044,8 +1857,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -2064,24 +1876,6 @@ impl<'a> NodeEndpoint<'a> {
         w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> NodeEndpoint<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

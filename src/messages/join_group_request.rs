@@ -201,8 +201,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -236,24 +235,6 @@ impl<'a> JoinGroupRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> JoinGroupRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -490,10 +471,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=9 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=9)
     }
 }
 
@@ -512,32 +490,6 @@ impl<'a> JoinGroupRequestProtocol<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> JoinGroupRequestProtocol<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=9 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -603,4 +555,4 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
     }
 }
 
-crate::__struct_element!(JoinGroupRequestProtocol);
+crate::__struct_element!(JoinGroupRequestProtocol; 6..=9);

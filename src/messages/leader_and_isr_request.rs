@@ -221,8 +221,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -262,24 +261,6 @@ impl<'a> LeaderAndIsrRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -570,11 +551,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5..=7 => Self::take_wire(w, v),
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -597,37 +574,6 @@ impl<'a> LeaderAndIsrTopicState<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrTopicState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -718,7 +664,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrTopicState);
+crate::__struct_element!(LeaderAndIsrTopicState; 5..=7, 4);
 
 /// `LeaderAndIsrRequest.LiveLeaders` (struct `LeaderAndIsrLiveLeader`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -813,10 +759,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4..=7)
     }
 }
 
@@ -836,32 +779,6 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrLiveLeader<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -928,7 +845,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrLiveLeader);
+crate::__struct_element!(LeaderAndIsrLiveLeader; 4..=7);
 
 /// Common struct `LeaderAndIsrPartitionState` of `LeaderAndIsrRequest` (reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1197,14 +1114,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=7 => Self::take_wire(w, v),
-            v @ 4..=5 => Self::take_wire(w, v),
-            v @ 3 => Self::take_wire(w, v),
-            v @ 2 => Self::take_wire(w, v),
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
     }
 }
 
@@ -1245,52 +1155,6 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrPartitionState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1493,4 +1357,4 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrPartitionState);
+crate::__struct_element!(LeaderAndIsrPartitionState; 6..=7, 4..=5, 3, 2, 1);

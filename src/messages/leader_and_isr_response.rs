@@ -131,8 +131,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -158,24 +157,6 @@ impl<'a> LeaderAndIsrResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -387,8 +368,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -404,24 +384,6 @@ impl<'a> LeaderAndIsrTopicError<'a> {
         c::ArrayView::<LeaderAndIsrPartitionError<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrTopicError<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -583,11 +545,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 5..=7 => Self::take_wire(w, v),
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -609,37 +567,6 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> LeaderAndIsrPartitionError<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -723,4 +650,4 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrPartitionError);
+crate::__struct_element!(LeaderAndIsrPartitionError; 5..=7, 4);

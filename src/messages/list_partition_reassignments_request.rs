@@ -111,8 +111,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -128,24 +127,6 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
         c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ListPartitionReassignmentsRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -291,8 +272,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -308,24 +288,6 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ListPartitionReassignmentsTopics<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

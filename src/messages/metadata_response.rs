@@ -198,8 +198,7 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -238,24 +237,6 @@ impl<'a> MetadataResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> MetadataResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -533,11 +514,7 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 9..=13 => Self::take_wire(w, v),
-            v @ 1..=8 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 1..=8)
     }
 }
 
@@ -561,37 +538,6 @@ impl<'a> MetadataResponseBroker<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> MetadataResponseBroker<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 9..=13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -681,7 +627,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponseBroker);
+crate::__struct_element!(MetadataResponseBroker; 9..=13, 1..=8);
 
 /// `MetadataResponse.Topics` (struct `MetadataResponseTopic`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -837,14 +783,7 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 12..=13 => Self::take_wire(w, v),
-            v @ 10..=11 => Self::take_wire(w, v),
-            v @ 9 => Self::take_wire(w, v),
-            v @ 8 => Self::take_wire(w, v),
-            v @ 1..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
     }
 }
 
@@ -876,52 +815,6 @@ impl<'a> MetadataResponseTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> MetadataResponseTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 12..=13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 10..=11 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 9 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1063,7 +956,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponseTopic);
+crate::__struct_element!(MetadataResponseTopic; 12..=13, 10..=11, 9, 8, 1..=7);
 
 /// `MetadataResponse.Topics.Partitions` (struct `MetadataResponsePartition`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1239,12 +1132,7 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 9..=13 => Self::take_wire(w, v),
-            v @ 7..=8 => Self::take_wire(w, v),
-            v @ 5..=6 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
     }
 }
 
@@ -1272,42 +1160,6 @@ impl<'a> MetadataResponsePartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> MetadataResponsePartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 9..=13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 7..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5..=6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1425,4 +1277,4 @@ impl c::Encode for MetadataResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponsePartition);
+crate::__struct_element!(MetadataResponsePartition; 9..=13, 7..=8, 5..=6);

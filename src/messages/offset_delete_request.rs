@@ -100,8 +100,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -116,24 +115,6 @@ impl<'a> OffsetDeleteRequest<'a> {
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestTopic<'a>>::walk(w, version, false, false)?;
         Some(())
-    }
-}
-
-impl<'a> OffsetDeleteRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -273,8 +254,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -289,24 +269,6 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestPartition<'a>>::walk(w, version, false, false)?;
         Some(())
-    }
-}
-
-impl<'a> OffsetDeleteRequestTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -421,8 +383,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -437,24 +398,6 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
         let _ = version;
         w.skip(4)?;
         Some(())
-    }
-}
-
-impl<'a> OffsetDeleteRequestPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

@@ -159,8 +159,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -198,24 +197,6 @@ impl<'a> OffsetFetchRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -470,10 +451,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7)
     }
 }
 
@@ -492,32 +470,6 @@ impl<'a> OffsetFetchRequestTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchRequestTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -583,7 +535,7 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestTopic);
+crate::__struct_element!(OffsetFetchRequestTopic; 6..=7);
 
 /// `OffsetFetchRequest.Groups` (struct `OffsetFetchRequestGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -702,10 +654,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 9..=10 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=10)
     }
 }
 
@@ -729,32 +678,6 @@ impl<'a> OffsetFetchRequestGroup<'a> {
         c::ArrayView::<OffsetFetchRequestTopics<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchRequestGroup<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 9..=10 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -849,7 +772,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestGroup);
+crate::__struct_element!(OffsetFetchRequestGroup; 9..=10);
 
 /// `OffsetFetchRequest.Groups.Topics` (struct `OffsetFetchRequestTopics`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -958,10 +881,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 10 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 10)
     }
 }
 
@@ -984,32 +904,6 @@ impl<'a> OffsetFetchRequestTopics<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchRequestTopics<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 10 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1086,4 +980,4 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestTopics);
+crate::__struct_element!(OffsetFetchRequestTopics; 10);

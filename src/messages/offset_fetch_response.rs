@@ -153,8 +153,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -187,24 +186,6 @@ impl<'a> OffsetFetchResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -438,10 +419,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=7 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7)
     }
 }
 
@@ -460,32 +438,6 @@ impl<'a> OffsetFetchResponseTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponseTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -561,7 +513,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponseTopic);
+crate::__struct_element!(OffsetFetchResponseTopic; 6..=7);
 
 /// `OffsetFetchResponse.Topics.Partitions` (struct `OffsetFetchResponsePartition`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -691,11 +643,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=7 => Self::take_wire(w, v),
-            v @ 5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 5)
     }
 }
 
@@ -719,37 +667,6 @@ impl<'a> OffsetFetchResponsePartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponsePartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -839,7 +756,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponsePartition);
+crate::__struct_element!(OffsetFetchResponsePartition; 6..=7, 5);
 
 /// `OffsetFetchResponse.Groups` (struct `OffsetFetchResponseGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -936,8 +853,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -954,24 +870,6 @@ impl<'a> OffsetFetchResponseGroup<'a> {
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponseGroup<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1149,10 +1047,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 10 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 10)
     }
 }
 
@@ -1175,32 +1070,6 @@ impl<'a> OffsetFetchResponseTopics<'a> {
         c::ArrayView::<OffsetFetchResponsePartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponseTopics<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 10 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1277,7 +1146,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponseTopics);
+crate::__struct_element!(OffsetFetchResponseTopics; 10);
 
 /// `OffsetFetchResponse.Groups.Topics.Partitions` (struct `OffsetFetchResponsePartitions`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1408,8 +1277,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1427,24 +1295,6 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
         w.skip(2)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> OffsetFetchResponsePartitions<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

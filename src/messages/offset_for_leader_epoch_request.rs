@@ -107,8 +107,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -130,24 +129,6 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetForLeaderEpochRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -324,10 +305,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -346,32 +324,6 @@ impl<'a> OffsetForLeaderTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetForLeaderTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -446,7 +398,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderTopic);
+crate::__struct_element!(OffsetForLeaderTopic; 4);
 
 /// `OffsetForLeaderEpochRequest.Topics.Partitions` (struct `OffsetForLeaderPartition`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -547,11 +499,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v @ 2..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4, 2..=3)
     }
 }
 
@@ -574,37 +522,6 @@ impl<'a> OffsetForLeaderPartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetForLeaderPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -679,4 +596,4 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderPartition);
+crate::__struct_element!(OffsetForLeaderPartition; 4, 2..=3);

@@ -110,8 +110,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -133,24 +132,6 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetForLeaderEpochResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -325,10 +306,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -347,32 +325,6 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> OffsetForLeaderTopicResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -447,7 +399,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderTopicResult);
+crate::__struct_element!(OffsetForLeaderTopicResult; 4);
 
 /// `OffsetForLeaderEpochResponse.Topics.Partitions` (struct `EpochEndOffset`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -562,11 +514,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4 => Self::take_wire(w, v),
-            v @ 1..=3 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4, 1..=3)
     }
 }
 
@@ -589,37 +537,6 @@ impl<'a> EpochEndOffset<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> EpochEndOffset<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1..=3 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -700,4 +617,4 @@ impl c::Encode for EpochEndOffset<'_> {
     }
 }
 
-crate::__struct_element!(EpochEndOffset);
+crate::__struct_element!(EpochEndOffset; 4, 1..=3);

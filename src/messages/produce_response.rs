@@ -135,8 +135,7 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -158,24 +157,6 @@ impl<'a> ProduceResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> ProduceResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -407,11 +388,7 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 13 => Self::take_wire(w, v),
-            v @ 9..=12 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
     }
 }
 
@@ -437,37 +414,6 @@ impl<'a> TopicProduceResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TopicProduceResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 9..=12 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -567,7 +513,7 @@ impl c::Encode for TopicProduceResponse<'_> {
     }
 }
 
-crate::__struct_element!(TopicProduceResponse);
+crate::__struct_element!(TopicProduceResponse; 13, 9..=12);
 
 /// `ProduceResponse.Responses.PartitionResponses` (struct `PartitionProduceResponse`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -777,14 +723,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 10..=13 => Self::take_wire(w, v),
-            v @ 9 => Self::take_wire(w, v),
-            v @ 8 => Self::take_wire(w, v),
-            v @ 5..=7 => Self::take_wire(w, v),
-            v @ 2..=4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
     }
 }
 
@@ -818,52 +757,6 @@ impl<'a> PartitionProduceResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> PartitionProduceResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 10..=13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 9 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5..=7 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2..=4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1031,7 +924,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
     }
 }
 
-crate::__struct_element!(PartitionProduceResponse);
+crate::__struct_element!(PartitionProduceResponse; 10..=13, 9, 8, 5..=7, 2..=4);
 
 /// `ProduceResponse.Responses.PartitionResponses.RecordErrors` (struct `BatchIndexAndErrorMessage`, reachable in versions 8-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1118,10 +1011,7 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 9..=13 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
     }
 }
 
@@ -1140,32 +1030,6 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> BatchIndexAndErrorMessage<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 9..=13 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1227,7 +1091,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
     }
 }
 
-crate::__struct_element!(BatchIndexAndErrorMessage);
+crate::__struct_element!(BatchIndexAndErrorMessage; 9..=13);
 
 /// `ProduceResponse.Responses.PartitionResponses.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 10-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1312,8 +1176,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1329,24 +1192,6 @@ impl<'a> LeaderIdAndEpoch<'a> {
         w.skip(8)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> LeaderIdAndEpoch<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1505,8 +1350,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1525,24 +1369,6 @@ impl<'a> NodeEndpoint<'a> {
         w.skip_string(true, true)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> NodeEndpoint<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

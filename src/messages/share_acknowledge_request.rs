@@ -147,8 +147,7 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -170,24 +169,6 @@ impl<'a> ShareAcknowledgeRequest<'a> {
         c::ArrayView::<AcknowledgeTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ShareAcknowledgeRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -366,8 +347,7 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -383,24 +363,6 @@ impl<'a> AcknowledgeTopic<'a> {
         c::ArrayView::<AcknowledgePartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> AcknowledgeTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -538,8 +500,7 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -555,24 +516,6 @@ impl<'a> AcknowledgePartition<'a> {
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> AcknowledgePartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -725,8 +668,7 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -742,24 +684,6 @@ impl<'a> AcknowledgementBatch<'a> {
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> AcknowledgementBatch<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

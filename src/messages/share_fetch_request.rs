@@ -257,8 +257,7 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -285,24 +284,6 @@ impl<'a> ShareFetchRequest<'a> {
         c::ArrayView::<ForgottenTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ShareFetchRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -551,8 +532,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -568,24 +548,6 @@ impl<'a> FetchTopic<'a> {
         c::ArrayView::<FetchPartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> FetchTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -737,8 +699,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -755,24 +716,6 @@ impl<'a> FetchPartition<'a> {
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> FetchPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -931,8 +874,7 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -948,24 +890,6 @@ impl<'a> AcknowledgementBatch<'a> {
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> AcknowledgementBatch<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1125,8 +1049,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1142,24 +1065,6 @@ impl<'a> ForgottenTopic<'a> {
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> ForgottenTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

@@ -222,8 +222,7 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -266,24 +265,6 @@ impl<'a> StopReplicaRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> StopReplicaRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -543,8 +524,7 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -560,24 +540,6 @@ impl<'a> StopReplicaPartitionV0<'a> {
         w.skip_string(false, false)?;
         w.skip(4)?;
         Some(())
-    }
-}
-
-impl<'a> StopReplicaPartitionV0<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -713,10 +675,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -735,32 +694,6 @@ impl<'a> StopReplicaTopicV1<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> StopReplicaTopicV1<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -826,7 +759,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaTopicV1);
+crate::__struct_element!(StopReplicaTopicV1; 2);
 
 /// `StopReplicaRequest.TopicStates` (struct `StopReplicaTopicState`, reachable in versions 3-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -914,8 +847,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -931,24 +863,6 @@ impl<'a> StopReplicaTopicState<'a> {
         c::ArrayView::<StopReplicaPartitionState<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> StopReplicaTopicState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -1099,8 +1013,7 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -1116,24 +1029,6 @@ impl<'a> StopReplicaPartitionState<'a> {
         w.skip(9)?;
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> StopReplicaPartitionState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 

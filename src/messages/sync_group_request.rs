@@ -187,8 +187,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -221,24 +220,6 @@ impl<'a> SyncGroupRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> SyncGroupRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -473,10 +454,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 4..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 4..=5)
     }
 }
 
@@ -495,32 +473,6 @@ impl<'a> SyncGroupRequestAssignment<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> SyncGroupRequestAssignment<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 4..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -586,4 +538,4 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
     }
 }
 
-crate::__struct_element!(SyncGroupRequestAssignment);
+crate::__struct_element!(SyncGroupRequestAssignment; 4..=5);

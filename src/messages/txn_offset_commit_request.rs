@@ -201,8 +201,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -235,24 +234,6 @@ impl<'a> TxnOffsetCommitRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -528,11 +509,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6 => Self::take_wire(w, v),
-            v @ 3..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6, 3..=5)
     }
 }
 
@@ -558,37 +535,6 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitRequestTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 3..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -689,7 +635,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitRequestTopic);
+crate::__struct_element!(TxnOffsetCommitRequestTopic; 6, 3..=5);
 
 /// `TxnOffsetCommitRequest.Topics.Partitions` (struct `TxnOffsetCommitRequestPartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -811,11 +757,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 3..=6 => Self::take_wire(w, v),
-            v @ 2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=6, 2)
     }
 }
 
@@ -838,37 +780,6 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitRequestPartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 3..=6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -953,4 +864,4 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitRequestPartition);
+crate::__struct_element!(TxnOffsetCommitRequestPartition; 3..=6, 2);

@@ -105,8 +105,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -125,24 +124,6 @@ impl<'a> TxnOffsetCommitResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -334,11 +315,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6 => Self::take_wire(w, v),
-            v @ 3..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6, 3..=5)
     }
 }
 
@@ -364,37 +341,6 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitResponseTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 3..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -490,7 +436,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitResponseTopic);
+crate::__struct_element!(TxnOffsetCommitResponseTopic; 6, 3..=5);
 
 /// `TxnOffsetCommitResponse.Topics.Partitions` (struct `TxnOffsetCommitResponsePartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -573,10 +519,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 3..=6 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=6)
     }
 }
 
@@ -594,32 +537,6 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> TxnOffsetCommitResponsePartition<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 3..=6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -680,4 +597,4 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitResponsePartition);
+crate::__struct_element!(TxnOffsetCommitResponsePartition; 3..=6);

@@ -127,8 +127,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -148,24 +147,6 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> UpdateFeaturesRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -354,10 +335,7 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -381,32 +359,6 @@ impl<'a> FeatureUpdateKey<'a> {
 
         w.tagged_section()?;
         Some(())
-    }
-}
-
-impl<'a> FeatureUpdateKey<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -488,4 +440,4 @@ impl c::Encode for FeatureUpdateKey<'_> {
     }
 }
 
-crate::__struct_element!(FeatureUpdateKey);
+crate::__struct_element!(FeatureUpdateKey; 1..=2);

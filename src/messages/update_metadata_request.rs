@@ -232,8 +232,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -269,24 +268,6 @@ impl<'a> UpdateMetadataRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> UpdateMetadataRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -600,11 +581,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 7..=8 => Self::take_wire(w, v),
-            v @ 6 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 7..=8, 6)
     }
 }
 
@@ -627,37 +604,6 @@ impl<'a> UpdateMetadataTopicState<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> UpdateMetadataTopicState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 7..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 6 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -748,7 +694,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataTopicState);
+crate::__struct_element!(UpdateMetadataTopicState; 7..=8, 6);
 
 /// `UpdateMetadataRequest.LiveBrokers` (struct `UpdateMetadataBroker`, reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -897,12 +843,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=8 => Self::take_wire(w, v),
-            v @ 2..=5 => Self::take_wire(w, v),
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
     }
 }
 
@@ -936,42 +877,6 @@ impl<'a> UpdateMetadataBroker<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> UpdateMetadataBroker<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 2..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1103,7 +1008,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataBroker);
+crate::__struct_element!(UpdateMetadataBroker; 6..=8, 2..=5, 1);
 
 /// `UpdateMetadataRequest.LiveBrokers.Endpoints` (struct `UpdateMetadataEndpoint`, reachable in versions 1-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1222,11 +1127,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=8 => Self::take_wire(w, v),
-            v @ 3..=5 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 3..=5)
     }
 }
 
@@ -1250,37 +1151,6 @@ impl<'a> UpdateMetadataEndpoint<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> UpdateMetadataEndpoint<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 3..=5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1370,7 +1240,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataEndpoint);
+crate::__struct_element!(UpdateMetadataEndpoint; 6..=8, 3..=5);
 
 /// Common struct `UpdateMetadataPartitionState` of `UpdateMetadataRequest` (reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1580,12 +1450,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 6..=8 => Self::take_wire(w, v),
-            v @ 5 => Self::take_wire(w, v),
-            v @ 4 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 5, 4)
     }
 }
 
@@ -1614,42 +1479,6 @@ impl<'a> UpdateMetadataPartitionState<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> UpdateMetadataPartitionState<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 6..=8 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 5 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 4 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -1802,4 +1631,4 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataPartitionState);
+crate::__struct_element!(UpdateMetadataPartitionState; 6..=8, 5, 4);

@@ -89,8 +89,7 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -108,24 +107,6 @@ impl<'a> WriteTxnMarkersRequest<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WriteTxnMarkersRequest<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -349,11 +330,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 2 => Self::take_wire(w, v),
-            v @ 1 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 2, 1)
     }
 }
 
@@ -377,37 +354,6 @@ impl<'a> WritableTxnMarker<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WritableTxnMarker<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v @ 1 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -504,7 +450,7 @@ impl c::Encode for WritableTxnMarker<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarker);
+crate::__struct_element!(WritableTxnMarker; 2, 1);
 
 /// `WriteTxnMarkersRequest.Markers.Topics` (struct `WritableTxnMarkerTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -592,10 +538,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -614,32 +557,6 @@ impl<'a> WritableTxnMarkerTopic<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WritableTxnMarkerTopic<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -705,4 +622,4 @@ impl c::Encode for WritableTxnMarkerTopic<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerTopic);
+crate::__struct_element!(WritableTxnMarkerTopic; 1..=2);

@@ -92,8 +92,7 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        let v = version;
-        Self::take_wire(w, v)
+        Self::take_wire(w, version)
     }
 }
 
@@ -111,24 +110,6 @@ impl<'a> WriteTxnMarkersResponse<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WriteTxnMarkersResponse<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        let v = version;
-        for _ in 0..count {
-            Self::walk_wire(&mut w, v)?;
-        }
-        Some(w.rest())
     }
 }
 
@@ -283,10 +264,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -305,32 +283,6 @@ impl<'a> WritableTxnMarkerResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WritableTxnMarkerResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -393,7 +345,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerResult);
+crate::__struct_element!(WritableTxnMarkerResult; 1..=2);
 
 /// `WriteTxnMarkersResponse.Markers.Topics` (struct `WritableTxnMarkerTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -484,10 +436,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -506,32 +455,6 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WritableTxnMarkerTopicResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -598,7 +521,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerTopicResult);
+crate::__struct_element!(WritableTxnMarkerTopicResult; 1..=2);
 
 /// `WriteTxnMarkersResponse.Markers.Topics.Partitions` (struct `WritableTxnMarkerPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -682,10 +605,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        match version {
-            v @ 1..=2 => Self::take_wire(w, v),
-            v => Self::take_wire(w, v),
-        }
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -703,32 +623,6 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
             w.tagged_section()?;
         }
         Some(())
-    }
-}
-
-impl<'a> WritableTxnMarkerPartitionResult<'a> {
-    /// Walks `count` encoded values at `version` (see [`c::Element::walk_many`]), one loop per
-    /// range of versions that encode alike.
-    #[cfg(feature = "perf")]
-    #[inline(always)]
-    pub(crate) fn walk_wire_run(
-        mut w: c::Walker<'a>,
-        count: usize,
-        version: i16,
-    ) -> Option<&'a [u8]> {
-        match version {
-            v @ 1..=2 => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-            v => {
-                for _ in 0..count {
-                    Self::walk_wire(&mut w, v)?;
-                }
-            }
-        }
-        Some(w.rest())
     }
 }
 
@@ -789,4 +683,4 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerPartitionResult);
+crate::__struct_element!(WritableTxnMarkerPartitionResult; 1..=2);
