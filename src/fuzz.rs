@@ -1060,7 +1060,7 @@ const LEGACY_CRC_FROM: usize = 16;
 ///   exactly the unread tail in [`Batches::remainder`](crate::records::Batches::remainder): a
 ///   tail too short for the entry it starts, which a standalone parse calls truncated.
 /// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc` (it
-///   always succeeds under `cfg(fuzzing)`); records follow each other to the end of the batch,
+///   always succeeds under `cfg(kwire_fuzzing)`); records follow each other to the end of the batch,
 ///   exactly `recordsCount` of them, with offsets, timestamps and sequences derived from the
 ///   batch as Kafka derives them; headers iterate to their count; control records and their
 ///   payloads read or fail inside their record.
@@ -1374,7 +1374,7 @@ fn check_v2(
     )?;
     match b.verify_crc() {
         Ok(()) => ensure(
-            cfg!(fuzzing) || b.crc() == computed,
+            cfg!(kwire_fuzzing) || b.crc() == computed,
             "v2: verify_crc passed a wrong CRC",
         )?,
         Err(error) => {
@@ -1837,7 +1837,7 @@ fn check_legacy(
     )?;
     match m.verify_crc() {
         Ok(()) => ensure(
-            cfg!(fuzzing) || m.crc() == computed,
+            cfg!(kwire_fuzzing) || m.crc() == computed,
             "legacy: verify_crc passed a wrong CRC",
         )?,
         Err(error) => {

@@ -227,14 +227,14 @@ impl<'a> LegacyMessage<'a> {
         crc32(self.bytes.get(CRC_COVERED..).unwrap_or_default())
     }
 
-    /// Checks the stored CRC against the bytes. Under `cfg(fuzzing)` this always succeeds.
+    /// Checks the stored CRC against the bytes. Under `cfg(kwire_fuzzing)` this always succeeds.
     ///
     /// # Errors
     ///
     /// `CrcMismatch` at the CRC field's offset.
     pub fn verify_crc(&self) -> Result<(), DecodeError> {
         let computed = self.compute_crc();
-        if self.crc == computed || cfg!(fuzzing) {
+        if self.crc == computed || cfg!(kwire_fuzzing) {
             Ok(())
         } else {
             Err(DecodeError::new(
