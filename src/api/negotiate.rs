@@ -525,20 +525,6 @@ impl VersionTable {
         self.dropped
     }
 
-    /// The versions of `key` both sides speak; `None` for any reason
-    /// [`VersionTable::common`] gives.
-    #[must_use]
-    pub fn range(&self, key: ApiKey) -> Option<VersionRange> {
-        self.common(key).ok()
-    }
-
-    /// The highest version of `key` both sides speak: the one to send; `None` for any reason
-    /// [`VersionTable::negotiate`] gives.
-    #[must_use]
-    pub fn version(&self, key: ApiKey) -> Option<i16> {
-        self.negotiate(key).ok()
-    }
-
     /// The negotiated keys and the ranges both sides speak, in key order: the keys for which
     /// [`VersionTable::common`] succeeds.
     pub fn iter(&self) -> impl Iterator<Item = (ApiKey, VersionRange)> + '_ {
@@ -598,20 +584,20 @@ mod tests {
         let t = VersionTable::from_response(&response);
         let produce = ApiKey::PRODUCE.request_versions();
         assert_eq!(
-            t.range(ApiKey::PRODUCE),
-            Some(VersionRange::new(produce.min, 11))
+            t.common(ApiKey::PRODUCE),
+            Ok(VersionRange::new(produce.min, 11))
         );
         assert_eq!(
-            t.version(ApiKey::FETCH),
-            Some(ApiKey::FETCH.request_versions().max)
+            t.negotiate(ApiKey::FETCH),
+            Ok(ApiKey::FETCH.request_versions().max)
         );
         // StopReplica: negotiated only where this crate speaks it.
         let stop = ApiKey::STOP_REPLICA.request_versions();
         assert_eq!(
-            t.version(ApiKey::STOP_REPLICA),
+            t.negotiate(ApiKey::STOP_REPLICA).ok(),
             (!stop.is_empty()).then(|| stop.max.min(4))
         );
-        assert_eq!(t.range(ApiKey(999)), None);
+        assert_eq!(t.common(ApiKey(999)), Err(Unsupported::UnknownKey));
         assert_eq!(t.negotiate(ApiKey(999)), Err(Unsupported::UnknownKey));
         assert_eq!(t.advertised(ApiKey(999)), Some(VersionRange::new(0, 1)));
         assert_eq!(t.len(), if stop.is_empty() { 2 } else { 3 });
@@ -717,7 +703,7 @@ mod tests {
         let t = VersionTable::from_advertised(ranges.iter().copied()).unwrap();
         for info in API_TABLE.iter() {
             if !info.request_versions.is_empty() {
-                assert_eq!(t.version(info.key), Some(info.request_versions.max));
+                assert_eq!(t.negotiate(info.key), Ok(info.request_versions.max));
             }
         }
         assert_eq!(t.iter_advertised().count(), MAX_APIS);
