@@ -32,9 +32,9 @@ fn main() {
             let mut r = Reader::new(&buf[..n]);
             let mut out = vec![0u8; n];
             let written = if request {
-                Request::decode(key, v, &mut r).map(|b| b.encode(v, &mut out))
+                Request::decode(&mut r, key, v).map(|b| b.encode(v, &mut out))
             } else {
-                Response::decode(key, v, &mut r).map(|b| b.encode(v, &mut out))
+                Response::decode(&mut r, key, v).map(|b| b.encode(v, &mut out))
             }
             .expect("the walker's instance decodes")
             .expect("and encodes");

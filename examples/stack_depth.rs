@@ -71,13 +71,13 @@ fn decode_everything() -> usize {
                 let key = ApiKey(m.api_key);
                 let same = match m.kind {
                     MessageKind::Request => {
-                        let v = Request::decode(key, version, &mut Reader::new(bytes))
+                        let v = Request::decode(&mut Reader::new(bytes), key, version)
                             .expect("a walker instance decodes");
                         let copy = v;
                         v == copy
                     }
                     _ => {
-                        let v = Response::decode(key, version, &mut Reader::new(bytes))
+                        let v = Response::decode(&mut Reader::new(bytes), key, version)
                             .expect("a walker instance decodes");
                         let copy = v;
                         v == copy

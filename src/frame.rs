@@ -382,7 +382,7 @@ pub fn decode_request(frame: &[u8]) -> Result<(RequestHeader<'_>, Request<'_>), 
         ));
     }
     let header = RequestHeader::decode(&mut r, request_header_version(key, version))?;
-    let body = Request::decode(key, version, &mut r)?;
+    let body = Request::decode(&mut r, key, version)?;
     r.finish("Request")?;
     Ok((header, body))
 }
@@ -410,7 +410,7 @@ pub fn decode_response(
         let (body, _) = crate::api::decode_api_versions_body_at(&r, version)?;
         return Ok((header, Response::ApiVersions(body)));
     }
-    let body = Response::decode(api_key, version, &mut r)?;
+    let body = Response::decode(&mut r, api_key, version)?;
     r.finish("Response")?;
     Ok((header, body))
 }

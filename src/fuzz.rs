@@ -441,7 +441,7 @@ impl<'d> Codec<'d> for RequestBody {
 
     fn decode(&self, bytes: &'d [u8]) -> Result<(Request<'d>, usize), DecodeError> {
         let mut r = Reader::new(bytes);
-        let value = Request::decode(self.key, self.version, &mut r)?;
+        let value = Request::decode(&mut r, self.key, self.version)?;
         Ok((value, r.offset()))
     }
 
@@ -464,7 +464,7 @@ impl<'d> Codec<'d> for ResponseBody {
 
     fn decode(&self, bytes: &'d [u8]) -> Result<(Response<'d>, usize), DecodeError> {
         let mut r = Reader::new(bytes);
-        let value = Response::decode(self.key, self.version, &mut r)?;
+        let value = Response::decode(&mut r, self.key, self.version)?;
         Ok((value, r.offset()))
     }
 
@@ -2365,9 +2365,9 @@ impl Pick {
     fn typed_verdict(&self, bytes: &[u8]) -> Result<usize, DecodeError> {
         let mut r = Reader::new(bytes);
         if self.response {
-            Response::decode(self.key, self.version, &mut r)?;
+            Response::decode(&mut r, self.key, self.version)?;
         } else {
-            Request::decode(self.key, self.version, &mut r)?;
+            Request::decode(&mut r, self.key, self.version)?;
         }
         Ok(r.offset())
     }

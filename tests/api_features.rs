@@ -55,12 +55,12 @@ fn by_key_decoders_name_disabled_apis() {
         for (side, result) in [
             (
                 "request",
-                Request::decode(key, key.request_versions().max, &mut Reader::new(&[]))
+                Request::decode(&mut Reader::new(&[]), key, key.request_versions().max)
                     .map(|b| b.api_key()),
             ),
             (
                 "response",
-                Response::decode(key, key.response_versions().max, &mut Reader::new(&[]))
+                Response::decode(&mut Reader::new(&[]), key, key.response_versions().max)
                     .map(|b| b.api_key()),
             ),
         ] {

@@ -1008,7 +1008,7 @@ fn unknown_api_keys() {
     }
     let mut r = Reader::with_offset(&[], 50);
     assert_eq!(
-        Request::decode(ApiKey(999), 0, &mut r),
+        Request::decode(&mut r, ApiKey(999), 0),
         Err(de(
             50,
             DecodeErrorKind::UnknownApiKey(ApiKey(999)),
@@ -1017,7 +1017,7 @@ fn unknown_api_keys() {
     );
     let mut r = Reader::with_offset(&[], 50);
     assert_eq!(
-        Response::decode(ApiKey(999), 0, &mut r),
+        Response::decode(&mut r, ApiKey(999), 0),
         Err(de(
             50,
             DecodeErrorKind::UnknownApiKey(ApiKey(999)),

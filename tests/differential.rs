@@ -157,7 +157,7 @@ fn ours_encode<E: Encode>(value: &E, version: i16) -> Encoded {
 
 fn ours_request(key: i16, bytes: &[u8], version: i16) -> Encoded {
     let mut r = Reader::new(bytes);
-    let v = kwire::Request::decode(ApiKey(key), version, &mut r)
+    let v = kwire::Request::decode(&mut r, ApiKey(key), version)
         .map_err(|e| format!("kwire decode: {e}"))?;
     if !r.is_empty() {
         return Err(format!(
@@ -171,7 +171,7 @@ fn ours_request(key: i16, bytes: &[u8], version: i16) -> Encoded {
 
 fn ours_response(key: i16, bytes: &[u8], version: i16) -> Encoded {
     let mut r = Reader::new(bytes);
-    let v = kwire::Response::decode(ApiKey(key), version, &mut r)
+    let v = kwire::Response::decode(&mut r, ApiKey(key), version)
         .map_err(|e| format!("kwire decode: {e}"))?;
     if !r.is_empty() {
         return Err(format!(
@@ -210,7 +210,7 @@ where
             ours: |bytes, v| ours_request(R::KEY, bytes, v),
             ours_debug: |bytes, v| {
                 let mut r = Reader::new(bytes);
-                let value = kwire::Request::decode(ApiKey(R::KEY), v, &mut r)
+                let value = kwire::Request::decode(&mut r, ApiKey(R::KEY), v)
                     .map_err(|e| format!("kwire decode: {e}"))?;
                 r.finish("body").map_err(|e| format!("kwire decode: {e}"))?;
                 Ok(format!("{value:?}"))
@@ -232,7 +232,7 @@ where
             ours: |bytes, v| ours_response(R::KEY, bytes, v),
             ours_debug: |bytes, v| {
                 let mut r = Reader::new(bytes);
-                let value = kwire::Response::decode(ApiKey(R::KEY), v, &mut r)
+                let value = kwire::Response::decode(&mut r, ApiKey(R::KEY), v)
                     .map_err(|e| format!("kwire decode: {e}"))?;
                 r.finish("body").map_err(|e| format!("kwire decode: {e}"))?;
                 Ok(format!("{value:?}"))

@@ -7,7 +7,7 @@ use kwire::{ApiKey, DecodeErrorKind, EncodeError, Request, frame};
 
 #[test]
 fn versions_and_keys_are_named() {
-    let err = Request::decode(ApiKey::FETCH, 99, &mut Reader::new(&[])).unwrap_err();
+    let err = Request::decode(&mut Reader::new(&[]), ApiKey::FETCH, 99).unwrap_err();
     assert_eq!(
         err.kind.to_string(),
         format!(
@@ -15,7 +15,7 @@ fn versions_and_keys_are_named() {
             ApiKey::FETCH.request_versions()
         )
     );
-    let err = Request::decode(ApiKey(1000), 0, &mut Reader::new(&[])).unwrap_err();
+    let err = Request::decode(&mut Reader::new(&[]), ApiKey(1000), 0).unwrap_err();
     assert_eq!(err.kind.to_string(), "unknown API key 1000");
     assert_eq!(
         DecodeErrorKind::ApiNotEnabled(ApiKey::SHARE_FETCH).to_string(),

@@ -190,8 +190,8 @@ fn dropped_field_agrees_with_what_a_round_trip_loses() {
 fn decode(kind: MessageKind, key: ApiKey, version: i16, bytes: &[u8]) -> Option<Either<'_>> {
     let r = &mut Reader::new(bytes);
     match kind {
-        MessageKind::Request => Request::decode(key, version, r).ok().map(Either::Request),
-        MessageKind::Response => Response::decode(key, version, r).ok().map(Either::Response),
+        MessageKind::Request => Request::decode(r, key, version).ok().map(Either::Request),
+        MessageKind::Response => Response::decode(r, key, version).ok().map(Either::Response),
         MessageKind::Header | MessageKind::Data => None,
     }
 }

@@ -642,9 +642,9 @@ fn decode_body<'a>(
 ) -> Result<Decoded<'a>, kwire::DecodeError> {
     let key = ApiKey(c.key);
     if c.request {
-        Request::decode(key, version, r).map(Decoded::Request)
+        Request::decode(r, key, version).map(Decoded::Request)
     } else {
-        Response::decode(key, version, r).map(Decoded::Response)
+        Response::decode(r, key, version).map(Decoded::Response)
     }
 }
 

@@ -283,18 +283,18 @@ fn tagged_payload_whose_size_differs_from_its_field() {
 #[test]
 fn unknown_api_key() {
     assert_eq!(
-        Request::decode(ApiKey(999), 0, &mut Reader::new(&[])).unwrap_err(),
+        Request::decode(&mut Reader::new(&[]), ApiKey(999), 0).unwrap_err(),
         err(0, K::UnknownApiKey(ApiKey(999)), "Request")
     );
     assert_eq!(
-        Response::decode(ApiKey(-1), 0, &mut Reader::new(&[])).unwrap_err(),
+        Response::decode(&mut Reader::new(&[]), ApiKey(-1), 0).unwrap_err(),
         err(0, K::UnknownApiKey(ApiKey(-1)), "Response")
     );
 }
 
 #[test]
 fn unsupported_version() {
-    let e = Request::decode(ApiKey(12), 99, &mut Reader::new(&[])).unwrap_err();
+    let e = Request::decode(&mut Reader::new(&[]), ApiKey(12), 99).unwrap_err();
     assert_eq!(
         e,
         err(

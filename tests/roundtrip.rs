@@ -134,8 +134,8 @@ fn typed(schema: &MessageSchema, version: i16, bytes: &[u8]) -> Result<Outcome, 
     let key = ApiKey(schema.api_key);
     let v = version;
     match schema.kind {
-        MessageKind::Request => run(bytes, v, |r| Request::decode(key, v, r)),
-        MessageKind::Response => run(bytes, v, |r| Response::decode(key, v, r)),
+        MessageKind::Request => run(bytes, v, |r| Request::decode(r, key, v)),
+        MessageKind::Response => run(bytes, v, |r| Response::decode(r, key, v)),
         MessageKind::Header | MessageKind::Data => match schema.name {
             "RequestHeader" => run(bytes, v, |r| m::RequestHeader::decode(r, v)),
             "ResponseHeader" => run(bytes, v, |r| m::ResponseHeader::decode(r, v)),
@@ -450,8 +450,8 @@ fn typed_verdict(schema: &MessageSchema, version: i16, bytes: &[u8]) -> Result<u
     // accepted but a read refuses trips the iterator's debug assertion.
     let visit = |v: &dyn Debug| drop(format!("{v:?}"));
     match schema.kind {
-        MessageKind::Request => Request::decode(key, version, &mut r).map(|v| visit(&v)),
-        MessageKind::Response => Response::decode(key, version, &mut r).map(|v| visit(&v)),
+        MessageKind::Request => Request::decode(&mut r, key, version).map(|v| visit(&v)),
+        MessageKind::Response => Response::decode(&mut r, key, version).map(|v| visit(&v)),
         MessageKind::Header | MessageKind::Data => match schema.name {
             "RequestHeader" => m::RequestHeader::decode(&mut r, version).map(|v| visit(&v)),
             "ResponseHeader" => m::ResponseHeader::decode(&mut r, version).map(|v| visit(&v)),

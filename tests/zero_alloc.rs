@@ -383,7 +383,7 @@ fn every_message_and_the_dissector_run_without_allocating() {
                 let frame_len = assert_none(&what, || {
                     let r = &mut Reader::new(bytes);
                     if schema.kind == MessageKind::Request {
-                        let body = Request::decode(key, version, r).expect("valid");
+                        let body = Request::decode(r, key, version).expect("valid");
                         assert_eq!(body.encode(version, &mut out), Ok(n));
                         let header = RequestHeader::new(key, version, 1).with_client_id(Some("c"));
                         let len = frame::encode_request(&header, &body, &mut frame_buf);
@@ -391,7 +391,7 @@ fn every_message_and_the_dissector_run_without_allocating() {
                         frame::decode_request(&frame_buf[..len]).expect("valid");
                         len
                     } else {
-                        let body = Response::decode(key, version, r).expect("valid");
+                        let body = Response::decode(r, key, version).expect("valid");
                         assert_eq!(body.encode(version, &mut out), Ok(n));
                         let header = ResponseHeader::default().with_correlation_id(1);
                         let len = frame::encode_response(&header, &body, version, &mut frame_buf);

@@ -376,7 +376,7 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         let _ = writeln!(out, "impl<'a> {enum_name}<'a> {{");
         let _ = writeln!(
             out,
-            "/// Decodes a {} body of `api_key` at `version`.\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(api_key: ApiKey, version: i16, r: &mut c::Reader<'a>) -> Result<Self, DecodeError> {{\nlet _ = version;\nlet body = match api_key.0 {{",
+            "/// Decodes a {} body of `api_key` at `version` from `r` (the arguments in the order of\n/// [`Decode::decode`](c::Decode::decode), the reader first).\n///\n/// # Errors\n///\n/// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose\n/// feature is off, `UnsupportedVersion`, and any body error.\npub fn decode(r: &mut c::Reader<'a>, api_key: ApiKey, version: i16) -> Result<Self, DecodeError> {{\nlet _ = version;\nlet body = match api_key.0 {{",
             enum_name.to_lowercase()
         );
         for a in &live {

@@ -1844,16 +1844,17 @@ pub enum Request<'a> {
 }
 
 impl<'a> Request<'a> {
-    /// Decodes a request body of `api_key` at `version`.
+    /// Decodes a request body of `api_key` at `version` from `r` (the arguments in the order of
+    /// [`Decode::decode`](c::Decode::decode), the reader first).
     ///
     /// # Errors
     ///
     /// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose
     /// feature is off, `UnsupportedVersion`, and any body error.
     pub fn decode(
+        r: &mut c::Reader<'a>,
         api_key: ApiKey,
         version: i16,
-        r: &mut c::Reader<'a>,
     ) -> Result<Self, DecodeError> {
         let _ = version;
         let body = match api_key.0 {
@@ -4777,16 +4778,17 @@ pub enum Response<'a> {
 }
 
 impl<'a> Response<'a> {
-    /// Decodes a response body of `api_key` at `version`.
+    /// Decodes a response body of `api_key` at `version` from `r` (the arguments in the order of
+    /// [`Decode::decode`](c::Decode::decode), the reader first).
     ///
     /// # Errors
     ///
     /// `UnknownApiKey` for a key without a valid version, `ApiNotEnabled` for an API whose
     /// feature is off, `UnsupportedVersion`, and any body error.
     pub fn decode(
+        r: &mut c::Reader<'a>,
         api_key: ApiKey,
         version: i16,
-        r: &mut c::Reader<'a>,
     ) -> Result<Self, DecodeError> {
         let _ = version;
         let body = match api_key.0 {
