@@ -23,43 +23,42 @@ pub struct RawTaggedField<'a> {
 /// Decoding keeps them as a borrowed slice of the input; encoding writes them back after the
 /// known tagged fields (unknown tags are always greater than the known ones, which are numbered
 /// from 0). Callers can supply their own as a slice of [`RawTaggedField`]s in strictly increasing
-/// tag order.
+/// tag order (`TaggedFields::from`); the decoded form can only be made by decoding, so that
+/// what is written back verbatim is always entries a decode checked.
 #[derive(Clone, Copy)]
-pub enum TaggedFields<'a> {
-    /// Fields as read from the wire: `count` entries of `tag, size, payload`.
-    Wire {
-        /// Number of entries.
-        count: u32,
-        /// The encoded entries.
-        bytes: &'a [u8],
-    },
+pub struct TaggedFields<'a>(Repr<'a>);
+
+#[derive(Clone, Copy)]
+enum Repr<'a> {
+    /// Fields as read from the wire: `count` validated entries of `tag, size, payload`.
+    Wire { count: u32, bytes: &'a [u8] },
     /// Fields supplied by the caller.
     Slice(&'a [RawTaggedField<'a>]),
 }
 
 impl Default for TaggedFields<'_> {
     fn default() -> Self {
-        Self::Slice(&[])
+        Self::EMPTY
     }
 }
 
 impl<'a> From<&'a [RawTaggedField<'a>]> for TaggedFields<'a> {
     fn from(fields: &'a [RawTaggedField<'a>]) -> Self {
-        Self::Slice(fields)
+        Self(Repr::Slice(fields))
     }
 }
 
 impl<'a> TaggedFields<'a> {
     /// No unknown tagged fields.
-    pub const EMPTY: Self = Self::Slice(&[]);
+    pub const EMPTY: Self = Self(Repr::Slice(&[]));
 
     /// The number of fields.
     #[must_use]
     #[inline]
     pub fn len(&self) -> usize {
-        match self {
-            Self::Wire { count, .. } => usize::try_from(*count).unwrap_or(usize::MAX),
-            Self::Slice(s) => s.len(),
+        match self.0 {
+            Repr::Wire { count, .. } => usize::try_from(count).unwrap_or(usize::MAX),
+            Repr::Slice(s) => s.len(),
         }
     }
 
@@ -73,13 +72,13 @@ impl<'a> TaggedFields<'a> {
     /// Iterates the fields in tag order.
     #[must_use]
     pub fn iter(&self) -> TaggedFieldIter<'a> {
-        match *self {
-            Self::Wire { count, bytes } => TaggedFieldIter::Wire {
+        TaggedFieldIter(match self.0 {
+            Repr::Wire { count, bytes } => IterRepr::Wire {
                 r: Reader::new(bytes),
                 left: count,
             },
-            Self::Slice(s) => TaggedFieldIter::Slice(s.iter()),
-        }
+            Repr::Slice(s) => IterRepr::Slice(s.iter()),
+        })
     }
 
     /// Encoded size of the entries (not the count), checking caller-supplied tags: strictly
@@ -94,12 +93,12 @@ impl<'a> TaggedFields<'a> {
         first_unknown: u32,
         path: &'static str,
     ) -> Result<usize, EncodeError> {
-        match self {
-            Self::Wire { bytes, .. } => Ok(bytes.len()),
-            Self::Slice(fields) => {
+        match self.0 {
+            Repr::Wire { bytes, .. } => Ok(bytes.len()),
+            Repr::Slice(fields) => {
                 let mut total = 0usize;
                 let mut next_allowed = first_unknown;
-                for f in *fields {
+                for f in fields {
                     if f.tag < next_allowed {
                         return Err(EncodeError::InvalidUnknownTag { path, tag: f.tag });
                     }
@@ -122,10 +121,10 @@ impl<'a> TaggedFields<'a> {
     /// Writes the entries (not the count).
     #[inline]
     pub fn write(&self, w: &mut Writer<'_>) {
-        match self {
-            Self::Wire { bytes, .. } => w.put(bytes),
-            Self::Slice(fields) => {
-                for f in *fields {
+        match self.0 {
+            Repr::Wire { bytes, .. } => w.put(bytes),
+            Repr::Slice(fields) => {
+                for f in fields {
                     w.uvarint(f.tag);
                     w.uvarint(u32::try_from(f.data.len()).unwrap_or(u32::MAX));
                     w.put(f.data);
@@ -209,10 +208,11 @@ impl defmt::Format for TaggedFields<'_> {
 
 /// Iterator over [`TaggedFields`].
 #[derive(Debug, Clone)]
-pub enum TaggedFieldIter<'a> {
-    #[doc(hidden)]
+pub struct TaggedFieldIter<'a>(IterRepr<'a>);
+
+#[derive(Debug, Clone)]
+enum IterRepr<'a> {
     Wire { r: Reader<'a>, left: u32 },
-    #[doc(hidden)]
     Slice(core::slice::Iter<'a, RawTaggedField<'a>>),
 }
 
@@ -220,8 +220,8 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
     type Item = RawTaggedField<'a>;
 
     fn next(&mut self) -> Option<RawTaggedField<'a>> {
-        match self {
-            Self::Wire { r, left } => {
+        match &mut self.0 {
+            IterRepr::Wire { r, left } => {
                 *left = left.checked_sub(1)?;
                 // Validated at decode time; an error here only ends the iteration.
                 let tag = r.uvarint("").ok()?;
@@ -229,7 +229,7 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
                 let data = r.take(usize::try_from(size).ok()?, "").ok()?;
                 Some(RawTaggedField { tag, data })
             }
-            Self::Slice(it) => it.next().copied(),
+            IterRepr::Slice(it) => it.next().copied(),
         }
     }
 }
@@ -448,10 +448,10 @@ impl<'a> TaggedSection<'a> {
             None => TaggedFields::EMPTY,
             Some(start) => {
                 let used = start.len().saturating_sub(r.remaining());
-                TaggedFields::Wire {
+                TaggedFields(Repr::Wire {
                     count: self.unknown_count,
                     bytes: start.get(..used).unwrap_or_default(),
-                }
+                })
             }
         }
     }
@@ -489,7 +489,7 @@ mod tests {
             },
             RawTaggedField { tag: 9, data: &[] },
         ];
-        assert_eq!(unknown, TaggedFields::Slice(&v));
+        assert_eq!(unknown, TaggedFields::from(&v[..]));
         assert_eq!(unknown.encoded_len(2, "T").unwrap(), 6);
     }
 
