@@ -726,7 +726,7 @@ fn version_classes(m: &Message, hull: Range, fields: &[F<'_>]) -> Vec<Range> {
         }
     }
     cuts.insert(hull.min);
-    let starts: Vec<i16> = cuts.into_iter().filter(|&c| c >= hull.min).collect();
+    let starts: Vec<i16> = cuts.into_iter().collect();
     let mut classes: Vec<Range> = starts
         .iter()
         .enumerate()
