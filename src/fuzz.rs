@@ -1060,9 +1060,9 @@ const LEGACY_CRC_FROM: usize = 16;
 ///   exactly the unread tail in [`Batches::remainder`](crate::records::Batches::remainder): a
 ///   tail too short for the entry it starts, which a standalone parse calls truncated.
 /// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc` (it
-///   always succeeds under `cfg(kwire_fuzzing)`); records follow each other to the end of the batch,
-///   exactly `recordsCount` of them, with offsets, timestamps and sequences derived from the
-///   batch as Kafka derives them; headers iterate to their count; control records and their
+///   always succeeds under `cfg(kwire_fuzzing)`); records follow each other to the end of the
+///   batch, exactly `recordsCount` of them, with offsets, timestamps and sequences derived from
+///   the batch as Kafka derives them; headers iterate to their count; control records and their
 ///   payloads read or fail inside their record.
 /// * An uncompressed v2 batch of up to 64 records and 128 headers is written again with
 ///   [`BatchBuilder`] from its batch fields and records. The result always reads back to the same

@@ -193,9 +193,9 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
         Some(())
     }
 
-    /// The loop of [`ArrayView::walk_each`], out of line: it takes the walker by value and
-    /// returns the bytes after the elements, so that neither its walker nor the caller's has
-    /// its address taken, and both stay in registers.
+    /// The loop of [`ArrayView::walk_each`] ([`Element::walk_many`]), out of line: it takes the
+    /// walker by value and returns the bytes after the elements, so that neither its walker nor
+    /// the caller's has its address taken, and both stay in registers.
     #[inline(never)]
     fn walk_run(w: Walker<'a>, count: usize, version: i16, flexible: bool) -> Option<&'a [u8]> {
         T::walk_many(w, count, version, flexible)

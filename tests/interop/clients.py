@@ -470,8 +470,8 @@ class KafkaPython(Client):
     def subscribe_known(c, topic):
         """Subscribes `c` to `topic` once its metadata holds the topic's partitions. Otherwise the
         leader can assign before the metadata answer arrives: it assigns nothing and counts on
-        the metadata change to rebalance again, a client-side path whose timing the group cases
-        are not about (a run once waited 15 s for an assignment there)."""
+        the metadata change to rebalance again, a client-side path with its own timing that the
+        group cases do not test."""
         if not c.partitions_for_topic(topic):
             raise CaseFailure(f"the consumer's metadata has no partitions for {topic}")
         c.subscribe([topic])
