@@ -593,3 +593,72 @@ proptest::proptest! {
         }
     }
 }
+
+/// Decodes `bytes` with `Decode::decode` (a walker first, the reader where it refuses) and with
+/// the reader alone, and checks that both give the same value or the same error.
+fn both_paths_agree<'a, T: Decode<'a> + PartialEq + Debug>(bytes: &'a [u8], version: i16) {
+    let mut fast = Reader::new(bytes);
+    let decoded = T::decode(&mut fast, version);
+    let mut slow = Reader::new(bytes);
+    let read = T::read(&mut slow, version).map_err(|_| slow.take_error());
+    assert_eq!(decoded, read, "{} at v{version}", T::PATH);
+    if decoded.is_ok() {
+        assert_eq!(fast.offset(), slow.offset(), "{} at v{version}", T::PATH);
+    }
+}
+
+/// A message's own tagged fields (a FetchResponse's node endpoints, an ApiVersionsResponse's
+/// features) are read where the walker stands, without the decode beginning again; the value,
+/// and on a truncated or corrupted section the error, are those of the reader alone.
+#[test]
+fn a_message_tagged_section_reads_alike_through_both_paths() {
+    let endpoints = [m::fetch_response::NodeEndpoint::default()
+        .with_node_id(2)
+        .with_host("broker-2")
+        .with_port(9092)
+        .with_rack(Some("rack-b"))];
+    let partitions = [m::fetch_response::PartitionData::default().with_partition_index(4)];
+    let topics = [m::fetch_response::FetchableTopicResponse::default()
+        .with_topic_id(kwire::codec::Uuid::from_u64_pair(1, 2))
+        .with_partitions(&partitions[..])];
+    let fetch = m::FetchResponse::default()
+        .with_responses(&topics[..])
+        .with_node_endpoints(&endpoints[..]);
+    let features = [m::api_versions_response::SupportedFeatureKey::default()
+        .with_name("kraft.version")
+        .with_max_version(1)];
+    let versions = m::ApiVersionsResponse::default()
+        .with_supported_features(&features[..])
+        .with_finalized_features_epoch(7);
+    let mut buf = [0u8; 512];
+    for v in [16, 17] {
+        let n = fetch.encode(v, &mut buf).unwrap();
+        let bytes = &buf[..n];
+        both_paths_agree::<m::FetchResponse>(bytes, v);
+        assert_eq!(
+            m::FetchResponse::decode(&mut Reader::new(bytes), v)
+                .unwrap()
+                .node_endpoints,
+            fetch.node_endpoints
+        );
+        for cut in 1..n {
+            both_paths_agree::<m::FetchResponse>(&bytes[..n - cut], v);
+        }
+        let mut bad = bytes.to_vec();
+        // The section's entry count, one more than there are entries.
+        let count = n - endpoints_section_len(&fetch, v);
+        bad[count] += 1;
+        both_paths_agree::<m::FetchResponse>(&bad, v);
+    }
+    let n = versions.encode(4, &mut buf).unwrap();
+    for cut in 0..n {
+        both_paths_agree::<m::ApiVersionsResponse>(&buf[..n - cut], 4);
+    }
+}
+
+/// The length of a FetchResponse's root tagged section: its whole encoding less the encoding
+/// without the node endpoints, plus the one byte of an empty section.
+fn endpoints_section_len(fetch: &m::FetchResponse<'_>, version: i16) -> usize {
+    let without = fetch.with_node_endpoints(kwire::codec::Array::Slice(&[]));
+    fetch.encoded_len(version).unwrap() - without.encoded_len(version).unwrap() + 1
+}

@@ -761,7 +761,8 @@ fn class_patterns(classes: &[Range]) -> String {
 /// `take_wire`: the read of a value through a `Walker`, which iterating a decoded
 /// array and `Decode::decode` run before (and instead of) the reader's `read`. It checks what
 /// `read` checks but records no error, reads each run of fixed-width fields present at every
-/// version with one bounds check, and leaves a non-empty tagged section to `read`.
+/// version with one bounds check. A message with tagged fields of its own reads a non-empty
+/// tagged section with its reader; the others leave it to `read`.
 fn emit_take(
     out: &mut String,
     s: &StructDef,
@@ -821,16 +822,37 @@ fn emit_take(
         let _ = writeln!(body, "let f{i}: {} = {value};", rust_type(x)?);
     }
     flush(&mut body, &mut run);
-    match flex {
-        Cond::Never => {}
-        Cond::Always => body.push_str("w.empty_tagged_section()?;\n"),
-        _ => body.push_str("if flexible { w.empty_tagged_section()?; }\n"),
-    }
-    body.push_str("Some(Self {\n");
+    let mut init = String::new();
     for (i, x) in fields.iter().enumerate() {
-        let _ = writeln!(body, "{}: f{i},", x.ident);
+        let _ = writeln!(init, "{}: f{i},", x.ident);
     }
-    body.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n})\n");
+    init.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n");
+    let in_flexible = |stmt: &str| match flex {
+        Cond::Never => String::new(),
+        Cond::Always => format!("{stmt}\n"),
+        _ => format!("if flexible {{ {stmt} }}\n"),
+    };
+    if s.is_root && fields.iter().any(|x| x.f.tag.is_some()) {
+        // A message with tagged fields of its own reads a non-empty section out of line, with a
+        // reader from where the walker stands, rather than have the decode begin again with
+        // `read`: such sections, a FetchResponse's node endpoints or an ApiVersionsResponse's
+        // features, are often set.
+        let non_empty = match flex {
+            Cond::Always => "w.empty_tagged_section().is_none()",
+            _ => "flexible && w.empty_tagged_section().is_none()",
+        };
+        let read = format!(
+            "if {non_empty} {{ return w.read_section_into(this, move |this, r| this.read_tagged(r, version)); }}\n"
+        );
+        let _ = write!(body, "let this = Self {{\n{init}}};\n{read}Some(this)\n");
+    } else {
+        // Elements and the other messages leave a non-empty section (rare) to `read`.
+        let _ = write!(
+            body,
+            "{}Some(Self {{\n{init}}})\n",
+            in_flexible("w.empty_tagged_section()?;")
+        );
+    }
     let mut head = String::new();
     if !mentions(&body, "version") {
         head.push_str("let _ = version;\n");
@@ -846,7 +868,7 @@ fn emit_take(
     };
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it\n/// leaves to `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n{inline}\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n{inline}\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
     );
     Ok(())
 }
@@ -1011,6 +1033,8 @@ fn emit_struct(
     }
     init.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n};\n");
     let mut reads = String::new();
+    // The body of `read_tagged`, for a struct with a tagged section in some version.
+    let mut tagged_read = None;
     if flex != Cond::Never {
         let mut section = String::new();
         if tag_count > 0 {
@@ -1062,15 +1086,15 @@ fn emit_struct(
         // Most sections are empty: one zero byte, consumed without setting up the section.
         match &flex {
             Cond::Always => {
-                let _ = writeln!(reads, "if !r.empty_tagged_section() {{\n{section}}}");
+                reads.push_str("if !r.empty_tagged_section() { this.read_tagged(r, version)?; }\n");
             }
             _ => {
-                let _ = writeln!(
-                    reads,
-                    "if flexible && !r.empty_tagged_section() {{\n{section}}}"
+                reads.push_str(
+                    "if flexible && !r.empty_tagged_section() { this.read_tagged(r, version)?; }\n",
                 );
             }
         }
+        tagged_read = Some(section);
     }
     if mentions(&reads, "this") {
         body.push_str("let mut this = ");
@@ -1105,6 +1129,17 @@ fn emit_struct(
         out,
         "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{take}\n}}\n}}\n"
     );
+    if let Some(section) = tagged_read {
+        let mut head = String::from("let this = self;\n");
+        if !mentions(&section, "version") {
+            head.push_str("let _ = version;\n");
+        }
+        // Out of line with `perf`, where the walks call it too, for the rare non-empty section.
+        let _ = writeln!(
+            out,
+            "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields, and what a walk over unvalidated bytes leaves to a reader.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n}}\n"
+        );
+    }
 
     // ---- Walk: advance over a value, checking it as `read` would, without building it
     let mut walk = String::new();
@@ -1304,7 +1339,15 @@ fn emit_struct(
     }
     body.push_str(&sizes);
     body.push_str("Ok(n)\n");
+    // A nested struct is encoded from its parent's array loops, which `__struct_element!` copies
+    // per version range: inlined there, its version tests fold away.
+    let encode_inline = if s.is_root {
+        ""
+    } else {
+        "#[cfg_attr(feature = \"perf\", inline(always))]\n"
+    };
     let _ = writeln!(out, "impl c::Encode for {name}<'_> {{");
+    out.push_str(encode_inline);
     out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n");
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");
@@ -1428,6 +1471,7 @@ fn emit_struct(
             }
         }
     }
+    out.push_str(encode_inline);
     out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");

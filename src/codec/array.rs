@@ -35,9 +35,8 @@ pub trait Element<'a>: Copy {
     /// [`Element::read_element`] checks (generated structs walk field by field; the default takes
     /// the element). Over validated bytes it only steps.
     ///
-    /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
-    /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs
-    /// the error reads the element from the same place.
+    /// It may refuse what `read_element` accepts, never the reverse: a caller that needs the
+    /// error reads the element from the same place.
     #[inline]
     fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
         Self::take(w, version, flexible).map(drop)
@@ -61,8 +60,8 @@ pub trait Element<'a>: Copy {
 
     /// Reads one element at `version` through a walker: what iterating a decoded array runs.
     /// `None` wherever [`Element::read_element`] would fail; it may also refuse what
-    /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
-    /// the caller then reads the element from the same place with `read_element`.
+    /// `read_element` accepts, and the caller then reads the element from the same place with
+    /// `read_element`.
     ///
     /// The default reads the element through a [`Reader`].
     #[inline]
@@ -85,9 +84,30 @@ pub trait Element<'a>: Copy {
     /// Writes this element (after [`Element::element_len`] succeeded).
     fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
 
+    /// Sums [`Element::element_len`] over `elements`: the loop of sizing an array. Generated
+    /// structs run one copy of the loop per range of versions that encode alike, as
+    /// [`Element::walk_many`] does.
+    ///
+    /// # Errors
+    ///
+    /// The first [`EncodeError`] of an element.
+    #[inline(always)]
+    fn len_many(
+        elements: &[Self],
+        version: i16,
+        flexible: bool,
+        path: &'static str,
+    ) -> Result<usize, EncodeError> {
+        let mut total = 0usize;
+        for e in elements {
+            total = total.saturating_add(e.element_len(version, flexible, path)?);
+        }
+        Ok(total)
+    }
+
     /// Writes a non-null array of `elements`: the length prefix, then [`Element::write_element`]
     /// on each. The fixed-width primitives reserve the prefix and the elements at once and fill
-    /// them in one loop.
+    /// them in one loop; generated structs run one copy of the loop per range of versions.
     #[inline]
     fn write_array(elements: &[Self], w: &mut Writer<'_>, version: i16, flexible: bool) {
         w.len(elements.len(), flexible, false);
@@ -577,14 +597,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         }
         let body = match self {
             Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
-            // By reference: elements can be large structs.
-            Self::Slice(s) => {
-                let mut total = 0usize;
-                for e in *s {
-                    total = total.saturating_add(e.element_len(version, flexible, path)?);
-                }
-                total
-            }
+            Self::Slice(s) => T::len_many(s, version, flexible, path)?,
             Self::Wire(v) => {
                 let mut total = 0usize;
                 for e in v.iter() {
@@ -743,9 +756,9 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
             } => {
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built: the walker reads it, or
-                // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
-                // did (a walk accepting what a read refuses), the iterator ends, and builds with
-                // debug assertions, the tests and the fuzz targets among them, say so.
+                // where it refuses, a read, which cannot fail. If it ever did (a walk accepting
+                // what a read refuses), the iterator ends, and builds with debug assertions, the
+                // tests and the fuzz targets among them, say so.
                 if cfg!(feature = "perf") {
                     let start = *w;
                     if let Some(v) = T::take(w, *version, *flexible) {

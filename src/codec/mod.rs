@@ -162,10 +162,11 @@ pub trait Decode<'a>: Sized {
     fn read(r: &mut Reader<'a>, version: i16) -> Result<Self, Failed>;
 
     /// Reads one value at `version` through a [`Walker`], which records no error: `None`
-    /// wherever [`Decode::read`] would fail, and wherever the type leaves the bytes to `read`
-    /// (generated structs do so for a non-empty tagged section). [`Decode::decode`] tries it
-    /// first and reads with `read` only when it refuses, so that good input costs no error
-    /// bookkeeping. The default reads through a [`Reader`].
+    /// wherever [`Decode::read`] would fail, and wherever the type leaves the bytes to `read`.
+    /// [`Decode::decode`] tries it first and reads with `read` only when it refuses, so that good
+    /// input costs no error bookkeeping. Generated structs read the fields of a non-empty tagged
+    /// section with a [`Reader`] from where the walker stands. The default reads through a
+    /// [`Reader`].
     #[inline]
     fn take(w: &mut Walker<'a>, version: i16) -> Option<Self> {
         w.read_with(|r| Self::read(r, version))
@@ -510,6 +511,41 @@ macro_rules! __struct_element {
             #[inline]
             fn write_element(&self, w: &mut $crate::codec::Writer<'_>, version: i16, _: bool) {
                 <Self as $crate::codec::Encode>::write(self, w, version);
+            }
+            #[cfg(feature = "perf")]
+            #[inline(always)]
+            fn len_many(
+                elements: &[Self],
+                version: i16,
+                _: bool,
+                _: &'static str,
+            ) -> ::core::result::Result<usize, $crate::EncodeError> {
+                let mut total = 0usize;
+                $crate::codec::per_class!(version, v => {
+                    for e in elements {
+                        total = total
+                            .saturating_add(<Self as $crate::codec::Encode>::encoded_len(e, v)?);
+                    }
+                }; $($($range),+)?);
+                ::core::result::Result::Ok(total)
+            }
+            #[cfg(feature = "perf")]
+            #[inline(always)]
+            fn write_array(
+                elements: &[Self],
+                w: &mut $crate::codec::Writer<'_>,
+                version: i16,
+                flexible: bool,
+            ) {
+                // Through a local writer, which stays in registers (see `Writer::move_out`).
+                let mut local = w.move_out();
+                local.len(elements.len(), flexible, false);
+                $crate::codec::per_class!(version, v => {
+                    for e in elements {
+                        <Self as $crate::codec::Encode>::write(e, &mut local, v);
+                    }
+                }; $($($range),+)?);
+                *w = local;
             }
         }
     };

@@ -1,6 +1,8 @@
 //! [`Walker`]: the cursor that steps over encoded values, and reads them where the input is
 //! known to be good, without recording errors.
 
+#[cfg(feature = "perf")]
+use super::Failed;
 use super::{MAX_STRING_LEN, Reader, Uuid};
 
 /// A cursor that advances over encoded values, checking them as a decode would, without saying
@@ -330,6 +332,21 @@ impl<'a> Walker<'a> {
         Some(())
     }
 
+    /// Reads a non-empty tagged section into `value` with `read` (a struct's reader of its
+    /// section) through a [`Reader`] from here, and returns the value: what a message's read
+    /// through a walker does with a section an element's leaves to its reader.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn read_section_into<T>(
+        &mut self,
+        value: T,
+        read: impl FnOnce(&mut T, &mut Reader<'a>) -> Result<(), Failed>,
+    ) -> Option<T> {
+        let (value, rest) = read_section(self.reader(), value, read)?;
+        self.rest = rest;
+        Some(value)
+    }
+
     /// Consumes an empty tagged-field section, and refuses any other: a read through a walker
     /// leaves the fields of a non-empty section to a [`Reader`].
     #[inline(always)]
@@ -363,4 +380,18 @@ impl<'a> Walker<'a> {
         self.rest = r.rest();
         Some(v)
     }
+}
+
+/// The read of [`Walker::read_section_into`], out of line, which keeps the decoder it is called
+/// from as small as it was without it.
+#[cfg(feature = "perf")]
+#[cold]
+#[inline(never)]
+fn read_section<'a, T>(
+    mut r: Reader<'a>,
+    mut value: T,
+    read: impl FnOnce(&mut T, &mut Reader<'a>) -> Result<(), Failed>,
+) -> Option<(T, &'a [u8])> {
+    read(&mut value, &mut r).ok()?;
+    Some((value, r.rest()))
 }

@@ -52,6 +52,20 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Moves this writer out, leaving a writer over no bytes in its place, for the caller to
+    /// move back (`*w = moved`) when done. A loop that writes through a writer behind a
+    /// reference loads and stores the writer around every write; through a local, the
+    /// compiler keeps it in registers.
+    #[cfg(feature = "perf")]
+    #[inline(always)]
+    pub(crate) fn move_out(&mut self) -> Self {
+        Self {
+            rest: core::mem::take(&mut self.rest),
+            capacity: self.capacity,
+            lost: self.lost,
+        }
+    }
+
     /// Bytes written (or, after an overflow, that would have been written).
     #[must_use]
     pub const fn position(&self) -> usize {
@@ -203,17 +217,42 @@ impl<'b> Writer<'b> {
         } else {
             v
         };
+        let [b0, b1, ..] = v.to_le_bytes();
         if v < 0x80 {
-            // Lossless: v < 0x80.
-            self.put_array([v.to_le_bytes()[0]]);
+            self.put_array([b0]);
+        } else if cfg!(feature = "perf") && v < 0x4000 {
+            // Two bytes inline with `perf`: the lengths of record keys and values.
+            self.put_array([b0 | 0x80, (b0 >> 7) | (b1 << 1)]);
         } else {
             self.uvarint_long(v);
         }
     }
 
-    /// The multi-byte path of [`Writer::uvarint`], out of line so that the one-byte case inlines.
-    #[inline(never)]
+    /// The multi-byte path of [`Writer::uvarint`], out of line so that the one-byte case
+    /// inlines. With `perf` the writer goes out and comes back by value, so that a caller's
+    /// writer never has its address taken and can stay in registers.
+    #[inline(always)]
     fn uvarint_long(&mut self, v: u32) {
+        #[cfg(feature = "perf")]
+        {
+            *self = self.move_out().uvarint_long_moved(v);
+        }
+        #[cfg(not(feature = "perf"))]
+        self.uvarint_long_in_place(v);
+    }
+
+    /// [`Writer::uvarint_long_in_place`] on a writer passed by value.
+    #[cfg(feature = "perf")]
+    #[inline(never)]
+    fn uvarint_long_moved(mut self, v: u32) -> Self {
+        self.uvarint_long_in_place(v);
+        self
+    }
+
+    /// Writes a varint of two bytes or more.
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
+    fn uvarint_long_in_place(&mut self, v: u32) {
         let mut buf = [0u8; 5];
         let mut v = v;
         let mut n: usize = 0;

@@ -149,8 +149,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "AddPartitionsToTxnResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -159,6 +158,19 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> AddPartitionsToTxnResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "AddPartitionsToTxnResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -193,8 +205,8 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
 
 impl<'a> AddPartitionsToTxnResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -393,10 +405,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -405,6 +414,21 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> AddPartitionsToTxnResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "AddPartitionsToTxnResponse.ResultsByTransaction.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -425,8 +449,8 @@ impl<'a> AddPartitionsToTxnResult<'a> {
 
 impl<'a> AddPartitionsToTxnResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -443,6 +467,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
 }
 
 impl c::Encode for AddPartitionsToTxnResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -464,6 +489,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.transactional_id, true);
         self.topic_results.write(w, version, true);
@@ -554,10 +580,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -566,6 +589,21 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+    }
+}
+
+impl<'a> AddPartitionsToTxnTopicResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -589,8 +627,8 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
 
 impl<'a> AddPartitionsToTxnTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -611,6 +649,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
 }
 
 impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -640,6 +679,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         w.string(self.name, flexible);
@@ -726,10 +766,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -738,6 +775,21 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+    }
+}
+
+impl<'a> AddPartitionsToTxnPartitionResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -760,8 +812,8 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
 
 impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -782,6 +834,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
 }
 
 impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -803,6 +856,7 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {

@@ -173,75 +173,7 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.supported_features = section.field(
-                            r,
-                            p,
-                            tag,
-                            "ApiVersionsResponse.SupportedFeatures",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "ApiVersionsResponse.SupportedFeatures",
-                                )
-                            },
-                        )?;
-                    }
-                    1 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.finalized_features_epoch = section.field(
-                            r,
-                            p,
-                            tag,
-                            "ApiVersionsResponse.FinalizedFeaturesEpoch",
-                            |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
-                        )?;
-                    }
-                    2 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.finalized_features = section.field(
-                            r,
-                            p,
-                            tag,
-                            "ApiVersionsResponse.FinalizedFeatures",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "ApiVersionsResponse.FinalizedFeatures",
-                                )
-                            },
-                        )?;
-                    }
-                    3 => {
-                        if version < 3 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.zk_migration_ready = section.field(
-                            r,
-                            p,
-                            tag,
-                            "ApiVersionsResponse.ZkMigrationReady",
-                            |p| p.bool("ApiVersionsResponse.ZkMigrationReady"),
-                        )?;
-                    }
-                    _ => {}
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -250,6 +182,72 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> ApiVersionsResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            match tag {
+                0 => {
+                    if version < 3 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.supported_features =
+                        section.field(r, p, tag, "ApiVersionsResponse.SupportedFeatures", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "ApiVersionsResponse.SupportedFeatures",
+                            )
+                        })?;
+                }
+                1 => {
+                    if version < 3 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.finalized_features_epoch = section.field(
+                        r,
+                        p,
+                        tag,
+                        "ApiVersionsResponse.FinalizedFeaturesEpoch",
+                        |p| p.i64("ApiVersionsResponse.FinalizedFeaturesEpoch"),
+                    )?;
+                }
+                2 => {
+                    if version < 3 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.finalized_features =
+                        section.field(r, p, tag, "ApiVersionsResponse.FinalizedFeatures", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "ApiVersionsResponse.FinalizedFeatures",
+                            )
+                        })?;
+                }
+                3 => {
+                    if version < 3 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.zk_migration_ready =
+                        section.field(r, p, tag, "ApiVersionsResponse.ZkMigrationReady", |p| {
+                            p.bool("ApiVersionsResponse.ZkMigrationReady")
+                        })?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -277,8 +275,8 @@ impl<'a> ApiVersionsResponse<'a> {
 
 impl<'a> ApiVersionsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -294,10 +292,7 @@ impl<'a> ApiVersionsResponse<'a> {
         let f4: i64 = -1;
         let f5: c::Array<'a, FinalizedFeatureKey<'a>> = c::Array::Slice(&[]);
         let f6: bool = false;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             error_code: f0,
             api_keys: f1,
             throttle_time_ms: f2,
@@ -306,7 +301,11 @@ impl<'a> ApiVersionsResponse<'a> {
             finalized_features: f5,
             zk_migration_ready: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -550,8 +549,7 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -560,6 +558,19 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+    }
+}
+
+impl<'a> ApiVersion<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "ApiVersionsResponse.ApiKeys.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -582,8 +593,8 @@ impl<'a> ApiVersion<'a> {
 
 impl<'a> ApiVersion<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -606,6 +617,7 @@ impl<'a> ApiVersion<'a> {
 }
 
 impl c::Encode for ApiVersion<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -629,6 +641,7 @@ impl c::Encode for ApiVersion<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {
@@ -720,7 +733,6 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
             min_version: r.i16("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
@@ -728,10 +740,7 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ApiVersionsResponse.SupportedFeatures.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -740,6 +749,21 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> SupportedFeatureKey<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ApiVersionsResponse.SupportedFeatures.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -761,8 +785,8 @@ impl<'a> SupportedFeatureKey<'a> {
 
 impl<'a> SupportedFeatureKey<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -783,6 +807,7 @@ impl<'a> SupportedFeatureKey<'a> {
 }
 
 impl c::Encode for SupportedFeatureKey<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -803,6 +828,7 @@ impl c::Encode for SupportedFeatureKey<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);
@@ -892,7 +918,6 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
             max_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
@@ -900,10 +925,7 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ApiVersionsResponse.FinalizedFeatures.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -912,6 +934,21 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> FinalizedFeatureKey<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ApiVersionsResponse.FinalizedFeatures.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -933,8 +970,8 @@ impl<'a> FinalizedFeatureKey<'a> {
 
 impl<'a> FinalizedFeatureKey<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -955,6 +992,7 @@ impl<'a> FinalizedFeatureKey<'a> {
 }
 
 impl c::Encode for FinalizedFeatureKey<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -975,6 +1013,7 @@ impl c::Encode for FinalizedFeatureKey<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);

@@ -162,52 +162,7 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 1 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.offline_log_dirs = section.field(
-                            r,
-                            p,
-                            tag,
-                            "BrokerHeartbeatRequest.OfflineLogDirs",
-                            |p| {
-                                c::Array::read(
-                                    p,
-                                    version,
-                                    true,
-                                    "BrokerHeartbeatRequest.OfflineLogDirs",
-                                )
-                            },
-                        )?;
-                    }
-                    1 => {
-                        if version < 2 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.cordoned_log_dirs = section.field(
-                            r,
-                            p,
-                            tag,
-                            "BrokerHeartbeatRequest.CordonedLogDirs",
-                            |p| {
-                                c::Array::read_nullable(
-                                    p,
-                                    version,
-                                    true,
-                                    "BrokerHeartbeatRequest.CordonedLogDirs",
-                                )
-                            },
-                        )?;
-                    }
-                    _ => {}
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -216,6 +171,56 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> BrokerHeartbeatRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            match tag {
+                0 => {
+                    if version < 1 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.offline_log_dirs =
+                        section.field(r, p, tag, "BrokerHeartbeatRequest.OfflineLogDirs", |p| {
+                            c::Array::read(
+                                p,
+                                version,
+                                true,
+                                "BrokerHeartbeatRequest.OfflineLogDirs",
+                            )
+                        })?;
+                }
+                1 => {
+                    if version < 2 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.cordoned_log_dirs = section.field(
+                        r,
+                        p,
+                        tag,
+                        "BrokerHeartbeatRequest.CordonedLogDirs",
+                        |p| {
+                            c::Array::read_nullable(
+                                p,
+                                version,
+                                true,
+                                "BrokerHeartbeatRequest.CordonedLogDirs",
+                            )
+                        },
+                    )?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -237,8 +242,8 @@ impl<'a> BrokerHeartbeatRequest<'a> {
 
 impl<'a> BrokerHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -277,8 +282,7 @@ impl<'a> BrokerHeartbeatRequest<'a> {
         let f4 = b21 != 0;
         let f5: c::Array<'a, c::Uuid> = c::Array::Slice(&[]);
         let f6: Option<c::Array<'a, c::Uuid>> = None;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             broker_id: f0,
             broker_epoch: f1,
             current_metadata_offset: f2,
@@ -287,7 +291,11 @@ impl<'a> BrokerHeartbeatRequest<'a> {
             offline_log_dirs: f5,
             cordoned_log_dirs: f6,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 

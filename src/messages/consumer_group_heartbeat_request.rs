@@ -222,8 +222,7 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "ConsumerGroupHeartbeatRequest.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -232,6 +231,19 @@ impl<'a> c::Decode<'a> for ConsumerGroupHeartbeatRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> ConsumerGroupHeartbeatRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "ConsumerGroupHeartbeatRequest.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -263,8 +275,8 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
 
 impl<'a> ConsumerGroupHeartbeatRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -474,10 +486,7 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -486,6 +495,21 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopicPartitions<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ConsumerGroupHeartbeatRequest.TopicPartitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -506,8 +530,8 @@ impl<'a> TopicPartitions<'a> {
 
 impl<'a> TopicPartitions<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -524,6 +548,7 @@ impl<'a> TopicPartitions<'a> {
 }
 
 impl c::Encode for TopicPartitions<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -541,6 +566,7 @@ impl c::Encode for TopicPartitions<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);

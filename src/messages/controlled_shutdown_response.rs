@@ -102,8 +102,7 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "ControlledShutdownResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -112,6 +111,19 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> ControlledShutdownResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "ControlledShutdownResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -135,8 +147,8 @@ impl<'a> ControlledShutdownResponse<'a> {
 
 impl<'a> ControlledShutdownResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -276,10 +288,7 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ControlledShutdownResponse.RemainingPartitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -288,6 +297,21 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 3)
+    }
+}
+
+impl<'a> RemainingPartition<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ControlledShutdownResponse.RemainingPartitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -311,8 +335,8 @@ impl<'a> RemainingPartition<'a> {
 
 impl<'a> RemainingPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -332,6 +356,7 @@ impl<'a> RemainingPartition<'a> {
 }
 
 impl c::Encode for RemainingPartition<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -357,6 +382,7 @@ impl c::Encode for RemainingPartition<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 3;
         w.string(self.topic_name, flexible);

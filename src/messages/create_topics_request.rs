@@ -112,8 +112,7 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "CreateTopicsRequest.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -122,6 +121,19 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> CreateTopicsRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "CreateTopicsRequest.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -149,8 +161,8 @@ impl<'a> CreateTopicsRequest<'a> {
 
 impl<'a> CreateTopicsRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -355,8 +367,7 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -365,6 +376,19 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+    }
+}
+
+impl<'a> CreatableTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -390,8 +414,8 @@ impl<'a> CreatableTopic<'a> {
 
 impl<'a> CreatableTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -419,6 +443,7 @@ impl<'a> CreatableTopic<'a> {
 }
 
 impl c::Encode for CreatableTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -458,6 +483,7 @@ impl c::Encode for CreatableTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.string(self.name, flexible);
@@ -550,10 +576,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "CreateTopicsRequest.Topics.Assignments.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -562,6 +585,21 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+    }
+}
+
+impl<'a> CreatableReplicaAssignment<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "CreateTopicsRequest.Topics.Assignments.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -585,8 +623,8 @@ impl<'a> CreatableReplicaAssignment<'a> {
 
 impl<'a> CreatableReplicaAssignment<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -606,6 +644,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
 }
 
 impl c::Encode for CreatableReplicaAssignment<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -631,6 +670,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.i32(self.partition_index);
@@ -713,10 +753,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "CreateTopicsRequest.Topics.Configs.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -725,6 +762,19 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+    }
+}
+
+impl<'a> CreatableTopicConfig<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "CreateTopicsRequest.Topics.Configs.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -748,8 +798,8 @@ impl<'a> CreatableTopicConfig<'a> {
 
 impl<'a> CreatableTopicConfig<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -769,6 +819,7 @@ impl<'a> CreatableTopicConfig<'a> {
 }
 
 impl c::Encode for CreatableTopicConfig<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -798,6 +849,7 @@ impl c::Encode for CreatableTopicConfig<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.string(self.name, flexible);

@@ -98,8 +98,7 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "CreateTopicsResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -108,6 +107,19 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> CreateTopicsResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "CreateTopicsResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -134,8 +146,8 @@ impl<'a> CreateTopicsResponse<'a> {
 
 impl<'a> CreateTopicsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -395,23 +407,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 5 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.topic_config_error_code = section.field(
-                        r,
-                        p,
-                        tag,
-                        "CreateTopicsResponse.Topics.TopicConfigErrorCode",
-                        |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
-                    )?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -420,6 +416,33 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 7, 5..=6, 1..=4)
+    }
+}
+
+impl<'a> CreatableTopicResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section =
+            c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 5 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.topic_config_error_code = section.field(
+                    r,
+                    p,
+                    tag,
+                    "CreateTopicsResponse.Topics.TopicConfigErrorCode",
+                    |p| p.i16("CreateTopicsResponse.Topics.TopicConfigErrorCode"),
+                )?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -463,8 +486,8 @@ impl<'a> CreatableTopicResult<'a> {
 
 impl<'a> CreatableTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -514,6 +537,7 @@ impl CreatableTopicResult<'_> {
 }
 
 impl c::Encode for CreatableTopicResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -571,6 +595,7 @@ impl c::Encode for CreatableTopicResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 5;
         w.string(self.name, flexible);
@@ -738,7 +763,6 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             name: r.string(true, "CreateTopicsResponse.Topics.Configs.Name")?,
             value: r.nullable_string(true, "CreateTopicsResponse.Topics.Configs.Value")?,
@@ -748,10 +772,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "CreateTopicsResponse.Topics.Configs.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -760,6 +781,19 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> CreatableTopicConfigs<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "CreateTopicsResponse.Topics.Configs.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -782,8 +816,8 @@ impl<'a> CreatableTopicConfigs<'a> {
 
 impl<'a> CreatableTopicConfigs<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -808,6 +842,7 @@ impl<'a> CreatableTopicConfigs<'a> {
 }
 
 impl c::Encode for CreatableTopicConfigs<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -835,6 +870,7 @@ impl c::Encode for CreatableTopicConfigs<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.name, true);

@@ -92,8 +92,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "DeleteShareGroupStateRequest.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -102,6 +101,19 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DeleteShareGroupStateRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "DeleteShareGroupStateRequest.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -122,8 +134,8 @@ impl<'a> DeleteShareGroupStateRequest<'a> {
 
 impl<'a> DeleteShareGroupStateRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -253,10 +265,7 @@ impl<'a> c::Decode<'a> for DeleteStateData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DeleteShareGroupStateRequest.Topics.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -265,6 +274,19 @@ impl<'a> c::Decode<'a> for DeleteStateData<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DeleteStateData<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "DeleteShareGroupStateRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -285,8 +307,8 @@ impl<'a> DeleteStateData<'a> {
 
 impl<'a> DeleteStateData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -303,6 +325,7 @@ impl<'a> DeleteStateData<'a> {
 }
 
 impl c::Encode for DeleteStateData<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -320,6 +343,7 @@ impl c::Encode for DeleteStateData<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -379,16 +403,12 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             partition: r.i32("DeleteShareGroupStateRequest.Topics.Partitions.Partition")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DeleteShareGroupStateRequest.Topics.Partitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -397,6 +417,21 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DeleteShareGroupStateRequest.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -417,8 +452,8 @@ impl<'a> PartitionData<'a> {
 
 impl<'a> PartitionData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -434,6 +469,7 @@ impl<'a> PartitionData<'a> {
 }
 
 impl c::Encode for PartitionData<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -446,6 +482,7 @@ impl c::Encode for PartitionData<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.partition);

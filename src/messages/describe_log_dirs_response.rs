@@ -115,8 +115,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -125,6 +124,19 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DescribeLogDirsResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -152,8 +164,8 @@ impl<'a> DescribeLogDirsResponse<'a> {
 
 impl<'a> DescribeLogDirsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -384,8 +396,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.Results.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -394,6 +405,19 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5, 4, 2..=3)
+    }
+}
+
+impl<'a> DescribeLogDirsResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "DescribeLogDirsResponse.Results.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -430,8 +454,8 @@ impl<'a> DescribeLogDirsResult<'a> {
 
 impl<'a> DescribeLogDirsResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -459,6 +483,7 @@ impl<'a> DescribeLogDirsResult<'a> {
 }
 
 impl c::Encode for DescribeLogDirsResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -499,6 +524,7 @@ impl c::Encode for DescribeLogDirsResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
         w.i16(self.error_code);
@@ -619,10 +645,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DescribeLogDirsResponse.Results.Topics.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -631,6 +654,21 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
+    }
+}
+
+impl<'a> DescribeLogDirsTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DescribeLogDirsResponse.Results.Topics.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -654,8 +692,8 @@ impl<'a> DescribeLogDirsTopic<'a> {
 
 impl<'a> DescribeLogDirsTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -675,6 +713,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
 }
 
 impl c::Encode for DescribeLogDirsTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -704,6 +743,7 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
         w.string(self.name, flexible);
@@ -817,10 +857,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -829,6 +866,21 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
+    }
+}
+
+impl<'a> DescribeLogDirsPartition<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DescribeLogDirsResponse.Results.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -851,8 +903,8 @@ impl<'a> DescribeLogDirsPartition<'a> {
 
 impl<'a> DescribeLogDirsPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -899,6 +951,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
 }
 
 impl c::Encode for DescribeLogDirsPartition<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -924,6 +977,7 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(21) {

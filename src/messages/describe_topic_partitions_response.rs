@@ -113,8 +113,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "DescribeTopicPartitionsResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -123,6 +122,19 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "DescribeTopicPartitionsResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -146,8 +158,8 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
 
 impl<'a> DescribeTopicPartitionsResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -353,10 +365,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DescribeTopicPartitionsResponse.Topics.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -365,6 +374,21 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DescribeTopicPartitionsResponse.Topics.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -390,8 +414,8 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
 
 impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -438,6 +462,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
 }
 
 impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -465,6 +490,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.i16(self.error_code);
         w.nullable_string(self.name, true);
@@ -673,10 +699,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -685,6 +708,21 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DescribeTopicPartitionsResponse.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -709,8 +747,8 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 
 impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -742,6 +780,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 }
 
 impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -789,6 +828,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         if let Some(mut w) = w.sub(14) {
             w.i16(self.error_code);
@@ -870,17 +910,13 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             topic_name: r.string(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
             partition_index: r.i32("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "DescribeTopicPartitionsResponse.NextCursor.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -889,6 +925,21 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> Cursor<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "DescribeTopicPartitionsResponse.NextCursor.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -910,8 +961,8 @@ impl<'a> Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -929,6 +980,7 @@ impl<'a> Cursor<'a> {
 }
 
 impl c::Encode for Cursor<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -947,6 +999,7 @@ impl c::Encode for Cursor<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.string(self.topic_name, true);

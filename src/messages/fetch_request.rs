@@ -265,31 +265,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.cluster_id =
-                            section.field(r, p, tag, "FetchRequest.ClusterId", |p| {
-                                p.nullable_string(true, "FetchRequest.ClusterId")
-                            })?;
-                    }
-                    1 => {
-                        if version < 15 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.replica_state =
-                            section.field(r, p, tag, "FetchRequest.ReplicaState", |p| {
-                                <ReplicaState<'a> as c::Decode<'a>>::read(p, version)
-                            })?;
-                    }
-                    _ => {}
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -298,6 +274,40 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> FetchRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            match tag {
+                0 => {
+                    if version < 12 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.cluster_id = section.field(r, p, tag, "FetchRequest.ClusterId", |p| {
+                        p.nullable_string(true, "FetchRequest.ClusterId")
+                    })?;
+                }
+                1 => {
+                    if version < 15 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.replica_state =
+                        section.field(r, p, tag, "FetchRequest.ReplicaState", |p| {
+                            <ReplicaState<'a> as c::Decode<'a>>::read(p, version)
+                        })?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -350,8 +360,8 @@ impl<'a> FetchRequest<'a> {
 
 impl<'a> FetchRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -381,10 +391,7 @@ impl<'a> FetchRequest<'a> {
         } else {
             ""
         };
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             cluster_id: f0,
             replica_id: f1,
             replica_state: f2,
@@ -398,7 +405,11 @@ impl<'a> FetchRequest<'a> {
             forgotten_topics_data: f10,
             rack_id: f11,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -663,15 +674,13 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             replica_id: r.i32("FetchRequest.ReplicaState.ReplicaId")?,
             replica_epoch: r.i64("FetchRequest.ReplicaState.ReplicaEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "FetchRequest.ReplicaState.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -680,6 +689,19 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> ReplicaState<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchRequest.ReplicaState.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -700,8 +722,8 @@ impl<'a> ReplicaState<'a> {
 
 impl<'a> ReplicaState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -720,6 +742,7 @@ impl<'a> ReplicaState<'a> {
 }
 
 impl c::Encode for ReplicaState<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -734,6 +757,7 @@ impl c::Encode for ReplicaState<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(12) {
@@ -838,8 +862,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "FetchRequest.Topics.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -848,6 +871,19 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+    }
+}
+
+impl<'a> FetchTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -878,8 +914,8 @@ impl<'a> FetchTopic<'a> {
 
 impl<'a> FetchTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -909,6 +945,7 @@ impl<'a> FetchTopic<'a> {
 }
 
 impl c::Encode for FetchTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -942,6 +979,7 @@ impl c::Encode for FetchTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if version <= 12 {
@@ -1140,38 +1178,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 17 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.replica_directory_id = section.field(
-                            r,
-                            p,
-                            tag,
-                            "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
-                            |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
-                        )?;
-                    }
-                    1 => {
-                        if version < 18 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.high_watermark = section.field(
-                            r,
-                            p,
-                            tag,
-                            "FetchRequest.Topics.Partitions.HighWatermark",
-                            |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
-                        )?;
-                    }
-                    _ => {}
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1180,6 +1187,48 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
+    }
+}
+
+impl<'a> FetchPartition<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section =
+            c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            match tag {
+                0 => {
+                    if version < 17 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.replica_directory_id = section.field(
+                        r,
+                        p,
+                        tag,
+                        "FetchRequest.Topics.Partitions.ReplicaDirectoryId",
+                        |p| p.uuid("FetchRequest.Topics.Partitions.ReplicaDirectoryId"),
+                    )?;
+                }
+                1 => {
+                    if version < 18 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.high_watermark = section.field(
+                        r,
+                        p,
+                        tag,
+                        "FetchRequest.Topics.Partitions.HighWatermark",
+                        |p| p.i64("FetchRequest.Topics.Partitions.HighWatermark"),
+                    )?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -1217,8 +1266,8 @@ impl<'a> FetchPartition<'a> {
 
 impl<'a> FetchPartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1260,6 +1309,7 @@ impl FetchPartition<'_> {
 }
 
 impl c::Encode for FetchPartition<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1313,6 +1363,7 @@ impl c::Encode for FetchPartition<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -1475,10 +1526,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchRequest.ForgottenTopicsData.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1487,6 +1535,19 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+    }
+}
+
+impl<'a> ForgottenTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchRequest.ForgottenTopicsData.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1517,8 +1578,8 @@ impl<'a> ForgottenTopic<'a> {
 
 impl<'a> ForgottenTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1548,6 +1609,7 @@ impl<'a> ForgottenTopic<'a> {
 }
 
 impl c::Encode for ForgottenTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1581,6 +1643,7 @@ impl c::Encode for ForgottenTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if version <= 12 {

@@ -151,19 +151,7 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 16 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.node_endpoints =
-                        section.field(r, p, tag, "FetchResponse.NodeEndpoints", |p| {
-                            c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
-                        })?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -172,6 +160,29 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> FetchResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 16 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.node_endpoints =
+                    section.field(r, p, tag, "FetchResponse.NodeEndpoints", |p| {
+                        c::Array::read(p, version, true, "FetchResponse.NodeEndpoints")
+                    })?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -207,8 +218,8 @@ impl<'a> FetchResponse<'a> {
 
 impl<'a> FetchResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -222,17 +233,18 @@ impl<'a> FetchResponse<'a> {
         let f2: i32 = if version >= 7 { w.i32()? } else { 0 };
         let f3: c::Array<'a, FetchableTopicResponse<'a>> = c::Array::take(w, version, flexible)?;
         let f4: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             session_id: f2,
             responses: f3,
             node_endpoints: f4,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -447,8 +459,7 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "FetchResponse.Responses.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -457,6 +468,19 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+    }
+}
+
+impl<'a> FetchableTopicResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchResponse.Responses.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -487,8 +511,8 @@ impl<'a> FetchableTopicResponse<'a> {
 
 impl<'a> FetchableTopicResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -518,6 +542,7 @@ impl<'a> FetchableTopicResponse<'a> {
 }
 
 impl c::Encode for FetchableTopicResponse<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -551,6 +576,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if version <= 12 {
@@ -807,50 +833,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                match tag {
-                    0 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.diverging_epoch = section.field(
-                            r,
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.DivergingEpoch",
-                            |p| <EpochEndOffset<'a> as c::Decode<'a>>::read(p, version),
-                        )?;
-                    }
-                    1 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.current_leader = section.field(
-                            r,
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.CurrentLeader",
-                            |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
-                        )?;
-                    }
-                    2 => {
-                        if version < 12 {
-                            return Err(section.not_in_version(r, tag, version));
-                        }
-                        this.snapshot_id = section.field(
-                            r,
-                            p,
-                            tag,
-                            "FetchResponse.Responses.Partitions.SnapshotId",
-                            |p| <SnapshotId<'a> as c::Decode<'a>>::read(p, version),
-                        )?;
-                    }
-                    _ => {}
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -859,6 +842,60 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
+    }
+}
+
+impl<'a> PartitionData<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section =
+            c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            match tag {
+                0 => {
+                    if version < 12 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.diverging_epoch = section.field(
+                        r,
+                        p,
+                        tag,
+                        "FetchResponse.Responses.Partitions.DivergingEpoch",
+                        |p| <EpochEndOffset<'a> as c::Decode<'a>>::read(p, version),
+                    )?;
+                }
+                1 => {
+                    if version < 12 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.current_leader = section.field(
+                        r,
+                        p,
+                        tag,
+                        "FetchResponse.Responses.Partitions.CurrentLeader",
+                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
+                    )?;
+                }
+                2 => {
+                    if version < 12 {
+                        return Err(section.not_in_version(r, tag, version));
+                    }
+                    this.snapshot_id = section.field(
+                        r,
+                        p,
+                        tag,
+                        "FetchResponse.Responses.Partitions.SnapshotId",
+                        |p| <SnapshotId<'a> as c::Decode<'a>>::read(p, version),
+                    )?;
+                }
+                _ => {}
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -898,8 +935,8 @@ impl<'a> PartitionData<'a> {
 
 impl<'a> PartitionData<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -956,6 +993,7 @@ impl PartitionData<'_> {
 }
 
 impl c::Encode for PartitionData<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1048,6 +1086,7 @@ impl c::Encode for PartitionData<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -1189,17 +1228,13 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             epoch: r.i32("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
             end_offset: r.i64("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1208,6 +1243,21 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> EpochEndOffset<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "FetchResponse.Responses.Partitions.DivergingEpoch.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1228,8 +1278,8 @@ impl<'a> EpochEndOffset<'a> {
 
 impl<'a> EpochEndOffset<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1248,6 +1298,7 @@ impl<'a> EpochEndOffset<'a> {
 }
 
 impl c::Encode for EpochEndOffset<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1262,6 +1313,7 @@ impl c::Encode for EpochEndOffset<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(12) {
@@ -1337,17 +1389,13 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             leader_id: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1356,6 +1404,21 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "FetchResponse.Responses.Partitions.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1376,8 +1439,8 @@ impl<'a> LeaderIdAndEpoch<'a> {
 
 impl<'a> LeaderIdAndEpoch<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1396,6 +1459,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 }
 
 impl c::Encode for LeaderIdAndEpoch<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1410,6 +1474,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(8) {
@@ -1485,17 +1550,13 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             end_offset: r.i64("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
             epoch: r.i32("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchResponse.Responses.Partitions.SnapshotId.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1504,6 +1565,21 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> SnapshotId<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "FetchResponse.Responses.Partitions.SnapshotId.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1524,8 +1600,8 @@ impl<'a> SnapshotId<'a> {
 
 impl<'a> SnapshotId<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1544,6 +1620,7 @@ impl<'a> SnapshotId<'a> {
 }
 
 impl c::Encode for SnapshotId<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1558,6 +1635,7 @@ impl c::Encode for SnapshotId<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(12) {
@@ -1642,10 +1720,7 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1654,6 +1729,21 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 12..=18)
+    }
+}
+
+impl<'a> AbortedTransaction<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "FetchResponse.Responses.Partitions.AbortedTransactions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1676,8 +1766,8 @@ impl<'a> AbortedTransaction<'a> {
 
 impl<'a> AbortedTransaction<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1715,6 +1805,7 @@ impl<'a> AbortedTransaction<'a> {
 }
 
 impl c::Encode for AbortedTransaction<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1736,6 +1827,7 @@ impl c::Encode for AbortedTransaction<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(16) {
@@ -1839,7 +1931,6 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             node_id: r.i32("FetchResponse.NodeEndpoints.NodeId")?,
             host: r.string(true, "FetchResponse.NodeEndpoints.Host")?,
@@ -1848,8 +1939,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "FetchResponse.NodeEndpoints.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1858,6 +1948,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1881,8 +1984,8 @@ impl<'a> NodeEndpoint<'a> {
 
 impl<'a> NodeEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1904,6 +2007,7 @@ impl<'a> NodeEndpoint<'a> {
 }
 
 impl c::Encode for NodeEndpoint<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1930,6 +2034,7 @@ impl c::Encode for NodeEndpoint<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.node_id);

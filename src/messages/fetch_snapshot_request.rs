@@ -120,16 +120,7 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    this.cluster_id =
-                        section.field(r, p, tag, "FetchSnapshotRequest.ClusterId", |p| {
-                            p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
-                        })?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -138,6 +129,27 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> FetchSnapshotRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                this.cluster_id =
+                    section.field(r, p, tag, "FetchSnapshotRequest.ClusterId", |p| {
+                        p.nullable_string(true, "FetchSnapshotRequest.ClusterId")
+                    })?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -158,8 +170,8 @@ impl<'a> FetchSnapshotRequest<'a> {
 
 impl<'a> FetchSnapshotRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -172,14 +184,17 @@ impl<'a> FetchSnapshotRequest<'a> {
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f2 = i32::from_be_bytes([b4, b5, b6, b7]);
         let f3: c::Array<'a, TopicSnapshot<'a>> = c::Array::take(w, version, true)?;
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             cluster_id: f0,
             replica_id: f1,
             max_bytes: f2,
             topics: f3,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -326,8 +341,7 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "FetchSnapshotRequest.Topics.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -336,6 +350,19 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopicSnapshot<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "FetchSnapshotRequest.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -356,8 +383,8 @@ impl<'a> TopicSnapshot<'a> {
 
 impl<'a> TopicSnapshot<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -374,6 +401,7 @@ impl<'a> TopicSnapshot<'a> {
 }
 
 impl c::Encode for TopicSnapshot<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -395,6 +423,7 @@ impl c::Encode for TopicSnapshot<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -525,26 +554,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
-                r,
-                1,
-                "FetchSnapshotRequest.Topics.Partitions.tagged_fields",
-            )?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 1 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.replica_directory_id = section.field(
-                        r,
-                        p,
-                        tag,
-                        "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
-                        |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
-                    )?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -553,6 +563,33 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 1)
+    }
+}
+
+impl<'a> PartitionSnapshot<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section =
+            c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 1 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.replica_directory_id = section.field(
+                    r,
+                    p,
+                    tag,
+                    "FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId",
+                    |p| p.uuid("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId"),
+                )?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -575,8 +612,8 @@ impl<'a> PartitionSnapshot<'a> {
 
 impl<'a> PartitionSnapshot<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -606,6 +643,7 @@ impl PartitionSnapshot<'_> {
 }
 
 impl c::Encode for PartitionSnapshot<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -631,6 +669,7 @@ impl c::Encode for PartitionSnapshot<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition);
@@ -726,17 +765,13 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             end_offset: r.i64("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
             epoch: r.i32("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -745,6 +780,21 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> SnapshotId<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "FetchSnapshotRequest.Topics.Partitions.SnapshotId.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -765,8 +815,8 @@ impl<'a> SnapshotId<'a> {
 
 impl<'a> SnapshotId<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -785,6 +835,7 @@ impl<'a> SnapshotId<'a> {
 }
 
 impl c::Encode for SnapshotId<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -799,6 +850,7 @@ impl c::Encode for SnapshotId<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(12) {

@@ -212,8 +212,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -222,6 +221,19 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> LeaderAndIsrRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -266,8 +278,8 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
 impl<'a> LeaderAndIsrRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -542,8 +554,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -552,6 +563,19 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
+    }
+}
+
+impl<'a> LeaderAndIsrTopicState<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.TopicStates.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -579,8 +603,8 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 
 impl<'a> LeaderAndIsrTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -607,6 +631,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 }
 
 impl c::Encode for LeaderAndIsrTopicState<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -639,6 +664,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
         w.string(self.topic_name, flexible);
@@ -750,8 +776,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -760,6 +785,19 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 4..=7)
+    }
+}
+
+impl<'a> LeaderAndIsrLiveLeader<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "LeaderAndIsrRequest.LiveLeaders.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -784,8 +822,8 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 
 impl<'a> LeaderAndIsrLiveLeader<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -807,6 +845,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 }
 
 impl c::Encode for LeaderAndIsrLiveLeader<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -834,6 +873,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
         w.i32(self.broker_id);
@@ -1103,10 +1143,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1115,6 +1152,21 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
+    }
+}
+
+impl<'a> LeaderAndIsrPartitionState<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "LeaderAndIsrRequest.LeaderAndIsrPartitionState.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1160,8 +1212,8 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 
 impl<'a> LeaderAndIsrPartitionState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1231,6 +1283,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 }
 
 impl c::Encode for LeaderAndIsrPartitionState<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -1303,6 +1356,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
         if version <= 1 {

@@ -122,8 +122,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -132,6 +131,19 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> LeaderAndIsrResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -162,8 +174,8 @@ impl<'a> LeaderAndIsrResponse<'a> {
 
 impl<'a> LeaderAndIsrResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -359,8 +371,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.Topics.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -369,6 +380,19 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> LeaderAndIsrTopicError<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "LeaderAndIsrResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -389,8 +413,8 @@ impl<'a> LeaderAndIsrTopicError<'a> {
 
 impl<'a> LeaderAndIsrTopicError<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -407,6 +431,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
 }
 
 impl c::Encode for LeaderAndIsrTopicError<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -424,6 +449,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.uuid(self.topic_id);
         self.partition_errors.write(w, version, true);
@@ -534,10 +560,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -546,6 +569,21 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
+    }
+}
+
+impl<'a> LeaderAndIsrPartitionError<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "LeaderAndIsrResponse.LeaderAndIsrPartitionError.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -572,8 +610,8 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
 
 impl<'a> LeaderAndIsrPartitionError<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -600,6 +638,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
 }
 
 impl c::Encode for LeaderAndIsrPartitionError<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -628,6 +667,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 4;
         if version <= 4 {

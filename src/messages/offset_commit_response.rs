@@ -101,8 +101,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "OffsetCommitResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -111,6 +110,19 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> OffsetCommitResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "OffsetCommitResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -137,8 +149,8 @@ impl<'a> OffsetCommitResponse<'a> {
 
 impl<'a> OffsetCommitResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -319,8 +331,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "OffsetCommitResponse.Topics.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -329,6 +340,19 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 10, 8..=9)
+    }
+}
+
+impl<'a> OffsetCommitResponseTopic<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "OffsetCommitResponse.Topics.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -359,8 +383,8 @@ impl<'a> OffsetCommitResponseTopic<'a> {
 
 impl<'a> OffsetCommitResponseTopic<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -391,6 +415,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
 }
 
 impl c::Encode for OffsetCommitResponseTopic<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -424,6 +449,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 8;
         if version <= 9 {
@@ -521,10 +547,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "OffsetCommitResponse.Topics.Partitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -533,6 +556,21 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 8..=10)
+    }
+}
+
+impl<'a> OffsetCommitResponsePartition<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "OffsetCommitResponse.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -555,8 +593,8 @@ impl<'a> OffsetCommitResponsePartition<'a> {
 
 impl<'a> OffsetCommitResponsePartition<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -577,6 +615,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
 }
 
 impl c::Encode for OffsetCommitResponsePartition<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -598,6 +637,7 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 8;
         if let Some(mut w) = w.sub(6) {

@@ -115,19 +115,7 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 10 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.node_endpoints =
-                        section.field(r, p, tag, "ProduceResponse.NodeEndpoints", |p| {
-                            c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
-                        })?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -136,6 +124,29 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> ProduceResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 10 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.node_endpoints =
+                    section.field(r, p, tag, "ProduceResponse.NodeEndpoints", |p| {
+                        c::Array::read(p, version, true, "ProduceResponse.NodeEndpoints")
+                    })?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -162,8 +173,8 @@ impl<'a> ProduceResponse<'a> {
 
 impl<'a> ProduceResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -175,15 +186,16 @@ impl<'a> ProduceResponse<'a> {
         let f0: c::Array<'a, TopicProduceResponse<'a>> = c::Array::take(w, version, flexible)?;
         let f1: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f2: c::Array<'a, NodeEndpoint<'a>> = c::Array::Slice(&[]);
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             responses: f0,
             throttle_time_ms: f1,
             node_endpoints: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -379,8 +391,7 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "ProduceResponse.Responses.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -389,6 +400,19 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
+    }
+}
+
+impl<'a> TopicProduceResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "ProduceResponse.Responses.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -419,8 +443,8 @@ impl<'a> TopicProduceResponse<'a> {
 
 impl<'a> TopicProduceResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -450,6 +474,7 @@ impl<'a> TopicProduceResponse<'a> {
 }
 
 impl c::Encode for TopicProduceResponse<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -483,6 +508,7 @@ impl c::Encode for TopicProduceResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
         if version <= 12 {
@@ -696,26 +722,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(
-                r,
-                1,
-                "ProduceResponse.Responses.PartitionResponses.tagged_fields",
-            )?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 10 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.current_leader = section.field(
-                        r,
-                        p,
-                        tag,
-                        "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
-                        |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
-                    )?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -724,6 +731,36 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
+    }
+}
+
+impl<'a> PartitionProduceResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(
+            r,
+            1,
+            "ProduceResponse.Responses.PartitionResponses.tagged_fields",
+        )?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 10 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.current_leader = section.field(
+                    r,
+                    p,
+                    tag,
+                    "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+                    |p| <LeaderIdAndEpoch<'a> as c::Decode<'a>>::read(p, version),
+                )?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -762,8 +799,8 @@ impl<'a> PartitionProduceResponse<'a> {
 
 impl<'a> PartitionProduceResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -810,6 +847,7 @@ impl PartitionProduceResponse<'_> {
 }
 
 impl c::Encode for PartitionProduceResponse<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -867,6 +905,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
         if let Some(mut w) = w.sub(
@@ -1000,10 +1039,7 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1012,6 +1048,21 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
+    }
+}
+
+impl<'a> BatchIndexAndErrorMessage<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ProduceResponse.Responses.PartitionResponses.RecordErrors.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1035,8 +1086,8 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
 
 impl<'a> BatchIndexAndErrorMessage<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1056,6 +1107,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
 }
 
 impl c::Encode for BatchIndexAndErrorMessage<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -1081,6 +1133,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 9;
         w.i32(self.batch_index);
@@ -1156,7 +1209,6 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             leader_id: r
                 .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
@@ -1165,10 +1217,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1177,6 +1226,21 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> LeaderIdAndEpoch<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "ProduceResponse.Responses.PartitionResponses.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1197,8 +1261,8 @@ impl<'a> LeaderIdAndEpoch<'a> {
 
 impl<'a> LeaderIdAndEpoch<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1217,6 +1281,7 @@ impl<'a> LeaderIdAndEpoch<'a> {
 }
 
 impl c::Encode for LeaderIdAndEpoch<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1231,6 +1296,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(8) {
@@ -1332,7 +1398,6 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             node_id: r.i32("ProduceResponse.NodeEndpoints.NodeId")?,
             host: r.string(true, "ProduceResponse.NodeEndpoints.Host")?,
@@ -1341,8 +1406,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "ProduceResponse.NodeEndpoints.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1351,6 +1415,19 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> NodeEndpoint<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "ProduceResponse.NodeEndpoints.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -1374,8 +1451,8 @@ impl<'a> NodeEndpoint<'a> {
 
 impl<'a> NodeEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1397,6 +1474,7 @@ impl<'a> NodeEndpoint<'a> {
 }
 
 impl c::Encode for NodeEndpoint<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -1423,6 +1501,7 @@ impl c::Encode for NodeEndpoint<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         w.i32(self.node_id);

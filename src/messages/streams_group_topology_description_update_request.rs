@@ -123,10 +123,7 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -135,6 +132,21 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "StreamsGroupTopologyDescriptionUpdateRequest.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -157,8 +169,8 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -309,10 +321,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -321,6 +330,21 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopologyDescription<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -341,8 +365,8 @@ impl<'a> TopologyDescription<'a> {
 
 impl<'a> TopologyDescription<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -361,6 +385,7 @@ impl<'a> TopologyDescription<'a> {
 }
 
 impl c::Encode for TopologyDescription<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(self.subtopologies.encoded_len(
@@ -382,6 +407,7 @@ impl c::Encode for TopologyDescription<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
@@ -464,10 +490,7 @@ nodes: c::Array::read(r, version, true, "StreamsGroupTopologyDescriptionUpdateRe
 unknown_tagged_fields: c::TaggedFields::EMPTY,
 };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -476,6 +499,21 @@ unknown_tagged_fields: c::TaggedFields::EMPTY,
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopologyDescriptionSubtopology<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -496,8 +534,8 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -514,6 +552,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 }
 
 impl c::Encode for TopologyDescriptionSubtopology<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(self.subtopology_id, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?);
@@ -531,6 +570,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
@@ -689,10 +729,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -701,6 +738,21 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopologyDescriptionNode<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -725,8 +777,8 @@ impl<'a> TopologyDescriptionNode<'a> {
 
 impl<'a> TopologyDescriptionNode<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -751,6 +803,7 @@ impl<'a> TopologyDescriptionNode<'a> {
 }
 
 impl c::Encode for TopologyDescriptionNode<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -792,6 +845,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         w.string(self.name, true);
         w.i8(self.node_type);
@@ -875,10 +929,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -887,6 +938,21 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> TopologyDescriptionGlobalStore<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -907,8 +973,8 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -925,6 +991,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 }
 
 impl c::Encode for TopologyDescriptionGlobalStore<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.source, version)?);
@@ -938,6 +1005,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);

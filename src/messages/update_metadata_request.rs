@@ -213,18 +213,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    if version < 8 {
-                        return Err(section.not_in_version(r, tag, version));
-                    }
-                    this.r#type = section.field(r, p, tag, "UpdateMetadataRequest.Type", |p| {
-                        p.i8("UpdateMetadataRequest.Type")
-                    })?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -233,6 +222,28 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> UpdateMetadataRequest<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                if version < 8 {
+                    return Err(section.not_in_version(r, tag, version));
+                }
+                this.r#type = section.field(r, p, tag, "UpdateMetadataRequest.Type", |p| {
+                    p.i8("UpdateMetadataRequest.Type")
+                })?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -273,8 +284,8 @@ impl<'a> UpdateMetadataRequest<'a> {
 
 impl<'a> UpdateMetadataRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -299,10 +310,7 @@ impl<'a> UpdateMetadataRequest<'a> {
             c::Array::Slice(&[])
         };
         let f7: c::Array<'a, UpdateMetadataBroker<'a>> = c::Array::take(w, version, flexible)?;
-        if flexible {
-            w.empty_tagged_section()?;
-        }
-        Some(Self {
+        let this = Self {
             controller_id: f0,
             is_k_raft_controller: f1,
             r#type: f2,
@@ -312,7 +320,11 @@ impl<'a> UpdateMetadataRequest<'a> {
             topic_states: f6,
             live_brokers: f7,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if flexible && w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -570,10 +582,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "UpdateMetadataRequest.TopicStates.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -582,6 +591,19 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 7..=8, 6)
+    }
+}
+
+impl<'a> UpdateMetadataTopicState<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "UpdateMetadataRequest.TopicStates.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -609,8 +631,8 @@ impl<'a> UpdateMetadataTopicState<'a> {
 
 impl<'a> UpdateMetadataTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -637,6 +659,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
 }
 
 impl c::Encode for UpdateMetadataTopicState<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -669,6 +692,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
         w.string(self.topic_name, flexible);
@@ -832,10 +856,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "UpdateMetadataRequest.LiveBrokers.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -844,6 +865,19 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
+    }
+}
+
+impl<'a> UpdateMetadataBroker<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "UpdateMetadataRequest.LiveBrokers.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -882,8 +916,8 @@ impl<'a> UpdateMetadataBroker<'a> {
 
 impl<'a> UpdateMetadataBroker<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -921,6 +955,7 @@ impl<'a> UpdateMetadataBroker<'a> {
 }
 
 impl c::Encode for UpdateMetadataBroker<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -964,6 +999,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
         w.i32(self.id);
@@ -1116,10 +1152,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1128,6 +1161,21 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 3..=5)
+    }
+}
+
+impl<'a> UpdateMetadataEndpoint<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "UpdateMetadataRequest.LiveBrokers.Endpoints.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1156,8 +1204,8 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 
 impl<'a> UpdateMetadataEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1185,6 +1233,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 }
 
 impl c::Encode for UpdateMetadataEndpoint<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -1219,6 +1268,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
         w.i32(self.port);
@@ -1439,10 +1489,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -1451,6 +1498,21 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 5, 4)
+    }
+}
+
+impl<'a> UpdateMetadataPartitionState<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "UpdateMetadataRequest.UpdateMetadataPartitionState.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -1484,8 +1546,8 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 
 impl<'a> UpdateMetadataPartitionState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -1545,6 +1607,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 }
 
 impl c::Encode for UpdateMetadataPartitionState<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -1598,6 +1661,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 6;
         if version <= 4 {

@@ -106,17 +106,7 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            let mut section =
-                c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
-            while let Some((tag, p)) = section.next(r)? {
-                if tag == 0 {
-                    this.current_leader =
-                        section.field(r, p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
-                            <CurrentLeader<'a> as c::Decode<'a>>::read(p, version)
-                        })?;
-                }
-            }
-            this.unknown_tagged_fields = section.finish(r);
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -125,6 +115,26 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> UpdateRaftVoterResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let mut section = c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
+        while let Some((tag, p)) = section.next(r)? {
+            if tag == 0 {
+                this.current_leader =
+                    section.field(r, p, tag, "UpdateRaftVoterResponse.CurrentLeader", |p| {
+                        <CurrentLeader<'a> as c::Decode<'a>>::read(p, version)
+                    })?;
+            }
+        }
+        this.unknown_tagged_fields = section.finish(r);
+        Ok(())
     }
 }
 
@@ -146,8 +156,8 @@ impl<'a> UpdateRaftVoterResponse<'a> {
 
 impl<'a> UpdateRaftVoterResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -159,13 +169,16 @@ impl<'a> UpdateRaftVoterResponse<'a> {
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
         let f2: CurrentLeader<'a> = CurrentLeader::default();
-        w.empty_tagged_section()?;
-        Some(Self {
+        let this = Self {
             throttle_time_ms: f0,
             error_code: f1,
             current_leader: f2,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
-        })
+        };
+        if w.empty_tagged_section().is_none() {
+            return w.read_section_into(this, move |this, r| this.read_tagged(r, version));
+        }
+        Some(this)
     }
 }
 
@@ -315,7 +328,6 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
         let mut this = Self {
             leader_id: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,
             leader_epoch: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderEpoch")?,
@@ -324,10 +336,7 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "UpdateRaftVoterResponse.CurrentLeader.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -336,6 +345,21 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> CurrentLeader<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "UpdateRaftVoterResponse.CurrentLeader.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -358,8 +382,8 @@ impl<'a> CurrentLeader<'a> {
 
 impl<'a> CurrentLeader<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -382,6 +406,7 @@ impl<'a> CurrentLeader<'a> {
 }
 
 impl c::Encode for CurrentLeader<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let _ = version;
         let mut n: usize = 0;
@@ -404,6 +429,7 @@ impl c::Encode for CurrentLeader<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let _ = version;
         if let Some(mut w) = w.sub(8) {

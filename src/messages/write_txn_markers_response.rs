@@ -83,8 +83,7 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -93,6 +92,19 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         Self::take_wire(w, version)
+    }
+}
+
+impl<'a> WriteTxnMarkersResponse<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -115,8 +127,8 @@ impl<'a> WriteTxnMarkersResponse<'a> {
 
 impl<'a> WriteTxnMarkersResponse<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
@@ -255,8 +267,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields =
-                c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -265,6 +276,19 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+    }
+}
+
+impl<'a> WritableTxnMarkerResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields =
+            c::TaggedSection::read_unknown(r, "WriteTxnMarkersResponse.Markers.tagged_fields")?;
+        Ok(())
     }
 }
 
@@ -288,8 +312,8 @@ impl<'a> WritableTxnMarkerResult<'a> {
 
 impl<'a> WritableTxnMarkerResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -310,6 +334,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
 }
 
 impl c::Encode for WritableTxnMarkerResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -335,6 +360,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
         w.i64(self.producer_id);
@@ -425,10 +451,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "WriteTxnMarkersResponse.Markers.Topics.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -437,6 +460,21 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+    }
+}
+
+impl<'a> WritableTxnMarkerTopicResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "WriteTxnMarkersResponse.Markers.Topics.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -460,8 +498,8 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 
 impl<'a> WritableTxnMarkerTopicResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -482,6 +520,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 }
 
 impl c::Encode for WritableTxnMarkerTopicResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -511,6 +550,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
         w.string(self.name, flexible);
@@ -594,10 +634,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
             unknown_tagged_fields: c::TaggedFields::EMPTY,
         };
         if flexible && !r.empty_tagged_section() {
-            this.unknown_tagged_fields = c::TaggedSection::read_unknown(
-                r,
-                "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
-            )?;
+            this.read_tagged(r, version)?;
         }
         Ok(this)
     }
@@ -606,6 +643,21 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+    }
+}
+
+impl<'a> WritableTxnMarkerPartitionResult<'a> {
+    /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
+    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    #[inline]
+    fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
+        let this = self;
+        let _ = version;
+        this.unknown_tagged_fields = c::TaggedSection::read_unknown(
+            r,
+            "WriteTxnMarkersResponse.Markers.Topics.Partitions.tagged_fields",
+        )?;
+        Ok(())
     }
 }
 
@@ -628,8 +680,8 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 
 impl<'a> WritableTxnMarkerPartitionResult<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
-    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section, which it
-    /// leaves to `read`.
+    /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
+    /// `read`.
     #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
@@ -650,6 +702,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 }
 
 impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
+    #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -671,6 +724,7 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
         Ok(n)
     }
 
+    #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(6) {
