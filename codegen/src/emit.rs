@@ -1134,10 +1134,10 @@ fn emit_struct(
         if !mentions(&section, "version") {
             head.push_str("let _ = version;\n");
         }
-        // Out of line with `perf`, where the walks call it too, for the rare non-empty section.
+        // Called by `read`, and by a message's `take_wire` for a non-empty section.
         let _ = writeln!(
             out,
-            "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields, and what a walk over unvalidated bytes leaves to a reader.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n}}\n"
+            "impl<'a> {name}<'a> {{\n/// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after\n/// the fields, and what a message's read through a walker hands to a reader.\n#[inline]\nfn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {{\n{head}{section}Ok(())\n}}\n}}\n"
         );
     }
 

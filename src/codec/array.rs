@@ -35,8 +35,9 @@ pub trait Element<'a>: Copy {
     /// [`Element::read_element`] checks (generated structs walk field by field; the default takes
     /// the element). Over validated bytes it only steps.
     ///
-    /// It may refuse what `read_element` accepts, never the reverse: a caller that needs the
-    /// error reads the element from the same place.
+    /// It may refuse what `read_element` accepts (generated structs leave a non-empty tagged
+    /// section of unvalidated bytes to `read_element`), never the reverse: a caller that needs
+    /// the error reads the element from the same place.
     #[inline]
     fn walk(w: &mut Walker<'a>, version: i16, flexible: bool) -> Option<()> {
         Self::take(w, version, flexible).map(drop)
@@ -60,8 +61,8 @@ pub trait Element<'a>: Copy {
 
     /// Reads one element at `version` through a walker: what iterating a decoded array runs.
     /// `None` wherever [`Element::read_element`] would fail; it may also refuse what
-    /// `read_element` accepts, and the caller then reads the element from the same place with
-    /// `read_element`.
+    /// `read_element` accepts (generated structs leave a non-empty tagged section to it), and
+    /// the caller then reads the element from the same place with `read_element`.
     ///
     /// The default reads the element through a [`Reader`].
     #[inline]
@@ -756,9 +757,9 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
             } => {
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built: the walker reads it, or
-                // where it refuses, a read, which cannot fail. If it ever did (a walk accepting
-                // what a read refuses), the iterator ends, and builds with debug assertions, the
-                // tests and the fuzz targets among them, say so.
+                // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
+                // did (a walk accepting what a read refuses), the iterator ends, and builds with
+                // debug assertions, the tests and the fuzz targets among them, say so.
                 if cfg!(feature = "perf") {
                     let start = *w;
                     if let Some(v) = T::take(w, *version, *flexible) {

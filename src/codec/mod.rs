@@ -164,9 +164,9 @@ pub trait Decode<'a>: Sized {
     /// Reads one value at `version` through a [`Walker`], which records no error: `None`
     /// wherever [`Decode::read`] would fail, and wherever the type leaves the bytes to `read`.
     /// [`Decode::decode`] tries it first and reads with `read` only when it refuses, so that good
-    /// input costs no error bookkeeping. Generated structs read the fields of a non-empty tagged
-    /// section with a [`Reader`] from where the walker stands. The default reads through a
-    /// [`Reader`].
+    /// input costs no error bookkeeping. Generated elements leave a non-empty tagged section to
+    /// `read`; generated messages with tagged fields of their own read it with a [`Reader`] from
+    /// where the walker stands. The default reads through a [`Reader`].
     #[inline]
     fn take(w: &mut Walker<'a>, version: i16) -> Option<Self> {
         w.read_with(|r| Self::read(r, version))

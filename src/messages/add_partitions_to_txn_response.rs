@@ -163,7 +163,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
 
 impl<'a> AddPartitionsToTxnResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -419,7 +419,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
 
 impl<'a> AddPartitionsToTxnResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -594,7 +594,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
 
 impl<'a> AddPartitionsToTxnTopicResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -780,7 +780,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
 
 impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

@@ -109,7 +109,7 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
 
 impl<'a> AlterShareGroupOffsetsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -286,7 +286,7 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -451,7 +451,7 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
 
 impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

@@ -109,7 +109,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
 
 impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -264,7 +264,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
 
 impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

@@ -109,7 +109,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
 
 impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -322,7 +322,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
 
 impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -536,7 +536,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
 
 impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -784,7 +784,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
 
 impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

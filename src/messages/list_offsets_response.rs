@@ -115,7 +115,7 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
 
 impl<'a> ListOffsetsResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -318,7 +318,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
 
 impl<'a> ListOffsetsTopicResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -575,7 +575,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
 
 impl<'a> ListOffsetsPartitionResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

@@ -105,7 +105,7 @@ impl<'a> c::Decode<'a> for SnapshotHeaderRecord<'a> {
 
 impl<'a> SnapshotHeaderRecord<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

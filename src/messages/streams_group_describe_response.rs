@@ -106,7 +106,7 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
 
 impl<'a> StreamsGroupDescribeResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -448,7 +448,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 
 impl<'a> DescribedGroup<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -764,7 +764,7 @@ impl<'a> c::Decode<'a> for Topology<'a> {
 
 impl<'a> Topology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -995,7 +995,7 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
 
 impl<'a> Subtopology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1401,7 +1401,7 @@ impl<'a> c::Decode<'a> for Member<'a> {
 
 impl<'a> Member<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1687,7 +1687,7 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 
 impl<'a> Endpoint<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1867,7 +1867,7 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
 
 impl<'a> TaskOffset<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2067,7 +2067,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 
 impl<'a> Assignment<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2245,7 +2245,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 
 impl<'a> TaskIds<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2408,7 +2408,7 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
 
 impl<'a> KeyValue<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2609,7 +2609,7 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
 
 impl<'a> TopicInfo<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2802,7 +2802,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
 
 impl<'a> TopologyDescription<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -2978,7 +2978,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 
 impl<'a> TopologyDescriptionSubtopology<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3218,7 +3218,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
 
 impl<'a> TopologyDescriptionNode<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -3417,7 +3417,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 
 impl<'a> TopologyDescriptionGlobalStore<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

@@ -110,7 +110,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
 
 impl<'a> TxnOffsetCommitResponse<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -332,7 +332,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
 
 impl<'a> TxnOffsetCommitResponseTopic<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -548,7 +548,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
 
 impl<'a> TxnOffsetCommitResponsePartition<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;

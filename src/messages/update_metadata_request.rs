@@ -227,7 +227,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
 
 impl<'a> UpdateMetadataRequest<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -596,7 +596,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
 
 impl<'a> UpdateMetadataTopicState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -870,7 +870,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
 
 impl<'a> UpdateMetadataBroker<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1166,7 +1166,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
 
 impl<'a> UpdateMetadataEndpoint<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
@@ -1503,7 +1503,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
 
 impl<'a> UpdateMetadataPartitionState<'a> {
     /// Reads a non-empty tagged-field section into `self`: what [`c::Decode::read`] runs after
-    /// the fields, and what a walk over unvalidated bytes leaves to a reader.
+    /// the fields, and what a message's read through a walker hands to a reader.
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
