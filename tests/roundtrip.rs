@@ -608,8 +608,9 @@ fn both_paths_agree<'a, T: Decode<'a> + PartialEq + Debug>(bytes: &'a [u8], vers
 }
 
 /// A message's own tagged fields (a FetchResponse's node endpoints, an ApiVersionsResponse's
-/// features) are read where the walker stands, without the decode beginning again; the value,
-/// and on a truncated or corrupted section the error, are those of the reader alone.
+/// features), which `decode` reads through its walker, give the value, and on a truncated or
+/// corrupted section the error, of the reader alone. (That the decode no longer begins again
+/// shows in the instruction counts, not here.)
 #[test]
 fn a_message_tagged_section_reads_alike_through_both_paths() {
     let endpoints = [m::fetch_response::NodeEndpoint::default()

@@ -169,23 +169,8 @@ impl<'a> TaggedFields<'a> {
         if self.is_empty() {
             w.u8(0);
         } else {
-            // With `perf`, the writer goes out and comes back by value, so that a caller's
-            // writer never has its address taken and can stay in registers.
-            #[cfg(feature = "perf")]
-            {
-                *w = self.write_nonempty_moved(w.move_out());
-            }
-            #[cfg(not(feature = "perf"))]
-            self.write_nonempty_section(w);
+            w.out_of_line(|w| self.write_nonempty_section(w));
         }
-    }
-
-    /// [`TaggedFields::write_nonempty_section`] on a writer passed by value, out of line.
-    #[cfg(feature = "perf")]
-    #[inline(never)]
-    fn write_nonempty_moved<'b>(&self, mut w: Writer<'b>) -> Writer<'b> {
-        self.write_nonempty_section(&mut w);
-        w
     }
 
     /// The rare non-empty section: the count, then the entries.

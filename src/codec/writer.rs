@@ -66,6 +66,19 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Runs `write`, a rare path kept out of line. With `perf` the writer goes out and comes
+    /// back by value ([`Writer::move_out`]), so that the caller's writer never has its address
+    /// taken and can stay in registers; without it, `write` runs on this writer.
+    #[inline(always)]
+    pub(crate) fn out_of_line(&mut self, write: impl FnOnce(&mut Self)) {
+        #[cfg(feature = "perf")]
+        {
+            *self = write_moved(self.move_out(), write);
+        }
+        #[cfg(not(feature = "perf"))]
+        write(self);
+    }
+
     /// Bytes written (or, after an overflow, that would have been written).
     #[must_use]
     pub const fn position(&self) -> usize {
@@ -221,32 +234,19 @@ impl<'b> Writer<'b> {
         if v < 0x80 {
             self.put_array([b0]);
         } else if cfg!(feature = "perf") && v < 0x4000 {
-            // Two bytes inline with `perf`: the lengths of record keys and values.
+            // Two bytes inline with `perf`: compact lengths of bytes and records fields, and the
+            // lengths of record keys and values.
             self.put_array([b0 | 0x80, (b0 >> 7) | (b1 << 1)]);
         } else {
             self.uvarint_long(v);
         }
     }
 
-    /// The multi-byte path of [`Writer::uvarint`], out of line so that the one-byte case
-    /// inlines. With `perf` the writer goes out and comes back by value, so that a caller's
-    /// writer never has its address taken and can stay in registers.
+    /// The multi-byte path of [`Writer::uvarint`], out of line (see [`Writer::out_of_line`]) so
+    /// that the one-byte case inlines.
     #[inline(always)]
     fn uvarint_long(&mut self, v: u32) {
-        #[cfg(feature = "perf")]
-        {
-            *self = self.move_out().uvarint_long_moved(v);
-        }
-        #[cfg(not(feature = "perf"))]
-        self.uvarint_long_in_place(v);
-    }
-
-    /// [`Writer::uvarint_long_in_place`] on a writer passed by value.
-    #[cfg(feature = "perf")]
-    #[inline(never)]
-    fn uvarint_long_moved(mut self, v: u32) -> Self {
-        self.uvarint_long_in_place(v);
-        self
+        self.out_of_line(|w| w.uvarint_long_in_place(v));
     }
 
     /// Writes a varint of two bytes or more.
@@ -303,19 +303,14 @@ impl<'b> Writer<'b> {
             let n = u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1);
             let [b0, b1, b2, _] = n.to_le_bytes();
             match n {
-                // One byte: N + 1 below 0x80.
-                0..0x80 => self.u8(b0),
-                // Two and three bytes inline with `perf`, for bytes and records fields (which
-                // are often that long); strings, rarely over 126 bytes, stay small.
-                0x80..0x4000 if cfg!(feature = "perf") && !short => {
-                    self.put_array([b0 | 0x80, (b0 >> 7) | (b1 << 1)]);
-                }
+                // Three bytes inline with `perf`, for bytes and records fields (which are often
+                // that long); strings, rarely over 16 KiB, stay small.
                 0x4000..0x20_0000 if cfg!(feature = "perf") && !short => self.put_array([
                     b0 | 0x80,
                     (b0 >> 7) | (b1 << 1) | 0x80,
                     (b1 >> 6) | (b2 << 2),
                 ]),
-                _ => self.uvarint_long(n),
+                _ => self.uvarint(n),
             }
         } else if short {
             self.i16(i16::try_from(len).unwrap_or(i16::MAX));
@@ -373,6 +368,14 @@ impl<'b> Writer<'b> {
 #[cold]
 #[inline(never)]
 const fn cold_path() {}
+
+/// `write` on a writer passed in and returned by value, out of line: [`Writer::out_of_line`].
+#[cfg(feature = "perf")]
+#[inline(never)]
+fn write_moved<'b>(mut w: Writer<'b>, write: impl FnOnce(&mut Writer<'b>)) -> Writer<'b> {
+    write(&mut w);
+    w
+}
 
 /// Bytes in the minimal unsigned varint encoding of `v`.
 #[inline]
