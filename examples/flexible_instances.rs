@@ -9,7 +9,7 @@
 //! ```
 
 use kwire::codec::{MessageKind, Reader};
-use kwire::schema::{self, walker};
+use kwire::schema;
 use kwire::{ApiKey, Encode, Request, Response};
 
 /// The walker's seeds: fixed, so that the output is the same on every run.
@@ -27,7 +27,8 @@ fn main() {
             (range.min..=range.max).filter(|&v| range.contains(v) && schema.is_flexible(v));
         for (v, seed) in versions.flat_map(|v| SEEDS.map(|seed| (v, seed))) {
             let mut buf = vec![0u8; 1 << 16];
-            let n = walker::write_random(schema, v, seed, &mut buf).expect("an instance fits");
+            let n =
+                kwire_testkit::write_random(schema, v, seed, &mut buf).expect("an instance fits");
             let key = ApiKey(schema.api_key);
             let mut r = Reader::new(&buf[..n]);
             let mut out = vec![0u8; n];

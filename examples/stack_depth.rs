@@ -18,7 +18,7 @@
 //! anything the input controls, so the peak is a property of the schemas.
 
 use kwire::codec::{MessageKind, Reader};
-use kwire::schema::{FieldType, MESSAGES, StructSchema, walker};
+use kwire::schema::{FieldType, MESSAGES, StructSchema};
 use kwire::{ApiKey, EncodeError, Request, Response};
 
 /// Struct nesting below and including `s`.
@@ -62,7 +62,7 @@ fn decode_everything() -> usize {
         let (min, max) = (m.valid_versions.min, m.valid_versions.max);
         for version in min..=max {
             for seed in 0..4u64 {
-                let n = match walker::write_random(m, version, seed, &mut buf) {
+                let n = match kwire_testkit::write_random(m, version, seed, &mut buf) {
                     Ok(n) => n,
                     Err(EncodeError::BufferTooSmall { .. }) => continue,
                     Err(e) => panic!("{} v{version}: {e}", m.name),

@@ -252,9 +252,6 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
-#[doc(hidden)]
-#[path = "fuzz.rs"]
-pub mod __fuzz;
 #[cfg(kwire_mutant)]
 #[doc(hidden)]
 #[path = "mutant.rs"]

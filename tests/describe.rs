@@ -9,7 +9,7 @@ use kwire::describe::{self, Category, DescribeError, Node, Side, Visit};
 use kwire::frame::{decode_request, decode_response, encode_request, encode_response};
 use kwire::header::response_header_version;
 use kwire::messages::{RequestHeader, ResponseHeader};
-use kwire::schema::{self, walker};
+use kwire::schema;
 use kwire::{ApiKey, DecodeErrorKind};
 
 fn seeds_dir() -> std::path::PathBuf {
@@ -384,7 +384,7 @@ fn random_instances_dissect_like_the_typed_decoder() {
             }
             .unwrap();
             for seed in 0..24u64 {
-                let n = walker::write_random(s, version, seed, &mut body).unwrap();
+                let n = kwire_testkit::write_random(s, version, seed, &mut body).unwrap();
                 let frame = frame_of(key, version, side, &body[..n]);
                 let what = format!("{} v{version} seed {seed}", s.name);
                 let mut nodes = Nodes::default();
@@ -518,7 +518,7 @@ fn unknown_tags_and_responses() {
     let mut body = vec![0u8; 4096];
     let mut seen_unknown = false;
     for seed in 0..64 {
-        let n = walker::write_random(s, 4, seed, &mut body).unwrap();
+        let n = kwire_testkit::write_random(s, 4, seed, &mut body).unwrap();
         let frame = frame_of(key, 4, Side::Response, &body[..n]);
         let mut text = String::new();
         describe::write_response_frame(&frame, key, 4, &mut text).unwrap();

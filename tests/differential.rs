@@ -606,7 +606,7 @@ fn walker_instances(schema: &MessageSchema, version: i16) -> Vec<(String, Encode
         let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(version.unsigned_abs());
         all.push((
             format!("seed {seed:#x}"),
-            run(|out| walker::write_random(schema, version, seed, out)),
+            run(|out| kwire_testkit::write_random(schema, version, seed, out)),
         ));
     }
     all
@@ -2389,7 +2389,7 @@ fn every_field_agrees_by_path_both_ways() {
         for v in intersect(case.theirs.versions, case.ours_versions) {
             for seed in 0..VALUE_SEEDS {
                 let mut buf = vec![0u8; 1 << 16];
-                let Ok(n) = walker::write_random(schema, v, seed, &mut buf) else {
+                let Ok(n) = kwire_testkit::write_random(schema, v, seed, &mut buf) else {
                     continue;
                 };
                 let bytes = &buf[..n];

@@ -7,7 +7,7 @@ use kwire::messages::metadata_response::MetadataResponseBroker;
 use kwire::messages::{
     ControlledShutdownRequest, FetchRequest, MetadataResponse, RequestHeader, ResponseHeader,
 };
-use kwire::schema::{self, walker};
+use kwire::schema;
 use kwire::{ApiKey, Encode, EncodeError, Request, Response, frame};
 
 fn versions(r: VersionRange) -> impl Iterator<Item = i16> {
@@ -137,7 +137,7 @@ fn dropped_field_agrees_with_what_a_round_trip_loses() {
         for from in versions(schema.valid_versions) {
             for seed in 0..SEEDS {
                 let mut bytes = vec![0u8; 1 << 16];
-                let Ok(n) = walker::write_random(schema, from, seed, &mut bytes) else {
+                let Ok(n) = kwire_testkit::write_random(schema, from, seed, &mut bytes) else {
                     continue;
                 };
                 let Some(original) = decode(schema.kind, key, from, &bytes[..n]) else {

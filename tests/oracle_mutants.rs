@@ -14,8 +14,8 @@
 use std::fs;
 use std::path::Path;
 
-use kwire::__fuzz::{TARGETS, Target};
 use kwire::__mutant::{Mutant, activate};
+use kwire_testkit::oracles::{TARGETS, Target};
 
 /// The targets whose oracle each fault must trip. Every target is in some row.
 const CAUGHT_BY: &[(Mutant, &[&str])] = &[

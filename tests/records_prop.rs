@@ -2,12 +2,12 @@
 //! the CRC catches every single-bit change it covers, a batch cut short is a truncation (and, in
 //! a records field, a silent end), and arbitrary bytes never panic anywhere in the records layer.
 
-use kwire::__fuzz::{self, Outcome, scratch_len};
 use kwire::DecodeErrorKind;
 use kwire::records::{
     Batch, BatchBuilder, Compression, ControlRecord, NewHeader, NewRecord, RecordBatch, Records,
     TimestampType,
 };
+use kwire_testkit::oracles::{self, Outcome, scratch_len};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -280,7 +280,7 @@ proptest! {
 
         // The fuzz oracle holds the builder's output to its own bytes.
         let mut scratch = vec![0u8; scratch_len(bytes.len())];
-        let outcome = __fuzz::record_batch(&bytes, &mut scratch).unwrap();
+        let outcome = oracles::record_batch(&bytes, &mut scratch).unwrap();
         if n <= 64 && recs.iter().map(|r| r.headers.len()).sum::<usize>() <= 128 {
             prop_assert_eq!(outcome, Outcome::RoundTrip { canonical: true });
         }
@@ -387,8 +387,8 @@ proptest! {
     fn random_bytes_never_panic(data in prop::collection::vec(any::<u8>(), 0..600)) {
         walk_everything(&data);
         let mut scratch = vec![0u8; scratch_len(data.len())];
-        __fuzz::record_batch(&data, &mut scratch).unwrap();
-        __fuzz::legacy_message_set(&data, &mut scratch).unwrap();
+        oracles::record_batch(&data, &mut scratch).unwrap();
+        oracles::legacy_message_set(&data, &mut scratch).unwrap();
     }
 
     #[test]
@@ -409,7 +409,7 @@ proptest! {
         }
         walk_everything(&bytes);
         let mut scratch = vec![0u8; scratch_len(bytes.len())];
-        __fuzz::record_batch(&bytes, &mut scratch).unwrap();
+        oracles::record_batch(&bytes, &mut scratch).unwrap();
     }
 
     #[test]
@@ -441,7 +441,7 @@ proptest! {
         let bytes = build(&fields, &recs);
         walk_everything(&bytes);
         let mut scratch = vec![0u8; scratch_len(bytes.len())];
-        prop_assert!(__fuzz::record_batch(&bytes, &mut scratch).is_ok());
+        prop_assert!(oracles::record_batch(&bytes, &mut scratch).is_ok());
     }
 }
 

@@ -52,13 +52,14 @@ fn minimal(schema: &MessageSchema, version: i16) -> Vec<u8> {
 }
 
 fn random(schema: &MessageSchema, version: i16, seed: u64) -> Vec<u8> {
-    let required = match walker::write_random(schema, version, seed, &mut []) {
+    let required = match kwire_testkit::write_random(schema, version, seed, &mut []) {
         Ok(n) => n,
         Err(EncodeError::BufferTooSmall { required, .. }) => required,
         Err(e) => panic!("{} v{version} seed {seed}: walker random: {e}", schema.name),
     };
     let mut buf = vec![0u8; required];
-    let n = walker::write_random(schema, version, seed, &mut buf).expect("sized by a dry run");
+    let n =
+        kwire_testkit::write_random(schema, version, seed, &mut buf).expect("sized by a dry run");
     assert_eq!(n, required);
     buf
 }

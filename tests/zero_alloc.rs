@@ -211,14 +211,17 @@ fn records_read_build_and_checksum_without_allocating() {
     .expect("valid");
 }
 
-type Oracle = fn(&[u8], &mut [u8]) -> Result<kwire::__fuzz::Outcome, kwire::__fuzz::OracleFailure>;
+type Oracle = fn(
+    &[u8],
+    &mut [u8],
+) -> Result<kwire_testkit::oracles::Outcome, kwire_testkit::oracles::OracleFailure>;
 
 /// The scratch buffer a target lends its oracle, by the input length.
 type ScratchLen = dyn Fn(usize) -> usize;
 
 #[test]
 fn fuzz_oracles_run_without_allocating() {
-    use kwire::__fuzz as f;
+    use kwire_testkit::oracles as f;
     let structured = |_: usize| f::structured_scratch_len();
     let targets: Vec<(&str, Oracle, &ScratchLen)> = vec![
         ("request_body", f::request_body, &f::scratch_len),
@@ -375,7 +378,7 @@ fn every_message_and_the_dissector_run_without_allocating() {
                 let mut bytes = vec![0u8; 1 << 16];
                 let n = match seed {
                     None => walker::write_minimal(schema, version, &mut bytes),
-                    Some(seed) => walker::write_random(schema, version, seed, &mut bytes),
+                    Some(seed) => kwire_testkit::write_random(schema, version, seed, &mut bytes),
                 }
                 .expect("fits");
                 let bytes = &bytes[..n];

@@ -1,5 +1,5 @@
 #![no_main]
-use kwire::__fuzz::{dissector, scratch_len};
+use kwire_testkit::oracles::{dissector, scratch_len};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     dissector(data, &mut vec![0; scratch_len(data.len())]).unwrap();

@@ -1,5 +1,5 @@
 #![no_main]
-use kwire::__fuzz::{primitives, scratch_len};
+use kwire_testkit::oracles::{primitives, scratch_len};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     primitives(data, &mut vec![0; scratch_len(data.len())]).unwrap();

@@ -1,5 +1,5 @@
 #![no_main]
-use kwire::__fuzz::{response_frame, scratch_len};
+use kwire_testkit::oracles::{response_frame, scratch_len};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     response_frame(data, &mut vec![0; scratch_len(data.len())]).unwrap();

@@ -1,5 +1,5 @@
 #![no_main]
-use kwire::__fuzz::{scratch_len, split};
+use kwire_testkit::oracles::{scratch_len, split};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     split(data, &mut vec![0; scratch_len(data.len())]).unwrap();

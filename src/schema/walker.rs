@@ -1,5 +1,6 @@
-//! A generic walker over the schema tables: validation, minimal instances and seeded random
-//! instances of any message at any version.
+//! A generic walker over the schema tables: validation, and instances of any message at any
+//! version, the smallest legal one ([`write_minimal`]) or one whose open choices (nulls, array
+//! lengths, tagged fields, values) a [`Source`] of the caller's makes ([`write_instance`]).
 //!
 //! The walker reads [`MessageSchema`] descriptions only; it shares no code with the generated
 //! encoders and decoders in [`crate::messages`] (it uses nothing but the primitive [`Reader`] and
@@ -32,9 +33,6 @@ use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 use crate::api::ApiKey;
 use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-
-/// Length of the record batch written for a `records` field (a v2 batch header with no records).
-const BATCH_LEN: usize = 61;
 
 /// The value of the batch length field of such a batch (bytes after the length field).
 const BATCH_LENGTH_FIELD: i32 = 49;
@@ -274,630 +272,92 @@ fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Resul
 }
 
 // ---------------------------------------------------------------------------------------------
-// Writing instances
+// Instances
 // ---------------------------------------------------------------------------------------------
 
-/// Writes the smallest legal instance of `schema` at `version` at the start of `out` and returns
-/// the bytes written.
-///
-/// Every positional field holds its zero value: numbers 0, `false`, the zero UUID, empty strings
-/// and bytes (also when nullable), arrays of exactly one (minimal) element, nullable structs
-/// present, and a `records` field holding one 61-byte v2 record batch without records whose
-/// header is zero except the batch length (49), the magic byte (2) and the CRC-32C. No tagged
-/// field is written.
-///
-/// # Errors
-///
-/// `UnsupportedVersion` for a version outside the schema's valid versions; `BufferTooSmall`
-/// (with the size needed) when `out` is too short, in which case nothing is written.
-pub fn write_minimal(
-    schema: &MessageSchema,
-    version: i16,
-    out: &mut [u8],
-) -> Result<usize, EncodeError> {
-    emit(schema, version, Gen::minimal(), out)
-}
-
-/// Writes a pseudo-random legal instance of `schema` at `version`, determined by `seed`, at the
-/// start of `out` and returns the bytes written.
-///
-/// Arrays hold zero to three elements (fewer in deeply nested arrays), nullable values are null
-/// or present, numbers, UUIDs, strings (valid UTF-8, at most 8 bytes) and bytes (at most 8) are
-/// random, `records` fields hold zero to two 61-byte record batches without records (valid
-/// CRC-32C). In flexible versions each tagged field is set or not (a set field always differs
-/// from its default, so a typed re-encode keeps it), and a struct sometimes carries unknown
-/// tagged fields after its known ones. The instance is canonical: minimal varints, `-1`/`0`
-/// nulls, booleans 0 or 1, so it re-encodes to identical bytes.
-///
-/// # Errors
-///
-/// `UnsupportedVersion` for a version outside the schema's valid versions; `BufferTooSmall`
-/// (with the size needed) when `out` is too short, in which case nothing is written.
-pub fn write_random(
-    schema: &MessageSchema,
-    version: i16,
-    seed: u64,
-    out: &mut [u8],
-) -> Result<usize, EncodeError> {
-    emit(schema, version, Gen::random(seed), out)
-}
-
-/// Sizes an instance with a counting pass, checks the buffer, then writes it with the same
-/// generator state.
-fn emit(
-    schema: &MessageSchema,
-    version: i16,
-    g: Gen,
-    out: &mut [u8],
-) -> Result<usize, EncodeError> {
-    if !schema.valid_versions.contains(version) {
-        return Err(EncodeError::UnsupportedVersion {
-            api_key: ApiKey(schema.api_key),
-            version,
-        });
-    }
-    let ctx = Ctx {
-        version,
-        flexible: schema.is_flexible(version),
-    };
-    let required = {
-        let mut counter = Writer::new(&mut []);
-        let mut dry = g;
-        write_struct(schema.root, ctx, false, &mut dry, &mut counter);
-        counter.position()
-    };
-    let mut w = Writer::new(out);
-    w.check_capacity(required)?;
-    let mut g = g;
-    write_struct(schema.root, ctx, false, &mut g, &mut w);
-    Ok(w.position())
-}
-
-/// The source of values: all-zero (minimal) or a seeded generator.
+/// Where an instance writer stands when it asks its [`Source`] for a choice.
 #[derive(Debug, Clone, Copy)]
-struct Gen {
-    state: u64,
-    random: bool,
-    /// Nesting depth of struct arrays, to bound sizes.
-    depth: u8,
+pub struct Spot<'s> {
+    /// The field being written; for an element of an array of primitives, the array's field.
+    pub field: &'s FieldSchema,
+    /// The version being written.
+    pub version: i16,
+    /// How many structs enclose the field's own struct: 0 for the message's top-level fields,
+    /// 1 for the fields of an element of a top-level array, and so on.
+    pub depth: u8,
 }
 
-impl Gen {
-    const fn minimal() -> Self {
-        Self {
-            state: 0,
-            random: false,
-            depth: 0,
-        }
-    }
+/// The choices an instance of a schema leaves open, answered by the caller of
+/// [`write_instance`]; the writer keeps every wire rule (encodings, length prefixes, null
+/// markers, tagged sections in increasing tag order, record batches with their CRC).
+///
+/// The writer asks in the order of the bytes it writes. It sizes the instance with a clone of
+/// the source before it writes with the source itself, and sizes each tagged value the same
+/// way, so a source must give the same answers from the same state: a pure function of its
+/// state, such as a seeded generator.
+///
+/// A set tagged field must differ from its default, or an encoder would leave it out and the
+/// instance would not re-encode to the same bytes. The writer sees to that: it asks for no null
+/// where null is the default, writes at least one element where empty is, and moves a value
+/// equal to the default off it.
+pub trait Source: Clone {
+    /// Whether the nullable value at `at` is null (asked only where null is allowed).
+    fn null(&mut self, at: Spot<'_>) -> bool;
 
-    const fn random(seed: u64) -> Self {
-        Self {
-            state: seed,
-            random: true,
-            depth: 0,
-        }
-    }
+    /// How many elements the array at `at` holds.
+    fn elements(&mut self, at: Spot<'_>) -> usize;
 
-    /// SplitMix64.
-    fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    /// Whether the known tagged field at `at` is written (asked in tag order).
+    fn set_tagged(&mut self, at: Spot<'_>) -> bool;
 
-    /// A value in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next().checked_rem(n).unwrap_or(0)
-    }
+    /// An unknown tagged field to write after the known ones of the struct `s` at `version`:
+    /// `Some((above, len))` writes the tag `above` past the highest tag `s` defines, with the
+    /// first `len` bytes of `payload` (at most its length); `None` writes none.
+    fn unknown_tagged(
+        &mut self,
+        s: &StructSchema,
+        version: i16,
+        payload: &mut [u8; UNKNOWN_PAYLOAD_MAX],
+    ) -> Option<(u32, usize)>;
 
-    /// A `usize` in `0..n`.
-    fn below_usize(&mut self, n: usize) -> usize {
-        let n = u64::try_from(n).unwrap_or(u64::MAX);
-        usize::try_from(self.below(n)).unwrap_or(0)
-    }
-
-    /// A random byte.
-    fn byte(&mut self) -> u8 {
-        u8::try_from(self.next() & 0xff).unwrap_or(0)
-    }
-
-    /// True with probability `1/n`.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.below(n) == 0
-    }
-
-    /// The bit pattern of an integer `bits` wide (in the low bits), biased towards edge values.
-    fn int_pattern(&mut self, bits: u32) -> u64 {
-        let sign = 1u64.checked_shl(bits.saturating_sub(1)).unwrap_or(0);
-        match self.below(8) {
-            0 => 0,
-            1 => u64::MAX,
-            2 => 1,
-            3 => self.below(1000),
-            4 => sign,
-            5 => sign.wrapping_sub(1),
-            _ => self.next(),
-        }
-    }
-
-    /// Most elements an array may get at the current depth.
-    const fn max_elements(&self) -> usize {
-        match self.depth {
-            0 | 1 => 3,
-            2 => 2,
-            _ => 1,
-        }
-    }
+    /// The value of the primitive `p` at `at`, written through `slot`. A slot left unwritten,
+    /// or written with a value of another kind, holds the zero value of `p`.
+    fn primitive(&mut self, at: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>);
 }
 
-/// The mask of bit `n` (0 past bit 63).
-fn bit(n: u32) -> u64 {
-    1u64.checked_shl(n).unwrap_or(0)
+/// The most payload bytes [`Source::unknown_tagged`] can give.
+pub const UNKNOWN_PAYLOAD_MAX: usize = 4;
+
+/// The header of a v2 record batch that holds no records, as [`Slot::batches`] writes it: the
+/// batch length (49), the magic byte (2), the CRC-32C, the last offset delta and the record
+/// count (0) are the writer's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EmptyBatch {
+    /// The offset of the batch.
+    pub base_offset: i64,
+    /// The partition leader epoch.
+    pub partition_leader_epoch: i32,
+    /// The attributes (compression, timestamp type, transactional and control bits).
+    pub attributes: i16,
+    /// The first timestamp.
+    pub base_timestamp: i64,
+    /// The largest timestamp.
+    pub max_timestamp: i64,
+    /// The producer id (-1 for none).
+    pub producer_id: i64,
+    /// The producer epoch.
+    pub producer_epoch: i16,
+    /// The first sequence number.
+    pub base_sequence: i32,
 }
 
-/// The low `N` bytes of `v`, in little-endian order.
-fn low_bytes<const N: usize>(v: u64) -> [u8; N] {
-    let mut out = [0u8; N];
-    for (d, s) in out.iter_mut().zip(v.to_le_bytes()) {
-        *d = s;
-    }
-    out
-}
+impl EmptyBatch {
+    /// The length of the batch on the wire.
+    pub const LEN: usize = 61;
 
-/// Writes struct `s`: its positional fields, then (flexible versions) its tagged section. With
-/// `must_differ`, the struct is made to differ from a default-constructed one.
-fn write_struct(s: &StructSchema, ctx: Ctx, must_differ: bool, g: &mut Gen, w: &mut Writer<'_>) {
-    let mut pending = must_differ;
-    for f in s.fields {
-        if f.is_positional(ctx.version) {
-            write_value(f, ctx, false, pending, g, w);
-            pending = false;
-        }
-    }
-    if ctx.flexible {
-        write_tagged_section(s, ctx, pending, g, w);
-    }
-}
-
-/// Writes the tagged section of `s`. With `must_have_one`, at least one entry is written.
-fn write_tagged_section(
-    s: &StructSchema,
-    ctx: Ctx,
-    must_have_one: bool,
-    g: &mut Gen,
-    w: &mut Writer<'_>,
-) {
-    // Tags are numbered from 0 per struct; `defined` is one past the highest.
-    let defined = s
-        .fields
-        .iter()
-        .filter_map(|f| f.tag)
-        .map(|t| t.saturating_add(1))
-        .max()
-        .unwrap_or(0);
-    if !g.random {
-        w.uvarint(0);
-        return;
-    }
-    // Which known tags to set (tags past 63 are never set).
-    let mut set: u64 = 0;
-    let mut first_available: Option<u32> = None;
-    for tag in 0..defined.min(64) {
-        let tagged_here = s
-            .fields
-            .iter()
-            .any(|f| f.tag == Some(tag) && f.is_tagged(ctx.version));
-        if !tagged_here {
-            continue;
-        }
-        if first_available.is_none() {
-            first_available = Some(tag);
-        }
-        if g.one_in(2) {
-            set |= bit(tag);
-        }
-    }
-    let mut unknown: u32 = if g.one_in(4) { 1 } else { 0 };
-    if must_have_one && set == 0 && unknown == 0 {
-        match first_available {
-            Some(tag) => set |= bit(tag),
-            None => unknown = 1,
-        }
-    }
-    w.uvarint(set.count_ones().saturating_add(unknown));
-    for tag in 0..defined.min(64) {
-        if set & bit(tag) == 0 {
-            continue;
-        }
-        let Some(f) = s.fields.iter().find(|f| f.tag == Some(tag)) else {
-            continue;
-        };
-        let size = {
-            let mut counter = Writer::new(&mut []);
-            let mut dry = *g;
-            write_value(f, ctx, true, true, &mut dry, &mut counter);
-            counter.position()
-        };
-        w.uvarint(tag);
-        w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
-        write_value(f, ctx, true, true, g, w);
-    }
-    if unknown > 0 {
-        let offset = u32::try_from(g.below(3)).unwrap_or(0);
-        w.uvarint(defined.saturating_add(offset));
-        let mut payload = [0u8; 4];
-        let len = g.below_usize(payload.len().saturating_add(1));
-        for b in &mut payload {
-            *b = g.byte();
-        }
-        let data = payload.get(..len).unwrap_or_default();
-        w.uvarint(u32::try_from(data.len()).unwrap_or(0));
-        w.put(data);
-    }
-}
-
-/// Writes the value of field `f`, positionally or as a tagged payload. With `must_differ`, the
-/// value differs from the field's default.
-fn write_value(
-    f: &FieldSchema,
-    ctx: Ctx,
-    tagged: bool,
-    must_differ: bool,
-    g: &mut Gen,
-    w: &mut Writer<'_>,
-) {
-    let compact = ctx.compact(f);
-    let nullable = f.is_nullable(ctx.version);
-    let default_null = f.default == DefaultValue::Null;
-    if nullable && g.random {
-        // Null differs from any non-null default; with a null default it never differs.
-        let null = if must_differ {
-            !default_null && g.one_in(4)
-        } else {
-            g.one_in(4)
-        };
-        if null {
-            write_null(f, tagged, compact, w);
-            return;
-        }
-    }
-    // Any present value differs from a null default.
-    let must_differ = must_differ && !(nullable && default_null);
-    match f.ty {
-        FieldType::Primitive(p) => write_primitive(p, f.default, compact, must_differ, g, w),
-        FieldType::Struct(s) => {
-            if nullable {
-                if tagged {
-                    w.uvarint(1);
-                } else {
-                    w.i8(1);
-                }
-            }
-            write_struct(s, ctx, must_differ, g, w);
-        }
-        FieldType::Array(p) => {
-            let n = element_count(must_differ, g);
-            w.len(n, compact, false);
-            for _ in 0..n {
-                write_primitive(p, DefaultValue::Implicit, compact, false, g, w);
-            }
-        }
-        FieldType::StructArray(s) => {
-            let n = element_count(must_differ, g);
-            w.len(n, compact, false);
-            g.depth = g.depth.saturating_add(1);
-            for _ in 0..n {
-                write_struct(s, ctx, false, g, w);
-            }
-            g.depth = g.depth.saturating_sub(1);
-        }
-    }
-}
-
-/// How many elements an array gets: one when minimal, at least one with `must_differ`.
-fn element_count(must_differ: bool, g: &mut Gen) -> usize {
-    if !g.random {
-        return 1;
-    }
-    let max = g.max_elements();
-    if must_differ {
-        g.below_usize(max).saturating_add(1)
-    } else {
-        g.below_usize(max.saturating_add(1))
-    }
-}
-
-/// Writes the null encoding of field `f`.
-fn write_null(f: &FieldSchema, tagged: bool, compact: bool, w: &mut Writer<'_>) {
-    match f.ty {
-        FieldType::Struct(_) => {
-            if tagged {
-                w.uvarint(0);
-            } else {
-                w.i8(-1);
-            }
-        }
-        FieldType::Primitive(Primitive::String) => w.null_len(compact, true),
-        _ => w.null_len(compact, false),
-    }
-}
-
-/// The integer a field defaults to (0 when implicit).
-const fn default_int(d: DefaultValue) -> i64 {
-    match d {
-        DefaultValue::Int(n) => n,
-        _ => 0,
-    }
-}
-
-/// Writes one primitive value; with `must_differ` it differs from `default`.
-fn write_primitive(
-    p: Primitive,
-    default: DefaultValue,
-    compact: bool,
-    must_differ: bool,
-    g: &mut Gen,
-    w: &mut Writer<'_>,
-) {
-    let random = g.random;
-    let d = default_int(default);
-    match p {
-        Primitive::Bool => {
-            let default = matches!(default, DefaultValue::Bool(true));
-            let v = if must_differ {
-                !default
-            } else {
-                random && g.one_in(2)
-            };
-            w.bool(v);
-        }
-        Primitive::Int8 => {
-            let mut v = if random {
-                i8::from_le_bytes(low_bytes(g.int_pattern(8)))
-            } else {
-                0
-            };
-            if must_differ && i64::from(v) == d {
-                v = v.wrapping_add(1);
-            }
-            w.i8(v);
-        }
-        Primitive::Int16 => {
-            let mut v = if random {
-                i16::from_le_bytes(low_bytes(g.int_pattern(16)))
-            } else {
-                0
-            };
-            if must_differ && i64::from(v) == d {
-                v = v.wrapping_add(1);
-            }
-            w.i16(v);
-        }
-        Primitive::Uint16 => {
-            let mut v = if random {
-                u16::from_le_bytes(low_bytes(g.int_pattern(16)))
-            } else {
-                0
-            };
-            if must_differ && i64::from(v) == d {
-                v = v.wrapping_add(1);
-            }
-            w.u16(v);
-        }
-        Primitive::Int32 => {
-            let mut v = if random {
-                i32::from_le_bytes(low_bytes(g.int_pattern(32)))
-            } else {
-                0
-            };
-            if must_differ && i64::from(v) == d {
-                v = v.wrapping_add(1);
-            }
-            w.i32(v);
-        }
-        Primitive::Uint32 => {
-            let mut v = if random {
-                u32::from_le_bytes(low_bytes(g.int_pattern(32)))
-            } else {
-                0
-            };
-            if must_differ && i64::from(v) == d {
-                v = v.wrapping_add(1);
-            }
-            w.u32(v);
-        }
-        Primitive::Int64 => {
-            let mut v = if random {
-                i64::from_le_bytes(low_bytes(g.int_pattern(64)))
-            } else {
-                0
-            };
-            if must_differ && v == d {
-                v = v.wrapping_add(1);
-            }
-            w.i64(v);
-        }
-        Primitive::Float64 => {
-            let default = match default {
-                DefaultValue::Float(x) => x,
-                DefaultValue::Int(n) => i32::try_from(n).map_or(0.0, f64::from),
-                _ => 0.0,
-            };
-            let mut v = if random { random_float(g) } else { 0.0 };
-            if must_differ && v == default {
-                v = if default == 1.0 { 2.0 } else { 1.0 };
-            }
-            w.f64(v);
-        }
-        Primitive::Uuid => {
-            let mut v = [0u8; 16];
-            if random {
-                for chunk in v.chunks_mut(8) {
-                    for (d, s) in chunk.iter_mut().zip(g.next().to_le_bytes()) {
-                        *d = s;
-                    }
-                }
-            }
-            if must_differ && v == [0u8; 16] {
-                v = [1u8; 16];
-            }
-            w.put(&v);
-        }
-        Primitive::String => {
-            let mut buf = [0u8; 8];
-            let len = if random {
-                random_string(g, &mut buf)
-            } else {
-                0
-            };
-            let mut s = buf.get(..len).unwrap_or_default();
-            if must_differ {
-                let default = match default {
-                    DefaultValue::Str(d) => d.as_bytes(),
-                    _ => b"",
-                };
-                if s == default {
-                    s = if default == b"x" { b"y" } else { b"x" };
-                }
-            }
-            w.len(s.len(), compact, true);
-            w.put(s);
-        }
-        Primitive::Bytes => {
-            let mut buf = [0u8; 8];
-            let mut len = if random {
-                g.below_usize(buf.len().saturating_add(1))
-            } else {
-                0
-            };
-            if must_differ && len == 0 {
-                len = 1;
-            }
-            if random {
-                for b in &mut buf {
-                    *b = g.byte();
-                }
-            }
-            let data = buf.get(..len).unwrap_or_default();
-            w.len(data.len(), compact, false);
-            w.put(data);
-        }
-        Primitive::Records => {
-            let mut n: usize = if random { g.below_usize(3) } else { 1 };
-            if must_differ && n == 0 {
-                n = 1;
-            }
-            w.len(n.saturating_mul(BATCH_LEN), compact, false);
-            for _ in 0..n {
-                let header = if random {
-                    BatchHeader::random(g)
-                } else {
-                    BatchHeader::ZERO
-                };
-                w.put(&header.encode());
-            }
-        }
-    }
-}
-
-/// A finite float, biased towards simple values (never NaN, never negative zero).
-fn random_float(g: &mut Gen) -> f64 {
-    const SIMPLE: [f64; 8] = [
-        0.0,
-        1.0,
-        -1.5,
-        0.25,
-        1.0e10,
-        -3.0e-5,
-        f64::MAX,
-        f64::MIN_POSITIVE,
-    ];
-    let pick = g.below_usize(SIMPLE.len().saturating_add(2));
-    let v = SIMPLE
-        .get(pick)
-        .copied()
-        .unwrap_or_else(|| f64::from_bits(g.next()));
-    if v.is_nan() || v == 0.0 { 0.0 } else { v }
-}
-
-/// Fills `buf` with a random valid UTF-8 string and returns its length.
-fn random_string(g: &mut Gen, buf: &mut [u8; 8]) -> usize {
-    const PIECES: [&str; 10] = [
-        "a",
-        "b",
-        "k",
-        "Z",
-        "0",
-        "-",
-        " ",
-        "\u{e9}",
-        "\u{20ac}",
-        "\u{1d11e}",
-    ];
-    let target = g.below_usize(buf.len().saturating_add(1));
-    let mut len = 0usize;
-    while len < target {
-        let piece = PIECES
-            .get(g.below_usize(PIECES.len()))
-            .copied()
-            .unwrap_or("a")
-            .as_bytes();
-        let end = len.saturating_add(piece.len());
-        let Some(dst) = buf.get_mut(len..end) else {
-            break;
-        };
-        dst.copy_from_slice(piece);
-        len = end;
-    }
-    len
-}
-
-/// The header of a v2 record batch without records.
-#[derive(Debug, Clone, Copy)]
-struct BatchHeader {
-    base_offset: i64,
-    partition_leader_epoch: i32,
-    attributes: i16,
-    base_timestamp: i64,
-    max_timestamp: i64,
-    producer_id: i64,
-    producer_epoch: i16,
-    base_sequence: i32,
-}
-
-impl BatchHeader {
-    /// All zero (the minimal instance's batch).
-    const ZERO: Self = Self {
-        base_offset: 0,
-        partition_leader_epoch: 0,
-        attributes: 0,
-        base_timestamp: 0,
-        max_timestamp: 0,
-        producer_id: 0,
-        producer_epoch: 0,
-        base_sequence: 0,
-    };
-
-    fn random(g: &mut Gen) -> Self {
-        let attributes = if g.one_in(2) { 0 } else { 0x10 };
-        Self {
-            base_offset: i64::from_le_bytes(low_bytes(g.below(1_000_000))),
-            partition_leader_epoch: i32::from_le_bytes(low_bytes(g.int_pattern(32))),
-            attributes,
-            base_timestamp: -1,
-            max_timestamp: -1,
-            producer_id: i64::from_le_bytes(low_bytes(g.int_pattern(64))),
-            producer_epoch: i16::from_le_bytes(low_bytes(g.int_pattern(16))),
-            base_sequence: i32::from_le_bytes(low_bytes(g.int_pattern(32))),
-        }
-    }
-
-    /// The 61 bytes of the batch, with its CRC-32C.
-    fn encode(&self) -> [u8; BATCH_LEN] {
-        let mut buf = [0u8; BATCH_LEN];
+    /// The batch's bytes, with its CRC-32C.
+    fn encode(&self) -> [u8; Self::LEN] {
+        let mut buf = [0u8; Self::LEN];
         {
             let mut w = Writer::new(&mut buf);
             w.i64(self.base_offset);
@@ -922,6 +382,498 @@ impl BatchHeader {
     }
 }
 
+/// Where a [`Source`] writes one primitive value. Only the first value written counts.
+pub struct Slot<'a, 'w> {
+    p: Primitive,
+    default: DefaultValue,
+    compact: bool,
+    must_differ: bool,
+    written: bool,
+    w: &'a mut Writer<'w>,
+}
+
+impl core::fmt::Debug for Slot<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Slot")
+            .field("primitive", &self.p)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Slot<'_, '_> {
+    /// Takes the slot for one value: false when it has been written already.
+    fn take(&mut self, kind: bool) -> bool {
+        if self.written {
+            return false;
+        }
+        if !kind {
+            self.zero();
+            return false;
+        }
+        self.written = true;
+        true
+    }
+
+    /// Writes the zero value of the slot's primitive.
+    fn zero(&mut self) {
+        match self.p {
+            Primitive::Bool => self.bool(false),
+            Primitive::Float64 => self.float(0.0),
+            Primitive::Uuid => self.uuid([0; 16]),
+            Primitive::String => self.string(""),
+            Primitive::Bytes => self.bytes(&[]),
+            Primitive::Records => self.batches(&[]),
+            _ => self.int(0),
+        }
+    }
+
+    /// A boolean, for a `bool`.
+    pub fn bool(&mut self, v: bool) {
+        if !self.take(self.p == Primitive::Bool) {
+            return;
+        }
+        let default = matches!(self.default, DefaultValue::Bool(true));
+        self.w.bool(if self.must_differ { !default } else { v });
+    }
+
+    /// An integer, for any integer type: the low bits of `bits` as wide as the type.
+    pub fn int(&mut self, bits: u64) {
+        let integer = matches!(
+            self.p,
+            Primitive::Int8
+                | Primitive::Int16
+                | Primitive::Uint16
+                | Primitive::Int32
+                | Primitive::Uint32
+                | Primitive::Int64
+        );
+        if !self.take(integer) {
+            return;
+        }
+        let default = match self.default {
+            DefaultValue::Int(n) => n,
+            _ => 0,
+        };
+        // Moved off the default by one where the value must differ from it.
+        macro_rules! put {
+            ($t:ty, $write:ident) => {{
+                let mut v = <$t>::from_le_bytes(low_bytes(bits));
+                if self.must_differ && i64::from(v) == default {
+                    v = v.wrapping_add(1);
+                }
+                self.w.$write(v);
+            }};
+        }
+        match self.p {
+            Primitive::Int8 => put!(i8, i8),
+            Primitive::Int16 => put!(i16, i16),
+            Primitive::Uint16 => put!(u16, u16),
+            Primitive::Int32 => put!(i32, i32),
+            Primitive::Uint32 => put!(u32, u32),
+            _ => put!(i64, i64),
+        }
+    }
+
+    /// A float, for a `float64` (NaN is written as 0.0, so that the instance equals itself).
+    pub fn float(&mut self, v: f64) {
+        if !self.take(self.p == Primitive::Float64) {
+            return;
+        }
+        let default = match self.default {
+            DefaultValue::Float(x) => x,
+            DefaultValue::Int(n) => i32::try_from(n).map_or(0.0, f64::from),
+            _ => 0.0,
+        };
+        let mut v = if v.is_nan() { 0.0 } else { v };
+        if self.must_differ && v == default {
+            v = if default == 1.0 { 2.0 } else { 1.0 };
+        }
+        self.w.f64(v);
+    }
+
+    /// A UUID's sixteen bytes, for a `uuid`.
+    pub fn uuid(&mut self, v: [u8; 16]) {
+        if !self.take(self.p == Primitive::Uuid) {
+            return;
+        }
+        let v = if self.must_differ && v == [0; 16] {
+            [1; 16]
+        } else {
+            v
+        };
+        self.w.put(&v);
+    }
+
+    /// A string, for a `string` (cut to the 32767 bytes the wire allows, at a character
+    /// boundary).
+    pub fn string(&mut self, s: &str) {
+        if !self.take(self.p == Primitive::String) {
+            return;
+        }
+        let mut end = s.len().min(usize::from(i16::MAX.unsigned_abs()));
+        while !s.is_char_boundary(end) {
+            end = end.saturating_sub(1);
+        }
+        let mut s = s.get(..end).unwrap_or_default();
+        if self.must_differ {
+            let default = match self.default {
+                DefaultValue::Str(d) => d,
+                _ => "",
+            };
+            if s == default {
+                s = if default == "x" { "y" } else { "x" };
+            }
+        }
+        self.w.len(s.len(), self.compact, true);
+        self.w.put(s.as_bytes());
+    }
+
+    /// Bytes, for `bytes`.
+    pub fn bytes(&mut self, data: &[u8]) {
+        if !self.take(self.p == Primitive::Bytes) {
+            return;
+        }
+        let data = if self.must_differ && data.is_empty() {
+            &[0]
+        } else {
+            data
+        };
+        self.w.len(data.len(), self.compact, false);
+        self.w.put(data);
+    }
+
+    /// Record batches without records, for `records`.
+    pub fn batches(&mut self, batches: &[EmptyBatch]) {
+        if !self.take(self.p == Primitive::Records) {
+            return;
+        }
+        let one = [EmptyBatch::default()];
+        let batches = if self.must_differ && batches.is_empty() {
+            &one
+        } else {
+            batches
+        };
+        self.w.len(
+            batches.len().saturating_mul(EmptyBatch::LEN),
+            self.compact,
+            false,
+        );
+        for b in batches {
+            self.w.put(&b.encode());
+        }
+    }
+}
+
+/// Writes an instance of `schema` at `version` whose open choices `source` makes, at the start
+/// of `out`, and returns the bytes written.
+///
+/// # Errors
+///
+/// `UnsupportedVersion` for a version outside the schema's valid versions; `BufferTooSmall`
+/// (with the size needed) when `out` is too short, in which case nothing is written.
+pub fn write_instance<S: Source>(
+    schema: &MessageSchema,
+    version: i16,
+    source: S,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    if !schema.valid_versions.contains(version) {
+        return Err(EncodeError::UnsupportedVersion {
+            api_key: ApiKey(schema.api_key),
+            version,
+        });
+    }
+    let ctx = Ctx {
+        version,
+        flexible: schema.is_flexible(version),
+    };
+    let required = {
+        let mut counter = Writer::new(&mut []);
+        write_struct(
+            schema.root,
+            ctx,
+            0,
+            false,
+            &mut source.clone(),
+            &mut counter,
+        );
+        counter.position()
+    };
+    let mut w = Writer::new(out);
+    w.check_capacity(required)?;
+    write_struct(schema.root, ctx, 0, false, &mut { source }, &mut w);
+    Ok(w.position())
+}
+
+/// Writes the smallest legal instance of `schema` at `version` at the start of `out` and returns
+/// the bytes written.
+///
+/// Every positional field holds its zero value: numbers 0, `false`, the zero UUID, empty strings
+/// and bytes (also when nullable), arrays of exactly one (minimal) element, nullable structs
+/// present, and a `records` field holding one 61-byte v2 record batch without records whose
+/// header is zero except the batch length (49), the magic byte (2) and the CRC-32C. No tagged
+/// field is written.
+///
+/// # Errors
+///
+/// As [`write_instance`].
+pub fn write_minimal(
+    schema: &MessageSchema,
+    version: i16,
+    out: &mut [u8],
+) -> Result<usize, EncodeError> {
+    write_instance(schema, version, Minimal, out)
+}
+
+/// The source of the smallest legal instance.
+#[derive(Debug, Clone, Copy)]
+struct Minimal;
+
+impl Source for Minimal {
+    fn null(&mut self, _: Spot<'_>) -> bool {
+        false
+    }
+
+    fn elements(&mut self, _: Spot<'_>) -> usize {
+        1
+    }
+
+    fn set_tagged(&mut self, _: Spot<'_>) -> bool {
+        false
+    }
+
+    fn unknown_tagged(
+        &mut self,
+        _: &StructSchema,
+        _: i16,
+        _: &mut [u8; UNKNOWN_PAYLOAD_MAX],
+    ) -> Option<(u32, usize)> {
+        None
+    }
+
+    fn primitive(&mut self, _: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
+        if p == Primitive::Records {
+            slot.batches(&[EmptyBatch::default()]);
+        }
+    }
+}
+
+/// The low `N` bytes of `v`, in little-endian order.
+fn low_bytes<const N: usize>(v: u64) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (d, s) in out.iter_mut().zip(v.to_le_bytes()) {
+        *d = s;
+    }
+    out
+}
+
+/// Writes struct `s` (enclosed by `depth` structs): its positional fields, then (flexible
+/// versions) its tagged section. With `must_differ`, the struct is made to differ from a
+/// default-constructed one.
+fn write_struct<S: Source>(
+    s: &StructSchema,
+    ctx: Ctx,
+    depth: u8,
+    must_differ: bool,
+    src: &mut S,
+    w: &mut Writer<'_>,
+) {
+    let mut pending = must_differ;
+    for f in s.fields {
+        if f.is_positional(ctx.version) {
+            write_value(f, ctx, depth, false, pending, src, w);
+            pending = false;
+        }
+    }
+    if ctx.flexible {
+        write_tagged_section(s, ctx, depth, pending, src, w);
+    }
+}
+
+/// Writes the tagged section of `s`. With `must_have_one`, at least one entry is written.
+fn write_tagged_section<S: Source>(
+    s: &StructSchema,
+    ctx: Ctx,
+    depth: u8,
+    must_have_one: bool,
+    src: &mut S,
+    w: &mut Writer<'_>,
+) {
+    // Tags are numbered from 0 per struct; `defined` is one past the highest. Tags past 63
+    // are never set.
+    let defined = s
+        .fields
+        .iter()
+        .filter_map(|f| f.tag)
+        .map(|t| t.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    let mut set: u64 = 0;
+    let mut first_available: Option<u32> = None;
+    for tag in 0..defined.min(64) {
+        let Some(field) = s
+            .fields
+            .iter()
+            .find(|f| f.tag == Some(tag) && f.is_tagged(ctx.version))
+        else {
+            continue;
+        };
+        first_available.get_or_insert(tag);
+        let at = Spot {
+            field,
+            version: ctx.version,
+            depth,
+        };
+        if src.set_tagged(at) {
+            set |= bit(tag);
+        }
+    }
+    let mut payload = [0u8; UNKNOWN_PAYLOAD_MAX];
+    let mut unknown = src
+        .unknown_tagged(s, ctx.version, &mut payload)
+        .map(|(above, len)| (defined.saturating_add(above), len.min(payload.len())));
+    if must_have_one && set == 0 && unknown.is_none() {
+        match first_available {
+            Some(tag) => set |= bit(tag),
+            None => unknown = Some((defined, 0)),
+        }
+    }
+    w.uvarint(
+        set.count_ones()
+            .saturating_add(u32::from(unknown.is_some())),
+    );
+    for tag in 0..defined.min(64) {
+        if set & bit(tag) == 0 {
+            continue;
+        }
+        let Some(f) = s.fields.iter().find(|f| f.tag == Some(tag)) else {
+            continue;
+        };
+        let size = {
+            let mut counter = Writer::new(&mut []);
+            write_value(f, ctx, depth, true, true, &mut src.clone(), &mut counter);
+            counter.position()
+        };
+        w.uvarint(tag);
+        w.uvarint(u32::try_from(size).unwrap_or(u32::MAX));
+        write_value(f, ctx, depth, true, true, src, w);
+    }
+    if let Some((tag, len)) = unknown {
+        let data = payload.get(..len).unwrap_or_default();
+        w.uvarint(tag);
+        w.uvarint(u32::try_from(data.len()).unwrap_or(0));
+        w.put(data);
+    }
+}
+
+/// The mask of bit `n` (0 past bit 63).
+fn bit(n: u32) -> u64 {
+    1u64.checked_shl(n).unwrap_or(0)
+}
+
+/// Writes the value of field `f`, positionally or as a tagged payload. With `must_differ`, the
+/// value differs from the field's default.
+fn write_value<S: Source>(
+    f: &FieldSchema,
+    ctx: Ctx,
+    depth: u8,
+    tagged: bool,
+    must_differ: bool,
+    src: &mut S,
+    w: &mut Writer<'_>,
+) {
+    let compact = ctx.compact(f);
+    let nullable = f.is_nullable(ctx.version);
+    let default_null = f.default == DefaultValue::Null;
+    let at = Spot {
+        field: f,
+        version: ctx.version,
+        depth,
+    };
+    // Null differs from any non-null default; with a null default it never differs.
+    if nullable && !(must_differ && default_null) && src.null(at) {
+        write_null(f, tagged, compact, w);
+        return;
+    }
+    // Any present value differs from a null default.
+    let must_differ = must_differ && !(nullable && default_null);
+    let inner = depth.saturating_add(1);
+    match f.ty {
+        FieldType::Primitive(p) => write_primitive(at, p, f.default, compact, must_differ, src, w),
+        FieldType::Struct(s) => {
+            if nullable {
+                if tagged {
+                    w.uvarint(1);
+                } else {
+                    w.i8(1);
+                }
+            }
+            write_struct(s, ctx, inner, must_differ, src, w);
+        }
+        FieldType::Array(p) => {
+            let n = element_count(at, must_differ, src);
+            w.len(n, compact, false);
+            for _ in 0..n {
+                write_primitive(at, p, DefaultValue::Implicit, compact, false, src, w);
+            }
+        }
+        FieldType::StructArray(s) => {
+            let n = element_count(at, must_differ, src);
+            w.len(n, compact, false);
+            for _ in 0..n {
+                write_struct(s, ctx, inner, false, src, w);
+            }
+        }
+    }
+}
+
+/// How many elements the array at `at` gets: at least one with `must_differ`.
+fn element_count<S: Source>(at: Spot<'_>, must_differ: bool, src: &mut S) -> usize {
+    let n = src.elements(at);
+    if must_differ { n.max(1) } else { n }
+}
+
+/// Writes one primitive value at `at` through the source; with `must_differ` it differs from
+/// `default`.
+fn write_primitive<S: Source>(
+    at: Spot<'_>,
+    p: Primitive,
+    default: DefaultValue,
+    compact: bool,
+    must_differ: bool,
+    src: &mut S,
+    w: &mut Writer<'_>,
+) {
+    let mut slot = Slot {
+        p,
+        default,
+        compact,
+        must_differ,
+        written: false,
+        w,
+    };
+    src.primitive(at, p, &mut slot);
+    if !slot.written {
+        slot.zero();
+    }
+}
+
+/// Writes the null encoding of field `f`.
+fn write_null(f: &FieldSchema, tagged: bool, compact: bool, w: &mut Writer<'_>) {
+    match f.ty {
+        FieldType::Struct(_) => {
+            if tagged {
+                w.uvarint(0);
+            } else {
+                w.i8(-1);
+            }
+        }
+        FieldType::Primitive(Primitive::String) => w.null_len(compact, true),
+        _ => w.null_len(compact, false),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::vec;
@@ -935,17 +887,6 @@ mod tests {
         let mut buf = vec![0u8; 1 << 16];
         let n = write_minimal(schema, version, &mut buf).unwrap();
         buf.truncate(n);
-        buf
-    }
-
-    fn random(schema: &MessageSchema, version: i16, seed: u64) -> Vec<u8> {
-        let required = match write_random(schema, version, seed, &mut []) {
-            Ok(n) => n,
-            Err(EncodeError::BufferTooSmall { required, .. }) => required,
-            Err(e) => unreachable!("{e}"),
-        };
-        let mut buf = vec![0u8; required];
-        assert_eq!(write_random(schema, version, seed, &mut buf), Ok(required));
         buf
     }
 
@@ -983,9 +924,9 @@ mod tests {
         // ProduceRequest v3: transactional id (nullable, empty), acks, timeout, one topic with
         // one partition holding one batch.
         let bytes = minimal("ProduceRequest", 3);
-        let batch = &bytes[bytes.len() - BATCH_LEN..];
+        let batch = &bytes[bytes.len() - EmptyBatch::LEN..];
         assert_eq!(
-            &bytes[bytes.len() - BATCH_LEN - 4..bytes.len() - BATCH_LEN],
+            &bytes[bytes.len() - EmptyBatch::LEN - 4..bytes.len() - EmptyBatch::LEN],
             &[0, 0, 0, 61]
         );
         assert_eq!(&batch[8..12], &[0, 0, 0, 49]);
@@ -1002,7 +943,7 @@ mod tests {
     }
 
     #[test]
-    fn every_minimal_and_random_instance_validates() {
+    fn every_minimal_instance_validates_and_every_truncation_fails() {
         for schema in MESSAGES {
             for v in versions(schema) {
                 let bytes = minimal(schema.name, v);
@@ -1012,34 +953,13 @@ mod tests {
                     "{} v{v}",
                     schema.name
                 );
-                for seed in 0..20 {
-                    let bytes = random(schema, v, seed);
-                    assert_eq!(
-                        validate(schema, v, &bytes),
-                        Ok(bytes.len()),
-                        "{} v{v} seed {seed}",
+                for cut in 0..bytes.len() {
+                    let err = validate(schema, v, &bytes[..cut]).unwrap_err();
+                    assert!(
+                        matches!(err.kind, DecodeErrorKind::Truncated { .. }),
+                        "{} v{v} cut {cut}: {err}",
                         schema.name
                     );
-                    assert_eq!(bytes, random(schema, v, seed), "deterministic");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn truncation_is_always_an_error() {
-        for schema in MESSAGES {
-            for v in versions(schema) {
-                for seed in 0..3 {
-                    let bytes = random(schema, v, seed);
-                    for cut in (0..bytes.len()).step_by(bytes.len() / 64 + 1) {
-                        let err = validate(schema, v, &bytes[..cut]).unwrap_err();
-                        assert!(
-                            matches!(err.kind, DecodeErrorKind::Truncated { .. }),
-                            "{} v{v} cut {cut}: {err}",
-                            schema.name
-                        );
-                    }
                 }
             }
         }
@@ -1156,31 +1076,5 @@ mod tests {
         let schema = by_name("DescribeTopicPartitionsRequest").unwrap();
         let body = [0x01, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00];
         assert_eq!(validate(schema, 0, &body), Ok(body.len()));
-    }
-
-    #[test]
-    fn random_instances_vary_and_carry_unknown_tags() {
-        // RenewDelegationTokenRequest v2 defines no tags: hmac (compact bytes of at most 8),
-        // int64, then the tagged section, whose entries are all unknown.
-        let schema = by_name("RenewDelegationTokenRequest").unwrap();
-        let mut sizes = std::collections::BTreeSet::new();
-        let (mut with, mut without) = (0, 0);
-        for seed in 0..64 {
-            let bytes = random(schema, 2, seed);
-            sizes.insert(bytes.len());
-            let section = usize::from(bytes[0]) - 1 + 1 + 8;
-            assert!(bytes[section] <= 1, "at most one unknown tag");
-            if bytes[section] == 0 {
-                without += 1;
-            } else {
-                with += 1;
-                assert!(
-                    bytes[section + 1] <= 2,
-                    "tag past the defined ones by at most 2"
-                );
-            }
-        }
-        assert!(sizes.len() > 5);
-        assert!(with > 5 && without > 5, "{with} {without}");
     }
 }

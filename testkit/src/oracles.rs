@@ -1,8 +1,6 @@
-//! Round-trip oracles shared by the fuzz targets in `fuzz/` and by `tests/corpus_replay.rs`.
-//!
-//! Not part of the public API and outside semver: it exists so that the fuzz targets stay
-//! one-line wrappers and so that plain `cargo test` replays the fuzz corpus through exactly the
-//! same checks.
+//! Round-trip oracles shared by the fuzz targets in `fuzz/` and by `tests/corpus_replay.rs`, so
+//! that the fuzz targets stay one-line wrappers and plain `cargo test` replays the fuzz corpus
+//! through exactly the same checks.
 //!
 //! Every oracle takes arbitrary input and a scratch buffer lent by the caller (nothing is
 //! allocated; [`scratch_len`] says how much to lend, [`structured_scratch_len`] for
@@ -32,32 +30,31 @@
 //! Every decode error must name an offset inside the input it was given.
 //!
 //! Two oracles are differential as well: [`structured`] holds the schema walker
-//! ([`crate::schema::walker`]), a second implementation of the wire format, and the typed
+//! ([`kwire::schema::walker`]), a second implementation of the wire format, and the typed
 //! decoders to the same verdict on walker instances and their mutations, and `dissector`
 //! (feature `describe`) does the same for the dissector and the typed frame decoders.
 
 use core::fmt;
 
-use crate::api::{API_TABLE, ApiKey, Request, Response};
-use crate::codec::{
+use kwire::api::{API_TABLE, ApiKey, Request, Response};
+use kwire::codec::{
     Encode, Failed, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer, bytes_len,
     len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
     uvarint_len, varint_len, varlong_len,
 };
-#[cfg(feature = "describe")]
-use crate::describe::{self, DescribeError, Node, Value, Visit};
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
-use crate::frame::{self, SIZE_LEN};
-use crate::header::{request_header_version, response_header_version};
-use crate::messages::{RequestHeader, ResponseHeader};
-use crate::records::crc::{crc32, crc32c};
-use crate::records::{
+use kwire::describe::{self, DescribeError, Node, Value, Visit};
+use kwire::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
+use kwire::frame::{self, SIZE_LEN};
+use kwire::header::{request_header_version, response_header_version};
+use kwire::messages::{RequestHeader, ResponseHeader};
+use kwire::records::crc::{crc32, crc32c};
+use kwire::records::{
     Batch, BatchBuilder, CRC_START, Compression, ControlPayload, ControlRecord, ControlRecordType,
     HEADER_LEN, InnerMessages, InnerSet, LOG_OVERHEAD, LegacyBuilder, LegacyMagic, LegacyMessage,
     MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord,
     Record, RecordBatch, Records, TimestampType,
 };
-use crate::schema::{self, MessageSchema, walker};
+use kwire::schema::{self, MessageSchema, walker};
 
 /// What an oracle did with an input on which every invariant held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +207,7 @@ const fn target(name: &'static str, oracle: Oracle, canonical_seeds: bool) -> Ta
     }
 }
 
-/// Every fuzz target this build has an oracle for (`dissector` needs the `describe` feature).
+/// Every fuzz target, with its oracle.
 pub const TARGETS: &[Target] = &[
     target("request_body", request_body, true),
     target("response_body", response_body, true),
@@ -224,12 +221,8 @@ pub const TARGETS: &[Target] = &[
         scratch_len: |_| structured_scratch_len(),
         ..target("structured", structured, true)
     },
-    #[cfg(feature = "describe")]
     target("dissector", dissector, false),
 ];
-
-/// Targets whose oracle needs a feature this build may lack, with that feature.
-pub const FEATURE_GATED: [(&str, &str); 1] = [("dissector", "describe")];
 
 /// A request body: API key (`int16`) and version (`int16`) in the first four bytes, then the
 /// body, decoded with [`Request::decode`].
@@ -508,11 +501,10 @@ struct ResponseFrame {
 impl ResponseFrame {
     /// The version whose layout a response frame's body was read in: the oracle's version,
     /// except for an ApiVersions reply in the v0 layout a broker falls back to, which
-    /// [`crate::api::decode_api_versions`] reports.
+    /// [`kwire::api::decode_api_versions`] reports.
     fn layout(&self, bytes: &[u8]) -> i16 {
-        #[cfg(feature = "ApiVersions")]
         if self.key == ApiKey::API_VERSIONS {
-            return crate::api::decode_api_versions(bytes, self.version)
+            return kwire::api::decode_api_versions(bytes, self.version)
                 .map_or(self.version, |reply| reply.version);
         }
         let _ = bytes;
@@ -1057,7 +1049,7 @@ const LEGACY_CRC_FROM: usize = 16;
 /// batch down to its last header and control payload, and checked.
 ///
 /// * Entries follow each other with no gap, each where the iterator says, and a clean end leaves
-///   exactly the unread tail in [`Batches::remainder`](crate::records::Batches::remainder): a
+///   exactly the unread tail in [`Batches::remainder`](kwire::records::Batches::remainder): a
 ///   tail too short for the entry it starts, which a standalone parse calls truncated.
 /// * A v2 batch's accessors agree with its bytes; `verify_crc` agrees with `compute_crc` (it
 ///   always succeeds under `cfg(kwire_fuzzing)`); records follow each other to the end of the
@@ -1571,6 +1563,8 @@ fn check_control(r: &Record<'_>, input_len: usize) -> Result<(), OracleFailure> 
                 ControlPayload::KRaftVersion(_) => t == ControlRecordType::KRAFT_VERSION,
                 ControlPayload::KRaftVoters(_) => t == ControlRecordType::KRAFT_VOTERS,
                 ControlPayload::Unknown(u, v) => u == t && t.name().is_none() && v == r.value(),
+                // A payload kind this oracle has not learned yet.
+                _ => false,
             };
             ensure(matches, "control: payload does not match the type")
         }
@@ -2200,7 +2194,7 @@ pub const fn structured_scratch_len() -> usize {
 /// * byte 0: bit 0 picks the request (0) or the response (1) schema, bits 1-7 the API key, as an
 ///   index into [`API_TABLE`] modulo its length;
 /// * byte 1: the version, as an index into the schema's valid versions modulo their number;
-/// * bytes 2-9: the seed of [`walker::write_random`] (`uint64`, big-endian; a short input is
+/// * bytes 2-9: the seed of [`crate::random::write_random`] (`uint64`, big-endian; a short input is
 ///   padded with zeros);
 /// * then mutations of three bytes each (a trailing partial one is ignored): a big-endian
 ///   `uint16` whose top two bits pick the operation and whose low 14 bits are a position, and an
@@ -2234,7 +2228,7 @@ pub fn structured(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFail
     let Some((region, work)) = scratch.split_at_mut_checked(STRUCTURED_INSTANCE) else {
         return Ok(Outcome::Skipped);
     };
-    let len = match walker::write_random(pick.schema, pick.version, pick.seed, region) {
+    let len = match crate::random::write_random(pick.schema, pick.version, pick.seed, region) {
         Ok(len) => len,
         Err(EncodeError::BufferTooSmall { .. }) => return Ok(Outcome::Skipped),
         Err(error) => {
@@ -2428,10 +2422,9 @@ fn mutate(buf: &mut [u8], len: usize, op: u16, operand: u8) -> usize {
 // The dissector against the typed frame decoder.
 
 /// The deepest tree whose shape [`dissector`] checks (far deeper than any schema nests).
-#[cfg(feature = "describe")]
 const MAX_TREE_DEPTH: usize = 64;
 
-/// The dissector ([`crate::describe`]) against the typed frame decoder.
+/// The dissector ([`kwire::describe`]) against the typed frame decoder.
 ///
 /// Input: a selector byte whose bit 0 picks a request frame (0) or a response frame (1); for a
 /// response, the API key (`int16`) and version (`int16`) as in [`response_body`]; then the frame
@@ -2466,7 +2459,6 @@ const MAX_TREE_DEPTH: usize = 64;
 /// # Errors
 ///
 /// The first invariant that did not hold.
-#[cfg(feature = "describe")]
 pub fn dissector(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailure> {
     let Some((&selector, rest)) = data.split_first() else {
         return Ok(Outcome::Rejected);
@@ -2497,7 +2489,6 @@ pub fn dissector(data: &[u8], scratch: &mut [u8]) -> Result<Outcome, OracleFailu
 }
 
 /// Which frame [`dissector`] reads.
-#[cfg(feature = "describe")]
 #[derive(Debug, Clone, Copy)]
 enum Side {
     Request,
@@ -2505,7 +2496,6 @@ enum Side {
 }
 
 /// One frame through the dissector and the typed decoder.
-#[cfg(feature = "describe")]
 fn dissect(side: Side, frame: &[u8]) -> Result<Outcome, OracleFailure> {
     let mut tree = Tree::new(frame.len());
     let walked = match side {
@@ -2586,7 +2576,6 @@ fn dissect(side: Side, frame: &[u8]) -> Result<Outcome, OracleFailure> {
 }
 
 /// A node of [`Tree`] whose children may still come.
-#[cfg(feature = "describe")]
 #[derive(Debug, Clone, Copy, Default)]
 struct Open {
     depth: usize,
@@ -2602,7 +2591,6 @@ struct Open {
 /// A visitor that records nothing but checks the nodes as they come: each inside the frame
 /// (`outside`, always a failure) and together a tree that tiles the frame (`shape`, a failure
 /// when the walk succeeded).
-#[cfg(feature = "describe")]
 #[derive(Debug)]
 struct Tree {
     len: usize,
@@ -2619,7 +2607,6 @@ struct Tree {
     shape: Option<&'static str>,
 }
 
-#[cfg(feature = "describe")]
 impl Tree {
     fn new(len: usize) -> Self {
         Self {
@@ -2690,7 +2677,6 @@ impl Tree {
     }
 }
 
-#[cfg(feature = "describe")]
 impl Visit for Tree {
     fn node(&mut self, node: &Node<'_>) -> fmt::Result {
         self.nodes = self.nodes.saturating_add(1);
@@ -2845,7 +2831,6 @@ mod tests {
         assert_eq!(structured(&[0], &mut [0u8; 16]), Ok(Outcome::Skipped));
     }
 
-    #[cfg(feature = "describe")]
     #[test]
     fn dissector_agrees_with_the_frame_decoder() {
         let mut scratch = [0u8; 256];

@@ -1,0 +1,16 @@
+//! Test support for kwire, outside the published library: the round-trip and differential
+//! oracles shared by the fuzz targets in `fuzz/` and the tests (which replay the fuzz corpus
+//! through exactly the same checks), and seeded random instances of any message.
+//!
+//! Not published. It depends on kwire with the dissector (`describe`) and `ApiVersions`; every
+//! other API is whatever the build that uses it enables.
+
+#![no_std]
+
+#[cfg(test)]
+extern crate std;
+
+pub mod oracles;
+pub mod random;
+
+pub use random::{Random, write_random};
