@@ -7,7 +7,7 @@
 
 use core::fmt;
 
-use crate::api::ApiKey;
+use crate::wire::ApiKey;
 
 /// Why decoding failed.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -173,16 +173,19 @@
 //!
 //! ## Layers
 //!
+//! Bottom first. A module imports only modules of its own row and of the rows above it
+//! (`tests/layers.rs` checks the imports against this table).
+//!
 //! | module | holds |
 //! |---|---|
+//! | [`wire`] | the wire's primitive types: [`ApiKey`], [`codec::VersionRange`], [`codec::Uuid`], the span of a `records` field ([`records::Records`]) |
 //! | [`error`] | [`DecodeError`] (offset, kind, field path), [`EncodeError`], [`Status`] |
 //! | [`codec`] | [`codec::Reader`], [`codec::Writer`], [`codec::Array`], tagged fields, the [`Decode`]/[`Encode`] traits |
-//! | [`frame`], [`header`] | size-prefixed frames, finding frames in a stream buffer, header versions |
-//! | `describe` (feature) | the dissector and the reference pages |
-//! | [`records`] | record batches: the v2 batch view and builder, records, control records, legacy message sets, CRCs, the compression hook |
+//! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
+//! | [`api`], [`header`], [`frame`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; size-prefixed frames and finding them in a stream buffer; control record values |
 //! | [`schema`] | generated tables of every schema, and a hand-written walker over them |
-//! | [`api`] | [`ApiKey`], the version tables, [`Request`] and [`Response`] |
+//! | `describe` (feature) | the dissector and the reference pages |
 //!
 //! ## Guarantees
 //!
@@ -258,6 +261,7 @@ extern crate std;
 pub mod __mutant;
 pub mod api;
 pub mod codec;
+pub mod control;
 #[cfg(feature = "describe")]
 pub mod describe;
 pub mod error;
@@ -328,11 +332,13 @@ pub mod records;
 pub mod schema;
 #[cfg(test)]
 mod testdata;
+pub mod wire;
 
 /// The `heapless` this crate builds with, so that arrays built in `heapless::Vec`s
 /// (`Array::from(&vec)`) need no version matched by hand.
 pub use heapless;
 
-pub use api::{ApiKey, ErrorCode, Request, Response};
+pub use api::{ErrorCode, Request, Response};
 pub use codec::{Decode, Encode, Message};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, Status};
+pub use wire::ApiKey;

@@ -2,9 +2,10 @@
 //! records, batch iteration over a records field, and damage detection.
 
 use kwire::DecodeErrorKind;
+use kwire::control::ControlPayload;
 use kwire::records::{
-    Batch, BatchBuilder, Compression, ControlPayload, ControlRecord, ControlRecordType,
-    LegacyMessage, NewHeader, NewRecord, RecordBatch, Records, TimestampType, TxnMarker, crc,
+    Batch, BatchBuilder, Compression, ControlRecord, ControlRecordType, LegacyMessage, NewHeader,
+    NewRecord, RecordBatch, Records, TimestampType, TxnMarker, crc,
 };
 
 /// The 70-byte v2 batch: baseOffset 0, one record (null key, value "hi", no headers),

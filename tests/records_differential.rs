@@ -35,9 +35,10 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder,
     RecordEncodeOptions, TimestampType as KpTimestampType,
 };
+use kwire::control::ControlPayload;
 use kwire::records::{
-    Batch, BatchBuilder, Compression, ControlPayload, ControlRecord, ControlRecordType, NewHeader,
-    NewRecord, RecordBatch, Records, TimestampType, TxnMarker,
+    Batch, BatchBuilder, Compression, ControlRecord, ControlRecordType, NewHeader, NewRecord,
+    RecordBatch, Records, TimestampType, TxnMarker,
 };
 use proptest::prelude::*;
 

@@ -740,7 +740,7 @@ fn version_classes(m: &Message, hull: Range, fields: &[F<'_>]) -> Vec<Range> {
 }
 
 /// The patterns of every version class but the last (the oldest, which `c::per_class!` matches
-/// with a catch-all), for `c::per_class!` and `__struct_element!`; empty for a single class.
+/// with a catch-all), for `c::per_class!` and `c::struct_element!`; empty for a single class.
 fn class_patterns(classes: &[Range]) -> String {
     let upper = classes.split_last().map_or(&[][..], |(_, rest)| rest);
     upper
@@ -994,7 +994,7 @@ fn emit_struct(
         };
         let _ = writeln!(
             out,
-            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::api::ApiKey = crate::api::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n}}\n",
+            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n}}\n",
             m.name,
             m.api_key.unwrap_or(-1),
             m.valid.rust(),
@@ -1339,7 +1339,7 @@ fn emit_struct(
     }
     body.push_str(&sizes);
     body.push_str("Ok(n)\n");
-    // A nested struct is encoded from its parent's array loops, which `__struct_element!` copies
+    // A nested struct is encoded from its parent's array loops, which `c::struct_element!` copies
     // per version range: inlined there, its version tests fold away.
     let encode_inline = if s.is_root {
         ""
@@ -1486,12 +1486,9 @@ fn emit_struct(
     }
     out.push_str("}\n\n");
     if s.is_root || element_classes.is_empty() {
-        let _ = writeln!(out, "crate::__struct_element!({name});\n");
+        let _ = writeln!(out, "c::struct_element!({name});\n");
     } else {
-        let _ = writeln!(
-            out,
-            "crate::__struct_element!({name}; {element_classes});\n"
-        );
+        let _ = writeln!(out, "c::struct_element!({name}; {element_classes});\n");
     }
     Ok(())
 }

@@ -7,8 +7,8 @@ use kwire::ApiKey;
 use kwire::codec::{Encode, Writer};
 use kwire::header::response_header_version;
 use kwire::messages::ResponseHeader;
-use kwire::schema::walker::{self, Slot, Source, Spot, UNKNOWN_PAYLOAD_MAX};
-use kwire::schema::{self, DefaultValue, FieldType, Primitive, StructSchema};
+use kwire::schema::walker::{self, Slot, Source, Spot};
+use kwire::schema::{self, DefaultValue, FieldType, Primitive};
 
 /// Encodes the whole error response frame.
 pub fn error_response(
@@ -58,19 +58,7 @@ impl Source for Defaults {
         0
     }
 
-    /// Every tagged field is at its default, and defaults are left out.
-    fn set_tagged(&mut self, _: Spot<'_>) -> bool {
-        false
-    }
-
-    fn unknown_tagged(
-        &mut self,
-        _: &StructSchema,
-        _: i16,
-        _: &mut [u8; UNKNOWN_PAYLOAD_MAX],
-    ) -> Option<(u32, usize)> {
-        None
-    }
+    // No tagged field (the default): every one is at its default, and defaults are left out.
 
     fn primitive(&mut self, at: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
         if at.depth == 0 && at.field.name == "ErrorCode" {

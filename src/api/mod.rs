@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 use crate::codec::{Failed, Reader, VersionRange};
 use crate::error::DecodeErrorKind;
 
+pub use crate::wire::ApiKey;
 pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
@@ -63,14 +64,6 @@ fn missing_api(r: &mut Reader<'_>, api_key: ApiKey, path: &'static str) -> Faile
     };
     r.fail(kind, path)
 }
-
-/// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
-///
-/// The associated constants name every key Kafka has assigned, including the ones removed in 4.0
-/// (4–7), whose numbers are reserved.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct ApiKey(pub i16);
 
 /// The static facts of one API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,17 +147,5 @@ impl fmt::Display for ApiKey {
             Some(name) => f.write_str(name),
             None => write!(f, "ApiKey({})", self.0),
         }
-    }
-}
-
-impl From<i16> for ApiKey {
-    fn from(v: i16) -> Self {
-        Self(v)
-    }
-}
-
-impl From<ApiKey> for i16 {
-    fn from(k: ApiKey) -> Self {
-        k.0
     }
 }

@@ -29,96 +29,24 @@
 mod array;
 mod reader;
 mod tagged;
-mod uuid;
 mod walk;
 mod writer;
-
-use core::fmt;
 
 pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
 pub use reader::{Failed, Reader};
 pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
-pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 pub use walk::Walker;
 pub use writer::{
     Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
 };
 
-use crate::api::ApiKey;
 use crate::error::{DecodeError, EncodeError};
+use crate::wire::ApiKey;
+pub use crate::wire::{Hyphenated, ParseUuidError, Uuid, VersionRange};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
 pub const MAX_STRING_LEN: usize = 0x7fff;
-
-/// An inclusive range of versions; empty when `min > max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct VersionRange {
-    /// The lowest version in the range.
-    pub min: i16,
-    /// The highest version in the range.
-    pub max: i16,
-}
-
-impl VersionRange {
-    /// The empty range (Kafka's `"none"`).
-    pub const NONE: Self = Self { min: 0, max: -1 };
-
-    /// The range `min..=max`.
-    #[must_use]
-    pub const fn new(min: i16, max: i16) -> Self {
-        Self { min, max }
-    }
-
-    /// The open-ended range `min..` (Kafka's `"N+"`).
-    #[must_use]
-    pub const fn from(min: i16) -> Self {
-        Self { min, max: i16::MAX }
-    }
-
-    /// True if `version` is in the range.
-    #[must_use]
-    pub const fn contains(self, version: i16) -> bool {
-        version >= self.min && version <= self.max
-    }
-
-    /// True if the range holds no version.
-    #[must_use]
-    pub const fn is_empty(self) -> bool {
-        self.min > self.max
-    }
-
-    /// The versions in both ranges.
-    #[must_use]
-    pub const fn intersect(self, other: Self) -> Self {
-        let min = if self.min > other.min {
-            self.min
-        } else {
-            other.min
-        };
-        let max = if self.max < other.max {
-            self.max
-        } else {
-            other.max
-        };
-        Self { min, max }
-    }
-}
-
-impl fmt::Display for VersionRange {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_empty() {
-            f.write_str("none")
-        } else if self.max == i16::MAX {
-            write!(f, "{}+", self.min)
-        } else if self.min == self.max {
-            write!(f, "{}", self.min)
-        } else {
-            write!(f, "{}-{}", self.min, self.max)
-        }
-    }
-}
 
 /// Decoding of a message or struct at a version, borrowing from the input.
 ///
@@ -451,9 +379,7 @@ pub(crate) use per_class;
 
 /// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls;
 /// the patterns after the name are the struct's version ranges for [`per_class!`], newest first.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __struct_element {
+macro_rules! struct_element {
     ($t:ident $(; $($range:pat),+)?) => {
         impl<'a> $crate::codec::Element<'a> for $t<'a> {
             // Inlined into the array loops and iterators with the `perf` feature; one
@@ -550,3 +476,4 @@ macro_rules! __struct_element {
         }
     };
 }
+pub(crate) use struct_element;

@@ -625,11 +625,11 @@ impl<'a> Reader<'a> {
         &mut self,
         flexible: bool,
         path: &'static str,
-    ) -> Result<crate::records::Records<'a>, Failed> {
+    ) -> Result<crate::wire::Records<'a>, Failed> {
         let n = self.len(flexible, false, path)?;
         let at = self.offset();
         self.take(n, path)
-            .map(|b| crate::records::Records::with_offset(b, at))
+            .map(|b| crate::wire::Records::with_offset(b, at))
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
@@ -642,12 +642,12 @@ impl<'a> Reader<'a> {
         &mut self,
         flexible: bool,
         path: &'static str,
-    ) -> Result<Option<crate::records::Records<'a>>, Failed> {
+    ) -> Result<Option<crate::wire::Records<'a>>, Failed> {
         match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 let at = self.offset();
                 self.take(n, path)
-                    .map(|b| Some(crate::records::Records::with_offset(b, at)))
+                    .map(|b| Some(crate::wire::Records::with_offset(b, at)))
             }
             None => Ok(None),
         }

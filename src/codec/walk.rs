@@ -236,17 +236,14 @@ impl<'a> Walker<'a> {
 
     /// Reads a `records` field that must not be null, keeping its absolute offset.
     #[inline(always)]
-    pub fn records(&mut self, flexible: bool) -> Option<crate::records::Records<'a>> {
+    pub fn records(&mut self, flexible: bool) -> Option<crate::wire::Records<'a>> {
         let n = self.len(flexible, false)?;
         self.records_body(n)
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
     #[inline(always)]
-    pub fn nullable_records(
-        &mut self,
-        flexible: bool,
-    ) -> Option<Option<crate::records::Records<'a>>> {
+    pub fn nullable_records(&mut self, flexible: bool) -> Option<Option<crate::wire::Records<'a>>> {
         match self.nullable_len(flexible, false)? {
             Some(n) => self.records_body(n).map(Some),
             None => Some(None),
@@ -255,10 +252,10 @@ impl<'a> Walker<'a> {
 
     /// The `n` bytes of a records field, with their absolute offset.
     #[inline(always)]
-    fn records_body(&mut self, n: usize) -> Option<crate::records::Records<'a>> {
+    fn records_body(&mut self, n: usize) -> Option<crate::wire::Records<'a>> {
         let at = self.offset();
         self.take(n)
-            .map(|b| crate::records::Records::with_offset(b, at))
+            .map(|b| crate::wire::Records::with_offset(b, at))
     }
 
     /// Steps over a string (`nullable`: a null is accepted), as [`Reader`] reads it: at most

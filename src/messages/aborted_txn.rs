@@ -91,7 +91,7 @@ impl<'a> AbortedTxn<'a> {
 
 impl c::Message for AbortedTxn<'_> {
     const NAME: &'static str = "AbortedTxn";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -237,4 +237,4 @@ impl c::Encode for AbortedTxn<'_> {
     }
 }
 
-crate::__struct_element!(AbortedTxn);
+c::struct_element!(AbortedTxn);

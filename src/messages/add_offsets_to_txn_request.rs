@@ -93,7 +93,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
 
 impl c::Message for AddOffsetsToTxnRequest<'_> {
     const NAME: &'static str = "AddOffsetsToTxnRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(25);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(25);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -249,4 +249,4 @@ impl c::Encode for AddOffsetsToTxnRequest<'_> {
     }
 }
 
-crate::__struct_element!(AddOffsetsToTxnRequest);
+c::struct_element!(AddOffsetsToTxnRequest);

@@ -67,7 +67,7 @@ impl<'a> AddOffsetsToTxnResponse<'a> {
 
 impl c::Message for AddOffsetsToTxnResponse<'_> {
     const NAME: &'static str = "AddOffsetsToTxnResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(25);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(25);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -201,4 +201,4 @@ impl c::Encode for AddOffsetsToTxnResponse<'_> {
     }
 }
 
-crate::__struct_element!(AddOffsetsToTxnResponse);
+c::struct_element!(AddOffsetsToTxnResponse);

@@ -112,7 +112,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
 
 impl c::Message for AddPartitionsToTxnRequest<'_> {
     const NAME: &'static str = "AddPartitionsToTxnRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(24);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -382,7 +382,7 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnRequest);
+c::struct_element!(AddPartitionsToTxnRequest);
 
 /// `AddPartitionsToTxnRequest.Transactions` (struct `AddPartitionsToTxnTransaction`, reachable in versions 4-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -617,7 +617,7 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnTransaction);
+c::struct_element!(AddPartitionsToTxnTransaction);
 
 /// Common struct `AddPartitionsToTxnTopic` of `AddPartitionsToTxnRequest` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -806,4 +806,4 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnTopic; 3..=5);
+c::struct_element!(AddPartitionsToTxnTopic; 3..=5);

@@ -99,7 +99,7 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
 
 impl c::Message for AddPartitionsToTxnResponse<'_> {
     const NAME: &'static str = "AddPartitionsToTxnResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(24);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -323,7 +323,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnResponse);
+c::struct_element!(AddPartitionsToTxnResponse);
 
 /// `AddPartitionsToTxnResponse.ResultsByTransaction` (struct `AddPartitionsToTxnResult`, reachable in versions 4-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -497,7 +497,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnResult);
+c::struct_element!(AddPartitionsToTxnResult);
 
 /// Common struct `AddPartitionsToTxnTopicResult` of `AddPartitionsToTxnResponse` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -690,7 +690,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnTopicResult; 3..=5);
+c::struct_element!(AddPartitionsToTxnTopicResult; 3..=5);
 
 /// Common struct `AddPartitionsToTxnPartitionResult` of `AddPartitionsToTxnResponse` (reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -869,4 +869,4 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(AddPartitionsToTxnPartitionResult; 3..=5);
+c::struct_element!(AddPartitionsToTxnPartitionResult; 3..=5);

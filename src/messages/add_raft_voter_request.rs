@@ -119,7 +119,7 @@ impl<'a> AddRaftVoterRequest<'a> {
 
 impl c::Message for AddRaftVoterRequest<'_> {
     const NAME: &'static str = "AddRaftVoterRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(80);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(80);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -313,7 +313,7 @@ impl c::Encode for AddRaftVoterRequest<'_> {
     }
 }
 
-crate::__struct_element!(AddRaftVoterRequest);
+c::struct_element!(AddRaftVoterRequest);
 
 /// `AddRaftVoterRequest.Listeners` (struct `Listener`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -498,4 +498,4 @@ impl c::Encode for Listener<'_> {
     }
 }
 
-crate::__struct_element!(Listener);
+c::struct_element!(Listener);

@@ -80,7 +80,7 @@ impl<'a> AddRaftVoterResponse<'a> {
 
 impl c::Message for AddRaftVoterResponse<'_> {
     const NAME: &'static str = "AddRaftVoterResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(80);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(80);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -208,4 +208,4 @@ impl c::Encode for AddRaftVoterResponse<'_> {
     }
 }
 
-crate::__struct_element!(AddRaftVoterResponse);
+c::struct_element!(AddRaftVoterResponse);

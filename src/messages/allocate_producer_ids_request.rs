@@ -67,7 +67,7 @@ impl<'a> AllocateProducerIdsRequest<'a> {
 
 impl c::Message for AllocateProducerIdsRequest<'_> {
     const NAME: &'static str = "AllocateProducerIdsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(67);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(67);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -185,4 +185,4 @@ impl c::Encode for AllocateProducerIdsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AllocateProducerIdsRequest);
+c::struct_element!(AllocateProducerIdsRequest);

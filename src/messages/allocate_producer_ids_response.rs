@@ -93,7 +93,7 @@ impl<'a> AllocateProducerIdsResponse<'a> {
 
 impl c::Message for AllocateProducerIdsResponse<'_> {
     const NAME: &'static str = "AllocateProducerIdsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(67);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(67);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -242,4 +242,4 @@ impl c::Encode for AllocateProducerIdsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AllocateProducerIdsResponse);
+c::struct_element!(AllocateProducerIdsResponse);

@@ -67,7 +67,7 @@ impl<'a> AlterClientQuotasRequest<'a> {
 
 impl c::Message for AlterClientQuotasRequest<'_> {
     const NAME: &'static str = "AlterClientQuotasRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(49);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(49);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -203,7 +203,7 @@ impl c::Encode for AlterClientQuotasRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterClientQuotasRequest);
+c::struct_element!(AlterClientQuotasRequest);
 
 /// `AlterClientQuotasRequest.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -387,7 +387,7 @@ impl c::Encode for EntryData<'_> {
     }
 }
 
-crate::__struct_element!(EntryData; 1);
+c::struct_element!(EntryData; 1);
 
 /// `AlterClientQuotasRequest.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -574,7 +574,7 @@ impl c::Encode for EntityData<'_> {
     }
 }
 
-crate::__struct_element!(EntityData; 1);
+c::struct_element!(EntityData; 1);
 
 /// `AlterClientQuotasRequest.Entries.Ops` (struct `OpData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -773,4 +773,4 @@ impl c::Encode for OpData<'_> {
     }
 }
 
-crate::__struct_element!(OpData; 1);
+c::struct_element!(OpData; 1);

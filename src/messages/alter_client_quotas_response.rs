@@ -67,7 +67,7 @@ impl<'a> AlterClientQuotasResponse<'a> {
 
 impl c::Message for AlterClientQuotasResponse<'_> {
     const NAME: &'static str = "AlterClientQuotasResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(49);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(49);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -203,7 +203,7 @@ impl c::Encode for AlterClientQuotasResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterClientQuotasResponse);
+c::struct_element!(AlterClientQuotasResponse);
 
 /// `AlterClientQuotasResponse.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -408,7 +408,7 @@ impl c::Encode for EntryData<'_> {
     }
 }
 
-crate::__struct_element!(EntryData; 1);
+c::struct_element!(EntryData; 1);
 
 /// `AlterClientQuotasResponse.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -595,4 +595,4 @@ impl c::Encode for EntityData<'_> {
     }
 }
 
-crate::__struct_element!(EntityData; 1);
+c::struct_element!(EntityData; 1);

@@ -70,7 +70,7 @@ impl<'a> AlterConfigsRequest<'a> {
 
 impl c::Message for AlterConfigsRequest<'_> {
     const NAME: &'static str = "AlterConfigsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(33);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -206,7 +206,7 @@ impl c::Encode for AlterConfigsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsRequest);
+c::struct_element!(AlterConfigsRequest);
 
 /// `AlterConfigsRequest.Resources` (struct `AlterConfigsResource`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -410,7 +410,7 @@ impl c::Encode for AlterConfigsResource<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResource; 2);
+c::struct_element!(AlterConfigsResource; 2);
 
 /// `AlterConfigsRequest.Resources.Configs` (struct `AlterableConfig`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -591,4 +591,4 @@ impl c::Encode for AlterableConfig<'_> {
     }
 }
 
-crate::__struct_element!(AlterableConfig; 2);
+c::struct_element!(AlterableConfig; 2);

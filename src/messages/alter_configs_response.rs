@@ -70,7 +70,7 @@ impl<'a> AlterConfigsResponse<'a> {
 
 impl c::Message for AlterConfigsResponse<'_> {
     const NAME: &'static str = "AlterConfigsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(33);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -207,7 +207,7 @@ impl c::Encode for AlterConfigsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResponse);
+c::struct_element!(AlterConfigsResponse);
 
 /// `AlterConfigsResponse.Responses` (struct `AlterConfigsResourceResponse`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -427,4 +427,4 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResourceResponse; 2);
+c::struct_element!(AlterConfigsResourceResponse; 2);

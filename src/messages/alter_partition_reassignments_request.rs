@@ -80,7 +80,7 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
 
 impl c::Message for AlterPartitionReassignmentsRequest<'_> {
     const NAME: &'static str = "AlterPartitionReassignmentsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(45);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -228,7 +228,7 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterPartitionReassignmentsRequest);
+c::struct_element!(AlterPartitionReassignmentsRequest);
 
 /// `AlterPartitionReassignmentsRequest.Topics` (struct `ReassignableTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -399,7 +399,7 @@ impl c::Encode for ReassignableTopic<'_> {
     }
 }
 
-crate::__struct_element!(ReassignableTopic);
+c::struct_element!(ReassignableTopic);
 
 /// `AlterPartitionReassignmentsRequest.Topics.Partitions` (struct `ReassignablePartition`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -565,4 +565,4 @@ impl c::Encode for ReassignablePartition<'_> {
     }
 }
 
-crate::__struct_element!(ReassignablePartition);
+c::struct_element!(ReassignablePartition);

@@ -109,7 +109,7 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
 
 impl c::Message for AlterPartitionReassignmentsResponse<'_> {
     const NAME: &'static str = "AlterPartitionReassignmentsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(45);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -277,7 +277,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterPartitionReassignmentsResponse);
+c::struct_element!(AlterPartitionReassignmentsResponse);
 
 /// `AlterPartitionReassignmentsResponse.Responses` (struct `ReassignableTopicResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -448,7 +448,7 @@ impl c::Encode for ReassignableTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(ReassignableTopicResponse);
+c::struct_element!(ReassignableTopicResponse);
 
 /// `AlterPartitionReassignmentsResponse.Responses.Partitions` (struct `ReassignablePartitionResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -638,4 +638,4 @@ impl c::Encode for ReassignablePartitionResponse<'_> {
     }
 }
 
-crate::__struct_element!(ReassignablePartitionResponse);
+c::struct_element!(ReassignablePartitionResponse);

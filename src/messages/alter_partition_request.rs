@@ -81,7 +81,7 @@ impl<'a> AlterPartitionRequest<'a> {
 
 impl c::Message for AlterPartitionRequest<'_> {
     const NAME: &'static str = "AlterPartitionRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(56);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(56);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -217,7 +217,7 @@ impl c::Encode for AlterPartitionRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterPartitionRequest);
+c::struct_element!(AlterPartitionRequest);
 
 /// `AlterPartitionRequest.Topics` (struct `TopicData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -437,7 +437,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 2..=3);
+c::struct_element!(TopicData; 2..=3);
 
 /// `AlterPartitionRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -753,7 +753,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 3, 1..=2);
+c::struct_element!(PartitionData; 3, 1..=2);
 
 /// `AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs` (struct `BrokerState`, reachable in versions 3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -916,4 +916,4 @@ impl c::Encode for BrokerState<'_> {
     }
 }
 
-crate::__struct_element!(BrokerState);
+c::struct_element!(BrokerState);

@@ -81,7 +81,7 @@ impl<'a> AlterPartitionResponse<'a> {
 
 impl c::Message for AlterPartitionResponse<'_> {
     const NAME: &'static str = "AlterPartitionResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(56);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(56);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -217,7 +217,7 @@ impl c::Encode for AlterPartitionResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterPartitionResponse);
+c::struct_element!(AlterPartitionResponse);
 
 /// `AlterPartitionResponse.Topics` (struct `TopicData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -442,7 +442,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 2..=3);
+c::struct_element!(TopicData; 2..=3);
 
 /// `AlterPartitionResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -725,4 +725,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1..=3);
+c::struct_element!(PartitionData; 1..=3);

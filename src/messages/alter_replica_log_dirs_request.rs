@@ -55,7 +55,7 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
 
 impl c::Message for AlterReplicaLogDirsRequest<'_> {
     const NAME: &'static str = "AlterReplicaLogDirsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(34);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -184,7 +184,7 @@ impl c::Encode for AlterReplicaLogDirsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirsRequest);
+c::struct_element!(AlterReplicaLogDirsRequest);
 
 /// `AlterReplicaLogDirsRequest.Dirs` (struct `AlterReplicaLogDir`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -371,7 +371,7 @@ impl c::Encode for AlterReplicaLogDir<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDir; 2);
+c::struct_element!(AlterReplicaLogDir; 2);
 
 /// `AlterReplicaLogDirsRequest.Dirs.Topics` (struct `AlterReplicaLogDirTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -557,4 +557,4 @@ impl c::Encode for AlterReplicaLogDirTopic<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirTopic; 2);
+c::struct_element!(AlterReplicaLogDirTopic; 2);

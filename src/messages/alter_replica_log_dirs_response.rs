@@ -71,7 +71,7 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
 
 impl c::Message for AlterReplicaLogDirsResponse<'_> {
     const NAME: &'static str = "AlterReplicaLogDirsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(34);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -208,7 +208,7 @@ impl c::Encode for AlterReplicaLogDirsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirsResponse);
+c::struct_element!(AlterReplicaLogDirsResponse);
 
 /// `AlterReplicaLogDirsResponse.Results` (struct `AlterReplicaLogDirTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -396,7 +396,7 @@ impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirTopicResult; 2);
+c::struct_element!(AlterReplicaLogDirTopicResult; 2);
 
 /// `AlterReplicaLogDirsResponse.Results.Partitions` (struct `AlterReplicaLogDirPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -572,4 +572,4 @@ impl c::Encode for AlterReplicaLogDirPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(AlterReplicaLogDirPartitionResult; 2);
+c::struct_element!(AlterReplicaLogDirPartitionResult; 2);

@@ -70,7 +70,7 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
 
 impl c::Message for AlterShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "AlterShareGroupOffsetsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(91);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -193,7 +193,7 @@ impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsRequest);
+c::struct_element!(AlterShareGroupOffsetsRequest);
 
 /// `AlterShareGroupOffsetsRequest.Topics` (struct `AlterShareGroupOffsetsRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -365,7 +365,7 @@ impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsRequestTopic);
+c::struct_element!(AlterShareGroupOffsetsRequestTopic);
 
 /// `AlterShareGroupOffsetsRequest.Topics.Partitions` (struct `AlterShareGroupOffsetsRequestPartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -527,4 +527,4 @@ impl c::Encode for AlterShareGroupOffsetsRequestPartition<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsRequestPartition);
+c::struct_element!(AlterShareGroupOffsetsRequestPartition);

@@ -96,7 +96,7 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
 
 impl c::Message for AlterShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "AlterShareGroupOffsetsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(91);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -241,7 +241,7 @@ impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsResponse);
+c::struct_element!(AlterShareGroupOffsetsResponse);
 
 /// `AlterShareGroupOffsetsResponse.Responses` (struct `AlterShareGroupOffsetsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -433,7 +433,7 @@ impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsResponseTopic);
+c::struct_element!(AlterShareGroupOffsetsResponseTopic);
 
 /// `AlterShareGroupOffsetsResponse.Responses.Partitions` (struct `AlterShareGroupOffsetsResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -622,4 +622,4 @@ impl c::Encode for AlterShareGroupOffsetsResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(AlterShareGroupOffsetsResponsePartition);
+c::struct_element!(AlterShareGroupOffsetsResponsePartition);

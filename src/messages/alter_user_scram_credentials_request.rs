@@ -73,7 +73,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
 
 impl c::Message for AlterUserScramCredentialsRequest<'_> {
     const NAME: &'static str = "AlterUserScramCredentialsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(51);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -205,7 +205,7 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     }
 }
 
-crate::__struct_element!(AlterUserScramCredentialsRequest);
+c::struct_element!(AlterUserScramCredentialsRequest);
 
 /// `AlterUserScramCredentialsRequest.Deletions` (struct `ScramCredentialDeletion`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -368,7 +368,7 @@ impl c::Encode for ScramCredentialDeletion<'_> {
     }
 }
 
-crate::__struct_element!(ScramCredentialDeletion);
+c::struct_element!(ScramCredentialDeletion);
 
 /// `AlterUserScramCredentialsRequest.Upsertions` (struct `ScramCredentialUpsertion`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -604,4 +604,4 @@ impl c::Encode for ScramCredentialUpsertion<'_> {
     }
 }
 
-crate::__struct_element!(ScramCredentialUpsertion);
+c::struct_element!(ScramCredentialUpsertion);

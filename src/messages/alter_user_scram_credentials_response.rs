@@ -70,7 +70,7 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
 
 impl c::Message for AlterUserScramCredentialsResponse<'_> {
     const NAME: &'static str = "AlterUserScramCredentialsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(51);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -194,7 +194,7 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterUserScramCredentialsResponse);
+c::struct_element!(AlterUserScramCredentialsResponse);
 
 /// `AlterUserScramCredentialsResponse.Results` (struct `AlterUserScramCredentialsResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -384,4 +384,4 @@ impl c::Encode for AlterUserScramCredentialsResult<'_> {
     }
 }
 
-crate::__struct_element!(AlterUserScramCredentialsResult);
+c::struct_element!(AlterUserScramCredentialsResult);

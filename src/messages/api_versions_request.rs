@@ -93,7 +93,7 @@ impl<'a> ApiVersionsRequest<'a> {
 
 impl c::Message for ApiVersionsRequest<'_> {
     const NAME: &'static str = "ApiVersionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(18);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(18);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -319,4 +319,4 @@ impl c::Encode for ApiVersionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(ApiVersionsRequest);
+c::struct_element!(ApiVersionsRequest);

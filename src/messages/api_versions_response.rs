@@ -138,7 +138,7 @@ impl<'a> ApiVersionsResponse<'a> {
 
 impl c::Message for ApiVersionsResponse<'_> {
     const NAME: &'static str = "ApiVersionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(18);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(18);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -463,7 +463,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(ApiVersionsResponse);
+c::struct_element!(ApiVersionsResponse);
 
 /// `ApiVersionsResponse.ApiKeys` (struct `ApiVersion`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -655,7 +655,7 @@ impl c::Encode for ApiVersion<'_> {
     }
 }
 
-crate::__struct_element!(ApiVersion; 3..=5);
+c::struct_element!(ApiVersion; 3..=5);
 
 /// `ApiVersionsResponse.SupportedFeatures` (struct `SupportedFeatureKey`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -840,7 +840,7 @@ impl c::Encode for SupportedFeatureKey<'_> {
     }
 }
 
-crate::__struct_element!(SupportedFeatureKey);
+c::struct_element!(SupportedFeatureKey);
 
 /// `ApiVersionsResponse.FinalizedFeatures` (struct `FinalizedFeatureKey`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1025,4 +1025,4 @@ impl c::Encode for FinalizedFeatureKey<'_> {
     }
 }
 
-crate::__struct_element!(FinalizedFeatureKey);
+c::struct_element!(FinalizedFeatureKey);

@@ -80,7 +80,7 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
 
 impl c::Message for AssignReplicasToDirsResponse<'_> {
     const NAME: &'static str = "AssignReplicasToDirsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(73);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(73);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -212,7 +212,7 @@ impl c::Encode for AssignReplicasToDirsResponse<'_> {
     }
 }
 
-crate::__struct_element!(AssignReplicasToDirsResponse);
+c::struct_element!(AssignReplicasToDirsResponse);
 
 /// `AssignReplicasToDirsResponse.Directories` (struct `DirectoryData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -376,7 +376,7 @@ impl c::Encode for DirectoryData<'_> {
     }
 }
 
-crate::__struct_element!(DirectoryData);
+c::struct_element!(DirectoryData);
 
 /// `AssignReplicasToDirsResponse.Directories.Topics` (struct `TopicData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -540,7 +540,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);
 
 /// `AssignReplicasToDirsResponse.Directories.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -703,4 +703,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

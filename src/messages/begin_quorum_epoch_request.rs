@@ -96,7 +96,7 @@ impl<'a> BeginQuorumEpochRequest<'a> {
 
 impl c::Message for BeginQuorumEpochRequest<'_> {
     const NAME: &'static str = "BeginQuorumEpochRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(53);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(53);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -298,7 +298,7 @@ impl c::Encode for BeginQuorumEpochRequest<'_> {
     }
 }
 
-crate::__struct_element!(BeginQuorumEpochRequest);
+c::struct_element!(BeginQuorumEpochRequest);
 
 /// `BeginQuorumEpochRequest.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -491,7 +491,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 1);
+c::struct_element!(TopicData; 1);
 
 /// `BeginQuorumEpochRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -727,7 +727,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1);
+c::struct_element!(PartitionData; 1);
 
 /// `BeginQuorumEpochRequest.LeaderEndpoints` (struct `LeaderEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -914,4 +914,4 @@ impl c::Encode for LeaderEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(LeaderEndpoint);
+c::struct_element!(LeaderEndpoint);

@@ -80,7 +80,7 @@ impl<'a> BeginQuorumEpochResponse<'a> {
 
 impl c::Message for BeginQuorumEpochResponse<'_> {
     const NAME: &'static str = "BeginQuorumEpochResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(53);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(53);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -264,7 +264,7 @@ impl c::Encode for BeginQuorumEpochResponse<'_> {
     }
 }
 
-crate::__struct_element!(BeginQuorumEpochResponse);
+c::struct_element!(BeginQuorumEpochResponse);
 
 /// `BeginQuorumEpochResponse.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -448,7 +448,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 1);
+c::struct_element!(TopicData; 1);
 
 /// `BeginQuorumEpochResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -661,7 +661,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1);
+c::struct_element!(PartitionData; 1);
 
 /// `BeginQuorumEpochResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -844,4 +844,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

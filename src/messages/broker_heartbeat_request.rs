@@ -132,7 +132,7 @@ impl<'a> BrokerHeartbeatRequest<'a> {
 
 impl c::Message for BrokerHeartbeatRequest<'_> {
     const NAME: &'static str = "BrokerHeartbeatRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(63);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(63);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -400,4 +400,4 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
     }
 }
 
-crate::__struct_element!(BrokerHeartbeatRequest);
+c::struct_element!(BrokerHeartbeatRequest);

@@ -106,7 +106,7 @@ impl<'a> BrokerHeartbeatResponse<'a> {
 
 impl c::Message for BrokerHeartbeatResponse<'_> {
     const NAME: &'static str = "BrokerHeartbeatResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(63);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(63);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -242,4 +242,4 @@ impl c::Encode for BrokerHeartbeatResponse<'_> {
     }
 }
 
-crate::__struct_element!(BrokerHeartbeatResponse);
+c::struct_element!(BrokerHeartbeatResponse);

@@ -158,7 +158,7 @@ impl<'a> BrokerRegistrationRequest<'a> {
 
 impl c::Message for BrokerRegistrationRequest<'_> {
     const NAME: &'static str = "BrokerRegistrationRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(62);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(62);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -391,7 +391,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
     }
 }
 
-crate::__struct_element!(BrokerRegistrationRequest);
+c::struct_element!(BrokerRegistrationRequest);
 
 /// `BrokerRegistrationRequest.Listeners` (struct `Listener`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -598,7 +598,7 @@ impl c::Encode for Listener<'_> {
     }
 }
 
-crate::__struct_element!(Listener);
+c::struct_element!(Listener);
 
 /// `BrokerRegistrationRequest.Features` (struct `Feature`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -783,4 +783,4 @@ impl c::Encode for Feature<'_> {
     }
 }
 
-crate::__struct_element!(Feature);
+c::struct_element!(Feature);

@@ -80,7 +80,7 @@ impl<'a> BrokerRegistrationResponse<'a> {
 
 impl c::Message for BrokerRegistrationResponse<'_> {
     const NAME: &'static str = "BrokerRegistrationResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(62);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(62);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -204,4 +204,4 @@ impl c::Encode for BrokerRegistrationResponse<'_> {
     }
 }
 
-crate::__struct_element!(BrokerRegistrationResponse);
+c::struct_element!(BrokerRegistrationResponse);

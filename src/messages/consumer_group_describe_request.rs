@@ -67,7 +67,7 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
 
 impl c::Message for ConsumerGroupDescribeRequest<'_> {
     const NAME: &'static str = "ConsumerGroupDescribeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(69);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -186,4 +186,4 @@ impl c::Encode for ConsumerGroupDescribeRequest<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerGroupDescribeRequest);
+c::struct_element!(ConsumerGroupDescribeRequest);

@@ -67,7 +67,7 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
 
 impl c::Message for ConsumerGroupDescribeResponse<'_> {
     const NAME: &'static str = "ConsumerGroupDescribeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(69);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -194,7 +194,7 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerGroupDescribeResponse);
+c::struct_element!(ConsumerGroupDescribeResponse);
 
 /// `ConsumerGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -527,7 +527,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribedGroup);
+c::struct_element!(DescribedGroup);
 
 /// `ConsumerGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -928,7 +928,7 @@ impl c::Encode for Member<'_> {
     }
 }
 
-crate::__struct_element!(Member; 1);
+c::struct_element!(Member; 1);
 
 /// Common struct `TopicPartitions` of `ConsumerGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1119,7 +1119,7 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions);
+c::struct_element!(TopicPartitions);
 
 /// Common struct `Assignment` of `ConsumerGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1266,4 +1266,4 @@ impl c::Encode for Assignment<'_> {
     }
 }
 
-crate::__struct_element!(Assignment);
+c::struct_element!(Assignment);

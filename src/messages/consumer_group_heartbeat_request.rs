@@ -174,7 +174,7 @@ impl<'a> ConsumerGroupHeartbeatRequest<'a> {
 
 impl c::Message for ConsumerGroupHeartbeatRequest<'_> {
     const NAME: &'static str = "ConsumerGroupHeartbeatRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(68);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(68);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -410,7 +410,7 @@ impl c::Encode for ConsumerGroupHeartbeatRequest<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerGroupHeartbeatRequest);
+c::struct_element!(ConsumerGroupHeartbeatRequest);
 
 /// `ConsumerGroupHeartbeatRequest.TopicPartitions` (struct `TopicPartitions`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -574,4 +574,4 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions);
+c::struct_element!(TopicPartitions);

@@ -132,7 +132,7 @@ impl<'a> ConsumerGroupHeartbeatResponse<'a> {
 
 impl c::Message for ConsumerGroupHeartbeatResponse<'_> {
     const NAME: &'static str = "ConsumerGroupHeartbeatResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(68);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(68);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -315,7 +315,7 @@ impl c::Encode for ConsumerGroupHeartbeatResponse<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerGroupHeartbeatResponse);
+c::struct_element!(ConsumerGroupHeartbeatResponse);
 
 /// `ConsumerGroupHeartbeatResponse.Assignment` (struct `Assignment`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -462,7 +462,7 @@ impl c::Encode for Assignment<'_> {
     }
 }
 
-crate::__struct_element!(Assignment);
+c::struct_element!(Assignment);
 
 /// Common struct `TopicPartitions` of `ConsumerGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -626,4 +626,4 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions);
+c::struct_element!(TopicPartitions);

@@ -68,7 +68,7 @@ impl<'a> ConsumerProtocolAssignment<'a> {
 
 impl c::Message for ConsumerProtocolAssignment<'_> {
     const NAME: &'static str = "ConsumerProtocolAssignment";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -178,7 +178,7 @@ impl c::Encode for ConsumerProtocolAssignment<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerProtocolAssignment);
+c::struct_element!(ConsumerProtocolAssignment);
 
 /// `ConsumerProtocolAssignment.AssignedPartitions` (struct `TopicPartition`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -327,4 +327,4 @@ impl c::Encode for TopicPartition<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartition);
+c::struct_element!(TopicPartition);

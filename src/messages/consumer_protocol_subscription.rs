@@ -107,7 +107,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
 
 impl c::Message for ConsumerProtocolSubscription<'_> {
     const NAME: &'static str = "ConsumerProtocolSubscription";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -297,7 +297,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
     }
 }
 
-crate::__struct_element!(ConsumerProtocolSubscription);
+c::struct_element!(ConsumerProtocolSubscription);
 
 /// `ConsumerProtocolSubscription.OwnedPartitions` (struct `TopicPartition`, reachable in versions 1-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -446,4 +446,4 @@ impl c::Encode for TopicPartition<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartition);
+c::struct_element!(TopicPartition);

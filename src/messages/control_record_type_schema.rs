@@ -52,7 +52,7 @@ impl<'a> ControlRecordTypeSchema<'a> {
 
 impl c::Message for ControlRecordTypeSchema<'_> {
     const NAME: &'static str = "ControlRecordTypeSchema";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -144,4 +144,4 @@ impl c::Encode for ControlRecordTypeSchema<'_> {
     }
 }
 
-crate::__struct_element!(ControlRecordTypeSchema);
+c::struct_element!(ControlRecordTypeSchema);

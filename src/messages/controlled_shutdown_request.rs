@@ -68,7 +68,7 @@ impl<'a> ControlledShutdownRequest<'a> {
 
 impl c::Message for ControlledShutdownRequest<'_> {
     const NAME: &'static str = "ControlledShutdownRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(7);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -219,4 +219,4 @@ impl c::Encode for ControlledShutdownRequest<'_> {
     }
 }
 
-crate::__struct_element!(ControlledShutdownRequest);
+c::struct_element!(ControlledShutdownRequest);

@@ -71,7 +71,7 @@ impl<'a> ControlledShutdownResponse<'a> {
 
 impl c::Message for ControlledShutdownResponse<'_> {
     const NAME: &'static str = "ControlledShutdownResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(7);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -212,7 +212,7 @@ impl c::Encode for ControlledShutdownResponse<'_> {
     }
 }
 
-crate::__struct_element!(ControlledShutdownResponse);
+c::struct_element!(ControlledShutdownResponse);
 
 /// `ControlledShutdownResponse.RemainingPartitions` (struct `RemainingPartition`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -393,4 +393,4 @@ impl c::Encode for RemainingPartition<'_> {
     }
 }
 
-crate::__struct_element!(RemainingPartition; 3);
+c::struct_element!(RemainingPartition; 3);

@@ -106,7 +106,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
 
 impl c::Message for ControllerRegistrationRequest<'_> {
     const NAME: &'static str = "ControllerRegistrationRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(70);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(70);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -274,7 +274,7 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
     }
 }
 
-crate::__struct_element!(ControllerRegistrationRequest);
+c::struct_element!(ControllerRegistrationRequest);
 
 /// `ControllerRegistrationRequest.Listeners` (struct `Listener`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -483,7 +483,7 @@ impl c::Encode for Listener<'_> {
     }
 }
 
-crate::__struct_element!(Listener);
+c::struct_element!(Listener);
 
 /// `ControllerRegistrationRequest.Features` (struct `Feature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -670,4 +670,4 @@ impl c::Encode for Feature<'_> {
     }
 }
 
-crate::__struct_element!(Feature);
+c::struct_element!(Feature);

@@ -80,7 +80,7 @@ impl<'a> ControllerRegistrationResponse<'a> {
 
 impl c::Message for ControllerRegistrationResponse<'_> {
     const NAME: &'static str = "ControllerRegistrationResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(70);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(70);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -210,4 +210,4 @@ impl c::Encode for ControllerRegistrationResponse<'_> {
     }
 }
 
-crate::__struct_element!(ControllerRegistrationResponse);
+c::struct_element!(ControllerRegistrationResponse);

@@ -55,7 +55,7 @@ impl<'a> CreateAclsRequest<'a> {
 
 impl c::Message for CreateAclsRequest<'_> {
     const NAME: &'static str = "CreateAclsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(30);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(30);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -184,7 +184,7 @@ impl c::Encode for CreateAclsRequest<'_> {
     }
 }
 
-crate::__struct_element!(CreateAclsRequest);
+c::struct_element!(CreateAclsRequest);
 
 /// `CreateAclsRequest.Creations` (struct `AclCreation`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -485,4 +485,4 @@ impl c::Encode for AclCreation<'_> {
     }
 }
 
-crate::__struct_element!(AclCreation; 2..=3, 1);
+c::struct_element!(AclCreation; 2..=3, 1);

@@ -68,7 +68,7 @@ impl<'a> CreateAclsResponse<'a> {
 
 impl c::Message for CreateAclsResponse<'_> {
     const NAME: &'static str = "CreateAclsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(30);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(30);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -204,7 +204,7 @@ impl c::Encode for CreateAclsResponse<'_> {
     }
 }
 
-crate::__struct_element!(CreateAclsResponse);
+c::struct_element!(CreateAclsResponse);
 
 /// `CreateAclsResponse.Results` (struct `AclCreationResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -380,4 +380,4 @@ impl c::Encode for AclCreationResult<'_> {
     }
 }
 
-crate::__struct_element!(AclCreationResult; 2..=3);
+c::struct_element!(AclCreationResult; 2..=3);

@@ -102,7 +102,7 @@ impl<'a> CreateDelegationTokenRequest<'a> {
 
 impl c::Message for CreateDelegationTokenRequest<'_> {
     const NAME: &'static str = "CreateDelegationTokenRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(38);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(38);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -315,7 +315,7 @@ impl c::Encode for CreateDelegationTokenRequest<'_> {
     }
 }
 
-crate::__struct_element!(CreateDelegationTokenRequest);
+c::struct_element!(CreateDelegationTokenRequest);
 
 /// `CreateDelegationTokenRequest.Renewers` (struct `CreatableRenewers`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -502,4 +502,4 @@ impl c::Encode for CreatableRenewers<'_> {
     }
 }
 
-crate::__struct_element!(CreatableRenewers; 2..=3);
+c::struct_element!(CreatableRenewers; 2..=3);

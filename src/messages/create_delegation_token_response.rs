@@ -185,7 +185,7 @@ impl<'a> CreateDelegationTokenResponse<'a> {
 
 impl c::Message for CreateDelegationTokenResponse<'_> {
     const NAME: &'static str = "CreateDelegationTokenResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(38);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(38);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -476,4 +476,4 @@ impl c::Encode for CreateDelegationTokenResponse<'_> {
     }
 }
 
-crate::__struct_element!(CreateDelegationTokenResponse);
+c::struct_element!(CreateDelegationTokenResponse);

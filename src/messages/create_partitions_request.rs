@@ -83,7 +83,7 @@ impl<'a> CreatePartitionsRequest<'a> {
 
 impl c::Message for CreatePartitionsRequest<'_> {
     const NAME: &'static str = "CreatePartitionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(37);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -228,7 +228,7 @@ impl c::Encode for CreatePartitionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsRequest);
+c::struct_element!(CreatePartitionsRequest);
 
 /// `CreatePartitionsRequest.Topics` (struct `CreatePartitionsTopic`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -437,7 +437,7 @@ impl c::Encode for CreatePartitionsTopic<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsTopic; 2..=3);
+c::struct_element!(CreatePartitionsTopic; 2..=3);
 
 /// `CreatePartitionsRequest.Topics.Assignments` (struct `CreatePartitionsAssignment`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -599,4 +599,4 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsAssignment; 2..=3);
+c::struct_element!(CreatePartitionsAssignment; 2..=3);

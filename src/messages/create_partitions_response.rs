@@ -70,7 +70,7 @@ impl<'a> CreatePartitionsResponse<'a> {
 
 impl c::Message for CreatePartitionsResponse<'_> {
     const NAME: &'static str = "CreatePartitionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(37);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -207,7 +207,7 @@ impl c::Encode for CreatePartitionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsResponse);
+c::struct_element!(CreatePartitionsResponse);
 
 /// `CreatePartitionsResponse.Results` (struct `CreatePartitionsTopicResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -407,4 +407,4 @@ impl c::Encode for CreatePartitionsTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(CreatePartitionsTopicResult; 2..=3);
+c::struct_element!(CreatePartitionsTopicResult; 2..=3);

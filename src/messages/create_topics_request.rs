@@ -81,7 +81,7 @@ impl<'a> CreateTopicsRequest<'a> {
 
 impl c::Message for CreateTopicsRequest<'_> {
     const NAME: &'static str = "CreateTopicsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(19);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(19);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
@@ -242,7 +242,7 @@ impl c::Encode for CreateTopicsRequest<'_> {
     }
 }
 
-crate::__struct_element!(CreateTopicsRequest);
+c::struct_element!(CreateTopicsRequest);
 
 /// `CreateTopicsRequest.Topics` (struct `CreatableTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -499,7 +499,7 @@ impl c::Encode for CreatableTopic<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopic; 5..=7);
+c::struct_element!(CreatableTopic; 5..=7);
 
 /// `CreateTopicsRequest.Topics.Assignments` (struct `CreatableReplicaAssignment`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -681,7 +681,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
     }
 }
 
-crate::__struct_element!(CreatableReplicaAssignment; 5..=7);
+c::struct_element!(CreatableReplicaAssignment; 5..=7);
 
 /// `CreateTopicsRequest.Topics.Configs` (struct `CreatableTopicConfig`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -860,4 +860,4 @@ impl c::Encode for CreatableTopicConfig<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopicConfig; 5..=7);
+c::struct_element!(CreatableTopicConfig; 5..=7);

@@ -68,7 +68,7 @@ impl<'a> CreateTopicsResponse<'a> {
 
 impl c::Message for CreateTopicsResponse<'_> {
     const NAME: &'static str = "CreateTopicsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(19);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(19);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
@@ -226,7 +226,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
     }
 }
 
-crate::__struct_element!(CreateTopicsResponse);
+c::struct_element!(CreateTopicsResponse);
 
 /// `CreateTopicsResponse.Topics` (struct `CreatableTopicResult`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -659,7 +659,7 @@ impl c::Encode for CreatableTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopicResult; 7, 5..=6, 1..=4);
+c::struct_element!(CreatableTopicResult; 7, 5..=6, 1..=4);
 
 /// `CreateTopicsResponse.Topics.Configs` (struct `CreatableTopicConfigs`, reachable in versions 5-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -884,4 +884,4 @@ impl c::Encode for CreatableTopicConfigs<'_> {
     }
 }
 
-crate::__struct_element!(CreatableTopicConfigs);
+c::struct_element!(CreatableTopicConfigs);

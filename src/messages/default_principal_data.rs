@@ -78,7 +78,7 @@ impl<'a> DefaultPrincipalData<'a> {
 
 impl c::Message for DefaultPrincipalData<'_> {
     const NAME: &'static str = "DefaultPrincipalData";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -205,4 +205,4 @@ impl c::Encode for DefaultPrincipalData<'_> {
     }
 }
 
-crate::__struct_element!(DefaultPrincipalData);
+c::struct_element!(DefaultPrincipalData);

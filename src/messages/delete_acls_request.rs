@@ -55,7 +55,7 @@ impl<'a> DeleteAclsRequest<'a> {
 
 impl c::Message for DeleteAclsRequest<'_> {
     const NAME: &'static str = "DeleteAclsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(31);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(31);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -184,7 +184,7 @@ impl c::Encode for DeleteAclsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsRequest);
+c::struct_element!(DeleteAclsRequest);
 
 /// `DeleteAclsRequest.Filters` (struct `DeleteAclsFilter`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -491,4 +491,4 @@ impl c::Encode for DeleteAclsFilter<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsFilter; 2..=3, 1);
+c::struct_element!(DeleteAclsFilter; 2..=3, 1);

@@ -71,7 +71,7 @@ impl<'a> DeleteAclsResponse<'a> {
 
 impl c::Message for DeleteAclsResponse<'_> {
     const NAME: &'static str = "DeleteAclsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(31);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(31);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -212,7 +212,7 @@ impl c::Encode for DeleteAclsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsResponse);
+c::struct_element!(DeleteAclsResponse);
 
 /// `DeleteAclsResponse.FilterResults` (struct `DeleteAclsFilterResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -420,7 +420,7 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsFilterResult; 2..=3);
+c::struct_element!(DeleteAclsFilterResult; 2..=3);
 
 /// `DeleteAclsResponse.FilterResults.MatchingAcls` (struct `DeleteAclsMatchingAcl`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -780,4 +780,4 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
     }
 }
 
-crate::__struct_element!(DeleteAclsMatchingAcl; 2..=3, 1);
+c::struct_element!(DeleteAclsMatchingAcl; 2..=3, 1);

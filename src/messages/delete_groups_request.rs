@@ -54,7 +54,7 @@ impl<'a> DeleteGroupsRequest<'a> {
 
 impl c::Message for DeleteGroupsRequest<'_> {
     const NAME: &'static str = "DeleteGroupsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(42);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(42);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -183,4 +183,4 @@ impl c::Encode for DeleteGroupsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteGroupsRequest);
+c::struct_element!(DeleteGroupsRequest);

@@ -70,7 +70,7 @@ impl<'a> DeleteGroupsResponse<'a> {
 
 impl c::Message for DeleteGroupsResponse<'_> {
     const NAME: &'static str = "DeleteGroupsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(42);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(42);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -215,7 +215,7 @@ impl c::Encode for DeleteGroupsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteGroupsResponse);
+c::struct_element!(DeleteGroupsResponse);
 
 /// `DeleteGroupsResponse.Results` (struct `DeletableGroupResult`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -435,4 +435,4 @@ impl c::Encode for DeletableGroupResult<'_> {
     }
 }
 
-crate::__struct_element!(DeletableGroupResult; 3, 2);
+c::struct_element!(DeletableGroupResult; 3, 2);

@@ -67,7 +67,7 @@ impl<'a> DeleteRecordsRequest<'a> {
 
 impl c::Message for DeleteRecordsRequest<'_> {
     const NAME: &'static str = "DeleteRecordsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(21);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(21);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -203,7 +203,7 @@ impl c::Encode for DeleteRecordsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsRequest);
+c::struct_element!(DeleteRecordsRequest);
 
 /// `DeleteRecordsRequest.Topics` (struct `DeleteRecordsTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -390,7 +390,7 @@ impl c::Encode for DeleteRecordsTopic<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsTopic; 2);
+c::struct_element!(DeleteRecordsTopic; 2);
 
 /// `DeleteRecordsRequest.Topics.Partitions` (struct `DeleteRecordsPartition`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -565,4 +565,4 @@ impl c::Encode for DeleteRecordsPartition<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsPartition; 2);
+c::struct_element!(DeleteRecordsPartition; 2);

@@ -70,7 +70,7 @@ impl<'a> DeleteRecordsResponse<'a> {
 
 impl c::Message for DeleteRecordsResponse<'_> {
     const NAME: &'static str = "DeleteRecordsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(21);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(21);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -206,7 +206,7 @@ impl c::Encode for DeleteRecordsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsResponse);
+c::struct_element!(DeleteRecordsResponse);
 
 /// `DeleteRecordsResponse.Topics` (struct `DeleteRecordsTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -394,7 +394,7 @@ impl c::Encode for DeleteRecordsTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsTopicResult; 2);
+c::struct_element!(DeleteRecordsTopicResult; 2);
 
 /// `DeleteRecordsResponse.Topics.Partitions` (struct `DeleteRecordsPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -588,4 +588,4 @@ impl c::Encode for DeleteRecordsPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(DeleteRecordsPartitionResult; 2);
+c::struct_element!(DeleteRecordsPartitionResult; 2);

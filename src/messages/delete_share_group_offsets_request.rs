@@ -70,7 +70,7 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
 
 impl c::Message for DeleteShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "DeleteShareGroupOffsetsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(92);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -193,7 +193,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupOffsetsRequest);
+c::struct_element!(DeleteShareGroupOffsetsRequest);
 
 /// `DeleteShareGroupOffsetsRequest.Topics` (struct `DeleteShareGroupOffsetsRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -336,4 +336,4 @@ impl c::Encode for DeleteShareGroupOffsetsRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupOffsetsRequestTopic);
+c::struct_element!(DeleteShareGroupOffsetsRequestTopic);

@@ -96,7 +96,7 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
 
 impl c::Message for DeleteShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "DeleteShareGroupOffsetsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(92);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -241,7 +241,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupOffsetsResponse);
+c::struct_element!(DeleteShareGroupOffsetsResponse);
 
 /// `DeleteShareGroupOffsetsResponse.Responses` (struct `DeleteShareGroupOffsetsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -474,4 +474,4 @@ impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupOffsetsResponseTopic);
+c::struct_element!(DeleteShareGroupOffsetsResponseTopic);

@@ -67,7 +67,7 @@ impl<'a> DeleteShareGroupStateRequest<'a> {
 
 impl c::Message for DeleteShareGroupStateRequest<'_> {
     const NAME: &'static str = "DeleteShareGroupStateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(86);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(86);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -189,7 +189,7 @@ impl c::Encode for DeleteShareGroupStateRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupStateRequest);
+c::struct_element!(DeleteShareGroupStateRequest);
 
 /// `DeleteShareGroupStateRequest.Topics` (struct `DeleteStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -351,7 +351,7 @@ impl c::Encode for DeleteStateData<'_> {
     }
 }
 
-crate::__struct_element!(DeleteStateData);
+c::struct_element!(DeleteStateData);
 
 /// `DeleteShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -490,4 +490,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

@@ -54,7 +54,7 @@ impl<'a> DeleteShareGroupStateResponse<'a> {
 
 impl c::Message for DeleteShareGroupStateResponse<'_> {
     const NAME: &'static str = "DeleteShareGroupStateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(86);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(86);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -165,7 +165,7 @@ impl c::Encode for DeleteShareGroupStateResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteShareGroupStateResponse);
+c::struct_element!(DeleteShareGroupStateResponse);
 
 /// `DeleteShareGroupStateResponse.Results` (struct `DeleteStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,7 +329,7 @@ impl c::Encode for DeleteStateResult<'_> {
     }
 }
 
-crate::__struct_element!(DeleteStateResult);
+c::struct_element!(DeleteStateResult);
 
 /// `DeleteShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -517,4 +517,4 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult);
+c::struct_element!(PartitionResult);

@@ -81,7 +81,7 @@ impl<'a> DeleteTopicsRequest<'a> {
 
 impl c::Message for DeleteTopicsRequest<'_> {
     const NAME: &'static str = "DeleteTopicsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(20);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(20);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -269,7 +269,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DeleteTopicsRequest);
+c::struct_element!(DeleteTopicsRequest);
 
 /// `DeleteTopicsRequest.Topics` (struct `DeleteTopicState`, reachable in versions 6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -430,4 +430,4 @@ impl c::Encode for DeleteTopicState<'_> {
     }
 }
 
-crate::__struct_element!(DeleteTopicState);
+c::struct_element!(DeleteTopicState);

@@ -71,7 +71,7 @@ impl<'a> DeleteTopicsResponse<'a> {
 
 impl c::Message for DeleteTopicsResponse<'_> {
     const NAME: &'static str = "DeleteTopicsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(20);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(20);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -229,7 +229,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DeleteTopicsResponse);
+c::struct_element!(DeleteTopicsResponse);
 
 /// `DeleteTopicsResponse.Responses` (struct `DeletableTopicResult`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -508,4 +508,4 @@ impl c::Encode for DeletableTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(DeletableTopicResult; 6, 5, 4);
+c::struct_element!(DeletableTopicResult; 6, 5, 4);

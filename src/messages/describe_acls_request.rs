@@ -137,7 +137,7 @@ impl<'a> DescribeAclsRequest<'a> {
 
 impl c::Message for DescribeAclsRequest<'_> {
     const NAME: &'static str = "DescribeAclsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(29);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(29);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -335,4 +335,4 @@ impl c::Encode for DescribeAclsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeAclsRequest);
+c::struct_element!(DescribeAclsRequest);

@@ -97,7 +97,7 @@ impl<'a> DescribeAclsResponse<'a> {
 
 impl c::Message for DescribeAclsResponse<'_> {
     const NAME: &'static str = "DescribeAclsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(29);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(29);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -253,7 +253,7 @@ impl c::Encode for DescribeAclsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeAclsResponse);
+c::struct_element!(DescribeAclsResponse);
 
 /// `DescribeAclsResponse.Resources` (struct `DescribeAclsResource`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -488,7 +488,7 @@ impl c::Encode for DescribeAclsResource<'_> {
     }
 }
 
-crate::__struct_element!(DescribeAclsResource; 2..=3, 1);
+c::struct_element!(DescribeAclsResource; 2..=3, 1);
 
 /// `DescribeAclsResponse.Resources.Acls` (struct `AclDescription`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -709,4 +709,4 @@ impl c::Encode for AclDescription<'_> {
     }
 }
 
-crate::__struct_element!(AclDescription; 2..=3);
+c::struct_element!(AclDescription; 2..=3);

@@ -67,7 +67,7 @@ impl<'a> DescribeClientQuotasRequest<'a> {
 
 impl c::Message for DescribeClientQuotasRequest<'_> {
     const NAME: &'static str = "DescribeClientQuotasRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(48);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(48);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -208,7 +208,7 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeClientQuotasRequest);
+c::struct_element!(DescribeClientQuotasRequest);
 
 /// `DescribeClientQuotasRequest.Components` (struct `ComponentData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -412,4 +412,4 @@ impl c::Encode for ComponentData<'_> {
     }
 }
 
-crate::__struct_element!(ComponentData; 1);
+c::struct_element!(ComponentData; 1);

@@ -93,7 +93,7 @@ impl<'a> DescribeClientQuotasResponse<'a> {
 
 impl c::Message for DescribeClientQuotasResponse<'_> {
     const NAME: &'static str = "DescribeClientQuotasResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(48);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(48);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -257,7 +257,7 @@ impl c::Encode for DescribeClientQuotasResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeClientQuotasResponse);
+c::struct_element!(DescribeClientQuotasResponse);
 
 /// `DescribeClientQuotasResponse.Entries` (struct `EntryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -448,7 +448,7 @@ impl c::Encode for EntryData<'_> {
     }
 }
 
-crate::__struct_element!(EntryData; 1);
+c::struct_element!(EntryData; 1);
 
 /// `DescribeClientQuotasResponse.Entries.Entity` (struct `EntityData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -635,7 +635,7 @@ impl c::Encode for EntityData<'_> {
     }
 }
 
-crate::__struct_element!(EntityData; 1);
+c::struct_element!(EntityData; 1);
 
 /// `DescribeClientQuotasResponse.Entries.Values` (struct `ValueData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -812,4 +812,4 @@ impl c::Encode for ValueData<'_> {
     }
 }
 
-crate::__struct_element!(ValueData; 1);
+c::struct_element!(ValueData; 1);

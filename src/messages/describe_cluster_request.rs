@@ -80,7 +80,7 @@ impl<'a> DescribeClusterRequest<'a> {
 
 impl c::Message for DescribeClusterRequest<'_> {
     const NAME: &'static str = "DescribeClusterRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(60);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(60);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -240,4 +240,4 @@ impl c::Encode for DescribeClusterRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeClusterRequest);
+c::struct_element!(DescribeClusterRequest);

@@ -148,7 +148,7 @@ impl<'a> DescribeClusterResponse<'a> {
 
 impl c::Message for DescribeClusterResponse<'_> {
     const NAME: &'static str = "DescribeClusterResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(60);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(60);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -335,7 +335,7 @@ impl c::Encode for DescribeClusterResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeClusterResponse);
+c::struct_element!(DescribeClusterResponse);
 
 /// `DescribeClusterResponse.Brokers` (struct `DescribeClusterBroker`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -572,4 +572,4 @@ impl c::Encode for DescribeClusterBroker<'_> {
     }
 }
 
-crate::__struct_element!(DescribeClusterBroker; 2);
+c::struct_element!(DescribeClusterBroker; 2);

@@ -84,7 +84,7 @@ impl<'a> DescribeConfigsRequest<'a> {
 
 impl c::Message for DescribeConfigsRequest<'_> {
     const NAME: &'static str = "DescribeConfigsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(32);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -265,7 +265,7 @@ impl c::Encode for DescribeConfigsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsRequest);
+c::struct_element!(DescribeConfigsRequest);
 
 /// `DescribeConfigsRequest.Resources` (struct `DescribeConfigsResource`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -474,4 +474,4 @@ impl c::Encode for DescribeConfigsResource<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResource; 4);
+c::struct_element!(DescribeConfigsResource; 4);

@@ -71,7 +71,7 @@ impl<'a> DescribeConfigsResponse<'a> {
 
 impl c::Message for DescribeConfigsResponse<'_> {
     const NAME: &'static str = "DescribeConfigsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(32);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -216,7 +216,7 @@ impl c::Encode for DescribeConfigsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResponse);
+c::struct_element!(DescribeConfigsResponse);
 
 /// `DescribeConfigsResponse.Results` (struct `DescribeConfigsResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -478,7 +478,7 @@ impl c::Encode for DescribeConfigsResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResult; 4);
+c::struct_element!(DescribeConfigsResult; 4);
 
 /// `DescribeConfigsResponse.Results.Configs` (struct `DescribeConfigsResourceResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -904,7 +904,7 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsResourceResult; 4, 3, 1..=2);
+c::struct_element!(DescribeConfigsResourceResult; 4, 3, 1..=2);
 
 /// `DescribeConfigsResponse.Results.Configs.Synonyms` (struct `DescribeConfigsSynonym`, reachable in versions 1-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1111,4 +1111,4 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
     }
 }
 
-crate::__struct_element!(DescribeConfigsSynonym; 4);
+c::struct_element!(DescribeConfigsSynonym; 4);

@@ -58,7 +58,7 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
 
 impl c::Message for DescribeDelegationTokenRequest<'_> {
     const NAME: &'static str = "DescribeDelegationTokenRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(41);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(41);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -194,7 +194,7 @@ impl c::Encode for DescribeDelegationTokenRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeDelegationTokenRequest);
+c::struct_element!(DescribeDelegationTokenRequest);
 
 /// `DescribeDelegationTokenRequest.Owners` (struct `DescribeDelegationTokenOwner`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -381,4 +381,4 @@ impl c::Encode for DescribeDelegationTokenOwner<'_> {
     }
 }
 
-crate::__struct_element!(DescribeDelegationTokenOwner; 2..=3);
+c::struct_element!(DescribeDelegationTokenOwner; 2..=3);

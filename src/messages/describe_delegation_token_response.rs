@@ -84,7 +84,7 @@ impl<'a> DescribeDelegationTokenResponse<'a> {
 
 impl c::Message for DescribeDelegationTokenResponse<'_> {
     const NAME: &'static str = "DescribeDelegationTokenResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(41);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(41);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -232,7 +232,7 @@ impl c::Encode for DescribeDelegationTokenResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeDelegationTokenResponse);
+c::struct_element!(DescribeDelegationTokenResponse);
 
 /// `DescribeDelegationTokenResponse.Tokens` (struct `DescribedDelegationToken`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -680,7 +680,7 @@ impl c::Encode for DescribedDelegationToken<'_> {
     }
 }
 
-crate::__struct_element!(DescribedDelegationToken; 3, 2);
+c::struct_element!(DescribedDelegationToken; 3, 2);
 
 /// `DescribeDelegationTokenResponse.Tokens.Renewers` (struct `DescribedDelegationTokenRenewer`, reachable in versions 0-3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -867,4 +867,4 @@ impl c::Encode for DescribedDelegationTokenRenewer<'_> {
     }
 }
 
-crate::__struct_element!(DescribedDelegationTokenRenewer; 2..=3);
+c::struct_element!(DescribedDelegationTokenRenewer; 2..=3);

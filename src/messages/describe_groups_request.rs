@@ -67,7 +67,7 @@ impl<'a> DescribeGroupsRequest<'a> {
 
 impl c::Message for DescribeGroupsRequest<'_> {
     const NAME: &'static str = "DescribeGroupsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(15);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
@@ -219,4 +219,4 @@ impl c::Encode for DescribeGroupsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeGroupsRequest);
+c::struct_element!(DescribeGroupsRequest);

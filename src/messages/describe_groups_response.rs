@@ -67,7 +67,7 @@ impl<'a> DescribeGroupsResponse<'a> {
 
 impl c::Message for DescribeGroupsResponse<'_> {
     const NAME: &'static str = "DescribeGroupsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(15);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
@@ -225,7 +225,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeGroupsResponse);
+c::struct_element!(DescribeGroupsResponse);
 
 /// `DescribeGroupsResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -593,7 +593,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribedGroup; 6, 5, 3..=4);
+c::struct_element!(DescribedGroup; 6, 5, 3..=4);
 
 /// `DescribeGroupsResponse.Groups.Members` (struct `DescribedGroupMember`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -900,4 +900,4 @@ impl c::Encode for DescribedGroupMember<'_> {
     }
 }
 
-crate::__struct_element!(DescribedGroupMember; 5..=6, 4);
+c::struct_element!(DescribedGroupMember; 5..=6, 4);

@@ -55,7 +55,7 @@ impl<'a> DescribeLogDirsRequest<'a> {
 
 impl c::Message for DescribeLogDirsRequest<'_> {
     const NAME: &'static str = "DescribeLogDirsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(35);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(35);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -186,7 +186,7 @@ impl c::Encode for DescribeLogDirsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsRequest);
+c::struct_element!(DescribeLogDirsRequest);
 
 /// `DescribeLogDirsRequest.Topics` (struct `DescribableLogDirTopic`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -370,4 +370,4 @@ impl c::Encode for DescribableLogDirTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribableLogDirTopic; 2..=5);
+c::struct_element!(DescribableLogDirTopic; 2..=5);

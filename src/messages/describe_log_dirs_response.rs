@@ -84,7 +84,7 @@ impl<'a> DescribeLogDirsResponse<'a> {
 
 impl c::Message for DescribeLogDirsResponse<'_> {
     const NAME: &'static str = "DescribeLogDirsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(35);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(35);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -251,7 +251,7 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsResponse);
+c::struct_element!(DescribeLogDirsResponse);
 
 /// `DescribeLogDirsResponse.Results` (struct `DescribeLogDirsResult`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -565,7 +565,7 @@ impl c::Encode for DescribeLogDirsResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsResult; 5, 4, 2..=3);
+c::struct_element!(DescribeLogDirsResult; 5, 4, 2..=3);
 
 /// `DescribeLogDirsResponse.Results.Topics` (struct `DescribeLogDirsTopic`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -754,7 +754,7 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsTopic; 2..=5);
+c::struct_element!(DescribeLogDirsTopic; 2..=5);
 
 /// `DescribeLogDirsResponse.Results.Topics.Partitions` (struct `DescribeLogDirsPartition`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -992,4 +992,4 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
     }
 }
 
-crate::__struct_element!(DescribeLogDirsPartition; 2..=5);
+c::struct_element!(DescribeLogDirsPartition; 2..=5);

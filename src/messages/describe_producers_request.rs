@@ -54,7 +54,7 @@ impl<'a> DescribeProducersRequest<'a> {
 
 impl c::Message for DescribeProducersRequest<'_> {
     const NAME: &'static str = "DescribeProducersRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(61);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(61);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -165,7 +165,7 @@ impl c::Encode for DescribeProducersRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeProducersRequest);
+c::struct_element!(DescribeProducersRequest);
 
 /// `DescribeProducersRequest.Topics` (struct `TopicRequest`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -331,4 +331,4 @@ impl c::Encode for TopicRequest<'_> {
     }
 }
 
-crate::__struct_element!(TopicRequest);
+c::struct_element!(TopicRequest);

@@ -67,7 +67,7 @@ impl<'a> DescribeProducersResponse<'a> {
 
 impl c::Message for DescribeProducersResponse<'_> {
     const NAME: &'static str = "DescribeProducersResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(61);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(61);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -185,7 +185,7 @@ impl c::Encode for DescribeProducersResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeProducersResponse);
+c::struct_element!(DescribeProducersResponse);
 
 /// `DescribeProducersResponse.Topics` (struct `TopicResponse`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -354,7 +354,7 @@ impl c::Encode for TopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(TopicResponse);
+c::struct_element!(TopicResponse);
 
 /// `DescribeProducersResponse.Topics.Partitions` (struct `PartitionResponse`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -570,7 +570,7 @@ impl c::Encode for PartitionResponse<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResponse);
+c::struct_element!(PartitionResponse);
 
 /// `DescribeProducersResponse.Topics.Partitions.ActiveProducers` (struct `ProducerState`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -852,4 +852,4 @@ impl c::Encode for ProducerState<'_> {
     }
 }
 
-crate::__struct_element!(ProducerState);
+c::struct_element!(ProducerState);

@@ -54,7 +54,7 @@ impl<'a> DescribeQuorumRequest<'a> {
 
 impl c::Message for DescribeQuorumRequest<'_> {
     const NAME: &'static str = "DescribeQuorumRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(55);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(55);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -165,7 +165,7 @@ impl c::Encode for DescribeQuorumRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeQuorumRequest);
+c::struct_element!(DescribeQuorumRequest);
 
 /// `DescribeQuorumRequest.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -331,7 +331,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);
 
 /// `DescribeQuorumRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -470,4 +470,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

@@ -93,7 +93,7 @@ impl<'a> DescribeQuorumResponse<'a> {
 
 impl c::Message for DescribeQuorumResponse<'_> {
     const NAME: &'static str = "DescribeQuorumResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(55);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(55);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -279,7 +279,7 @@ impl c::Encode for DescribeQuorumResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeQuorumResponse);
+c::struct_element!(DescribeQuorumResponse);
 
 /// `DescribeQuorumResponse.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -454,7 +454,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);
 
 /// `DescribeQuorumResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -805,7 +805,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 2);
+c::struct_element!(PartitionData; 2);
 
 /// `DescribeQuorumResponse.Nodes` (struct `Node`, reachable in versions 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -962,7 +962,7 @@ impl c::Encode for Node<'_> {
     }
 }
 
-crate::__struct_element!(Node);
+c::struct_element!(Node);
 
 /// `DescribeQuorumResponse.Nodes.Listeners` (struct `Listener`, reachable in versions 2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1149,7 +1149,7 @@ impl c::Encode for Listener<'_> {
     }
 }
 
-crate::__struct_element!(Listener);
+c::struct_element!(Listener);
 
 /// Common struct `ReplicaState` of `DescribeQuorumResponse` (reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1419,4 +1419,4 @@ impl c::Encode for ReplicaState<'_> {
     }
 }
 
-crate::__struct_element!(ReplicaState; 2, 1);
+c::struct_element!(ReplicaState; 2, 1);

@@ -57,7 +57,7 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
 
 impl c::Message for DescribeShareGroupOffsetsRequest<'_> {
     const NAME: &'static str = "DescribeShareGroupOffsetsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(90);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -169,7 +169,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsRequest);
+c::struct_element!(DescribeShareGroupOffsetsRequest);
 
 /// `DescribeShareGroupOffsetsRequest.Groups` (struct `DescribeShareGroupOffsetsRequestGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -342,7 +342,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsRequestGroup);
+c::struct_element!(DescribeShareGroupOffsetsRequestGroup);
 
 /// `DescribeShareGroupOffsetsRequest.Groups.Topics` (struct `DescribeShareGroupOffsetsRequestTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -513,4 +513,4 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsRequestTopic);
+c::struct_element!(DescribeShareGroupOffsetsRequestTopic);

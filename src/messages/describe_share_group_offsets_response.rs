@@ -70,7 +70,7 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
 
 impl c::Message for DescribeShareGroupOffsetsResponse<'_> {
     const NAME: &'static str = "DescribeShareGroupOffsetsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(90);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -198,7 +198,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsResponse);
+c::struct_element!(DescribeShareGroupOffsetsResponse);
 
 /// `DescribeShareGroupOffsetsResponse.Groups` (struct `DescribeShareGroupOffsetsResponseGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -426,7 +426,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsResponseGroup);
+c::struct_element!(DescribeShareGroupOffsetsResponseGroup);
 
 /// `DescribeShareGroupOffsetsResponse.Groups.Topics` (struct `DescribeShareGroupOffsetsResponseTopic`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -632,7 +632,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsResponseTopic);
+c::struct_element!(DescribeShareGroupOffsetsResponseTopic);
 
 /// `DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions` (struct `DescribeShareGroupOffsetsResponsePartition`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -913,4 +913,4 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(DescribeShareGroupOffsetsResponsePartition; 1);
+c::struct_element!(DescribeShareGroupOffsetsResponsePartition; 1);

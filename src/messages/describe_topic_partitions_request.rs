@@ -80,7 +80,7 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
 
 impl c::Message for DescribeTopicPartitionsRequest<'_> {
     const NAME: &'static str = "DescribeTopicPartitionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(75);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -227,7 +227,7 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTopicPartitionsRequest);
+c::struct_element!(DescribeTopicPartitionsRequest);
 
 /// `DescribeTopicPartitionsRequest.Topics` (struct `TopicRequest`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -370,7 +370,7 @@ impl c::Encode for TopicRequest<'_> {
     }
 }
 
-crate::__struct_element!(TopicRequest);
+c::struct_element!(TopicRequest);
 
 /// `DescribeTopicPartitionsRequest.Cursor` (struct `Cursor`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -533,4 +533,4 @@ impl c::Encode for Cursor<'_> {
     }
 }
 
-crate::__struct_element!(Cursor);
+c::struct_element!(Cursor);

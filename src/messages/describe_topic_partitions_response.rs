@@ -83,7 +83,7 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
 
 impl c::Message for DescribeTopicPartitionsResponse<'_> {
     const NAME: &'static str = "DescribeTopicPartitionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(75);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -229,7 +229,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTopicPartitionsResponse);
+c::struct_element!(DescribeTopicPartitionsResponse);
 
 /// `DescribeTopicPartitionsResponse.Topics` (struct `DescribeTopicPartitionsResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -504,7 +504,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTopicPartitionsResponseTopic);
+c::struct_element!(DescribeTopicPartitionsResponseTopic);
 
 /// `DescribeTopicPartitionsResponse.Topics.Partitions` (struct `DescribeTopicPartitionsResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -845,7 +845,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTopicPartitionsResponsePartition);
+c::struct_element!(DescribeTopicPartitionsResponsePartition);
 
 /// `DescribeTopicPartitionsResponse.NextCursor` (struct `Cursor`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1008,4 +1008,4 @@ impl c::Encode for Cursor<'_> {
     }
 }
 
-crate::__struct_element!(Cursor);
+c::struct_element!(Cursor);

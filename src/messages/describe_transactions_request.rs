@@ -54,7 +54,7 @@ impl<'a> DescribeTransactionsRequest<'a> {
 
 impl c::Message for DescribeTransactionsRequest<'_> {
     const NAME: &'static str = "DescribeTransactionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(65);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(65);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -170,4 +170,4 @@ impl c::Encode for DescribeTransactionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTransactionsRequest);
+c::struct_element!(DescribeTransactionsRequest);

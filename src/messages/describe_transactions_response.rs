@@ -70,7 +70,7 @@ impl<'a> DescribeTransactionsResponse<'a> {
 
 impl c::Message for DescribeTransactionsResponse<'_> {
     const NAME: &'static str = "DescribeTransactionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(65);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(65);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -193,7 +193,7 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeTransactionsResponse);
+c::struct_element!(DescribeTransactionsResponse);
 
 /// `DescribeTransactionsResponse.TransactionStates` (struct `TransactionState`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -517,7 +517,7 @@ impl c::Encode for TransactionState<'_> {
     }
 }
 
-crate::__struct_element!(TransactionState);
+c::struct_element!(TransactionState);
 
 /// `DescribeTransactionsResponse.TransactionStates.Topics` (struct `TopicData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -688,4 +688,4 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);

@@ -54,7 +54,7 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
 
 impl c::Message for DescribeUserScramCredentialsRequest<'_> {
     const NAME: &'static str = "DescribeUserScramCredentialsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(50);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(50);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -171,7 +171,7 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
     }
 }
 
-crate::__struct_element!(DescribeUserScramCredentialsRequest);
+c::struct_element!(DescribeUserScramCredentialsRequest);
 
 /// `DescribeUserScramCredentialsRequest.Users` (struct `UserName`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -314,4 +314,4 @@ impl c::Encode for UserName<'_> {
     }
 }
 
-crate::__struct_element!(UserName);
+c::struct_element!(UserName);

@@ -96,7 +96,7 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
 
 impl c::Message for DescribeUserScramCredentialsResponse<'_> {
     const NAME: &'static str = "DescribeUserScramCredentialsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(50);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(50);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -243,7 +243,7 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
     }
 }
 
-crate::__struct_element!(DescribeUserScramCredentialsResponse);
+c::struct_element!(DescribeUserScramCredentialsResponse);
 
 /// `DescribeUserScramCredentialsResponse.Results` (struct `DescribeUserScramCredentialsResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -461,7 +461,7 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
     }
 }
 
-crate::__struct_element!(DescribeUserScramCredentialsResult);
+c::struct_element!(DescribeUserScramCredentialsResult);
 
 /// `DescribeUserScramCredentialsResponse.Results.CredentialInfos` (struct `CredentialInfo`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -624,4 +624,4 @@ impl c::Encode for CredentialInfo<'_> {
     }
 }
 
-crate::__struct_element!(CredentialInfo);
+c::struct_element!(CredentialInfo);

@@ -83,7 +83,7 @@ impl<'a> ElectLeadersRequest<'a> {
 
 impl c::Message for ElectLeadersRequest<'_> {
     const NAME: &'static str = "ElectLeadersRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(43);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(43);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -249,7 +249,7 @@ impl c::Encode for ElectLeadersRequest<'_> {
     }
 }
 
-crate::__struct_element!(ElectLeadersRequest);
+c::struct_element!(ElectLeadersRequest);
 
 /// `ElectLeadersRequest.TopicPartitions` (struct `TopicPartitions`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -433,4 +433,4 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions; 2);
+c::struct_element!(TopicPartitions; 2);

@@ -83,7 +83,7 @@ impl<'a> ElectLeadersResponse<'a> {
 
 impl c::Message for ElectLeadersResponse<'_> {
     const NAME: &'static str = "ElectLeadersResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(43);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(43);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -249,7 +249,7 @@ impl c::Encode for ElectLeadersResponse<'_> {
     }
 }
 
-crate::__struct_element!(ElectLeadersResponse);
+c::struct_element!(ElectLeadersResponse);
 
 /// `ElectLeadersResponse.ReplicaElectionResults` (struct `ReplicaElectionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -441,7 +441,7 @@ impl c::Encode for ReplicaElectionResult<'_> {
     }
 }
 
-crate::__struct_element!(ReplicaElectionResult; 2);
+c::struct_element!(ReplicaElectionResult; 2);
 
 /// `ElectLeadersResponse.ReplicaElectionResults.PartitionResult` (struct `PartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -645,4 +645,4 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult; 2);
+c::struct_element!(PartitionResult; 2);

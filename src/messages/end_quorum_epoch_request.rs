@@ -83,7 +83,7 @@ impl<'a> EndQuorumEpochRequest<'a> {
 
 impl c::Message for EndQuorumEpochRequest<'_> {
     const NAME: &'static str = "EndQuorumEpochRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(54);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(54);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -265,7 +265,7 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
     }
 }
 
-crate::__struct_element!(EndQuorumEpochRequest);
+c::struct_element!(EndQuorumEpochRequest);
 
 /// `EndQuorumEpochRequest.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -458,7 +458,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 1);
+c::struct_element!(TopicData; 1);
 
 /// `EndQuorumEpochRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -751,7 +751,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1);
+c::struct_element!(PartitionData; 1);
 
 /// `EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates` (struct `ReplicaInfo`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -938,7 +938,7 @@ impl c::Encode for ReplicaInfo<'_> {
     }
 }
 
-crate::__struct_element!(ReplicaInfo);
+c::struct_element!(ReplicaInfo);
 
 /// `EndQuorumEpochRequest.LeaderEndpoints` (struct `LeaderEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1125,4 +1125,4 @@ impl c::Encode for LeaderEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(LeaderEndpoint);
+c::struct_element!(LeaderEndpoint);

@@ -80,7 +80,7 @@ impl<'a> EndQuorumEpochResponse<'a> {
 
 impl c::Message for EndQuorumEpochResponse<'_> {
     const NAME: &'static str = "EndQuorumEpochResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(54);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(54);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -264,7 +264,7 @@ impl c::Encode for EndQuorumEpochResponse<'_> {
     }
 }
 
-crate::__struct_element!(EndQuorumEpochResponse);
+c::struct_element!(EndQuorumEpochResponse);
 
 /// `EndQuorumEpochResponse.Topics` (struct `TopicData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -448,7 +448,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData; 1);
+c::struct_element!(TopicData; 1);
 
 /// `EndQuorumEpochResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -661,7 +661,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1);
+c::struct_element!(PartitionData; 1);
 
 /// `EndQuorumEpochResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -844,4 +844,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

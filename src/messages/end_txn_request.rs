@@ -93,7 +93,7 @@ impl<'a> EndTxnRequest<'a> {
 
 impl c::Message for EndTxnRequest<'_> {
     const NAME: &'static str = "EndTxnRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(26);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(26);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -241,4 +241,4 @@ impl c::Encode for EndTxnRequest<'_> {
     }
 }
 
-crate::__struct_element!(EndTxnRequest);
+c::struct_element!(EndTxnRequest);

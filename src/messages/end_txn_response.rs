@@ -93,7 +93,7 @@ impl<'a> EndTxnResponse<'a> {
 
 impl c::Message for EndTxnResponse<'_> {
     const NAME: &'static str = "EndTxnResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(26);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(26);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -275,4 +275,4 @@ impl c::Encode for EndTxnResponse<'_> {
     }
 }
 
-crate::__struct_element!(EndTxnResponse);
+c::struct_element!(EndTxnResponse);

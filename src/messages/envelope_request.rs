@@ -84,7 +84,7 @@ impl<'a> EnvelopeRequest<'a> {
 
 impl c::Message for EnvelopeRequest<'_> {
     const NAME: &'static str = "EnvelopeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(58);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(58);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -219,4 +219,4 @@ impl c::Encode for EnvelopeRequest<'_> {
     }
 }
 
-crate::__struct_element!(EnvelopeRequest);
+c::struct_element!(EnvelopeRequest);

@@ -67,7 +67,7 @@ impl<'a> EnvelopeResponse<'a> {
 
 impl c::Message for EnvelopeResponse<'_> {
     const NAME: &'static str = "EnvelopeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(58);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(58);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -187,4 +187,4 @@ impl c::Encode for EnvelopeResponse<'_> {
     }
 }
 
-crate::__struct_element!(EnvelopeResponse);
+c::struct_element!(EnvelopeResponse);

@@ -68,7 +68,7 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
 
 impl c::Message for ExpireDelegationTokenRequest<'_> {
     const NAME: &'static str = "ExpireDelegationTokenRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(40);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(40);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -204,4 +204,4 @@ impl c::Encode for ExpireDelegationTokenRequest<'_> {
     }
 }
 
-crate::__struct_element!(ExpireDelegationTokenRequest);
+c::struct_element!(ExpireDelegationTokenRequest);

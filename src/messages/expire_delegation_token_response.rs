@@ -81,7 +81,7 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
 
 impl c::Message for ExpireDelegationTokenResponse<'_> {
     const NAME: &'static str = "ExpireDelegationTokenResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(40);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(40);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -221,4 +221,4 @@ impl c::Encode for ExpireDelegationTokenResponse<'_> {
     }
 }
 
-crate::__struct_element!(ExpireDelegationTokenResponse);
+c::struct_element!(ExpireDelegationTokenResponse);

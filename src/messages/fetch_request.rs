@@ -201,7 +201,7 @@ impl<'a> FetchRequest<'a> {
 
 impl c::Message for FetchRequest<'_> {
     const NAME: &'static str = "FetchRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(1);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 18);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(12, 32767);
@@ -609,7 +609,7 @@ impl c::Encode for FetchRequest<'_> {
     }
 }
 
-crate::__struct_element!(FetchRequest);
+c::struct_element!(FetchRequest);
 
 /// `FetchRequest.ReplicaState` (struct `ReplicaState`, reachable in versions 15-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -768,7 +768,7 @@ impl c::Encode for ReplicaState<'_> {
     }
 }
 
-crate::__struct_element!(ReplicaState);
+c::struct_element!(ReplicaState);
 
 /// `FetchRequest.Topics` (struct `FetchTopic`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1010,7 +1010,7 @@ impl c::Encode for FetchTopic<'_> {
     }
 }
 
-crate::__struct_element!(FetchTopic; 13..=18, 12);
+c::struct_element!(FetchTopic; 13..=18, 12);
 
 /// `FetchRequest.Topics.Partitions` (struct `FetchPartition`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1427,7 +1427,7 @@ impl c::Encode for FetchPartition<'_> {
     }
 }
 
-crate::__struct_element!(FetchPartition; 18, 17, 12..=16, 9..=11, 5..=8);
+c::struct_element!(FetchPartition; 18, 17, 12..=16, 9..=11, 5..=8);
 
 /// `FetchRequest.ForgottenTopicsData` (struct `ForgottenTopic`, reachable in versions 7-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1669,4 +1669,4 @@ impl c::Encode for ForgottenTopic<'_> {
     }
 }
 
-crate::__struct_element!(ForgottenTopic; 13..=18, 12);
+c::struct_element!(ForgottenTopic; 13..=18, 12);

@@ -110,7 +110,7 @@ impl<'a> FetchResponse<'a> {
 
 impl c::Message for FetchResponse<'_> {
     const NAME: &'static str = "FetchResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(1);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 18);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(12, 32767);
@@ -365,7 +365,7 @@ impl c::Encode for FetchResponse<'_> {
     }
 }
 
-crate::__struct_element!(FetchResponse);
+c::struct_element!(FetchResponse);
 
 /// `FetchResponse.Responses` (struct `FetchableTopicResponse`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -607,7 +607,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(FetchableTopicResponse; 13..=18, 12);
+c::struct_element!(FetchableTopicResponse; 13..=18, 12);
 
 /// `FetchResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 0-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1163,7 +1163,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 12..=18, 11, 5..=10, 4);
+c::struct_element!(PartitionData; 12..=18, 11, 5..=10, 4);
 
 /// `FetchResponse.Responses.Partitions.DivergingEpoch` (struct `EpochEndOffset`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1324,7 +1324,7 @@ impl c::Encode for EpochEndOffset<'_> {
     }
 }
 
-crate::__struct_element!(EpochEndOffset);
+c::struct_element!(EpochEndOffset);
 
 /// `FetchResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1485,7 +1485,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
     }
 }
 
-crate::__struct_element!(LeaderIdAndEpoch);
+c::struct_element!(LeaderIdAndEpoch);
 
 /// `FetchResponse.Responses.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 12-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1646,7 +1646,7 @@ impl c::Encode for SnapshotId<'_> {
     }
 }
 
-crate::__struct_element!(SnapshotId);
+c::struct_element!(SnapshotId);
 
 /// `FetchResponse.Responses.Partitions.AbortedTransactions` (struct `AbortedTransaction`, reachable in versions 4-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1840,7 +1840,7 @@ impl c::Encode for AbortedTransaction<'_> {
     }
 }
 
-crate::__struct_element!(AbortedTransaction; 12..=18);
+c::struct_element!(AbortedTransaction; 12..=18);
 
 /// `FetchResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 16-18).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2045,4 +2045,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

@@ -93,7 +93,7 @@ impl<'a> FetchSnapshotRequest<'a> {
 
 impl c::Message for FetchSnapshotRequest<'_> {
     const NAME: &'static str = "FetchSnapshotRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(59);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(59);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -267,7 +267,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 }
 
-crate::__struct_element!(FetchSnapshotRequest);
+c::struct_element!(FetchSnapshotRequest);
 
 /// `FetchSnapshotRequest.Topics` (struct `TopicSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -440,7 +440,7 @@ impl c::Encode for TopicSnapshot<'_> {
     }
 }
 
-crate::__struct_element!(TopicSnapshot);
+c::struct_element!(TopicSnapshot);
 
 /// `FetchSnapshotRequest.Topics.Partitions` (struct `PartitionSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -700,7 +700,7 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 }
 
-crate::__struct_element!(PartitionSnapshot; 1);
+c::struct_element!(PartitionSnapshot; 1);
 
 /// `FetchSnapshotRequest.Topics.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -861,4 +861,4 @@ impl c::Encode for SnapshotId<'_> {
     }
 }
 
-crate::__struct_element!(SnapshotId);
+c::struct_element!(SnapshotId);

@@ -93,7 +93,7 @@ impl<'a> FetchSnapshotResponse<'a> {
 
 impl c::Message for FetchSnapshotResponse<'_> {
     const NAME: &'static str = "FetchSnapshotResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(59);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(59);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -269,7 +269,7 @@ impl c::Encode for FetchSnapshotResponse<'_> {
     }
 }
 
-crate::__struct_element!(FetchSnapshotResponse);
+c::struct_element!(FetchSnapshotResponse);
 
 /// `FetchSnapshotResponse.Topics` (struct `TopicSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -438,7 +438,7 @@ impl c::Encode for TopicSnapshot<'_> {
     }
 }
 
-crate::__struct_element!(TopicSnapshot);
+c::struct_element!(TopicSnapshot);
 
 /// `FetchSnapshotResponse.Topics.Partitions` (struct `PartitionSnapshot`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -757,7 +757,7 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 }
 
-crate::__struct_element!(PartitionSnapshot);
+c::struct_element!(PartitionSnapshot);
 
 /// `FetchSnapshotResponse.Topics.Partitions.SnapshotId` (struct `SnapshotId`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -918,7 +918,7 @@ impl c::Encode for SnapshotId<'_> {
     }
 }
 
-crate::__struct_element!(SnapshotId);
+c::struct_element!(SnapshotId);
 
 /// `FetchSnapshotResponse.Topics.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1080,7 +1080,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
     }
 }
 
-crate::__struct_element!(LeaderIdAndEpoch);
+c::struct_element!(LeaderIdAndEpoch);
 
 /// `FetchSnapshotResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1261,4 +1261,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

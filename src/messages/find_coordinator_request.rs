@@ -80,7 +80,7 @@ impl<'a> FindCoordinatorRequest<'a> {
 
 impl c::Message for FindCoordinatorRequest<'_> {
     const NAME: &'static str = "FindCoordinatorRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(10);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(10);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -288,4 +288,4 @@ impl c::Encode for FindCoordinatorRequest<'_> {
     }
 }
 
-crate::__struct_element!(FindCoordinatorRequest);
+c::struct_element!(FindCoordinatorRequest);

@@ -132,7 +132,7 @@ impl<'a> FindCoordinatorResponse<'a> {
 
 impl c::Message for FindCoordinatorResponse<'_> {
     const NAME: &'static str = "FindCoordinatorResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(10);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(10);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -440,7 +440,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
     }
 }
 
-crate::__struct_element!(FindCoordinatorResponse);
+c::struct_element!(FindCoordinatorResponse);
 
 /// `FindCoordinatorResponse.Coordinators` (struct `Coordinator`, reachable in versions 4-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -693,4 +693,4 @@ impl c::Encode for Coordinator<'_> {
     }
 }
 
-crate::__struct_element!(Coordinator);
+c::struct_element!(Coordinator);

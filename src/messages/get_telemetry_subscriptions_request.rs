@@ -54,7 +54,7 @@ impl<'a> GetTelemetrySubscriptionsRequest<'a> {
 
 impl c::Message for GetTelemetrySubscriptionsRequest<'_> {
     const NAME: &'static str = "GetTelemetrySubscriptionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(71);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(71);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -163,4 +163,4 @@ impl c::Encode for GetTelemetrySubscriptionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(GetTelemetrySubscriptionsRequest);
+c::struct_element!(GetTelemetrySubscriptionsRequest);

@@ -158,7 +158,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
 impl c::Message for GetTelemetrySubscriptionsResponse<'_> {
     const NAME: &'static str = "GetTelemetrySubscriptionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(71);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(71);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -369,4 +369,4 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(GetTelemetrySubscriptionsResponse);
+c::struct_element!(GetTelemetrySubscriptionsResponse);

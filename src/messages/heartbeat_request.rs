@@ -93,7 +93,7 @@ impl<'a> HeartbeatRequest<'a> {
 
 impl c::Message for HeartbeatRequest<'_> {
     const NAME: &'static str = "HeartbeatRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(12);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(12);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -271,4 +271,4 @@ impl c::Encode for HeartbeatRequest<'_> {
     }
 }
 
-crate::__struct_element!(HeartbeatRequest);
+c::struct_element!(HeartbeatRequest);

@@ -67,7 +67,7 @@ impl<'a> HeartbeatResponse<'a> {
 
 impl c::Message for HeartbeatResponse<'_> {
     const NAME: &'static str = "HeartbeatResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(12);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(12);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -218,4 +218,4 @@ impl c::Encode for HeartbeatResponse<'_> {
     }
 }
 
-crate::__struct_element!(HeartbeatResponse);
+c::struct_element!(HeartbeatResponse);

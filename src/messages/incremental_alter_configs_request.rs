@@ -70,7 +70,7 @@ impl<'a> IncrementalAlterConfigsRequest<'a> {
 
 impl c::Message for IncrementalAlterConfigsRequest<'_> {
     const NAME: &'static str = "IncrementalAlterConfigsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(44);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(44);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -211,7 +211,7 @@ impl c::Encode for IncrementalAlterConfigsRequest<'_> {
     }
 }
 
-crate::__struct_element!(IncrementalAlterConfigsRequest);
+c::struct_element!(IncrementalAlterConfigsRequest);
 
 /// `IncrementalAlterConfigsRequest.Resources` (struct `AlterConfigsResource`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -420,7 +420,7 @@ impl c::Encode for AlterConfigsResource<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResource; 1);
+c::struct_element!(AlterConfigsResource; 1);
 
 /// `IncrementalAlterConfigsRequest.Resources.Configs` (struct `AlterableConfig`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -628,4 +628,4 @@ impl c::Encode for AlterableConfig<'_> {
     }
 }
 
-crate::__struct_element!(AlterableConfig; 1);
+c::struct_element!(AlterableConfig; 1);

@@ -70,7 +70,7 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
 
 impl c::Message for IncrementalAlterConfigsResponse<'_> {
     const NAME: &'static str = "IncrementalAlterConfigsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(44);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(44);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -212,7 +212,7 @@ impl c::Encode for IncrementalAlterConfigsResponse<'_> {
     }
 }
 
-crate::__struct_element!(IncrementalAlterConfigsResponse);
+c::struct_element!(IncrementalAlterConfigsResponse);
 
 /// `IncrementalAlterConfigsResponse.Responses` (struct `AlterConfigsResourceResponse`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -439,4 +439,4 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
     }
 }
 
-crate::__struct_element!(AlterConfigsResourceResponse; 1);
+c::struct_element!(AlterConfigsResourceResponse; 1);

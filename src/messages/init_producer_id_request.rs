@@ -119,7 +119,7 @@ impl<'a> InitProducerIdRequest<'a> {
 
 impl c::Message for InitProducerIdRequest<'_> {
     const NAME: &'static str = "InitProducerIdRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(22);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(22);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -356,4 +356,4 @@ impl c::Encode for InitProducerIdRequest<'_> {
     }
 }
 
-crate::__struct_element!(InitProducerIdRequest);
+c::struct_element!(InitProducerIdRequest);

@@ -119,7 +119,7 @@ impl<'a> InitProducerIdResponse<'a> {
 
 impl c::Message for InitProducerIdResponse<'_> {
     const NAME: &'static str = "InitProducerIdResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(22);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(22);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -331,4 +331,4 @@ impl c::Encode for InitProducerIdResponse<'_> {
     }
 }
 
-crate::__struct_element!(InitProducerIdResponse);
+c::struct_element!(InitProducerIdResponse);

@@ -67,7 +67,7 @@ impl<'a> InitializeShareGroupStateRequest<'a> {
 
 impl c::Message for InitializeShareGroupStateRequest<'_> {
     const NAME: &'static str = "InitializeShareGroupStateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(83);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(83);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -189,7 +189,7 @@ impl c::Encode for InitializeShareGroupStateRequest<'_> {
     }
 }
 
-crate::__struct_element!(InitializeShareGroupStateRequest);
+c::struct_element!(InitializeShareGroupStateRequest);
 
 /// `InitializeShareGroupStateRequest.Topics` (struct `InitializeStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -353,7 +353,7 @@ impl c::Encode for InitializeStateData<'_> {
     }
 }
 
-crate::__struct_element!(InitializeStateData);
+c::struct_element!(InitializeStateData);
 
 /// `InitializeShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -551,4 +551,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

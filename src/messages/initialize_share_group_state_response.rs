@@ -57,7 +57,7 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
 
 impl c::Message for InitializeShareGroupStateResponse<'_> {
     const NAME: &'static str = "InitializeShareGroupStateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(83);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(83);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -173,7 +173,7 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
     }
 }
 
-crate::__struct_element!(InitializeShareGroupStateResponse);
+c::struct_element!(InitializeShareGroupStateResponse);
 
 /// `InitializeShareGroupStateResponse.Results` (struct `InitializeStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -337,7 +337,7 @@ impl c::Encode for InitializeStateResult<'_> {
     }
 }
 
-crate::__struct_element!(InitializeStateResult);
+c::struct_element!(InitializeStateResult);
 
 /// `InitializeShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -525,4 +525,4 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult);
+c::struct_element!(PartitionResult);

@@ -148,7 +148,7 @@ impl<'a> JoinGroupRequest<'a> {
 
 impl c::Message for JoinGroupRequest<'_> {
     const NAME: &'static str = "JoinGroupRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(11);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(11);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 9);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -402,7 +402,7 @@ impl c::Encode for JoinGroupRequest<'_> {
     }
 }
 
-crate::__struct_element!(JoinGroupRequest);
+c::struct_element!(JoinGroupRequest);
 
 /// `JoinGroupRequest.Protocols` (struct `JoinGroupRequestProtocol`, reachable in versions 0-9).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -581,4 +581,4 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
     }
 }
 
-crate::__struct_element!(JoinGroupRequestProtocol; 6..=9);
+c::struct_element!(JoinGroupRequestProtocol; 6..=9);

@@ -161,7 +161,7 @@ impl<'a> JoinGroupResponse<'a> {
 
 impl c::Message for JoinGroupResponse<'_> {
     const NAME: &'static str = "JoinGroupResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(11);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(11);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 9);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -443,7 +443,7 @@ impl c::Encode for JoinGroupResponse<'_> {
     }
 }
 
-crate::__struct_element!(JoinGroupResponse);
+c::struct_element!(JoinGroupResponse);
 
 /// `JoinGroupResponse.Members` (struct `JoinGroupResponseMember`, reachable in versions 0-9).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -667,4 +667,4 @@ impl c::Encode for JoinGroupResponseMember<'_> {
     }
 }
 
-crate::__struct_element!(JoinGroupResponseMember; 6..=9, 5);
+c::struct_element!(JoinGroupResponseMember; 6..=9, 5);

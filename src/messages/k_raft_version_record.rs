@@ -65,7 +65,7 @@ impl<'a> KRaftVersionRecord<'a> {
 
 impl c::Message for KRaftVersionRecord<'_> {
     const NAME: &'static str = "KRaftVersionRecord";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -183,4 +183,4 @@ impl c::Encode for KRaftVersionRecord<'_> {
     }
 }
 
-crate::__struct_element!(KRaftVersionRecord);
+c::struct_element!(KRaftVersionRecord);

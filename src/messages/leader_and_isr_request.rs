@@ -155,7 +155,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
 impl c::Message for LeaderAndIsrRequest<'_> {
     const NAME: &'static str = "LeaderAndIsrRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(4);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -456,7 +456,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrRequest);
+c::struct_element!(LeaderAndIsrRequest);
 
 /// `LeaderAndIsrRequest.TopicStates` (struct `LeaderAndIsrTopicState`, reachable in versions 2-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -690,7 +690,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrTopicState; 5..=7, 4);
+c::struct_element!(LeaderAndIsrTopicState; 5..=7, 4);
 
 /// `LeaderAndIsrRequest.LiveLeaders` (struct `LeaderAndIsrLiveLeader`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -885,7 +885,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrLiveLeader; 4..=7);
+c::struct_element!(LeaderAndIsrLiveLeader; 4..=7);
 
 /// Common struct `LeaderAndIsrPartitionState` of `LeaderAndIsrRequest` (reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1411,4 +1411,4 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrPartitionState; 6..=7, 4..=5, 3, 2, 1);
+c::struct_element!(LeaderAndIsrPartitionState; 6..=7, 4..=5, 3, 2, 1);

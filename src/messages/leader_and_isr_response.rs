@@ -87,7 +87,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
 
 impl c::Message for LeaderAndIsrResponse<'_> {
     const NAME: &'static str = "LeaderAndIsrResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(4);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -292,7 +292,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrResponse);
+c::struct_element!(LeaderAndIsrResponse);
 
 /// `LeaderAndIsrResponse.Topics` (struct `LeaderAndIsrTopicError`, reachable in versions 5-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -466,7 +466,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrTopicError);
+c::struct_element!(LeaderAndIsrTopicError);
 
 /// Common struct `LeaderAndIsrPartitionError` of `LeaderAndIsrResponse` (reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -690,4 +690,4 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
     }
 }
 
-crate::__struct_element!(LeaderAndIsrPartitionError; 5..=7, 4);
+c::struct_element!(LeaderAndIsrPartitionError; 5..=7, 4);

@@ -91,7 +91,7 @@ impl<'a> LeaderChangeMessage<'a> {
 
 impl c::Message for LeaderChangeMessage<'_> {
     const NAME: &'static str = "LeaderChangeMessage";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -234,7 +234,7 @@ impl c::Encode for LeaderChangeMessage<'_> {
     }
 }
 
-crate::__struct_element!(LeaderChangeMessage);
+c::struct_element!(LeaderChangeMessage);
 
 /// Common struct `Voter` of `LeaderChangeMessage` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -409,4 +409,4 @@ impl c::Encode for Voter<'_> {
     }
 }
 
-crate::__struct_element!(Voter; 1);
+c::struct_element!(Voter; 1);

@@ -80,7 +80,7 @@ impl<'a> LeaveGroupRequest<'a> {
 
 impl c::Message for LeaveGroupRequest<'_> {
     const NAME: &'static str = "LeaveGroupRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(13);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(13);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -282,7 +282,7 @@ impl c::Encode for LeaveGroupRequest<'_> {
     }
 }
 
-crate::__struct_element!(LeaveGroupRequest);
+c::struct_element!(LeaveGroupRequest);
 
 /// `LeaveGroupRequest.Members` (struct `MemberIdentity`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -507,4 +507,4 @@ impl c::Encode for MemberIdentity<'_> {
     }
 }
 
-crate::__struct_element!(MemberIdentity; 5, 4);
+c::struct_element!(MemberIdentity; 5, 4);

@@ -80,7 +80,7 @@ impl<'a> LeaveGroupResponse<'a> {
 
 impl c::Message for LeaveGroupResponse<'_> {
     const NAME: &'static str = "LeaveGroupResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(13);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(13);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -262,7 +262,7 @@ impl c::Encode for LeaveGroupResponse<'_> {
     }
 }
 
-crate::__struct_element!(LeaveGroupResponse);
+c::struct_element!(LeaveGroupResponse);
 
 /// `LeaveGroupResponse.Members` (struct `MemberResponse`, reachable in versions 3-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -466,4 +466,4 @@ impl c::Encode for MemberResponse<'_> {
     }
 }
 
-crate::__struct_element!(MemberResponse; 4..=5);
+c::struct_element!(MemberResponse; 4..=5);

@@ -54,7 +54,7 @@ impl<'a> ListConfigResourcesRequest<'a> {
 
 impl c::Message for ListConfigResourcesRequest<'_> {
     const NAME: &'static str = "ListConfigResourcesRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(74);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -185,4 +185,4 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
     }
 }
 
-crate::__struct_element!(ListConfigResourcesRequest);
+c::struct_element!(ListConfigResourcesRequest);

@@ -83,7 +83,7 @@ impl<'a> ListConfigResourcesResponse<'a> {
 
 impl c::Message for ListConfigResourcesResponse<'_> {
     const NAME: &'static str = "ListConfigResourcesResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(74);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -224,7 +224,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListConfigResourcesResponse);
+c::struct_element!(ListConfigResourcesResponse);
 
 /// `ListConfigResourcesResponse.ConfigResources` (struct `ConfigResource`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -403,4 +403,4 @@ impl c::Encode for ConfigResource<'_> {
     }
 }
 
-crate::__struct_element!(ConfigResource; 1);
+c::struct_element!(ConfigResource; 1);

@@ -67,7 +67,7 @@ impl<'a> ListGroupsRequest<'a> {
 
 impl c::Message for ListGroupsRequest<'_> {
     const NAME: &'static str = "ListGroupsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(16);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(16);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -247,4 +247,4 @@ impl c::Encode for ListGroupsRequest<'_> {
     }
 }
 
-crate::__struct_element!(ListGroupsRequest);
+c::struct_element!(ListGroupsRequest);

@@ -80,7 +80,7 @@ impl<'a> ListGroupsResponse<'a> {
 
 impl c::Message for ListGroupsResponse<'_> {
     const NAME: &'static str = "ListGroupsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(16);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(16);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -247,7 +247,7 @@ impl c::Encode for ListGroupsResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListGroupsResponse);
+c::struct_element!(ListGroupsResponse);
 
 /// `ListGroupsResponse.Groups` (struct `ListedGroup`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -512,4 +512,4 @@ impl c::Encode for ListedGroup<'_> {
     }
 }
 
-crate::__struct_element!(ListedGroup; 5, 4, 3);
+c::struct_element!(ListedGroup; 5, 4, 3);

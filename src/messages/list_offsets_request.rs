@@ -94,7 +94,7 @@ impl<'a> ListOffsetsRequest<'a> {
 
 impl c::Message for ListOffsetsRequest<'_> {
     const NAME: &'static str = "ListOffsetsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(2);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(2);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 11);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -284,7 +284,7 @@ impl c::Encode for ListOffsetsRequest<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsRequest);
+c::struct_element!(ListOffsetsRequest);
 
 /// `ListOffsetsRequest.Topics` (struct `ListOffsetsTopic`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -480,7 +480,7 @@ impl c::Encode for ListOffsetsTopic<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsTopic; 6..=11);
+c::struct_element!(ListOffsetsTopic; 6..=11);
 
 /// `ListOffsetsRequest.Topics.Partitions` (struct `ListOffsetsPartition`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -732,4 +732,4 @@ impl c::Encode for ListOffsetsPartition<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsPartition; 6..=11, 4..=5, 1..=3);
+c::struct_element!(ListOffsetsPartition; 6..=11, 4..=5, 1..=3);

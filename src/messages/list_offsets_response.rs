@@ -71,7 +71,7 @@ impl<'a> ListOffsetsResponse<'a> {
 
 impl c::Message for ListOffsetsResponse<'_> {
     const NAME: &'static str = "ListOffsetsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(2);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(2);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 11);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -224,7 +224,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsResponse);
+c::struct_element!(ListOffsetsResponse);
 
 /// `ListOffsetsResponse.Topics` (struct `ListOffsetsTopicResponse`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -412,7 +412,7 @@ impl c::Encode for ListOffsetsTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsTopicResponse; 6..=11);
+c::struct_element!(ListOffsetsTopicResponse; 6..=11);
 
 /// `ListOffsetsResponse.Topics.Partitions` (struct `ListOffsetsPartitionResponse`, reachable in versions 0-11).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -751,4 +751,4 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListOffsetsPartitionResponse; 6..=11, 4..=5, 1..=3);
+c::struct_element!(ListOffsetsPartitionResponse; 6..=11, 4..=5, 1..=3);

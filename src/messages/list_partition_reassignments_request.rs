@@ -70,7 +70,7 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
 
 impl c::Message for ListPartitionReassignmentsRequest<'_> {
     const NAME: &'static str = "ListPartitionReassignmentsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(46);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(46);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -195,7 +195,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     }
 }
 
-crate::__struct_element!(ListPartitionReassignmentsRequest);
+c::struct_element!(ListPartitionReassignmentsRequest);
 
 /// `ListPartitionReassignmentsRequest.Topics` (struct `ListPartitionReassignmentsTopics`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -363,4 +363,4 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
     }
 }
 
-crate::__struct_element!(ListPartitionReassignmentsTopics);
+c::struct_element!(ListPartitionReassignmentsTopics);

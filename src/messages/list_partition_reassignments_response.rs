@@ -96,7 +96,7 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
 
 impl c::Message for ListPartitionReassignmentsResponse<'_> {
     const NAME: &'static str = "ListPartitionReassignmentsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(46);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(46);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -240,7 +240,7 @@ impl c::Encode for ListPartitionReassignmentsResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListPartitionReassignmentsResponse);
+c::struct_element!(ListPartitionReassignmentsResponse);
 
 /// `ListPartitionReassignmentsResponse.Topics` (struct `OngoingTopicReassignment`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -411,7 +411,7 @@ impl c::Encode for OngoingTopicReassignment<'_> {
     }
 }
 
-crate::__struct_element!(OngoingTopicReassignment);
+c::struct_element!(OngoingTopicReassignment);
 
 /// `ListPartitionReassignmentsResponse.Topics.Partitions` (struct `OngoingPartitionReassignment`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -634,4 +634,4 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
     }
 }
 
-crate::__struct_element!(OngoingPartitionReassignment);
+c::struct_element!(OngoingPartitionReassignment);

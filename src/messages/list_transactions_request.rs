@@ -93,7 +93,7 @@ impl<'a> ListTransactionsRequest<'a> {
 
 impl c::Message for ListTransactionsRequest<'_> {
     const NAME: &'static str = "ListTransactionsRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(66);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(66);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -279,4 +279,4 @@ impl c::Encode for ListTransactionsRequest<'_> {
     }
 }
 
-crate::__struct_element!(ListTransactionsRequest);
+c::struct_element!(ListTransactionsRequest);

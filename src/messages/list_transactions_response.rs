@@ -96,7 +96,7 @@ impl<'a> ListTransactionsResponse<'a> {
 
 impl c::Message for ListTransactionsResponse<'_> {
     const NAME: &'static str = "ListTransactionsResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(66);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(66);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -244,7 +244,7 @@ impl c::Encode for ListTransactionsResponse<'_> {
     }
 }
 
-crate::__struct_element!(ListTransactionsResponse);
+c::struct_element!(ListTransactionsResponse);
 
 /// `ListTransactionsResponse.TransactionStates` (struct `TransactionState`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -437,4 +437,4 @@ impl c::Encode for TransactionState<'_> {
     }
 }
 
-crate::__struct_element!(TransactionState);
+c::struct_element!(TransactionState);

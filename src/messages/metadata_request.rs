@@ -93,7 +93,7 @@ impl<'a> MetadataRequest<'a> {
 
 impl c::Message for MetadataRequest<'_> {
     const NAME: &'static str = "MetadataRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(3);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(3);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
@@ -343,7 +343,7 @@ impl c::Encode for MetadataRequest<'_> {
     }
 }
 
-crate::__struct_element!(MetadataRequest);
+c::struct_element!(MetadataRequest);
 
 /// `MetadataRequest.Topics` (struct `MetadataRequestTopic`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -559,4 +559,4 @@ impl c::Encode for MetadataRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(MetadataRequestTopic; 10..=13, 9);
+c::struct_element!(MetadataRequestTopic; 10..=13, 9);

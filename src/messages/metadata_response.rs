@@ -138,7 +138,7 @@ impl<'a> MetadataResponse<'a> {
 
 impl c::Message for MetadataResponse<'_> {
     const NAME: &'static str = "MetadataResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(3);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(3);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
@@ -413,7 +413,7 @@ impl c::Encode for MetadataResponse<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponse);
+c::struct_element!(MetadataResponse);
 
 /// `MetadataResponse.Brokers` (struct `MetadataResponseBroker`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -653,7 +653,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponseBroker; 9..=13, 1..=8);
+c::struct_element!(MetadataResponseBroker; 9..=13, 1..=8);
 
 /// `MetadataResponse.Topics` (struct `MetadataResponseTopic`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -996,7 +996,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponseTopic; 12..=13, 10..=11, 9, 8, 1..=7);
+c::struct_element!(MetadataResponseTopic; 12..=13, 10..=11, 9, 8, 1..=7);
 
 /// `MetadataResponse.Topics.Partitions` (struct `MetadataResponsePartition`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1329,4 +1329,4 @@ impl c::Encode for MetadataResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(MetadataResponsePartition; 9..=13, 7..=8, 5..=6);
+c::struct_element!(MetadataResponsePartition; 9..=13, 7..=8, 5..=6);

@@ -123,7 +123,7 @@ impl<'a> OffsetCommitRequest<'a> {
 
 impl c::Message for OffsetCommitRequest<'_> {
     const NAME: &'static str = "OffsetCommitRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(8);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(8);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(8, 32767);
@@ -375,7 +375,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitRequest);
+c::struct_element!(OffsetCommitRequest);
 
 /// `OffsetCommitRequest.Topics` (struct `OffsetCommitRequestTopic`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -626,7 +626,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitRequestTopic; 10, 8..=9);
+c::struct_element!(OffsetCommitRequestTopic; 10, 8..=9);
 
 /// `OffsetCommitRequest.Topics.Partitions` (struct `OffsetCommitRequestPartition`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -909,4 +909,4 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitRequestPartition; 8..=10, 6..=7, 2..=5, 1);
+c::struct_element!(OffsetCommitRequestPartition; 8..=10, 6..=7, 2..=5, 1);

@@ -71,7 +71,7 @@ impl<'a> OffsetCommitResponse<'a> {
 
 impl c::Message for OffsetCommitResponse<'_> {
     const NAME: &'static str = "OffsetCommitResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(8);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(8);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(8, 32767);
@@ -229,7 +229,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitResponse);
+c::struct_element!(OffsetCommitResponse);
 
 /// `OffsetCommitResponse.Topics` (struct `OffsetCommitResponseTopic`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -475,7 +475,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitResponseTopic; 10, 8..=9);
+c::struct_element!(OffsetCommitResponseTopic; 10, 8..=9);
 
 /// `OffsetCommitResponse.Topics.Partitions` (struct `OffsetCommitResponsePartition`, reachable in versions 0-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -650,4 +650,4 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetCommitResponsePartition; 8..=10);
+c::struct_element!(OffsetCommitResponsePartition; 8..=10);

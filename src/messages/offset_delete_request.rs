@@ -70,7 +70,7 @@ impl<'a> OffsetDeleteRequest<'a> {
 
 impl c::Message for OffsetDeleteRequest<'_> {
     const NAME: &'static str = "OffsetDeleteRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(47);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -175,7 +175,7 @@ impl c::Encode for OffsetDeleteRequest<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteRequest);
+c::struct_element!(OffsetDeleteRequest);
 
 /// `OffsetDeleteRequest.Topics` (struct `OffsetDeleteRequestTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -322,7 +322,7 @@ impl c::Encode for OffsetDeleteRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteRequestTopic);
+c::struct_element!(OffsetDeleteRequestTopic);
 
 /// `OffsetDeleteRequest.Topics.Partitions` (struct `OffsetDeleteRequestPartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -442,4 +442,4 @@ impl c::Encode for OffsetDeleteRequestPartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteRequestPartition);
+c::struct_element!(OffsetDeleteRequestPartition);

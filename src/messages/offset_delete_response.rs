@@ -83,7 +83,7 @@ impl<'a> OffsetDeleteResponse<'a> {
 
 impl c::Message for OffsetDeleteResponse<'_> {
     const NAME: &'static str = "OffsetDeleteResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(47);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -192,7 +192,7 @@ impl c::Encode for OffsetDeleteResponse<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteResponse);
+c::struct_element!(OffsetDeleteResponse);
 
 /// `OffsetDeleteResponse.Topics` (struct `OffsetDeleteResponseTopic`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -345,7 +345,7 @@ impl c::Encode for OffsetDeleteResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteResponseTopic);
+c::struct_element!(OffsetDeleteResponseTopic);
 
 /// `OffsetDeleteResponse.Topics.Partitions` (struct `OffsetDeleteResponsePartition`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -487,4 +487,4 @@ impl c::Encode for OffsetDeleteResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetDeleteResponsePartition);
+c::struct_element!(OffsetDeleteResponsePartition);

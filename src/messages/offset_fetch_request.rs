@@ -97,7 +97,7 @@ impl<'a> OffsetFetchRequest<'a> {
 
 impl c::Message for OffsetFetchRequest<'_> {
     const NAME: &'static str = "OffsetFetchRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(9);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(9);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -377,7 +377,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequest);
+c::struct_element!(OffsetFetchRequest);
 
 /// `OffsetFetchRequest.Topics` (struct `OffsetFetchRequestTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -561,7 +561,7 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestTopic; 6..=7);
+c::struct_element!(OffsetFetchRequestTopic; 6..=7);
 
 /// `OffsetFetchRequest.Groups` (struct `OffsetFetchRequestGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -812,7 +812,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestGroup; 9..=10);
+c::struct_element!(OffsetFetchRequestGroup; 9..=10);
 
 /// `OffsetFetchRequest.Groups.Topics` (struct `OffsetFetchRequestTopics`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1032,4 +1032,4 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchRequestTopics; 10);
+c::struct_element!(OffsetFetchRequestTopics; 10);

@@ -100,7 +100,7 @@ impl<'a> OffsetFetchResponse<'a> {
 
 impl c::Message for OffsetFetchResponse<'_> {
     const NAME: &'static str = "OffsetFetchResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(9);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(9);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -342,7 +342,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponse);
+c::struct_element!(OffsetFetchResponse);
 
 /// `OffsetFetchResponse.Topics` (struct `OffsetFetchResponseTopic`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -539,7 +539,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponseTopic; 6..=7);
+c::struct_element!(OffsetFetchResponseTopic; 6..=7);
 
 /// `OffsetFetchResponse.Topics.Partitions` (struct `OffsetFetchResponsePartition`, reachable in versions 0-7).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -796,7 +796,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponsePartition; 6..=7, 5);
+c::struct_element!(OffsetFetchResponsePartition; 6..=7, 5);
 
 /// `OffsetFetchResponse.Groups` (struct `OffsetFetchResponseGroup`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -989,7 +989,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponseGroup);
+c::struct_element!(OffsetFetchResponseGroup);
 
 /// `OffsetFetchResponse.Groups.Topics` (struct `OffsetFetchResponseTopics`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1212,7 +1212,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponseTopics; 10);
+c::struct_element!(OffsetFetchResponseTopics; 10);
 
 /// `OffsetFetchResponse.Groups.Topics.Partitions` (struct `OffsetFetchResponsePartitions`, reachable in versions 8-10).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1458,4 +1458,4 @@ impl c::Encode for OffsetFetchResponsePartitions<'_> {
     }
 }
 
-crate::__struct_element!(OffsetFetchResponsePartitions);
+c::struct_element!(OffsetFetchResponsePartitions);

@@ -68,7 +68,7 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
 
 impl c::Message for OffsetForLeaderEpochRequest<'_> {
     const NAME: &'static str = "OffsetForLeaderEpochRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(23);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -226,7 +226,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderEpochRequest);
+c::struct_element!(OffsetForLeaderEpochRequest);
 
 /// `OffsetForLeaderEpochRequest.Topics` (struct `OffsetForLeaderTopic`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -422,7 +422,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderTopic; 4);
+c::struct_element!(OffsetForLeaderTopic; 4);
 
 /// `OffsetForLeaderEpochRequest.Topics.Partitions` (struct `OffsetForLeaderPartition`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -634,4 +634,4 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderPartition; 4, 2..=3);
+c::struct_element!(OffsetForLeaderPartition; 4, 2..=3);

@@ -71,7 +71,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
 
 impl c::Message for OffsetForLeaderEpochResponse<'_> {
     const NAME: &'static str = "OffsetForLeaderEpochResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(23);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -230,7 +230,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderEpochResponse);
+c::struct_element!(OffsetForLeaderEpochResponse);
 
 /// `OffsetForLeaderEpochResponse.Topics` (struct `OffsetForLeaderTopicResult`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -423,7 +423,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(OffsetForLeaderTopicResult; 4);
+c::struct_element!(OffsetForLeaderTopicResult; 4);
 
 /// `OffsetForLeaderEpochResponse.Topics.Partitions` (struct `EpochEndOffset`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -655,4 +655,4 @@ impl c::Encode for EpochEndOffset<'_> {
     }
 }
 
-crate::__struct_element!(EpochEndOffset; 4, 1..=3);
+c::struct_element!(EpochEndOffset; 4, 1..=3);

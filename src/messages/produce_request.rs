@@ -94,7 +94,7 @@ impl<'a> ProduceRequest<'a> {
 
 impl c::Message for ProduceRequest<'_> {
     const NAME: &'static str = "ProduceRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(0);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(0);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
@@ -279,7 +279,7 @@ impl c::Encode for ProduceRequest<'_> {
     }
 }
 
-crate::__struct_element!(ProduceRequest);
+c::struct_element!(ProduceRequest);
 
 /// `ProduceRequest.TopicData` (struct `TopicProduceData`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -524,7 +524,7 @@ impl c::Encode for TopicProduceData<'_> {
     }
 }
 
-crate::__struct_element!(TopicProduceData; 13, 9..=12);
+c::struct_element!(TopicProduceData; 13, 9..=12);
 
 /// `ProduceRequest.TopicData.PartitionData` (struct `PartitionProduceData`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -702,4 +702,4 @@ impl c::Encode for PartitionProduceData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionProduceData; 9..=13);
+c::struct_element!(PartitionProduceData; 9..=13);

@@ -84,7 +84,7 @@ impl<'a> ProduceResponse<'a> {
 
 impl c::Message for ProduceResponse<'_> {
     const NAME: &'static str = "ProduceResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(0);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(0);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
@@ -289,7 +289,7 @@ impl c::Encode for ProduceResponse<'_> {
     }
 }
 
-crate::__struct_element!(ProduceResponse);
+c::struct_element!(ProduceResponse);
 
 /// `ProduceResponse.Responses` (struct `TopicProduceResponse`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -539,7 +539,7 @@ impl c::Encode for TopicProduceResponse<'_> {
     }
 }
 
-crate::__struct_element!(TopicProduceResponse; 13, 9..=12);
+c::struct_element!(TopicProduceResponse; 13, 9..=12);
 
 /// `ProduceResponse.Responses.PartitionResponses` (struct `PartitionProduceResponse`, reachable in versions 0-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -963,7 +963,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
     }
 }
 
-crate::__struct_element!(PartitionProduceResponse; 10..=13, 9, 8, 5..=7, 2..=4);
+c::struct_element!(PartitionProduceResponse; 10..=13, 9, 8, 5..=7, 2..=4);
 
 /// `ProduceResponse.Responses.PartitionResponses.RecordErrors` (struct `BatchIndexAndErrorMessage`, reachable in versions 8-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1144,7 +1144,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
     }
 }
 
-crate::__struct_element!(BatchIndexAndErrorMessage; 9..=13);
+c::struct_element!(BatchIndexAndErrorMessage; 9..=13);
 
 /// `ProduceResponse.Responses.PartitionResponses.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 10-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1307,7 +1307,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
     }
 }
 
-crate::__struct_element!(LeaderIdAndEpoch);
+c::struct_element!(LeaderIdAndEpoch);
 
 /// `ProduceResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 10-13).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1512,4 +1512,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

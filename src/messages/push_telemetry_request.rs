@@ -106,7 +106,7 @@ impl<'a> PushTelemetryRequest<'a> {
 
 impl c::Message for PushTelemetryRequest<'_> {
     const NAME: &'static str = "PushTelemetryRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(72);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(72);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -272,4 +272,4 @@ impl c::Encode for PushTelemetryRequest<'_> {
     }
 }
 
-crate::__struct_element!(PushTelemetryRequest);
+c::struct_element!(PushTelemetryRequest);

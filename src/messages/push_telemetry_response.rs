@@ -67,7 +67,7 @@ impl<'a> PushTelemetryResponse<'a> {
 
 impl c::Message for PushTelemetryResponse<'_> {
     const NAME: &'static str = "PushTelemetryResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(72);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(72);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -185,4 +185,4 @@ impl c::Encode for PushTelemetryResponse<'_> {
     }
 }
 
-crate::__struct_element!(PushTelemetryResponse);
+c::struct_element!(PushTelemetryResponse);

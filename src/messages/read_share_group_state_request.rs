@@ -67,7 +67,7 @@ impl<'a> ReadShareGroupStateRequest<'a> {
 
 impl c::Message for ReadShareGroupStateRequest<'_> {
     const NAME: &'static str = "ReadShareGroupStateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(84);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(84);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -189,7 +189,7 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
     }
 }
 
-crate::__struct_element!(ReadShareGroupStateRequest);
+c::struct_element!(ReadShareGroupStateRequest);
 
 /// `ReadShareGroupStateRequest.Topics` (struct `ReadStateData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -351,7 +351,7 @@ impl c::Encode for ReadStateData<'_> {
     }
 }
 
-crate::__struct_element!(ReadStateData);
+c::struct_element!(ReadStateData);
 
 /// `ReadShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -512,4 +512,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

@@ -54,7 +54,7 @@ impl<'a> ReadShareGroupStateResponse<'a> {
 
 impl c::Message for ReadShareGroupStateResponse<'_> {
     const NAME: &'static str = "ReadShareGroupStateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(84);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(84);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -165,7 +165,7 @@ impl c::Encode for ReadShareGroupStateResponse<'_> {
     }
 }
 
-crate::__struct_element!(ReadShareGroupStateResponse);
+c::struct_element!(ReadShareGroupStateResponse);
 
 /// `ReadShareGroupStateResponse.Results` (struct `ReadStateResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -327,7 +327,7 @@ impl c::Encode for ReadStateResult<'_> {
     }
 }
 
-crate::__struct_element!(ReadStateResult);
+c::struct_element!(ReadStateResult);
 
 /// `ReadShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -582,7 +582,7 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult);
+c::struct_element!(PartitionResult);
 
 /// `ReadShareGroupStateResponse.Results.Partitions.StateBatches` (struct `StateBatch`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -805,4 +805,4 @@ impl c::Encode for StateBatch<'_> {
     }
 }
 
-crate::__struct_element!(StateBatch);
+c::struct_element!(StateBatch);

@@ -67,7 +67,7 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
 
 impl c::Message for ReadShareGroupStateSummaryRequest<'_> {
     const NAME: &'static str = "ReadShareGroupStateSummaryRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(87);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -189,7 +189,7 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     }
 }
 
-crate::__struct_element!(ReadShareGroupStateSummaryRequest);
+c::struct_element!(ReadShareGroupStateSummaryRequest);
 
 /// `ReadShareGroupStateSummaryRequest.Topics` (struct `ReadStateSummaryData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -353,7 +353,7 @@ impl c::Encode for ReadStateSummaryData<'_> {
     }
 }
 
-crate::__struct_element!(ReadStateSummaryData);
+c::struct_element!(ReadStateSummaryData);
 
 /// `ReadShareGroupStateSummaryRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -515,4 +515,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);

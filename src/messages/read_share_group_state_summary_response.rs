@@ -57,7 +57,7 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
 
 impl c::Message for ReadShareGroupStateSummaryResponse<'_> {
     const NAME: &'static str = "ReadShareGroupStateSummaryResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(87);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -182,7 +182,7 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
     }
 }
 
-crate::__struct_element!(ReadShareGroupStateSummaryResponse);
+c::struct_element!(ReadShareGroupStateSummaryResponse);
 
 /// `ReadShareGroupStateSummaryResponse.Results` (struct `ReadStateSummaryResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -355,7 +355,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
     }
 }
 
-crate::__struct_element!(ReadStateSummaryResult);
+c::struct_element!(ReadStateSummaryResult);
 
 /// `ReadShareGroupStateSummaryResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -661,4 +661,4 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult; 1);
+c::struct_element!(PartitionResult; 1);

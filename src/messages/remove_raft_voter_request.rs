@@ -80,7 +80,7 @@ impl<'a> RemoveRaftVoterRequest<'a> {
 
 impl c::Message for RemoveRaftVoterRequest<'_> {
     const NAME: &'static str = "RemoveRaftVoterRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(81);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(81);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -232,4 +232,4 @@ impl c::Encode for RemoveRaftVoterRequest<'_> {
     }
 }
 
-crate::__struct_element!(RemoveRaftVoterRequest);
+c::struct_element!(RemoveRaftVoterRequest);

@@ -80,7 +80,7 @@ impl<'a> RemoveRaftVoterResponse<'a> {
 
 impl c::Message for RemoveRaftVoterResponse<'_> {
     const NAME: &'static str = "RemoveRaftVoterResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(81);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(81);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -208,4 +208,4 @@ impl c::Encode for RemoveRaftVoterResponse<'_> {
     }
 }
 
-crate::__struct_element!(RemoveRaftVoterResponse);
+c::struct_element!(RemoveRaftVoterResponse);

@@ -68,7 +68,7 @@ impl<'a> RenewDelegationTokenRequest<'a> {
 
 impl c::Message for RenewDelegationTokenRequest<'_> {
     const NAME: &'static str = "RenewDelegationTokenRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(39);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(39);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -204,4 +204,4 @@ impl c::Encode for RenewDelegationTokenRequest<'_> {
     }
 }
 
-crate::__struct_element!(RenewDelegationTokenRequest);
+c::struct_element!(RenewDelegationTokenRequest);

@@ -81,7 +81,7 @@ impl<'a> RenewDelegationTokenResponse<'a> {
 
 impl c::Message for RenewDelegationTokenResponse<'_> {
     const NAME: &'static str = "RenewDelegationTokenResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(39);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(39);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -221,4 +221,4 @@ impl c::Encode for RenewDelegationTokenResponse<'_> {
     }
 }
 
-crate::__struct_element!(RenewDelegationTokenResponse);
+c::struct_element!(RenewDelegationTokenResponse);

@@ -92,7 +92,7 @@ impl<'a> RequestHeader<'a> {
 
 impl c::Message for RequestHeader<'_> {
     const NAME: &'static str = "RequestHeader";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Header;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -261,4 +261,4 @@ impl c::Encode for RequestHeader<'_> {
     }
 }
 
-crate::__struct_element!(RequestHeader);
+c::struct_element!(RequestHeader);

@@ -52,7 +52,7 @@ impl<'a> ResponseHeader<'a> {
 
 impl c::Message for ResponseHeader<'_> {
     const NAME: &'static str = "ResponseHeader";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Header;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -177,4 +177,4 @@ impl c::Encode for ResponseHeader<'_> {
     }
 }
 
-crate::__struct_element!(ResponseHeader);
+c::struct_element!(ResponseHeader);

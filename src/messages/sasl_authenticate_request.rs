@@ -54,7 +54,7 @@ impl<'a> SaslAuthenticateRequest<'a> {
 
 impl c::Message for SaslAuthenticateRequest<'_> {
     const NAME: &'static str = "SaslAuthenticateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(36);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(36);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -183,4 +183,4 @@ impl c::Encode for SaslAuthenticateRequest<'_> {
     }
 }
 
-crate::__struct_element!(SaslAuthenticateRequest);
+c::struct_element!(SaslAuthenticateRequest);

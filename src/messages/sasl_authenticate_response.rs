@@ -93,7 +93,7 @@ impl<'a> SaslAuthenticateResponse<'a> {
 
 impl c::Message for SaslAuthenticateResponse<'_> {
     const NAME: &'static str = "SaslAuthenticateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(36);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(36);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -264,4 +264,4 @@ impl c::Encode for SaslAuthenticateResponse<'_> {
     }
 }
 
-crate::__struct_element!(SaslAuthenticateResponse);
+c::struct_element!(SaslAuthenticateResponse);

@@ -54,7 +54,7 @@ impl<'a> SaslHandshakeRequest<'a> {
 
 impl c::Message for SaslHandshakeRequest<'_> {
     const NAME: &'static str = "SaslHandshakeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(17);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(17);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -150,4 +150,4 @@ impl c::Encode for SaslHandshakeRequest<'_> {
     }
 }
 
-crate::__struct_element!(SaslHandshakeRequest);
+c::struct_element!(SaslHandshakeRequest);

@@ -67,7 +67,7 @@ impl<'a> SaslHandshakeResponse<'a> {
 
 impl c::Message for SaslHandshakeResponse<'_> {
     const NAME: &'static str = "SaslHandshakeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(17);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(17);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
@@ -168,4 +168,4 @@ impl c::Encode for SaslHandshakeResponse<'_> {
     }
 }
 
-crate::__struct_element!(SaslHandshakeResponse);
+c::struct_element!(SaslHandshakeResponse);

@@ -106,7 +106,7 @@ impl<'a> ShareAcknowledgeRequest<'a> {
 
 impl c::Message for ShareAcknowledgeRequest<'_> {
     const NAME: &'static str = "ShareAcknowledgeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(79);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(79);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -271,7 +271,7 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
     }
 }
 
-crate::__struct_element!(ShareAcknowledgeRequest);
+c::struct_element!(ShareAcknowledgeRequest);
 
 /// `ShareAcknowledgeRequest.Topics` (struct `AcknowledgeTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -436,7 +436,7 @@ impl c::Encode for AcknowledgeTopic<'_> {
     }
 }
 
-crate::__struct_element!(AcknowledgeTopic);
+c::struct_element!(AcknowledgeTopic);
 
 /// `ShareAcknowledgeRequest.Topics.Partitions` (struct `AcknowledgePartition`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -603,7 +603,7 @@ impl c::Encode for AcknowledgePartition<'_> {
     }
 }
 
-crate::__struct_element!(AcknowledgePartition);
+c::struct_element!(AcknowledgePartition);
 
 /// `ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches` (struct `AcknowledgementBatch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -810,4 +810,4 @@ impl c::Encode for AcknowledgementBatch<'_> {
     }
 }
 
-crate::__struct_element!(AcknowledgementBatch);
+c::struct_element!(AcknowledgementBatch);

@@ -122,7 +122,7 @@ impl<'a> ShareAcknowledgeResponse<'a> {
 
 impl c::Message for ShareAcknowledgeResponse<'_> {
     const NAME: &'static str = "ShareAcknowledgeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(79);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(79);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -300,7 +300,7 @@ impl c::Encode for ShareAcknowledgeResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareAcknowledgeResponse);
+c::struct_element!(ShareAcknowledgeResponse);
 
 /// `ShareAcknowledgeResponse.Responses` (struct `ShareAcknowledgeTopicResponse`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -462,7 +462,7 @@ impl c::Encode for ShareAcknowledgeTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareAcknowledgeTopicResponse);
+c::struct_element!(ShareAcknowledgeTopicResponse);
 
 /// `ShareAcknowledgeResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -667,7 +667,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);
 
 /// `ShareAcknowledgeResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -830,7 +830,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
     }
 }
 
-crate::__struct_element!(LeaderIdAndEpoch);
+c::struct_element!(LeaderIdAndEpoch);
 
 /// `ShareAcknowledgeResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1037,4 +1037,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

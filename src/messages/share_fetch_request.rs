@@ -200,7 +200,7 @@ impl<'a> ShareFetchRequest<'a> {
 
 impl c::Message for ShareFetchRequest<'_> {
     const NAME: &'static str = "ShareFetchRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(78);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(78);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -464,7 +464,7 @@ impl c::Encode for ShareFetchRequest<'_> {
     }
 }
 
-crate::__struct_element!(ShareFetchRequest);
+c::struct_element!(ShareFetchRequest);
 
 /// `ShareFetchRequest.Topics` (struct `FetchTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -621,7 +621,7 @@ impl c::Encode for FetchTopic<'_> {
     }
 }
 
-crate::__struct_element!(FetchTopic);
+c::struct_element!(FetchTopic);
 
 /// `ShareFetchRequest.Topics.Partitions` (struct `FetchPartition`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -809,7 +809,7 @@ impl c::Encode for FetchPartition<'_> {
     }
 }
 
-crate::__struct_element!(FetchPartition);
+c::struct_element!(FetchPartition);
 
 /// `ShareFetchRequest.Topics.Partitions.AcknowledgementBatches` (struct `AcknowledgementBatch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1014,7 +1014,7 @@ impl c::Encode for AcknowledgementBatch<'_> {
     }
 }
 
-crate::__struct_element!(AcknowledgementBatch);
+c::struct_element!(AcknowledgementBatch);
 
 /// `ShareFetchRequest.ForgottenTopicsData` (struct `ForgottenTopic`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1178,4 +1178,4 @@ impl c::Encode for ForgottenTopic<'_> {
     }
 }
 
-crate::__struct_element!(ForgottenTopic);
+c::struct_element!(ForgottenTopic);

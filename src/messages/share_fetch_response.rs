@@ -122,7 +122,7 @@ impl<'a> ShareFetchResponse<'a> {
 
 impl c::Message for ShareFetchResponse<'_> {
     const NAME: &'static str = "ShareFetchResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(78);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(78);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -278,7 +278,7 @@ impl c::Encode for ShareFetchResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareFetchResponse);
+c::struct_element!(ShareFetchResponse);
 
 /// `ShareFetchResponse.Responses` (struct `ShareFetchableTopicResponse`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -440,7 +440,7 @@ impl c::Encode for ShareFetchableTopicResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareFetchableTopicResponse);
+c::struct_element!(ShareFetchableTopicResponse);
 
 /// `ShareFetchResponse.Responses.Partitions` (struct `PartitionData`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -746,7 +746,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);
 
 /// `ShareFetchResponse.Responses.Partitions.CurrentLeader` (struct `LeaderIdAndEpoch`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -908,7 +908,7 @@ impl c::Encode for LeaderIdAndEpoch<'_> {
     }
 }
 
-crate::__struct_element!(LeaderIdAndEpoch);
+c::struct_element!(LeaderIdAndEpoch);
 
 /// `ShareFetchResponse.Responses.Partitions.AcquiredRecords` (struct `AcquiredRecords`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1110,7 +1110,7 @@ impl c::Encode for AcquiredRecords<'_> {
     }
 }
 
-crate::__struct_element!(AcquiredRecords);
+c::struct_element!(AcquiredRecords);
 
 /// `ShareFetchResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1315,4 +1315,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

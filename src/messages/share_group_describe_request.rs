@@ -67,7 +67,7 @@ impl<'a> ShareGroupDescribeRequest<'a> {
 
 impl c::Message for ShareGroupDescribeRequest<'_> {
     const NAME: &'static str = "ShareGroupDescribeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(77);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(77);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -186,4 +186,4 @@ impl c::Encode for ShareGroupDescribeRequest<'_> {
     }
 }
 
-crate::__struct_element!(ShareGroupDescribeRequest);
+c::struct_element!(ShareGroupDescribeRequest);

@@ -67,7 +67,7 @@ impl<'a> ShareGroupDescribeResponse<'a> {
 
 impl c::Message for ShareGroupDescribeResponse<'_> {
     const NAME: &'static str = "ShareGroupDescribeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(77);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(77);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -185,7 +185,7 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareGroupDescribeResponse);
+c::struct_element!(ShareGroupDescribeResponse);
 
 /// `ShareGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -507,7 +507,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribedGroup);
+c::struct_element!(DescribedGroup);
 
 /// `ShareGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -787,7 +787,7 @@ impl c::Encode for Member<'_> {
     }
 }
 
-crate::__struct_element!(Member);
+c::struct_element!(Member);
 
 /// Common struct `TopicPartitions` of `ShareGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -975,7 +975,7 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions);
+c::struct_element!(TopicPartitions);
 
 /// Common struct `Assignment` of `ShareGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1122,4 +1122,4 @@ impl c::Encode for Assignment<'_> {
     }
 }
 
-crate::__struct_element!(Assignment);
+c::struct_element!(Assignment);

@@ -106,7 +106,7 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
 
 impl c::Message for ShareGroupHeartbeatRequest<'_> {
     const NAME: &'static str = "ShareGroupHeartbeatRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(76);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(76);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -263,4 +263,4 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
     }
 }
 
-crate::__struct_element!(ShareGroupHeartbeatRequest);
+c::struct_element!(ShareGroupHeartbeatRequest);

@@ -132,7 +132,7 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
 
 impl c::Message for ShareGroupHeartbeatResponse<'_> {
     const NAME: &'static str = "ShareGroupHeartbeatResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(76);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(76);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -314,7 +314,7 @@ impl c::Encode for ShareGroupHeartbeatResponse<'_> {
     }
 }
 
-crate::__struct_element!(ShareGroupHeartbeatResponse);
+c::struct_element!(ShareGroupHeartbeatResponse);
 
 /// `ShareGroupHeartbeatResponse.Assignment` (struct `Assignment`, reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -461,7 +461,7 @@ impl c::Encode for Assignment<'_> {
     }
 }
 
-crate::__struct_element!(Assignment);
+c::struct_element!(Assignment);
 
 /// Common struct `TopicPartitions` of `ShareGroupHeartbeatResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -625,4 +625,4 @@ impl c::Encode for TopicPartitions<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartitions);
+c::struct_element!(TopicPartitions);

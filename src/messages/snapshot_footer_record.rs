@@ -52,7 +52,7 @@ impl<'a> SnapshotFooterRecord<'a> {
 
 impl c::Message for SnapshotFooterRecord<'_> {
     const NAME: &'static str = "SnapshotFooterRecord";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -161,4 +161,4 @@ impl c::Encode for SnapshotFooterRecord<'_> {
     }
 }
 
-crate::__struct_element!(SnapshotFooterRecord);
+c::struct_element!(SnapshotFooterRecord);

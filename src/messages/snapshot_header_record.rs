@@ -65,7 +65,7 @@ impl<'a> SnapshotHeaderRecord<'a> {
 
 impl c::Message for SnapshotHeaderRecord<'_> {
     const NAME: &'static str = "SnapshotHeaderRecord";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -184,4 +184,4 @@ impl c::Encode for SnapshotHeaderRecord<'_> {
     }
 }
 
-crate::__struct_element!(SnapshotHeaderRecord);
+c::struct_element!(SnapshotHeaderRecord);

@@ -152,7 +152,7 @@ impl<'a> StopReplicaRequest<'a> {
 
 impl c::Message for StopReplicaRequest<'_> {
     const NAME: &'static str = "StopReplicaRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(5);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -459,7 +459,7 @@ impl c::Encode for StopReplicaRequest<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaRequest);
+c::struct_element!(StopReplicaRequest);
 
 /// `StopReplicaRequest.UngroupedPartitions` (struct `StopReplicaPartitionV0`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -603,7 +603,7 @@ impl c::Encode for StopReplicaPartitionV0<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaPartitionV0);
+c::struct_element!(StopReplicaPartitionV0);
 
 /// `StopReplicaRequest.Topics` (struct `StopReplicaTopicV1`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -787,7 +787,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaTopicV1; 2);
+c::struct_element!(StopReplicaTopicV1; 2);
 
 /// `StopReplicaRequest.TopicStates` (struct `StopReplicaTopicState`, reachable in versions 3-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -956,7 +956,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaTopicState);
+c::struct_element!(StopReplicaTopicState);
 
 /// `StopReplicaRequest.TopicStates.PartitionStates` (struct `StopReplicaPartitionState`, reachable in versions 3-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1138,4 +1138,4 @@ impl c::Encode for StopReplicaPartitionState<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaPartitionState);
+c::struct_element!(StopReplicaPartitionState);

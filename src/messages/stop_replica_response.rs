@@ -71,7 +71,7 @@ impl<'a> StopReplicaResponse<'a> {
 
 impl c::Message for StopReplicaResponse<'_> {
     const NAME: &'static str = "StopReplicaResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(5);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
@@ -212,7 +212,7 @@ impl c::Encode for StopReplicaResponse<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaResponse);
+c::struct_element!(StopReplicaResponse);
 
 /// `StopReplicaResponse.PartitionErrors` (struct `StopReplicaPartitionError`, reachable in versions 0-4).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -409,4 +409,4 @@ impl c::Encode for StopReplicaPartitionError<'_> {
     }
 }
 
-crate::__struct_element!(StopReplicaPartitionError; 2..=4);
+c::struct_element!(StopReplicaPartitionError; 2..=4);

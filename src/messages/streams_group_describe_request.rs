@@ -80,7 +80,7 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
 
 impl c::Message for StreamsGroupDescribeRequest<'_> {
     const NAME: &'static str = "StreamsGroupDescribeRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(89);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -224,4 +224,4 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupDescribeRequest);
+c::struct_element!(StreamsGroupDescribeRequest);

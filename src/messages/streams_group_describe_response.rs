@@ -67,7 +67,7 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
 
 impl c::Message for StreamsGroupDescribeResponse<'_> {
     const NAME: &'static str = "StreamsGroupDescribeResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(89);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -194,7 +194,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupDescribeResponse);
+c::struct_element!(StreamsGroupDescribeResponse);
 
 /// `StreamsGroupDescribeResponse.Groups` (struct `DescribedGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -674,7 +674,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 }
 
-crate::__struct_element!(DescribedGroup; 1);
+c::struct_element!(DescribedGroup; 1);
 
 /// `StreamsGroupDescribeResponse.Groups.Topology` (struct `Topology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -839,7 +839,7 @@ impl c::Encode for Topology<'_> {
     }
 }
 
-crate::__struct_element!(Topology);
+c::struct_element!(Topology);
 
 /// `StreamsGroupDescribeResponse.Groups.Topology.Subtopologies` (struct `Subtopology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1103,7 +1103,7 @@ impl c::Encode for Subtopology<'_> {
     }
 }
 
-crate::__struct_element!(Subtopology);
+c::struct_element!(Subtopology);
 
 /// `StreamsGroupDescribeResponse.Groups.Members` (struct `Member`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1602,7 +1602,7 @@ impl c::Encode for Member<'_> {
     }
 }
 
-crate::__struct_element!(Member);
+c::struct_element!(Member);
 
 /// Common struct `Endpoint` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1765,7 +1765,7 @@ impl c::Encode for Endpoint<'_> {
     }
 }
 
-crate::__struct_element!(Endpoint);
+c::struct_element!(Endpoint);
 
 /// Common struct `TaskOffset` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1953,7 +1953,7 @@ impl c::Encode for TaskOffset<'_> {
     }
 }
 
-crate::__struct_element!(TaskOffset);
+c::struct_element!(TaskOffset);
 
 /// Common struct `Assignment` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2155,7 +2155,7 @@ impl c::Encode for Assignment<'_> {
     }
 }
 
-crate::__struct_element!(Assignment);
+c::struct_element!(Assignment);
 
 /// Common struct `TaskIds` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2323,7 +2323,7 @@ impl c::Encode for TaskIds<'_> {
     }
 }
 
-crate::__struct_element!(TaskIds);
+c::struct_element!(TaskIds);
 
 /// Common struct `KeyValue` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2490,7 +2490,7 @@ impl c::Encode for KeyValue<'_> {
     }
 }
 
-crate::__struct_element!(KeyValue);
+c::struct_element!(KeyValue);
 
 /// Common struct `TopicInfo` of `StreamsGroupDescribeResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2701,7 +2701,7 @@ impl c::Encode for TopicInfo<'_> {
     }
 }
 
-crate::__struct_element!(TopicInfo);
+c::struct_element!(TopicInfo);
 
 /// Common struct `TopologyDescription` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2882,7 +2882,7 @@ impl c::Encode for TopologyDescription<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescription);
+c::struct_element!(TopologyDescription);
 
 /// Common struct `TopologyDescriptionSubtopology` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -3056,7 +3056,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionSubtopology);
+c::struct_element!(TopologyDescriptionSubtopology);
 
 /// Common struct `TopologyDescriptionNode` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -3332,7 +3332,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionNode);
+c::struct_element!(TopologyDescriptionNode);
 
 /// Common struct `TopologyDescriptionGlobalStore` of `StreamsGroupDescribeResponse` (reachable in versions 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -3487,4 +3487,4 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionGlobalStore);
+c::struct_element!(TopologyDescriptionGlobalStore);

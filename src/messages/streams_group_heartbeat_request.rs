@@ -262,7 +262,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
 
 impl c::Message for StreamsGroupHeartbeatRequest<'_> {
     const NAME: &'static str = "StreamsGroupHeartbeatRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(88);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(88);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -606,7 +606,7 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupHeartbeatRequest);
+c::struct_element!(StreamsGroupHeartbeatRequest);
 
 /// `StreamsGroupHeartbeatRequest.Topology` (struct `Topology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -770,7 +770,7 @@ impl c::Encode for Topology<'_> {
     }
 }
 
-crate::__struct_element!(Topology);
+c::struct_element!(Topology);
 
 /// `StreamsGroupHeartbeatRequest.Topology.Subtopologies` (struct `Subtopology`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1095,7 +1095,7 @@ impl c::Encode for Subtopology<'_> {
     }
 }
 
-crate::__struct_element!(Subtopology);
+c::struct_element!(Subtopology);
 
 /// `StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups` (struct `CopartitionGroup`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1290,7 +1290,7 @@ impl c::Encode for CopartitionGroup<'_> {
     }
 }
 
-crate::__struct_element!(CopartitionGroup);
+c::struct_element!(CopartitionGroup);
 
 /// Common struct `KeyValue` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1457,7 +1457,7 @@ impl c::Encode for KeyValue<'_> {
     }
 }
 
-crate::__struct_element!(KeyValue);
+c::struct_element!(KeyValue);
 
 /// Common struct `TopicInfo` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1668,7 +1668,7 @@ impl c::Encode for TopicInfo<'_> {
     }
 }
 
-crate::__struct_element!(TopicInfo);
+c::struct_element!(TopicInfo);
 
 /// Common struct `Endpoint` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1831,7 +1831,7 @@ impl c::Encode for Endpoint<'_> {
     }
 }
 
-crate::__struct_element!(Endpoint);
+c::struct_element!(Endpoint);
 
 /// Common struct `TaskOffset` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2019,7 +2019,7 @@ impl c::Encode for TaskOffset<'_> {
     }
 }
 
-crate::__struct_element!(TaskOffset);
+c::struct_element!(TaskOffset);
 
 /// Common struct `TaskIds` of `StreamsGroupHeartbeatRequest` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2187,4 +2187,4 @@ impl c::Encode for TaskIds<'_> {
     }
 }
 
-crate::__struct_element!(TaskIds);
+c::struct_element!(TaskIds);

@@ -252,7 +252,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
 
 impl c::Message for StreamsGroupHeartbeatResponse<'_> {
     const NAME: &'static str = "StreamsGroupHeartbeatResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(88);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(88);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -583,7 +583,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupHeartbeatResponse);
+c::struct_element!(StreamsGroupHeartbeatResponse);
 
 /// `StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint` (struct `EndpointToPartitions`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -782,7 +782,7 @@ impl c::Encode for EndpointToPartitions<'_> {
     }
 }
 
-crate::__struct_element!(EndpointToPartitions);
+c::struct_element!(EndpointToPartitions);
 
 /// Common struct `Status` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -945,7 +945,7 @@ impl c::Encode for Status<'_> {
     }
 }
 
-crate::__struct_element!(Status);
+c::struct_element!(Status);
 
 /// Common struct `TopicPartition` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1113,7 +1113,7 @@ impl c::Encode for TopicPartition<'_> {
     }
 }
 
-crate::__struct_element!(TopicPartition);
+c::struct_element!(TopicPartition);
 
 /// Common struct `TaskIds` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1282,7 +1282,7 @@ impl c::Encode for TaskIds<'_> {
     }
 }
 
-crate::__struct_element!(TaskIds);
+c::struct_element!(TaskIds);
 
 /// Common struct `Endpoint` of `StreamsGroupHeartbeatResponse` (reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1445,4 +1445,4 @@ impl c::Encode for Endpoint<'_> {
     }
 }
 
-crate::__struct_element!(Endpoint);
+c::struct_element!(Endpoint);

@@ -93,7 +93,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl c::Message for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     const NAME: &'static str = "StreamsGroupTopologyDescriptionUpdateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(93);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(93);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -234,7 +234,7 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupTopologyDescriptionUpdateRequest);
+c::struct_element!(StreamsGroupTopologyDescriptionUpdateRequest);
 
 /// Common struct `TopologyDescription` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -415,7 +415,7 @@ impl c::Encode for TopologyDescription<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescription);
+c::struct_element!(TopologyDescription);
 
 /// Common struct `TopologyDescriptionSubtopology` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -578,7 +578,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionSubtopology);
+c::struct_element!(TopologyDescriptionSubtopology);
 
 /// Common struct `TopologyDescriptionNode` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -857,7 +857,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionNode);
+c::struct_element!(TopologyDescriptionNode);
 
 /// Common struct `TopologyDescriptionGlobalStore` of `StreamsGroupTopologyDescriptionUpdateRequest` (reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1013,4 +1013,4 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
     }
 }
 
-crate::__struct_element!(TopologyDescriptionGlobalStore);
+c::struct_element!(TopologyDescriptionGlobalStore);

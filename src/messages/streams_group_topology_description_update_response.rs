@@ -80,7 +80,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponse<'a> {
 
 impl c::Message for StreamsGroupTopologyDescriptionUpdateResponse<'_> {
     const NAME: &'static str = "StreamsGroupTopologyDescriptionUpdateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(93);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(93);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -215,4 +215,4 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateResponse<'_> {
     }
 }
 
-crate::__struct_element!(StreamsGroupTopologyDescriptionUpdateResponse);
+c::struct_element!(StreamsGroupTopologyDescriptionUpdateResponse);

@@ -135,7 +135,7 @@ impl<'a> SyncGroupRequest<'a> {
 
 impl c::Message for SyncGroupRequest<'_> {
     const NAME: &'static str = "SyncGroupRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(14);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(14);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -385,7 +385,7 @@ impl c::Encode for SyncGroupRequest<'_> {
     }
 }
 
-crate::__struct_element!(SyncGroupRequest);
+c::struct_element!(SyncGroupRequest);
 
 /// `SyncGroupRequest.Assignments` (struct `SyncGroupRequestAssignment`, reachable in versions 0-5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -564,4 +564,4 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
     }
 }
 
-crate::__struct_element!(SyncGroupRequestAssignment; 4..=5);
+c::struct_element!(SyncGroupRequestAssignment; 4..=5);

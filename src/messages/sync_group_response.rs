@@ -106,7 +106,7 @@ impl<'a> SyncGroupResponse<'a> {
 
 impl c::Message for SyncGroupResponse<'_> {
     const NAME: &'static str = "SyncGroupResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(14);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(14);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
@@ -324,4 +324,4 @@ impl c::Encode for SyncGroupResponse<'_> {
     }
 }
 
-crate::__struct_element!(SyncGroupResponse);
+c::struct_element!(SyncGroupResponse);

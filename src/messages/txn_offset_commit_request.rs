@@ -148,7 +148,7 @@ impl<'a> TxnOffsetCommitRequest<'a> {
 
 impl c::Message for TxnOffsetCommitRequest<'_> {
     const NAME: &'static str = "TxnOffsetCommitRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(28);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -410,7 +410,7 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitRequest);
+c::struct_element!(TxnOffsetCommitRequest);
 
 /// `TxnOffsetCommitRequest.Topics` (struct `TxnOffsetCommitRequestTopic`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -661,7 +661,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitRequestTopic; 6, 3..=5);
+c::struct_element!(TxnOffsetCommitRequestTopic; 6, 3..=5);
 
 /// `TxnOffsetCommitRequest.Topics.Partitions` (struct `TxnOffsetCommitRequestPartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -904,4 +904,4 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitRequestPartition; 3..=6, 2);
+c::struct_element!(TxnOffsetCommitRequestPartition; 3..=6, 2);

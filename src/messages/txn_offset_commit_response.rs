@@ -70,7 +70,7 @@ impl<'a> TxnOffsetCommitResponse<'a> {
 
 impl c::Message for TxnOffsetCommitResponse<'_> {
     const NAME: &'static str = "TxnOffsetCommitResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(28);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
@@ -216,7 +216,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitResponse);
+c::struct_element!(TxnOffsetCommitResponse);
 
 /// `TxnOffsetCommitResponse.Topics` (struct `TxnOffsetCommitResponseTopic`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -462,7 +462,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitResponseTopic; 6, 3..=5);
+c::struct_element!(TxnOffsetCommitResponseTopic; 6, 3..=5);
 
 /// `TxnOffsetCommitResponse.Topics.Partitions` (struct `TxnOffsetCommitResponsePartition`, reachable in versions 0-6).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -637,4 +637,4 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
     }
 }
 
-crate::__struct_element!(TxnOffsetCommitResponsePartition; 3..=6);
+c::struct_element!(TxnOffsetCommitResponsePartition; 3..=6);

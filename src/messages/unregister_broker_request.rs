@@ -54,7 +54,7 @@ impl<'a> UnregisterBrokerRequest<'a> {
 
 impl c::Message for UnregisterBrokerRequest<'_> {
     const NAME: &'static str = "UnregisterBrokerRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(64);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(64);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -163,4 +163,4 @@ impl c::Encode for UnregisterBrokerRequest<'_> {
     }
 }
 
-crate::__struct_element!(UnregisterBrokerRequest);
+c::struct_element!(UnregisterBrokerRequest);

@@ -80,7 +80,7 @@ impl<'a> UnregisterBrokerResponse<'a> {
 
 impl c::Message for UnregisterBrokerResponse<'_> {
     const NAME: &'static str = "UnregisterBrokerResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(64);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(64);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -209,4 +209,4 @@ impl c::Encode for UnregisterBrokerResponse<'_> {
     }
 }
 
-crate::__struct_element!(UnregisterBrokerResponse);
+c::struct_element!(UnregisterBrokerResponse);

@@ -54,7 +54,7 @@ impl<'a> UnregisterControllerRequest<'a> {
 
 impl c::Message for UnregisterControllerRequest<'_> {
     const NAME: &'static str = "UnregisterControllerRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(94);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(94);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -163,4 +163,4 @@ impl c::Encode for UnregisterControllerRequest<'_> {
     }
 }
 
-crate::__struct_element!(UnregisterControllerRequest);
+c::struct_element!(UnregisterControllerRequest);

@@ -80,7 +80,7 @@ impl<'a> UnregisterControllerResponse<'a> {
 
 impl c::Message for UnregisterControllerResponse<'_> {
     const NAME: &'static str = "UnregisterControllerResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(94);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(94);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -209,4 +209,4 @@ impl c::Encode for UnregisterControllerResponse<'_> {
     }
 }
 
-crate::__struct_element!(UnregisterControllerResponse);
+c::struct_element!(UnregisterControllerResponse);

@@ -83,7 +83,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
 impl c::Message for UpdateFeaturesRequest<'_> {
     const NAME: &'static str = "UpdateFeaturesRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(57);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(57);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -229,7 +229,7 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
     }
 }
 
-crate::__struct_element!(UpdateFeaturesRequest);
+c::struct_element!(UpdateFeaturesRequest);
 
 /// `UpdateFeaturesRequest.FeatureUpdates` (struct `FeatureUpdateKey`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -466,4 +466,4 @@ impl c::Encode for FeatureUpdateKey<'_> {
     }
 }
 
-crate::__struct_element!(FeatureUpdateKey; 1..=2);
+c::struct_element!(FeatureUpdateKey; 1..=2);

@@ -96,7 +96,7 @@ impl<'a> UpdateFeaturesResponse<'a> {
 
 impl c::Message for UpdateFeaturesResponse<'_> {
     const NAME: &'static str = "UpdateFeaturesResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(57);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(57);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -255,7 +255,7 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
     }
 }
 
-crate::__struct_element!(UpdateFeaturesResponse);
+c::struct_element!(UpdateFeaturesResponse);
 
 /// `UpdateFeaturesResponse.Results` (struct `UpdatableFeatureResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -441,4 +441,4 @@ impl c::Encode for UpdatableFeatureResult<'_> {
     }
 }
 
-crate::__struct_element!(UpdatableFeatureResult);
+c::struct_element!(UpdatableFeatureResult);

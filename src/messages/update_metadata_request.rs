@@ -155,7 +155,7 @@ impl<'a> UpdateMetadataRequest<'a> {
 
 impl c::Message for UpdateMetadataRequest<'_> {
     const NAME: &'static str = "UpdateMetadataRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(6);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 8);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -484,7 +484,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataRequest);
+c::struct_element!(UpdateMetadataRequest);
 
 /// `UpdateMetadataRequest.TopicStates` (struct `UpdateMetadataTopicState`, reachable in versions 5-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -718,7 +718,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataTopicState; 7..=8, 6);
+c::struct_element!(UpdateMetadataTopicState; 7..=8, 6);
 
 /// `UpdateMetadataRequest.LiveBrokers` (struct `UpdateMetadataBroker`, reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1044,7 +1044,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataBroker; 6..=8, 2..=5, 1);
+c::struct_element!(UpdateMetadataBroker; 6..=8, 2..=5, 1);
 
 /// `UpdateMetadataRequest.LiveBrokers.Endpoints` (struct `UpdateMetadataEndpoint`, reachable in versions 1-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1290,7 +1290,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataEndpoint; 6..=8, 3..=5);
+c::struct_element!(UpdateMetadataEndpoint; 6..=8, 3..=5);
 
 /// Common struct `UpdateMetadataPartitionState` of `UpdateMetadataRequest` (reachable in versions 0-8).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1695,4 +1695,4 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataPartitionState; 6..=8, 5, 4);
+c::struct_element!(UpdateMetadataPartitionState; 6..=8, 5, 4);

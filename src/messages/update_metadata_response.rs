@@ -55,7 +55,7 @@ impl<'a> UpdateMetadataResponse<'a> {
 
 impl c::Message for UpdateMetadataResponse<'_> {
     const NAME: &'static str = "UpdateMetadataResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(6);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 8);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
@@ -180,4 +180,4 @@ impl c::Encode for UpdateMetadataResponse<'_> {
     }
 }
 
-crate::__struct_element!(UpdateMetadataResponse);
+c::struct_element!(UpdateMetadataResponse);

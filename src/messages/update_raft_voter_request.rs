@@ -119,7 +119,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
 
 impl c::Message for UpdateRaftVoterRequest<'_> {
     const NAME: &'static str = "UpdateRaftVoterRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(82);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(82);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -300,7 +300,7 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
     }
 }
 
-crate::__struct_element!(UpdateRaftVoterRequest);
+c::struct_element!(UpdateRaftVoterRequest);
 
 /// `UpdateRaftVoterRequest.Listeners` (struct `Listener`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -485,7 +485,7 @@ impl c::Encode for Listener<'_> {
     }
 }
 
-crate::__struct_element!(Listener);
+c::struct_element!(Listener);
 
 /// `UpdateRaftVoterRequest.KRaftVersionFeature` (struct `KRaftVersionFeature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -648,4 +648,4 @@ impl c::Encode for KRaftVersionFeature<'_> {
     }
 }
 
-crate::__struct_element!(KRaftVersionFeature);
+c::struct_element!(KRaftVersionFeature);

@@ -80,7 +80,7 @@ impl<'a> UpdateRaftVoterResponse<'a> {
 
 impl c::Message for UpdateRaftVoterResponse<'_> {
     const NAME: &'static str = "UpdateRaftVoterResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(82);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(82);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -237,7 +237,7 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
     }
 }
 
-crate::__struct_element!(UpdateRaftVoterResponse);
+c::struct_element!(UpdateRaftVoterResponse);
 
 /// `UpdateRaftVoterResponse.CurrentLeader` (struct `CurrentLeader`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -442,4 +442,4 @@ impl c::Encode for CurrentLeader<'_> {
     }
 }
 
-crate::__struct_element!(CurrentLeader);
+c::struct_element!(CurrentLeader);

@@ -80,7 +80,7 @@ impl<'a> VoteRequest<'a> {
 
 impl c::Message for VoteRequest<'_> {
     const NAME: &'static str = "VoteRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(52);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(52);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -227,7 +227,7 @@ impl c::Encode for VoteRequest<'_> {
     }
 }
 
-crate::__struct_element!(VoteRequest);
+c::struct_element!(VoteRequest);
 
 /// `VoteRequest.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -397,7 +397,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);
 
 /// `VoteRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -730,4 +730,4 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 2, 1);
+c::struct_element!(PartitionData; 2, 1);

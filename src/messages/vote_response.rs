@@ -80,7 +80,7 @@ impl<'a> VoteResponse<'a> {
 
 impl c::Message for VoteResponse<'_> {
     const NAME: &'static str = "VoteResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(52);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(52);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -246,7 +246,7 @@ impl c::Encode for VoteResponse<'_> {
     }
 }
 
-crate::__struct_element!(VoteResponse);
+c::struct_element!(VoteResponse);
 
 /// `VoteResponse.Topics` (struct `TopicData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -407,7 +407,7 @@ impl c::Encode for TopicData<'_> {
     }
 }
 
-crate::__struct_element!(TopicData);
+c::struct_element!(TopicData);
 
 /// `VoteResponse.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -639,7 +639,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData);
+c::struct_element!(PartitionData);
 
 /// `VoteResponse.NodeEndpoints` (struct `NodeEndpoint`, reachable in versions 1-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -820,4 +820,4 @@ impl c::Encode for NodeEndpoint<'_> {
     }
 }
 
-crate::__struct_element!(NodeEndpoint);
+c::struct_element!(NodeEndpoint);

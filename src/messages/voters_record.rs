@@ -65,7 +65,7 @@ impl<'a> VotersRecord<'a> {
 
 impl c::Message for VotersRecord<'_> {
     const NAME: &'static str = "VotersRecord";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(-1);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -179,7 +179,7 @@ impl c::Encode for VotersRecord<'_> {
     }
 }
 
-crate::__struct_element!(VotersRecord);
+c::struct_element!(VotersRecord);
 
 /// `VotersRecord.Voters` (struct `Voter`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -404,7 +404,7 @@ impl c::Encode for Voter<'_> {
     }
 }
 
-crate::__struct_element!(Voter);
+c::struct_element!(Voter);
 
 /// `VotersRecord.Voters.Endpoints` (struct `Endpoint`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -589,7 +589,7 @@ impl c::Encode for Endpoint<'_> {
     }
 }
 
-crate::__struct_element!(Endpoint);
+c::struct_element!(Endpoint);
 
 /// `VotersRecord.Voters.KRaftVersionFeature` (struct `KRaftVersionFeature`, reachable in versions 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -752,4 +752,4 @@ impl c::Encode for KRaftVersionFeature<'_> {
     }
 }
 
-crate::__struct_element!(KRaftVersionFeature);
+c::struct_element!(KRaftVersionFeature);

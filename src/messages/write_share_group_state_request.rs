@@ -67,7 +67,7 @@ impl<'a> WriteShareGroupStateRequest<'a> {
 
 impl c::Message for WriteShareGroupStateRequest<'_> {
     const NAME: &'static str = "WriteShareGroupStateRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(85);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(85);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -198,7 +198,7 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
     }
 }
 
-crate::__struct_element!(WriteShareGroupStateRequest);
+c::struct_element!(WriteShareGroupStateRequest);
 
 /// `WriteShareGroupStateRequest.Topics` (struct `WriteStateData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -369,7 +369,7 @@ impl c::Encode for WriteStateData<'_> {
     }
 }
 
-crate::__struct_element!(WriteStateData);
+c::struct_element!(WriteStateData);
 
 /// `WriteShareGroupStateRequest.Topics.Partitions` (struct `PartitionData`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -651,7 +651,7 @@ impl c::Encode for PartitionData<'_> {
     }
 }
 
-crate::__struct_element!(PartitionData; 1);
+c::struct_element!(PartitionData; 1);
 
 /// `WriteShareGroupStateRequest.Topics.Partitions.StateBatches` (struct `StateBatch`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -874,4 +874,4 @@ impl c::Encode for StateBatch<'_> {
     }
 }
 
-crate::__struct_element!(StateBatch);
+c::struct_element!(StateBatch);

@@ -54,7 +54,7 @@ impl<'a> WriteShareGroupStateResponse<'a> {
 
 impl c::Message for WriteShareGroupStateResponse<'_> {
     const NAME: &'static str = "WriteShareGroupStateResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(85);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(85);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
@@ -165,7 +165,7 @@ impl c::Encode for WriteShareGroupStateResponse<'_> {
     }
 }
 
-crate::__struct_element!(WriteShareGroupStateResponse);
+c::struct_element!(WriteShareGroupStateResponse);
 
 /// `WriteShareGroupStateResponse.Results` (struct `WriteStateResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,7 +329,7 @@ impl c::Encode for WriteStateResult<'_> {
     }
 }
 
-crate::__struct_element!(WriteStateResult);
+c::struct_element!(WriteStateResult);
 
 /// `WriteShareGroupStateResponse.Results.Partitions` (struct `PartitionResult`, reachable in versions 0-1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -517,4 +517,4 @@ impl c::Encode for PartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(PartitionResult);
+c::struct_element!(PartitionResult);

@@ -55,7 +55,7 @@ impl<'a> WriteTxnMarkersRequest<'a> {
 
 impl c::Message for WriteTxnMarkersRequest<'_> {
     const NAME: &'static str = "WriteTxnMarkersRequest";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(27);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -193,7 +193,7 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
     }
 }
 
-crate::__struct_element!(WriteTxnMarkersRequest);
+c::struct_element!(WriteTxnMarkersRequest);
 
 /// `WriteTxnMarkersRequest.Markers` (struct `WritableTxnMarker`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -476,7 +476,7 @@ impl c::Encode for WritableTxnMarker<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarker; 2, 1);
+c::struct_element!(WritableTxnMarker; 2, 1);
 
 /// `WriteTxnMarkersRequest.Markers.Topics` (struct `WritableTxnMarkerTopic`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -662,4 +662,4 @@ impl c::Encode for WritableTxnMarkerTopic<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerTopic; 1..=2);
+c::struct_element!(WritableTxnMarkerTopic; 1..=2);

@@ -58,7 +58,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
 
 impl c::Message for WriteTxnMarkersResponse<'_> {
     const NAME: &'static str = "WriteTxnMarkersResponse";
-    const API_KEY: crate::api::ApiKey = crate::api::ApiKey(27);
+    const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
@@ -187,7 +187,7 @@ impl c::Encode for WriteTxnMarkersResponse<'_> {
     }
 }
 
-crate::__struct_element!(WriteTxnMarkersResponse);
+c::struct_element!(WriteTxnMarkersResponse);
 
 /// `WriteTxnMarkersResponse.Markers` (struct `WritableTxnMarkerResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -371,7 +371,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerResult; 1..=2);
+c::struct_element!(WritableTxnMarkerResult; 1..=2);
 
 /// `WriteTxnMarkersResponse.Markers.Topics` (struct `WritableTxnMarkerTopicResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -561,7 +561,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerTopicResult; 1..=2);
+c::struct_element!(WritableTxnMarkerTopicResult; 1..=2);
 
 /// `WriteTxnMarkersResponse.Markers.Topics.Partitions` (struct `WritableTxnMarkerPartitionResult`, reachable in versions 0-2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -737,4 +737,4 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
     }
 }
 
-crate::__struct_element!(WritableTxnMarkerPartitionResult; 1..=2);
+c::struct_element!(WritableTxnMarkerPartitionResult; 1..=2);

@@ -1,13 +1,10 @@
 //! Control records: the transaction markers and the KRaft metadata-log records that sit in
-//! control batches.
+//! control batches. Their values are decoded in [`crate::control`], above the generated
+//! messages that the KRaft records are.
 
 use super::record::Record;
-use crate::codec::{Decode, Reader};
+use crate::codec::Reader;
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::messages::{
-    KRaftVersionRecord, LeaderChangeMessage, SnapshotFooterRecord, SnapshotHeaderRecord,
-    VotersRecord,
-};
 
 /// The type of a control record (the second `int16` of its key). Open: unknown types are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,29 +80,6 @@ impl TxnMarker {
     }
 }
 
-/// What a control record carries, decoded by type.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum ControlPayload<'a> {
-    /// A transaction abort marker.
-    Abort(TxnMarker),
-    /// A transaction commit marker.
-    Commit(TxnMarker),
-    /// KRaft `LeaderChangeMessage`.
-    LeaderChange(LeaderChangeMessage<'a>),
-    /// KRaft `SnapshotHeaderRecord`.
-    SnapshotHeader(SnapshotHeaderRecord<'a>),
-    /// KRaft `SnapshotFooterRecord`.
-    SnapshotFooter(SnapshotFooterRecord<'a>),
-    /// KRaft `KRaftVersionRecord`.
-    KRaftVersion(KRaftVersionRecord<'a>),
-    /// KRaft `VotersRecord`.
-    KRaftVoters(VotersRecord<'a>),
-    /// A type this crate does not know, passed through with its raw value.
-    Unknown(ControlRecordType, Option<&'a [u8]>),
-}
-
 /// A control record: the key read as version and type, the value kept raw until asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -170,51 +144,9 @@ impl<'a> ControlRecord<'a> {
         self.value
     }
 
-    /// Decodes the value according to the type: the transaction marker for ABORT and COMMIT, the
-    /// KRaft data record (at version 0, flexible, as Kafka writes them) for the others, and the
-    /// raw value for unknown types.
-    ///
-    /// # Errors
-    ///
-    /// When a known type's value is null, too short or malformed.
-    pub fn payload(&self) -> Result<ControlPayload<'a>, DecodeError> {
-        let t = self.record_type;
-        if t.name().is_none() {
-            return Ok(ControlPayload::Unknown(t, self.value));
-        }
-        let Some(value) = self.value else {
-            return Err(DecodeError::new(
-                self.position,
-                DecodeErrorKind::UnexpectedNull,
-                "ControlRecord.value",
-            ));
-        };
-        let mut r = Reader::with_offset(value, self.position);
-        Ok(match t {
-            ControlRecordType::ABORT | ControlRecordType::COMMIT => {
-                let marker = TxnMarker {
-                    version: r.decode_with(|r| r.i16("TxnMarker.version"))?,
-                    coordinator_epoch: r.decode_with(|r| r.i32("TxnMarker.coordinatorEpoch"))?,
-                };
-                if t == ControlRecordType::ABORT {
-                    ControlPayload::Abort(marker)
-                } else {
-                    ControlPayload::Commit(marker)
-                }
-            }
-            ControlRecordType::LEADER_CHANGE => {
-                ControlPayload::LeaderChange(LeaderChangeMessage::decode(&mut r, 0)?)
-            }
-            ControlRecordType::SNAPSHOT_HEADER => {
-                ControlPayload::SnapshotHeader(SnapshotHeaderRecord::decode(&mut r, 0)?)
-            }
-            ControlRecordType::SNAPSHOT_FOOTER => {
-                ControlPayload::SnapshotFooter(SnapshotFooterRecord::decode(&mut r, 0)?)
-            }
-            ControlRecordType::KRAFT_VERSION => {
-                ControlPayload::KRaftVersion(KRaftVersionRecord::decode(&mut r, 0)?)
-            }
-            _ => ControlPayload::KRaftVoters(VotersRecord::decode(&mut r, 0)?),
-        })
+    /// Where the record starts, as an absolute offset: the offset its errors name.
+    #[must_use]
+    pub const fn position(&self) -> usize {
+        self.position
     }
 }

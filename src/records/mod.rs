@@ -42,7 +42,8 @@
 //! assert!(matches!(err.kind, DecodeErrorKind::CrcMismatch { .. }));
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
-//! * [`ControlRecord`] reads transaction markers and KRaft control records.
+//! * [`ControlRecord`] reads the key of a control record; [`ControlRecord::payload`] (in
+//!   [`crate::control`]) decodes its value, a transaction marker or a KRaft record.
 //! * [`BatchBuilder`] writes a v2 batch into a caller's buffer, CRC included.
 //! * [`LegacyMessage`] reads a magic 0 or 1 message; [`LegacyMessage::inner`] iterates the inner
 //!   messages of a compressed wrapper (with Kafka's offset rules for each magic),
@@ -67,11 +68,12 @@ pub use batch::{
     RecordBatch, RecordBatchHeader, TimestampType,
 };
 pub use builder::{BatchBuilder, NewHeader, NewRecord};
-pub use control::{ControlPayload, ControlRecord, ControlRecordType, TxnMarker};
+pub use control::{ControlRecord, ControlRecordType, TxnMarker};
 pub use legacy::*;
 pub use record::{Header, HeaderIter, Headers, Record, RecordIter};
 
 use crate::error::{DecodeError, DecodeErrorKind};
+pub use crate::wire::Records;
 
 /// Bytes of an entry up to and including its magic byte; fewer than this at the end of a records
 /// field is a truncated tail.
@@ -79,93 +81,17 @@ const HEADER_UP_TO_MAGIC: usize = 17;
 /// The smallest entry size Kafka accepts (a legacy v0 message with no key or value).
 pub const MIN_ENTRY_SIZE: i32 = 14;
 
-/// The bytes of a `records` field: log entries, kept as a borrowed slice.
-///
-/// Equality and hashing look at the bytes only, not at where they were found.
-#[derive(Clone, Copy, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Records<'a> {
-    bytes: &'a [u8],
-    base: usize,
-}
-
 impl<'a> Records<'a> {
-    /// Wraps encoded entries.
-    #[must_use]
-    pub const fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, base: 0 }
-    }
-
-    /// Wraps encoded entries found at absolute offset `offset` of a larger buffer, so that
-    /// errors and positions count from that buffer's start. Decoding a message does this.
-    #[must_use]
-    pub const fn with_offset(bytes: &'a [u8], offset: usize) -> Self {
-        Self {
-            bytes,
-            base: offset,
-        }
-    }
-
-    /// The encoded entries.
-    #[must_use]
-    pub const fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
-    /// Absolute offset of the first byte.
-    #[must_use]
-    pub const fn offset(&self) -> usize {
-        self.base
-    }
-
-    /// The length in bytes.
-    #[must_use]
-    pub const fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// True when there are no bytes.
-    #[must_use]
-    pub const fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
     /// Iterates the entries (v2 batches and legacy messages).
     #[must_use]
     pub const fn batches(&self) -> Batches<'a> {
         Batches {
-            rest: self.bytes,
-            base: self.base,
+            rest: self.as_bytes(),
+            base: self.offset(),
             done: false,
             read_one: false,
             failed: false,
         }
-    }
-}
-
-impl<'a> From<&'a [u8]> for Records<'a> {
-    fn from(bytes: &'a [u8]) -> Self {
-        Self::new(bytes)
-    }
-}
-
-impl PartialEq for Records<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.bytes == other.bytes
-    }
-}
-
-impl Eq for Records<'_> {}
-
-impl core::hash::Hash for Records<'_> {
-    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
-        self.bytes.hash(state);
-    }
-}
-
-impl core::fmt::Debug for Records<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Records({} bytes)", self.bytes.len())
     }
 }
 

@@ -3,8 +3,8 @@
 //! The tables are generated from the same JSON schemas as the typed messages, but the walker that
 //! interprets them is written by hand and shares no code with the generated encoders and
 //! decoders: it is a second, independent implementation of the wire format. It validates bodies,
-//! writes minimal and seeded random instances of any message at any version, and is the base of
-//! the dissector.
+//! writes instances of any message at any version (the smallest legal one, or one whose choices
+//! a caller's [`walker::Source`] makes), and is the base of the dissector.
 
 mod tables;
 pub mod walker;

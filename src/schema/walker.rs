@@ -3,9 +3,10 @@
 //! lengths, tagged fields, values) a [`Source`] of the caller's makes ([`write_instance`]).
 //!
 //! The walker reads [`MessageSchema`] descriptions only; it shares no code with the generated
-//! encoders and decoders in [`crate::messages`] (it uses nothing but the primitive [`Reader`] and
-//! [`Writer`]), so it is a second, independent implementation of the wire format against which
-//! the typed code is checked.
+//! encoders and decoders in [`crate::messages`] but the codec's primitives ([`Reader`],
+//! [`Writer`], and [`TaggedSection`], so that the rules of a tagged section are written once),
+//! so it is a second implementation of the message layouts against which the typed code is
+//! checked.
 //!
 //! # Wire rules it applies
 //!
@@ -31,7 +32,7 @@
 
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 use crate::api::ApiKey;
-use crate::codec::{Reader, Writer};
+use crate::codec::{Reader, TaggedSection, Writer};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 
 /// The value of the batch length field of such a batch (bytes after the length field).
@@ -189,84 +190,37 @@ fn check_primitive(
     })
 }
 
-/// Validates the tagged-field section of struct `s`.
+/// One past the highest tag struct `s` defines (tags are numbered from 0 per struct).
+fn defined_tags(s: &StructSchema) -> u32 {
+    s.fields
+        .iter()
+        .filter_map(|f| f.tag)
+        .map(|t| t.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Validates the tagged-field section of struct `s` with the typed decoders' own reader of
+/// tagged sections ([`TaggedSection`]): the entry count against the bytes left, tags strictly
+/// increasing, a defined tag only where its field is tagged, and a value that uses exactly its
+/// declared size.
 fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Result<(), DecodeError> {
     let path = s.path;
-    let count = r.decode_with(|r| r.uvarint(path))?;
-    // Every entry takes at least two bytes (its tag and its size).
-    let min = usize::try_from(count)
-        .unwrap_or(usize::MAX)
-        .saturating_mul(2);
-    if min > r.remaining() {
-        return Err(DecodeError::new(
-            r.offset(),
-            DecodeErrorKind::Truncated {
-                needed: min.saturating_sub(r.remaining()),
-            },
-            path,
-        ));
-    }
-    let mut previous: Option<u32> = None;
-    for _ in 0..count {
-        let at = r.offset();
-        let tag = r.decode_with(|r| r.uvarint(path))?;
-        if let Some(previous) = previous
-            && tag <= previous
-        {
-            return Err(DecodeError::new(
-                at,
-                DecodeErrorKind::TagOutOfOrder { tag, previous },
-                path,
-            ));
-        }
-        previous = Some(tag);
-        let declared = r.decode_with(|r| r.uvarint(path))?;
-        let mut payload =
-            r.decode_with(|r| r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path))?;
+    let defined = defined_tags(s);
+    let mut section = r.decode_with(|r| TaggedSection::begin(r, defined, path))?;
+    while let Some((tag, payload)) = r.decode_with(|r| section.next(r))? {
+        // A tag below `defined` that no field has is unknown, and kept raw by a decoder.
         let Some(f) = s.fields.iter().find(|f| f.tag == Some(tag)) else {
-            // Unknown: kept as raw bytes by a decoder, nothing to check.
             continue;
         };
-        if !f.is_tagged(ctx.version) {
-            return Err(DecodeError::new(
-                at,
-                DecodeErrorKind::TagNotInVersion {
-                    tag,
-                    version: ctx.version,
-                },
-                path,
-            ));
-        }
-        // A value that runs past its payload disagrees with the declared size as much as one that
-        // stops short of it.
-        check_value(f, path, ctx, true, &mut payload).map_err(|e| match e.kind {
-            DecodeErrorKind::Truncated { needed } => DecodeError::new(
-                e.offset,
-                DecodeErrorKind::TaggedSizeMismatch {
-                    tag,
-                    declared,
-                    consumed: usize::try_from(declared)
-                        .unwrap_or(usize::MAX)
-                        .saturating_add(needed),
-                },
-                path,
-            ),
-            _ => e,
+        r.decode_with(|r| {
+            if !f.is_tagged(ctx.version) {
+                return Err(section.not_in_version(r, tag, ctx.version));
+            }
+            section.field(r, payload, tag, path, |p| {
+                check_value(f, path, ctx, true, p).map_err(|e| p.fail_with(e))
+            })
         })?;
-        if !payload.is_empty() {
-            let consumed = usize::try_from(declared)
-                .unwrap_or(usize::MAX)
-                .saturating_sub(payload.remaining());
-            return Err(DecodeError::new(
-                payload.offset(),
-                DecodeErrorKind::TaggedSizeMismatch {
-                    tag,
-                    declared,
-                    consumed,
-                },
-                path,
-            ));
-        }
     }
     Ok(())
 }
@@ -307,18 +261,25 @@ pub trait Source: Clone {
     /// How many elements the array at `at` holds.
     fn elements(&mut self, at: Spot<'_>) -> usize;
 
-    /// Whether the known tagged field at `at` is written (asked in tag order).
-    fn set_tagged(&mut self, at: Spot<'_>) -> bool;
+    /// Whether the known tagged field at `at` is written (asked in tag order). By default none
+    /// is.
+    fn set_tagged(&mut self, at: Spot<'_>) -> bool {
+        let _ = at;
+        false
+    }
 
     /// An unknown tagged field to write after the known ones of the struct `s` at `version`:
     /// `Some((above, len))` writes the tag `above` past the highest tag `s` defines, with the
-    /// first `len` bytes of `payload` (at most its length); `None` writes none.
+    /// first `len` bytes of `payload` (at most its length); `None`, the default, writes none.
     fn unknown_tagged(
         &mut self,
         s: &StructSchema,
         version: i16,
         payload: &mut [u8; UNKNOWN_PAYLOAD_MAX],
-    ) -> Option<(u32, usize)>;
+    ) -> Option<(u32, usize)> {
+        let _ = (s, version, payload);
+        None
+    }
 
     /// The value of the primitive `p` at `at`, written through `slot`. A slot left unwritten,
     /// or written with a value of another kind, holds the zero value of `p`.
@@ -639,19 +600,6 @@ impl Source for Minimal {
         1
     }
 
-    fn set_tagged(&mut self, _: Spot<'_>) -> bool {
-        false
-    }
-
-    fn unknown_tagged(
-        &mut self,
-        _: &StructSchema,
-        _: i16,
-        _: &mut [u8; UNKNOWN_PAYLOAD_MAX],
-    ) -> Option<(u32, usize)> {
-        None
-    }
-
     fn primitive(&mut self, _: Spot<'_>, p: Primitive, slot: &mut Slot<'_, '_>) {
         if p == Primitive::Records {
             slot.batches(&[EmptyBatch::default()]);
@@ -700,15 +648,8 @@ fn write_tagged_section<S: Source>(
     src: &mut S,
     w: &mut Writer<'_>,
 ) {
-    // Tags are numbered from 0 per struct; `defined` is one past the highest. Tags past 63
-    // are never set.
-    let defined = s
-        .fields
-        .iter()
-        .filter_map(|f| f.tag)
-        .map(|t| t.saturating_add(1))
-        .max()
-        .unwrap_or(0);
+    // Tags past 63 are never set.
+    let defined = defined_tags(s);
     let mut set: u64 = 0;
     let mut first_available: Option<u32> = None;
     for tag in 0..defined.min(64) {

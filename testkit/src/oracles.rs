@@ -42,6 +42,7 @@ use kwire::codec::{
     len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
     uvarint_len, varint_len, varlong_len,
 };
+use kwire::control::ControlPayload;
 use kwire::describe::{self, DescribeError, Node, Value, Visit};
 use kwire::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use kwire::frame::{self, SIZE_LEN};
@@ -49,10 +50,10 @@ use kwire::header::{request_header_version, response_header_version};
 use kwire::messages::{RequestHeader, ResponseHeader};
 use kwire::records::crc::{crc32, crc32c};
 use kwire::records::{
-    Batch, BatchBuilder, CRC_START, Compression, ControlPayload, ControlRecord, ControlRecordType,
-    HEADER_LEN, InnerMessages, InnerSet, LOG_OVERHEAD, LegacyBuilder, LegacyMagic, LegacyMessage,
-    MAGIC_OFFSET, MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord,
-    Record, RecordBatch, Records, TimestampType,
+    Batch, BatchBuilder, CRC_START, Compression, ControlRecord, ControlRecordType, HEADER_LEN,
+    InnerMessages, InnerSet, LOG_OVERHEAD, LegacyBuilder, LegacyMagic, LegacyMessage, MAGIC_OFFSET,
+    MIN_BATCH_LENGTH, MIN_MESSAGE_SIZE_V0, MIN_MESSAGE_SIZE_V1, NewHeader, NewRecord, Record,
+    RecordBatch, Records, TimestampType,
 };
 use kwire::schema::{self, MessageSchema, walker};
 

@@ -1,0 +1,180 @@
+//! The wire's primitive types, at the bottom of the crate: API keys, version ranges, UUIDs and
+//! the span of a `records` field. Nothing here names another module of the crate; every other
+//! module may use these.
+//!
+//! Each is also found where it is used: [`ApiKey`] in [`crate::api`] and at the crate root,
+//! [`VersionRange`] and [`Uuid`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
+//! record-batch views it opens.
+
+mod uuid;
+
+use core::fmt;
+
+pub use uuid::{Hyphenated, ParseUuidError, Uuid};
+
+/// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
+///
+/// The associated constants name every key Kafka has assigned, including the ones removed in 4.0
+/// (4–7), whose numbers are reserved.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ApiKey(pub i16);
+
+impl From<i16> for ApiKey {
+    fn from(v: i16) -> Self {
+        Self(v)
+    }
+}
+
+impl From<ApiKey> for i16 {
+    fn from(k: ApiKey) -> Self {
+        k.0
+    }
+}
+
+/// An inclusive range of versions; empty when `min > max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct VersionRange {
+    /// The lowest version in the range.
+    pub min: i16,
+    /// The highest version in the range.
+    pub max: i16,
+}
+
+impl VersionRange {
+    /// The empty range (Kafka's `"none"`).
+    pub const NONE: Self = Self { min: 0, max: -1 };
+
+    /// The range `min..=max`.
+    #[must_use]
+    pub const fn new(min: i16, max: i16) -> Self {
+        Self { min, max }
+    }
+
+    /// The open-ended range `min..` (Kafka's `"N+"`).
+    #[must_use]
+    pub const fn from(min: i16) -> Self {
+        Self { min, max: i16::MAX }
+    }
+
+    /// True if `version` is in the range.
+    #[must_use]
+    pub const fn contains(self, version: i16) -> bool {
+        version >= self.min && version <= self.max
+    }
+
+    /// True if the range holds no version.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.min > self.max
+    }
+
+    /// The versions in both ranges.
+    #[must_use]
+    pub const fn intersect(self, other: Self) -> Self {
+        let min = if self.min > other.min {
+            self.min
+        } else {
+            other.min
+        };
+        let max = if self.max < other.max {
+            self.max
+        } else {
+            other.max
+        };
+        Self { min, max }
+    }
+}
+
+impl fmt::Display for VersionRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            f.write_str("none")
+        } else if self.max == i16::MAX {
+            write!(f, "{}+", self.min)
+        } else if self.min == self.max {
+            write!(f, "{}", self.min)
+        } else {
+            write!(f, "{}-{}", self.min, self.max)
+        }
+    }
+}
+
+/// The bytes of a `records` field: log entries, kept as a borrowed slice.
+///
+/// Equality and hashing look at the bytes only, not at where they were found.
+#[derive(Clone, Copy, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Records<'a> {
+    bytes: &'a [u8],
+    base: usize,
+}
+
+impl<'a> Records<'a> {
+    /// Wraps encoded entries.
+    #[must_use]
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, base: 0 }
+    }
+
+    /// Wraps encoded entries found at absolute offset `offset` of a larger buffer, so that
+    /// errors and positions count from that buffer's start. Decoding a message does this.
+    #[must_use]
+    pub const fn with_offset(bytes: &'a [u8], offset: usize) -> Self {
+        Self {
+            bytes,
+            base: offset,
+        }
+    }
+
+    /// The encoded entries.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Absolute offset of the first byte.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.base
+    }
+
+    /// The length in bytes.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True when there are no bytes.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl<'a> From<&'a [u8]> for Records<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Self::new(bytes)
+    }
+}
+
+impl PartialEq for Records<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Records<'_> {}
+
+impl core::hash::Hash for Records<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.bytes.hash(state);
+    }
+}
+
+impl core::fmt::Debug for Records<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Records({} bytes)", self.bytes.len())
+    }
+}

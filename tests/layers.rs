@@ -1,0 +1,162 @@
+//! The library's layers, as its imports keep them: each module may name modules of its own
+//! layer and of the layers below, never one above. The table is the crate docs' "Layers"
+//! table; a module this test does not know fails it, so a new module is placed on purpose.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Bottom first. `__mutant` (the deliberate faults of `--cfg kwire_mutant`) imports nothing
+/// and sits at the bottom.
+const LAYERS: &[&[&str]] = &[
+    &["wire", "__mutant"],
+    &["error"],
+    &["codec"],
+    &["records"],
+    &["messages"],
+    &["api", "header", "frame", "control"],
+    &["schema"],
+    &["describe"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`.
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The crate-root names `lib.rs` re-exports, with the module each comes from
+/// (`pub use api::{ApiKey, ...}` gives `ApiKey` → `api`).
+fn root_reexports() -> Vec<(String, String)> {
+    let lib = fs::read_to_string(src().join("lib.rs")).unwrap();
+    let mut out = Vec::new();
+    for line in lib.lines() {
+        let Some(rest) = line.strip_prefix("pub use ") else {
+            continue;
+        };
+        let rest = rest.trim_end_matches(';');
+        let Some((module, names)) = rest.split_once("::") else {
+            continue;
+        };
+        let names = names.trim_start_matches('{').trim_end_matches('}');
+        for name in names.split(',') {
+            let name = name.trim();
+            if !name.is_empty() {
+                out.push((name.to_string(), module.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The code of a file without its comments and its unit tests (a trailing `#[cfg(test)]`
+/// module, which may use anything).
+fn code(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The modules a file's code names through `crate::` (or `$crate::` in macros).
+fn named_modules(code: &str, roots: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let name: String = code[at + "crate::".len()..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let module = match roots.iter().find(|(n, _)| *n == name) {
+            Some((_, m)) => m.clone(),
+            None => name,
+        };
+        if !out.contains(&module) {
+            out.push(module);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_module_imports_only_its_layer_and_those_below() {
+    let roots = root_reexports();
+    assert!(
+        roots.iter().any(|(n, m)| n == "ApiKey" && m == "wire"),
+        "lib.rs re-exports ApiKey from wire: {roots:?}"
+    );
+    let mut paths = Vec::new();
+    files(&src(), &mut paths);
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for path in paths {
+        let rel = path.strip_prefix(src()).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap();
+        let module = first.trim_end_matches(".rs");
+        // The crate root, and the unit tests' fixtures (compiled only under `cfg(test)`).
+        if module == "lib" || module == "testdata" {
+            continue;
+        }
+        let module = if module == "mutant" {
+            "__mutant"
+        } else {
+            module
+        };
+        let Some(own) = layer_of(module) else {
+            violations.push(format!("{}: module {module} is in no layer", rel.display()));
+            continue;
+        };
+        let text = fs::read_to_string(&path).unwrap();
+        for named in named_modules(&code(&text), &roots) {
+            match layer_of(&named) {
+                Some(l) if l <= own => {}
+                Some(_) => violations.push(format!(
+                    "{}: {module} imports {named}, a layer above it",
+                    rel.display()
+                )),
+                // A name the crate root defines itself (a macro, `heapless`).
+                None => {}
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 200, "only {checked} files checked");
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn the_check_sees_imports_and_only_code() {
+    let roots = vec![("ApiKey".to_string(), "wire".to_string())];
+    let text = "use crate::api::Request;\n// crate::describe in a comment\n\
+                let k: crate::ApiKey = $crate::codec::Reader::new(b);\n\
+                #[cfg(test)]\nmod tests {\n    use crate::schema;\n}\n";
+    assert_eq!(
+        named_modules(&code(text), &roots),
+        ["api", "wire", "codec"].map(String::from)
+    );
+}
