@@ -34,12 +34,10 @@ use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 use crate::api::ApiKey;
 use crate::codec::{Reader, TaggedSection, Writer};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::records::{CRC_START, HEADER_LEN};
 
 /// The value of the batch length field of such a batch (bytes after the length field).
 const BATCH_LENGTH_FIELD: i32 = 49;
-
-/// First byte covered by a v2 batch CRC.
-const CRC_START: usize = 21;
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -313,8 +311,8 @@ pub struct EmptyBatch {
 }
 
 impl EmptyBatch {
-    /// The length of the batch on the wire.
-    pub const LEN: usize = 61;
+    /// The length of the batch on the wire: a v2 batch header and nothing after it.
+    pub const LEN: usize = HEADER_LEN;
 
     /// The batch's bytes, with its CRC-32C.
     fn encode(&self) -> [u8; Self::LEN] {
