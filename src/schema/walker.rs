@@ -361,7 +361,9 @@ impl core::fmt::Debug for Slot<'_, '_> {
 }
 
 impl Slot<'_, '_> {
-    /// Takes the slot for one value: false when it has been written already.
+    /// Takes the slot for a value that is of the slot's kind when `kind` holds. False when the
+    /// slot is written already, or when the value is of another kind, whose place the zero value
+    /// then takes.
     fn take(&mut self, kind: bool) -> bool {
         if self.written {
             return false;
