@@ -191,7 +191,8 @@
 //!
 //! * **No allocation.** The crate does not link `alloc`; no wire length can cause an allocation.
 //!   Only the codecs of the `gzip`, `zstd` and `snappy` features allocate (see
-//!   [`records::compression::BuiltinCodecs`]).
+//!   [`records::compression::BuiltinCodecs`]), and, with `alloc`, the dissector for a tree of
+//!   more than 256 composite nodes.
 //! * **No panics on any input.** Decoding returns a typed error naming the byte offset and the
 //!   field; the library is compiled under a lint wall that forbids indexing, unchecked
 //!   arithmetic, `as` casts and unwraps.
@@ -207,6 +208,7 @@
 //! | `perf` (default) | speed bought with code size: element decoders inlined into array loops and iterators, arrays validated by a walk that builds nothing, nested arrays walked over when iterating, CRC tables that take sixteen bytes a step (16 KiB each). Firmware short of flash turns default features off; decoding and encoding are otherwise the same |
 //! | `defmt` | `defmt::Format` for errors, headers, API keys, version negotiation, record views and every generated message |
 //! | `describe` | the `describe` module: the dissector (object trees of any frame) and the reference pages |
+//! | `alloc` | links `alloc`: arrays from a `Vec` and [`codec::Array::to_vec`]; with `describe`, a dissection of a large frame that stays linear in its size |
 //! | `gzip`, `snappy`, `lz4`, `zstd` | codecs for [`records::compression::BuiltinCodecs`]; `gzip` and `zstd` enable `alloc`, `snappy` enables `std` (`lz4` needs neither) |
 //! | `crc-hw` | CRC-32C with the processor's instruction (SSE 4.2, AArch64 CRC; detected at run time) through the `crc32c` crate; enables `std` |
 //!
@@ -250,7 +252,7 @@
     )
 )]
 
-#[cfg(feature = "gzip")]
+#[cfg(feature = "alloc")]
 extern crate alloc;
 #[cfg(test)]
 extern crate std;

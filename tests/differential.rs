@@ -585,28 +585,19 @@ fn compare_ours(case: &Case, bytes: &[u8], version: i16) -> Result<(), String> {
 
 /// The walker's minimal instance and `SEEDS` random instances of a schema at a version.
 fn walker_instances(schema: &MessageSchema, version: i16) -> Vec<(String, Encoded)> {
-    fn run(f: impl Fn(&mut [u8]) -> Result<usize, kwire::EncodeError>) -> Encoded {
-        let mut buf = vec![0u8; 4096];
-        let n = match f(&mut buf) {
-            Err(kwire::EncodeError::BufferTooSmall { required, .. }) => {
-                buf = vec![0u8; required];
-                f(&mut buf)
-            }
-            other => other,
-        }
-        .map_err(|e| e.to_string())?;
-        buf.truncate(n);
+    fn run<S: walker::Source>(schema: &MessageSchema, version: i16, source: S) -> Encoded {
+        let len =
+            walker::instance_len(schema, version, source.clone()).map_err(|e| e.to_string())?;
+        let mut buf = vec![0u8; len];
+        walker::write_instance(schema, version, source, &mut buf).map_err(|e| e.to_string())?;
         Ok(buf)
     }
-    let mut all = vec![(
-        "minimal".to_string(),
-        run(|out| walker::write_minimal(schema, version, out)),
-    )];
+    let mut all = vec![("minimal".to_string(), run(schema, version, walker::Minimal))];
     for seed in 0..SEEDS {
         let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(version.unsigned_abs());
         all.push((
             format!("seed {seed:#x}"),
-            run(|out| kwire_testkit::write_random(schema, version, seed, out)),
+            run(schema, version, kwire_testkit::Random::new(seed)),
         ));
     }
     all

@@ -24,11 +24,8 @@ pub fn error_response(
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
     let header_len = header.encoded_len(hv).map_err(|e| e.to_string())?;
     let source = Defaults { error };
-    let body_len = match walker::write_instance(s, version, source, &mut []) {
-        Ok(n) => n,
-        Err(kwire::EncodeError::BufferTooSmall { required, .. }) => required,
-        Err(e) => return Err(format!("{key} v{version}: {e}")),
-    };
+    let body_len =
+        walker::instance_len(s, version, source).map_err(|e| format!("{key} v{version}: {e}"))?;
     let size = header_len + body_len;
     let mut out = vec![0u8; 4 + size];
     let mut w = Writer::new(&mut out);

@@ -34,7 +34,9 @@ mod writer;
 
 pub use array::{Array, ArrayIter, ArrayView, Element, StorageTooSmall};
 pub use reader::{Failed, Reader};
-pub use tagged::{RawTaggedField, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len};
+pub use tagged::{
+    RawTaggedField, TaggedEntry, TaggedFieldIter, TaggedFields, TaggedSection, tagged_entry_len,
+};
 pub use walk::Walker;
 pub use writer::{
     Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,

@@ -72,10 +72,9 @@ impl<'a> Reader<'a> {
     ///
     /// Over bytes that were never validated it stays memory-safe and panic-free, but a nested
     /// array's errors are then only found (and end its iteration early) when it is iterated.
-    /// Hidden: it exists for the crate's own iterators and for tests that compare both paths.
-    #[doc(hidden)]
+    /// Crate-private: the crate's iterators build it over the bytes of a decoded array.
     #[must_use]
-    pub const fn validated(bytes: &'a [u8], offset: usize) -> Self {
+    pub(crate) const fn validated(bytes: &'a [u8], offset: usize) -> Self {
         Self {
             rest: bytes,
             end: offset.wrapping_add(bytes.len()),

@@ -236,6 +236,21 @@ impl<'a> Iterator for TaggedFieldIter<'a> {
     }
 }
 
+/// One entry of a tagged section, as [`TaggedSection::entry`] reads it.
+#[derive(Debug, Clone)]
+pub struct TaggedEntry<'a> {
+    /// The tag.
+    pub tag: u32,
+    /// The payload size the entry declares.
+    pub size: u32,
+    /// Absolute offset of the tag.
+    pub offset: usize,
+    /// Absolute offset of the size.
+    pub size_offset: usize,
+    /// A reader over exactly the payload.
+    pub payload: Reader<'a>,
+}
+
 /// Reads a tagged-field section, handing the known tags to the caller one at a time and
 /// collecting the unknown ones.
 ///
@@ -319,37 +334,66 @@ impl<'a> TaggedSection<'a> {
     ///
     /// # Errors
     ///
-    /// Varint and truncation errors; `TagOutOfOrder` for a tag not greater than the previous one.
+    /// As [`TaggedSection::entry`].
     #[inline]
     pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, Failed> {
-        while self.left > 0 {
-            self.left = self.left.saturating_sub(1);
-            let entry = r.rest();
-            let at = r.offset();
-            let tag = r.uvarint(self.path)?;
-            if let Some(previous) = self.previous
-                && tag <= previous
-            {
-                return Err(r.fail_at(
-                    at,
-                    DecodeErrorKind::TagOutOfOrder { tag, previous },
-                    self.path,
-                ));
-            }
-            self.previous = Some(tag);
-            let size = r.uvarint(self.path)?;
-            let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
-            if tag < self.first_unknown {
-                self.declared = size;
-                self.entry_offset = at;
-                return Ok(Some((tag, payload)));
+        loop {
+            let bytes = r.rest();
+            let Some(entry) = self.entry(r)? else {
+                return Ok(None);
+            };
+            if entry.tag < self.first_unknown {
+                return Ok(Some((entry.tag, entry.payload)));
             }
             if self.unknown_start.is_none() {
-                self.unknown_start = Some(entry);
+                self.unknown_start = Some(bytes);
             }
             self.unknown_count = self.unknown_count.saturating_add(1);
         }
-        Ok(None)
+    }
+
+    /// Reads the next entry, known or unknown, without keeping it among the unknown fields:
+    /// for a reader that shows every entry where it stands, as the dissector does.
+    ///
+    /// # Errors
+    ///
+    /// Varint and truncation errors; `TagOutOfOrder` for a tag not greater than the previous one.
+    #[inline(always)]
+    pub fn entry(&mut self, r: &mut Reader<'a>) -> Result<Option<TaggedEntry<'a>>, Failed> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left = self.left.saturating_sub(1);
+        let offset = r.offset();
+        let tag = r.uvarint(self.path)?;
+        if let Some(previous) = self.previous
+            && tag <= previous
+        {
+            return Err(r.fail_at(
+                offset,
+                DecodeErrorKind::TagOutOfOrder { tag, previous },
+                self.path,
+            ));
+        }
+        self.previous = Some(tag);
+        let size_offset = r.offset();
+        let size = r.uvarint(self.path)?;
+        let payload = r.sub(usize::try_from(size).unwrap_or(usize::MAX), self.path)?;
+        self.declared = size;
+        self.entry_offset = offset;
+        Ok(Some(TaggedEntry {
+            tag,
+            size,
+            offset,
+            size_offset,
+            payload,
+        }))
+    }
+
+    /// The entries not read yet.
+    #[must_use]
+    pub const fn remaining(&self) -> u32 {
+        self.left
     }
 
     /// Reads a known field's value from exactly its payload with `read`.
@@ -385,13 +429,11 @@ impl<'a> TaggedSection<'a> {
         tag: u32,
         path: &'static str,
     ) -> Failed {
-        let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
-        let consumed = declared.saturating_sub(payload.remaining());
-        r.fail_with(self.mismatch(payload.offset(), tag, consumed, path))
+        r.fail_with(self.unread_error(payload, tag, path))
     }
 
-    /// Records in `r` the error of a value read from `payload`: running past the payload's end
-    /// means the value wanted more than the declared size, any other error stands.
+    /// Records in `r` the error of a value read from `payload`, as [`TaggedSection::value_error`]
+    /// gives it.
     #[cold]
     #[inline(never)]
     fn field_error(
@@ -402,14 +444,31 @@ impl<'a> TaggedSection<'a> {
         path: &'static str,
     ) -> Failed {
         let e = payload.take_error();
-        r.fail_with(match e.kind {
+        r.fail_with(self.value_error(e, tag, path))
+    }
+
+    /// The error for the value of the entry last read (`tag`) when it left `payload`, the
+    /// reader over its payload, partly unread: `TaggedSizeMismatch`.
+    #[must_use]
+    pub fn unread_error(&self, payload: &Reader<'a>, tag: u32, path: &'static str) -> DecodeError {
+        let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
+        let consumed = declared.saturating_sub(payload.remaining());
+        self.mismatch(payload.offset(), tag, consumed, path)
+    }
+
+    /// The error `e` of the value of the entry last read (`tag`), as the section reports it:
+    /// running past the payload's end means the value wanted more than the declared size,
+    /// `TaggedSizeMismatch`; any other error stands.
+    #[must_use]
+    pub fn value_error(&self, e: DecodeError, tag: u32, path: &'static str) -> DecodeError {
+        match e.kind {
             // The value wanted `needed` bytes beyond the end of its payload.
             DecodeErrorKind::Truncated { needed } => {
                 let declared = usize::try_from(self.declared).unwrap_or(usize::MAX);
                 self.mismatch(e.offset, tag, declared.saturating_add(needed), path)
             }
             _ => e,
-        })
+        }
     }
 
     fn mismatch(

@@ -392,3 +392,75 @@ fn read_section<'a, T>(
     read(&mut value, &mut r).ok()?;
     Some((value, r.rest()))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+    use std::vec;
+
+    use crate::api::{Request, Response};
+    use crate::codec::{Encode, MessageKind, Reader};
+    use crate::error::DecodeError;
+    use crate::schema::MESSAGES;
+    use crate::wire::ApiKey;
+
+    /// Random instances of each request and response at each version.
+    #[cfg(feature = "all-apis")]
+    const SEEDS: u64 = 24;
+
+    /// Decodes `bytes` first as new input, then as bytes an earlier decode validated (the path
+    /// iteration takes, where nested arrays of structs are walked over rather than validated
+    /// again): the second must read as many bytes, the same value, and re-encode to them.
+    fn same_through_both_paths<'a, T: Encode + PartialEq + Debug>(
+        bytes: &'a [u8],
+        version: i16,
+        decode: impl Fn(&mut Reader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<(), std::string::String> {
+        let mut r = Reader::new(bytes);
+        let first = decode(&mut r).map_err(|e| std::format!("first decode: {e}"))?;
+        let mut v = Reader::validated(bytes, 0);
+        let second = decode(&mut v).map_err(|e| std::format!("validated decode: {e}"))?;
+        if v.offset() != r.offset() || second != first {
+            return Err(std::format!(
+                "read {} of {} bytes:\n{first:?}\n{second:?}",
+                v.offset(),
+                r.offset()
+            ));
+        }
+        let mut out = vec![0u8; second.encoded_len(version).unwrap_or(0)];
+        match second.encode(version, &mut out) {
+            Ok(n) if n == r.offset() && bytes.get(..n) == Some(&out[..]) => Ok(()),
+            other => Err(std::format!("re-encodes differently: {other:?}")),
+        }
+    }
+
+    #[cfg(feature = "all-apis")]
+    #[test]
+    fn validated_bytes_read_as_a_first_decode_does() {
+        let mut checked = 0usize;
+        for schema in MESSAGES {
+            let key = ApiKey(schema.api_key);
+            let range = schema.valid_versions;
+            for version in (range.min..=range.max).filter(|v| range.contains(*v)) {
+                for seed in 0..SEEDS {
+                    let bytes = kwire_testkit::random_instance_named(schema.name, version, seed)
+                        .expect("a schema and version of the tables");
+                    let outcome = match schema.kind {
+                        MessageKind::Request => same_through_both_paths(&bytes, version, |r| {
+                            Request::decode(r, key, version)
+                        }),
+                        MessageKind::Response => same_through_both_paths(&bytes, version, |r| {
+                            Response::decode(r, key, version)
+                        }),
+                        MessageKind::Header | MessageKind::Data => continue,
+                    };
+                    if let Err(what) = outcome {
+                        panic!("{} v{version} seed {seed}: {what}", schema.name);
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} instances checked");
+    }
+}

@@ -5,7 +5,12 @@
 //! size, and names known tagged fields, unknown tags, record batches and legacy messages. It is
 //! an independent reading of the bytes: it shares no code with the generated decoders.
 //!
-//! Everything writes into a [`core::fmt::Write`] and nothing allocates:
+//! Everything writes into a [`core::fmt::Write`]. A walk is linear in the input: it records the
+//! sizes of the tree's composite nodes (structs, arrays, tagged sections) in a first walk that
+//! visits nothing, on the stack for up to 256 of them, in a vector beyond that with the `alloc`
+//! feature. Without `alloc`, a larger tree measures each composite node by walking it once more,
+//! at a cost of the input's size times its depth, and nothing allocates.
+//!
 //!
 //! * [`visit_request_frame`], [`visit_response_frame`] and [`visit_body`] hand each [`Node`] of
 //!   the tree to a [`Visit`]or, in order, and return the first decoding error.

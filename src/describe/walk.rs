@@ -2,7 +2,7 @@
 
 use super::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use crate::api::ApiKey;
-use crate::codec::Reader;
+use crate::codec::{Reader, TaggedEntry, TaggedSection};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::header::{request_header_version, response_header_version};
 use crate::records::{Batch, LegacyMessage, RecordBatch, Records};
@@ -10,13 +10,115 @@ use crate::schema::{self, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 
 type R<T = ()> = Result<T, DescribeError>;
 
-/// A visitor that ignores everything: used to measure a subtree before its node is emitted.
+/// A visitor that ignores everything: the visitor of the walks that only measure or record.
 struct Noop;
 
 impl Visit for Noop {
     fn node(&mut self, _: &Node<'_>) -> core::fmt::Result {
         Ok(())
     }
+}
+
+/// How a walk learns a composite node's size, which its node carries but which is only known
+/// once its children are walked.
+enum Sizes<'s> {
+    /// Nothing is visited (a measure, or a check that a body reads): no size is needed.
+    Unneeded,
+    /// Each composite node is measured by walking it once more before it is visited: no
+    /// storage, at a cost of the input's size times its depth.
+    #[cfg(not(feature = "alloc"))]
+    Measure,
+    /// Visits nothing and records each composite node's size, by its place in walk order.
+    Record(&'s mut [Option<u32>]),
+    /// Takes each composite node's size from a `Record` walk over the same input (measuring
+    /// any the record has no room for).
+    Replay(&'s [Option<u32>]),
+}
+
+/// Where a walk sends its nodes, and how it sizes composite ones.
+struct Out<'v> {
+    v: &'v mut dyn Visit,
+    sizes: Sizes<'v>,
+    /// Composite nodes opened so far, in walk order.
+    opened: usize,
+}
+
+impl<'v> Out<'v> {
+    fn new(v: &'v mut dyn Visit, sizes: Sizes<'v>) -> Self {
+        Self {
+            v,
+            sizes,
+            opened: 0,
+        }
+    }
+
+    fn node(&mut self, node: &Node<'_>) -> core::fmt::Result {
+        self.v.node(node)
+    }
+}
+
+/// Composite nodes whose sizes a walk keeps on the stack (2 KiB): a tree with more keeps them
+/// in a vector with `alloc`, and is measured node by node without it.
+const STACK_SIZES: usize = 256;
+
+/// Walks with `walk` and hands its nodes to `v`, each with its size. Three walks, each linear in
+/// the input: one counts the composite nodes, one records their sizes, one visits. Without
+/// `alloc` and with more than [`STACK_SIZES`] composite nodes, one walk that measures each
+/// composite node before visiting it instead, at a cost of the input's size times its depth.
+fn visit_sized(v: &mut dyn Visit, walk: impl Fn(&mut Out<'_>) -> R) -> R {
+    let mut noop = Noop;
+    let mut count = Out::new(&mut noop, Sizes::Unneeded);
+    // A walk that fails still opened the nodes before the failure, and those are the nodes
+    // the other walks reach.
+    let _ = walk(&mut count);
+    let mut stack = [None; STACK_SIZES];
+    #[cfg(feature = "alloc")]
+    let mut heap;
+    let sizes: &mut [Option<u32>] = match stack.get_mut(..count.opened) {
+        Some(sizes) => sizes,
+        #[cfg(feature = "alloc")]
+        None => {
+            heap = alloc::vec![None; count.opened];
+            &mut heap
+        }
+        #[cfg(not(feature = "alloc"))]
+        None => return walk(&mut Out::new(v, Sizes::Measure)),
+    };
+    let _ = walk(&mut Out::new(&mut noop, Sizes::Record(sizes)));
+    walk(&mut Out::new(v, Sizes::Replay(sizes)))
+}
+
+/// Visits a composite node, which `node` builds from its size (`None` when its children do not
+/// read), then its children, which `walk` visits.
+fn composite<'a, 'n>(
+    o: &mut Out<'_>,
+    r: &mut Reader<'a>,
+    node: impl FnOnce(Option<usize>) -> Node<'n>,
+    walk: impl Fn(&mut Reader<'a>, &mut Out<'_>) -> R,
+) -> R {
+    let index = o.opened;
+    o.opened = o.opened.saturating_add(1);
+    let size = match &mut o.sizes {
+        Sizes::Unneeded => return walk(r, o),
+        Sizes::Record(_) => {
+            let start = r.offset();
+            let result = walk(r, o);
+            if let (Ok(()), Sizes::Record(sizes)) = (&result, &mut o.sizes)
+                && let Some(slot) = sizes.get_mut(index)
+            {
+                *slot = u32::try_from(r.offset().saturating_sub(start)).ok();
+            }
+            return result;
+        }
+        Sizes::Replay(sizes) => match sizes.get(index) {
+            Some(size) => size.and_then(|n| usize::try_from(n).ok()),
+            None => measure(r, &walk),
+        },
+        #[cfg(not(feature = "alloc"))]
+        Sizes::Measure => measure(r, &walk),
+    };
+    o.node(&node(size))?;
+    walk(r, o)
 }
 
 /// The version, flexibility and body category a body is walked with.
@@ -37,11 +139,11 @@ impl Ctx {
 /// Bytes a walk over a copy of `r` consumes, or `None` if it fails.
 fn measure<'a>(
     r: &Reader<'a>,
-    walk: impl FnOnce(&mut Reader<'a>, &mut dyn Visit) -> R,
+    walk: impl FnOnce(&mut Reader<'a>, &mut Out<'_>) -> R,
 ) -> Option<usize> {
     let mut probe = r.clone();
     let start = probe.offset();
-    walk(&mut probe, &mut Noop).ok()?;
+    walk(&mut probe, &mut Out::new(&mut Noop, Sizes::Unneeded)).ok()?;
     Some(probe.offset().saturating_sub(start))
 }
 
@@ -51,7 +153,7 @@ fn measure<'a>(
     reason = "the walk threads its reader, visitor, depth and the field's wire facts through each step; bundling them would only move the list into a struct built at every call"
 )]
 fn leaf(
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     r: &Reader<'_>,
     start: usize,
     depth: usize,
@@ -121,7 +223,7 @@ fn frame_node_mutated() -> bool {
 
 fn frame_nodes(
     frame: &[u8],
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     schema: &MessageSchema,
     version: i16,
 ) -> R<(i32, Option<usize>)> {
@@ -194,6 +296,10 @@ fn frame_rest(frame: &[u8], size: i32, total: Option<usize>) -> (&[u8], Option<D
 /// The first decoding error (after the nodes before it were visited); `UnknownApi` when the
 /// header names an API key or version without a schema; `Fmt` when the visitor fails.
 pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
+    visit_sized(v, |o| request_frame(frame, o))
+}
+
+fn request_frame(frame: &[u8], v: &mut Out<'_>) -> R {
     let mut peek = Reader::with_offset(frame.get(4..).unwrap_or_default(), 4);
     let peeked = peek.decode_with(|r| {
         Ok((
@@ -215,19 +321,18 @@ pub fn visit_request_frame(frame: &[u8], v: &mut dyn Visit) -> R {
     let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
     let hv = request_header_version(api, version);
-    let header_size = measure(&r, |r, v| request_header(r, v, hv));
-    v.node(&Node {
+    let header = |size| Node {
         depth: 1,
         last: false,
         name: Name::Plain("RequestHeader"),
         ty: TypeWord::Version(hv),
         value: Value::None,
         offset: 4,
-        size: header_size,
+        size,
         about: About::Text("common request header"),
         category: Category::Header,
-    })?;
-    request_header(&mut r, v, hv)?;
+    };
+    composite(v, &mut r, header, |r, v| request_header(r, v, hv))?;
     body(schema, version, Category::RequestBody, &mut r, v)?;
     finish(&r, trailing)
 }
@@ -244,23 +349,32 @@ pub fn visit_response_frame(frame: &[u8], api_key: ApiKey, version: i16, v: &mut
     } else {
         version
     };
+    visit_sized(v, |o| response_frame(frame, api_key, schema, version, o))
+}
+
+fn response_frame(
+    frame: &[u8],
+    api_key: ApiKey,
+    schema: &MessageSchema,
+    version: i16,
+    v: &mut Out<'_>,
+) -> R {
     let (size, total) = frame_nodes(frame, v, schema, version)?;
     let (rest, trailing) = frame_rest(frame, size, total);
     let mut r = Reader::with_offset(rest, 4);
     let hv = response_header_version(api_key, version);
-    let header_size = measure(&r, |r, v| response_header(r, v, hv));
-    v.node(&Node {
+    let header = |size| Node {
         depth: 1,
         last: false,
         name: Name::Plain("ResponseHeader"),
         ty: TypeWord::Version(hv),
         value: Value::None,
         offset: 4,
-        size: header_size,
+        size,
         about: About::Text("common response header"),
         category: Category::Header,
-    })?;
-    response_header(&mut r, v, hv)?;
+    };
+    composite(v, &mut r, header, |r, v| response_header(r, v, hv))?;
     body(schema, version, Category::ResponseBody, &mut r, v)?;
     finish(&r, trailing)
 }
@@ -284,7 +398,16 @@ fn api_versions_layout(schema: &MessageSchema, sent: i16, frame: &[u8]) -> i16 {
     } else {
         (sent, 0)
     };
-    let reads = |version| visit_body(schema, version, body, &mut Noop).is_ok();
+    let reads = |version| {
+        let mut noop = Noop;
+        body_alone(
+            schema,
+            version,
+            body,
+            &mut Out::new(&mut noop, Sizes::Unneeded),
+        )
+        .is_ok()
+    };
     if first != second && !reads(first) && reads(second) {
         second
     } else {
@@ -298,6 +421,10 @@ fn api_versions_layout(schema: &MessageSchema, sent: i16, frame: &[u8]) -> i16 {
 ///
 /// As [`visit_request_frame`]; bytes after the body are `TrailingBytes`.
 pub fn visit_body(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut dyn Visit) -> R {
+    visit_sized(v, |o| body_alone(schema, version, bytes, o))
+}
+
+fn body_alone(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut Out<'_>) -> R {
     let mut r = Reader::new(bytes);
     let category = match schema.kind {
         crate::codec::MessageKind::Response => Category::ResponseBody,
@@ -316,7 +443,7 @@ fn finish(r: &Reader<'_>, trailing: Option<DecodeError>) -> R {
     }
 }
 
-fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
+fn request_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
     let c = Category::Header;
     let at = r.offset();
     let key = r.decode_with(|r| r.i16("RequestHeader.RequestApiKey"))?;
@@ -385,7 +512,7 @@ fn request_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
 }
 
 /// The tagged section that ends a flexible header.
-fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut dyn Visit) -> R {
+fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut Out<'_>) -> R {
     let ctx = Ctx {
         version: hv,
         flexible: true,
@@ -394,7 +521,7 @@ fn header_tags(name: &str, hv: i16, r: &mut Reader<'_>, v: &mut dyn Visit) -> R 
     tagged_section(schema::by_name(name).map(|m| m.root), ctx, r, v, 2, true)
 }
 
-fn response_header(r: &mut Reader<'_>, v: &mut dyn Visit, hv: i16) -> R {
+fn response_header(r: &mut Reader<'_>, v: &mut Out<'_>, hv: i16) -> R {
     let c = Category::Header;
     let at = r.offset();
     let id = r.decode_with(|r| r.i32("ResponseHeader.CorrelationId"))?;
@@ -421,7 +548,7 @@ fn body(
     version: i16,
     category: Category,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
 ) -> R {
     body_at(schema, version, category, r, v, 1)
 }
@@ -431,7 +558,7 @@ fn body_at(
     version: i16,
     category: Category,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
 ) -> R {
     if !schema.valid_versions.contains(version) {
@@ -450,14 +577,14 @@ fn body_at(
         body: category,
     };
     let child = depth.saturating_add(1);
-    let size = measure(r, |r, v| fields(schema.root, ctx, r, v, child));
-    v.node(&Node {
+    let offset = r.offset();
+    let node = |size| Node {
         depth,
         last: true,
         name: Name::Plain(schema.name),
         ty: TypeWord::Struct,
         value: Value::None,
-        offset: r.offset(),
+        offset,
         size,
         about: if matches!(category, Category::RequestBody | Category::ResponseBody) {
             About::Body(version)
@@ -465,8 +592,8 @@ fn body_at(
             About::None
         },
         category,
-    })?;
-    fields(schema.root, ctx, r, v, child)
+    };
+    composite(v, r, node, |r, v| fields(schema.root, ctx, r, v, child))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,7 +601,7 @@ fn body_at(
 // ---------------------------------------------------------------------------------------------
 
 /// The fields of struct `s` at `depth`, then its tagged section in flexible versions.
-fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut dyn Visit, depth: usize) -> R {
+fn fields(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>, v: &mut Out<'_>, depth: usize) -> R {
     let present = |f: &&FieldSchema| f.is_positional(ctx.version);
     let count = s.fields.iter().filter(present).count();
     for (i, f) in s.fields.iter().filter(present).enumerate() {
@@ -509,7 +636,7 @@ fn field(
     ctx: Ctx,
     tagged: bool,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
     last: bool,
 ) -> R {
@@ -534,23 +661,22 @@ fn field(
             last,
         ),
         FieldType::Struct(s) => {
-            let size = measure(r, |r, v| {
-                nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
-            });
-            let mut probe = r.clone();
-            let null = nullable && !marker(&mut probe, tagged, path).unwrap_or(true);
-            v.node(&Node {
+            let offset = r.offset();
+            let null = nullable && !marker(&mut r.clone(), tagged, path).unwrap_or(true);
+            let node = |size| Node {
                 depth,
                 last,
                 name,
                 ty: TypeWord::Named(s.name),
                 value: if null { Value::Absent } else { Value::Struct },
-                offset: r.offset(),
+                offset,
                 size,
                 about: About::None,
                 category: ctx.body,
-            })?;
-            nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
+            };
+            composite(v, r, node, |r, v| {
+                nullable_struct(s, path, ctx, tagged, nullable, r, v, child)
+            })
         }
         FieldType::Array(_) | FieldType::StructArray(_) => {
             let elem = match f.ty {
@@ -559,23 +685,24 @@ fn field(
                 FieldType::Primitive(p) => p.name(),
                 FieldType::Struct(s) => s.name,
             };
-            let size = measure(r, |r, v| {
-                array(f, path, ctx, compact, nullable, r, v, child)
-            });
-            let mut probe = r.clone();
-            let count = count(&mut probe, compact, nullable, path).ok().flatten();
-            v.node(&Node {
+            let offset = r.offset();
+            let count = count(&mut r.clone(), compact, nullable, path)
+                .ok()
+                .flatten();
+            let node = |size| Node {
                 depth,
                 last,
                 name,
                 ty: TypeWord::Array(elem),
                 value: count.map_or(Value::Absent, Value::Elements),
-                offset: r.offset(),
+                offset,
                 size,
                 about: About::None,
                 category: ctx.body,
-            })?;
-            array(f, path, ctx, compact, nullable, r, v, child)
+            };
+            composite(v, r, node, |r, v| {
+                array(f, path, ctx, compact, nullable, r, v, child)
+            })
         }
     }
 }
@@ -602,7 +729,7 @@ fn nullable_struct(
     tagged: bool,
     nullable: bool,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
 ) -> R {
     if nullable {
@@ -660,7 +787,7 @@ fn array(
     compact: bool,
     nullable: bool,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
 ) -> R {
     let at = r.offset();
@@ -693,20 +820,19 @@ fn array(
         let last = i.saturating_add(1) == n;
         match f.ty {
             FieldType::StructArray(s) => {
-                let name = Name::Indexed(s.name, i);
-                let size = measure(r, |r, v| fields(s, ctx, r, v, child));
-                v.node(&Node {
+                let offset = r.offset();
+                let node = |size| Node {
                     depth,
                     last,
-                    name,
+                    name: Name::Indexed(s.name, i),
                     ty: TypeWord::Named(s.name),
                     value: Value::Struct,
-                    offset: r.offset(),
+                    offset,
                     size,
                     about: About::None,
                     category: ctx.body,
-                })?;
-                fields(s, ctx, r, v, child)?;
+                };
+                composite(v, r, node, |r, v| fields(s, ctx, r, v, child))?;
             }
             FieldType::Array(p) | FieldType::Primitive(p) => {
                 let name = Name::Indexed(f.name, i);
@@ -744,7 +870,7 @@ fn primitive(
     nullable: bool,
     ctx: Ctx,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
     last: bool,
 ) -> R {
@@ -802,14 +928,13 @@ fn tagged_section(
     s: Option<&StructSchema>,
     ctx: Ctx,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
     last: bool,
 ) -> R {
     let path = s.map_or("tagged fields", |s| s.path);
     let at = r.offset();
-    let mut probe = r.clone();
-    let n = probe.decode_with(|r| r.uvarint(path))?;
+    let n = r.clone().decode_with(|r| r.uvarint(path))?;
     let about = About::Text(if ctx.body == Category::Header {
         "number of tagged fields in the header"
     } else {
@@ -833,22 +958,24 @@ fn tagged_section(
         return Ok(());
     }
     let child = depth.saturating_add(1);
-    let size = measure(r, |r, v| tagged_entries(s, ctx, r, v, child));
-    v.node(&node(size))?;
-    tagged_entries(s, ctx, r, v, child)
+    composite(v, r, node, |r, v| tagged_entries(s, ctx, r, v, child))
 }
 
+/// The entries of a non-empty tagged section, read by the decoders' own reader of sections
+/// ([`TaggedSection`]), which keeps the rules: the count against the bytes left, tags in
+/// increasing order, a payload of the declared size.
 fn tagged_entries(
     s: Option<&StructSchema>,
     ctx: Ctx,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
 ) -> R {
     let path = s.map_or("tagged fields", |s| s.path);
-    let cat = Category::Tagged;
     let at = r.offset();
-    let n = r.decode_with(|r| r.uvarint(path))?;
+    let defined = s.map_or(0, StructSchema::tag_count);
+    let mut section = r.decode_with(|r| TaggedSection::begin(r, defined, path))?;
+    let n = section.remaining();
     leaf(
         v,
         r,
@@ -859,125 +986,80 @@ fn tagged_entries(
         TypeWord::Wire("uvarint"),
         Value::Uint(u64::from(n)),
         "",
-        cat,
+        Category::Tagged,
     )?;
-    // Every entry takes at least two bytes (its tag and its size), as the decoders check.
-    let min = usize::try_from(n).unwrap_or(usize::MAX).saturating_mul(2);
-    if min > r.remaining() {
-        return Err(DescribeError::Decode(DecodeError::new(
-            r.offset(),
-            DecodeErrorKind::Truncated {
-                needed: min.saturating_sub(r.remaining()),
-            },
-            path,
-        )));
-    }
-    let mut previous: Option<u32> = None;
     let child = depth.saturating_add(1);
-    for i in 0..n {
-        let last = i.saturating_add(1) == n;
-        let at = r.offset();
-        let mut probe = r.clone();
-        let tag = probe.decode_with(|r| r.uvarint(path))?;
-        if let Some(previous) = previous
-            && tag <= previous
-        {
-            return Err(DescribeError::Decode(DecodeError::new(
-                at,
-                DecodeErrorKind::TagOutOfOrder { tag, previous },
-                path,
-            )));
-        }
-        previous = Some(tag);
-        let declared = probe.decode_with(|r| r.uvarint(path))?;
-        let known = s.and_then(|s| s.fields.iter().find(|f| f.tag == Some(tag)));
-        let name = known.map_or(Name::UnknownTag(tag), |f| Name::Plain(f.name));
-        let size = measure(r, |r, v| tagged_entry(s, known, tag, ctx, r, v, child));
+    while let Some(entry) = r.decode_with(|r| section.entry(r))? {
+        let known = s.and_then(|s| s.fields.iter().find(|f| f.tag == Some(entry.tag)));
         v.node(&Node {
             depth,
-            last,
-            name,
+            last: section.remaining() == 0,
+            name: known.map_or(Name::UnknownTag(entry.tag), |f| Name::Plain(f.name)),
             ty: TypeWord::Wire("tagged"),
-            value: Value::Uint(u64::from(declared)),
-            offset: at,
-            size,
+            value: Value::Uint(u64::from(entry.size)),
+            offset: entry.offset,
+            size: Some(r.offset().saturating_sub(entry.offset)),
             about: About::None,
-            category: cat,
+            category: Category::Tagged,
         })?;
-        tagged_entry(s, known, tag, ctx, r, v, child)?;
+        tagged_entry(&section, entry, known, path, ctx, v, child)?;
     }
     Ok(())
 }
 
+/// The tag, size and value of one tagged entry; the value of a tag the schema does not define
+/// is shown as its bytes.
 fn tagged_entry(
-    s: Option<&StructSchema>,
+    section: &TaggedSection<'_>,
+    entry: TaggedEntry<'_>,
     known: Option<&FieldSchema>,
-    tag: u32,
+    path: &'static str,
     ctx: Ctx,
-    r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
 ) -> R {
-    let path = s.map_or("tagged fields", |s| s.path);
+    let TaggedEntry {
+        tag,
+        size,
+        offset,
+        size_offset,
+        mut payload,
+    } = entry;
+    let at = payload.offset();
     let cat = Category::Tagged;
-    let entry = r.offset();
-    r.decode_with(|r| r.uvarint(path))?;
-    leaf(
-        v,
-        r,
-        entry,
+    let uvarint = |name, value, offset: usize, end: usize| Node {
         depth,
-        false,
-        Name::Plain("tag"),
-        TypeWord::Wire("uvarint"),
-        Value::Uint(u64::from(tag)),
-        "",
-        cat,
-    )?;
-    let at = r.offset();
-    let declared = r.decode_with(|r| r.uvarint(path))?;
-    leaf(
-        v,
-        r,
-        at,
-        depth,
-        false,
-        Name::Plain("size"),
-        TypeWord::Wire("uvarint"),
-        Value::Uint(u64::from(declared)),
-        "",
-        cat,
-    )?;
-    let at = r.offset();
-    let mut payload =
-        r.decode_with(|r| r.sub(usize::try_from(declared).unwrap_or(usize::MAX), path))?;
+        last: false,
+        name: Name::Plain(name),
+        ty: TypeWord::Wire("uvarint"),
+        value: Value::Uint(u64::from(value)),
+        offset,
+        size: Some(end.saturating_sub(offset)),
+        about: About::None,
+        category: cat,
+    };
+    v.node(&uvarint("tag", tag, offset, size_offset))?;
+    v.node(&uvarint("size", size, size_offset, at))?;
     let Some(f) = known else {
         let bytes = payload.rest();
         return leaf(
             v,
-            r,
+            &payload,
             at,
             depth,
             true,
             Name::Plain("data"),
             TypeWord::Wire("bytes"),
-            Value::Bytes(bytes, LenNote::Compact(declared.saturating_add(1))),
+            Value::Bytes(bytes, LenNote::Compact(size.saturating_add(1))),
             "",
             cat,
         );
     };
     if !f.is_tagged(ctx.version) {
-        // At the tag, as the decoders report it.
-        return Err(DescribeError::Decode(DecodeError::new(
-            entry,
-            DecodeErrorKind::TagNotInVersion {
-                tag,
-                version: ctx.version,
-            },
-            path,
-        )));
+        let mut r = payload.clone();
+        let e = r.decode_with(|r| Err::<(), _>(section.not_in_version(r, tag, ctx.version)));
+        return e.map_err(DescribeError::Decode);
     }
-    // A value that runs past its payload disagrees with the declared size, as in the decoders.
     let value = field(
         f,
         Name::Plain("value"),
@@ -990,36 +1072,13 @@ fn tagged_entry(
         true,
     );
     value.map_err(|e| match e {
-        DescribeError::Decode(DecodeError {
-            offset,
-            kind: DecodeErrorKind::Truncated { needed },
-            ..
-        }) => DescribeError::Decode(DecodeError::new(
-            offset,
-            DecodeErrorKind::TaggedSizeMismatch {
-                tag,
-                declared,
-                consumed: usize::try_from(declared)
-                    .unwrap_or(usize::MAX)
-                    .saturating_add(needed),
-            },
-            path,
-        )),
+        DescribeError::Decode(e) => DescribeError::Decode(section.value_error(e, tag, path)),
         other => other,
     })?;
     if !payload.is_empty() {
-        let consumed = usize::try_from(declared)
-            .unwrap_or(usize::MAX)
-            .saturating_sub(payload.remaining());
-        return Err(DescribeError::Decode(DecodeError::new(
-            payload.offset(),
-            DecodeErrorKind::TaggedSizeMismatch {
-                tag,
-                declared,
-                consumed,
-            },
-            path,
-        )));
+        return Err(DescribeError::Decode(
+            section.unread_error(&payload, tag, path),
+        ));
     }
     Ok(())
 }
@@ -1039,7 +1098,7 @@ fn records_field(
     nullable: bool,
     ctx: Ctx,
     r: &mut Reader<'_>,
-    v: &mut dyn Visit,
+    v: &mut Out<'_>,
     depth: usize,
     last: bool,
 ) -> R {
@@ -1112,7 +1171,7 @@ fn records_field(
 
 /// Walks the entries of a records field: each v2 batch with its header fields and a summary of
 /// each record, each legacy message with its fields, and any truncated tail.
-fn visit_records(records: Records<'_>, v: &mut dyn Visit, depth: usize) -> R {
+fn visit_records(records: Records<'_>, v: &mut Out<'_>, depth: usize) -> R {
     let mut batches = records.batches();
     while let Some(item) = batches.next() {
         let batch = match item {
@@ -1144,7 +1203,7 @@ fn visit_records(records: Records<'_>, v: &mut dyn Visit, depth: usize) -> R {
     Ok(())
 }
 
-fn v2_batch(b: &RecordBatch<'_>, v: &mut dyn Visit, depth: usize, last: bool) -> R {
+fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R {
     let at = b.offset();
     let cat = Category::RecordBatch;
     v.node(&Node {
@@ -1328,7 +1387,7 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut dyn Visit, depth: usize, last: bool) ->
     Ok(())
 }
 
-fn legacy(m: &LegacyMessage<'_>, v: &mut dyn Visit, depth: usize, last: bool) -> R {
+fn legacy(m: &LegacyMessage<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R {
     let at = m.position();
     let cat = Category::RecordBatch;
     v.node(&Node {

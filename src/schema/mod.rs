@@ -165,6 +165,20 @@ pub struct StructSchema {
     pub fields: &'static [FieldSchema],
 }
 
+impl StructSchema {
+    /// One past the highest tag the struct defines (tags are numbered from 0 per struct): a
+    /// tag from this one up is unknown to the schema.
+    #[must_use]
+    pub fn tag_count(&self) -> u32 {
+        self.fields
+            .iter()
+            .filter_map(|f| f.tag)
+            .map(|t| t.saturating_add(1))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// A whole schema.
 #[derive(Debug, Clone, Copy)]
 pub struct MessageSchema {

@@ -188,23 +188,13 @@ fn check_primitive(
     })
 }
 
-/// One past the highest tag struct `s` defines (tags are numbered from 0 per struct).
-fn defined_tags(s: &StructSchema) -> u32 {
-    s.fields
-        .iter()
-        .filter_map(|f| f.tag)
-        .map(|t| t.saturating_add(1))
-        .max()
-        .unwrap_or(0)
-}
-
 /// Validates the tagged-field section of struct `s` with the typed decoders' own reader of
 /// tagged sections ([`TaggedSection`]): the entry count against the bytes left, tags strictly
 /// increasing, a defined tag only where its field is tagged, and a value that uses exactly its
 /// declared size.
 fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Result<(), DecodeError> {
     let path = s.path;
-    let defined = defined_tags(s);
+    let defined = s.tag_count();
     let mut section = r.decode_with(|r| TaggedSection::begin(r, defined, path))?;
     while let Some((tag, payload)) = r.decode_with(|r| section.next(r))? {
         // A tag below `defined` that no field has is unknown, and kept raw by a decoder.
@@ -526,45 +516,57 @@ impl Slot<'_, '_> {
     }
 }
 
+/// The size of the instance of `schema` at `version` whose open choices `source` makes: what
+/// [`write_instance`] writes with the same source, for sizing its output buffer.
+///
+/// # Errors
+///
+/// `UnsupportedVersion` for a version outside the schema's valid versions.
+pub fn instance_len<S: Source>(
+    schema: &MessageSchema,
+    version: i16,
+    mut source: S,
+) -> Result<usize, EncodeError> {
+    let ctx = instance_ctx(schema, version)?;
+    let mut counter = Writer::new(&mut []);
+    write_struct(schema.root, ctx, 0, false, &mut source, &mut counter);
+    Ok(counter.position())
+}
+
 /// Writes an instance of `schema` at `version` whose open choices `source` makes, at the start
 /// of `out`, and returns the bytes written.
 ///
 /// # Errors
 ///
 /// `UnsupportedVersion` for a version outside the schema's valid versions; `BufferTooSmall`
-/// (with the size needed) when `out` is too short, in which case nothing is written.
+/// (with the size needed, which [`instance_len`] also gives) when `out` is too short, in which
+/// case nothing is written.
 pub fn write_instance<S: Source>(
     schema: &MessageSchema,
     version: i16,
-    source: S,
+    mut source: S,
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
+    let ctx = instance_ctx(schema, version)?;
+    let required = instance_len(schema, version, source.clone())?;
+    let mut w = Writer::new(out);
+    w.check_capacity(required)?;
+    write_struct(schema.root, ctx, 0, false, &mut source, &mut w);
+    Ok(w.position())
+}
+
+/// The walk context of an instance of `schema` at `version`, if the schema has that version.
+fn instance_ctx(schema: &MessageSchema, version: i16) -> Result<Ctx, EncodeError> {
     if !schema.valid_versions.contains(version) {
         return Err(EncodeError::UnsupportedVersion {
             api_key: ApiKey(schema.api_key),
             version,
         });
     }
-    let ctx = Ctx {
+    Ok(Ctx {
         version,
         flexible: schema.is_flexible(version),
-    };
-    let required = {
-        let mut counter = Writer::new(&mut []);
-        write_struct(
-            schema.root,
-            ctx,
-            0,
-            false,
-            &mut source.clone(),
-            &mut counter,
-        );
-        counter.position()
-    };
-    let mut w = Writer::new(out);
-    w.check_capacity(required)?;
-    write_struct(schema.root, ctx, 0, false, &mut { source }, &mut w);
-    Ok(w.position())
+    })
 }
 
 /// Writes the smallest legal instance of `schema` at `version` at the start of `out` and returns
@@ -587,9 +589,11 @@ pub fn write_minimal(
     write_instance(schema, version, Minimal, out)
 }
 
-/// The source of the smallest legal instance.
-#[derive(Debug, Clone, Copy)]
-struct Minimal;
+/// The [`Source`] of the smallest legal instance, which [`write_minimal`] writes: no nulls,
+/// one element per array, zero values, one empty record batch per `records` field and no
+/// tagged fields. [`instance_len`] with it sizes that instance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Minimal;
 
 impl Source for Minimal {
     fn null(&mut self, _: Spot<'_>) -> bool {
@@ -649,7 +653,7 @@ fn write_tagged_section<S: Source>(
     w: &mut Writer<'_>,
 ) {
     // Tags past 63 are never set.
-    let defined = defined_tags(s);
+    let defined = s.tag_count();
     let mut set: u64 = 0;
     let mut first_available: Option<u32> = None;
     for tag in 0..defined.min(64) {

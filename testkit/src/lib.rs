@@ -7,10 +7,11 @@
 
 #![no_std]
 
+extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
 pub mod oracles;
 pub mod random;
 
-pub use random::{Random, write_random};
+pub use random::{Random, random_instance, random_instance_named, write_random};

@@ -1,9 +1,12 @@
 //! Seeded pseudo-random instances of any message at any version, written by the schema walker
 //! ([`kwire::schema::walker::write_instance`]) with a [`Random`] source.
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 use kwire::error::EncodeError;
 use kwire::schema::walker::{self, EmptyBatch, Slot, Source, Spot, UNKNOWN_PAYLOAD_MAX};
-use kwire::schema::{MessageSchema, Primitive, StructSchema};
+use kwire::schema::{self as schemas, MessageSchema, Primitive, StructSchema};
 
 /// Writes a pseudo-random legal instance of `schema` at `version`, determined by `seed`, at the
 /// start of `out` and returns the bytes written.
@@ -28,6 +31,30 @@ pub fn write_random(
     out: &mut [u8],
 ) -> Result<usize, EncodeError> {
     walker::write_instance(schema, version, Random::new(seed), out)
+}
+
+/// The instance [`write_random`] writes for `seed`, in a buffer of its own size.
+///
+/// # Errors
+///
+/// `UnsupportedVersion` for a version outside the schema's valid versions.
+pub fn random_instance(
+    schema: &MessageSchema,
+    version: i16,
+    seed: u64,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut out = vec![0u8; walker::instance_len(schema, version, Random::new(seed))?];
+    let n = write_random(schema, version, seed, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+/// [`random_instance`] of the schema named `name` (see [`kwire::schema::by_name`]): for a
+/// build that holds its own copy of the schema tables, such as kwire's unit tests, and so names
+/// a schema rather than passing it. `None` for an unknown name or version.
+pub fn random_instance_named(name: &str, version: i16, seed: u64) -> Option<Vec<u8>> {
+    let schema = schemas::by_name(name)?;
+    random_instance(schema, version, seed).ok()
 }
 
 /// A [`Source`] of pseudo-random choices: SplitMix64 from a seed.
@@ -242,8 +269,6 @@ impl Source for Random {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
-    use std::vec;
-    use std::vec::Vec;
 
     use kwire::error::DecodeErrorKind;
     use kwire::schema::walker::validate;
@@ -252,14 +277,7 @@ mod tests {
     use super::*;
 
     fn random(schema: &MessageSchema, version: i16, seed: u64) -> Vec<u8> {
-        let required = match write_random(schema, version, seed, &mut []) {
-            Ok(n) => n,
-            Err(EncodeError::BufferTooSmall { required, .. }) => required,
-            Err(e) => unreachable!("{e}"),
-        };
-        let mut buf = vec![0u8; required];
-        assert_eq!(write_random(schema, version, seed, &mut buf), Ok(required));
-        buf
+        random_instance(schema, version, seed).expect("a valid version")
     }
 
     fn versions(schema: &MessageSchema) -> impl Iterator<Item = i16> {
