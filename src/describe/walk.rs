@@ -5,7 +5,7 @@ use crate::api::ApiKey;
 use crate::codec::{Reader, TaggedEntry, TaggedSection};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::header::{request_header_version, response_header_version};
-use crate::records::{Batch, LegacyMessage, RecordBatch, Records};
+use crate::records::{Batch, HEADER_FIELDS, HEADER_LEN, LegacyMessage, RecordBatch, Records};
 use crate::schema::{self, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 
 type R<T = ()> = Result<T, DescribeError>;
@@ -1218,44 +1218,19 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
         category: cat,
     })?;
     let child = depth.saturating_add(1);
-    let fields: [(&str, &str, usize, usize, Value<'_>, &str); 13] = [
+    // The values and notes of the header's fields, in the order of `HEADER_FIELDS`.
+    let values: [(Value<'_>, &str); 13] = [
+        (Value::Int(b.base_offset()), "offset of the first record"),
         (
-            "baseOffset",
-            "int64",
-            0,
-            8,
-            Value::Int(b.base_offset()),
-            "offset of the first record",
-        ),
-        (
-            "batchLength",
-            "int32",
-            8,
-            4,
             Value::Int(i64::from(b.batch_length())),
             "bytes that follow this field",
         ),
         (
-            "partitionLeaderEpoch",
-            "int32",
-            12,
-            4,
             Value::Int(i64::from(b.partition_leader_epoch())),
             "leader epoch; outside the CRC",
         ),
+        (Value::Int(i64::from(b.magic())), "batch format version"),
         (
-            "magic",
-            "int8",
-            16,
-            1,
-            Value::Int(i64::from(b.magic())),
-            "batch format version",
-        ),
-        (
-            "crc",
-            "uint32",
-            17,
-            4,
             Value::Crc {
                 stored: b.crc(),
                 computed: b.compute_crc(),
@@ -1263,82 +1238,45 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
             "CRC-32C of the bytes from attributes on",
         ),
         (
-            "attributes",
-            "int16",
-            21,
-            2,
             Value::BatchAttributes(b.attributes()),
             "compression, timestamp type, flags",
         ),
         (
-            "lastOffsetDelta",
-            "int32",
-            23,
-            4,
             Value::Int(i64::from(b.last_offset_delta())),
             "last offset minus baseOffset",
         ),
         (
-            "baseTimestamp",
-            "int64",
-            27,
-            8,
             Value::Int(b.base_timestamp()),
             "timestamp of the first record",
         ),
         (
-            "maxTimestamp",
-            "int64",
-            35,
-            8,
             Value::Int(b.max_timestamp()),
             "largest timestamp in the batch",
         ),
         (
-            "producerId",
-            "int64",
-            43,
-            8,
             Value::Int(b.producer_id()),
             "-1 without an idempotent producer",
         ),
+        (Value::Int(i64::from(b.producer_epoch())), "producer epoch"),
         (
-            "producerEpoch",
-            "int16",
-            51,
-            2,
-            Value::Int(i64::from(b.producer_epoch())),
-            "producer epoch",
-        ),
-        (
-            "baseSequence",
-            "int32",
-            53,
-            4,
             Value::Int(i64::from(b.base_sequence())),
             "sequence of the first record",
         ),
         (
-            "recordsCount",
-            "int32",
-            57,
-            4,
             Value::Int(i64::from(b.records_count())),
             "records in the batch",
         ),
     ];
     let payload = b.payload();
-    let mut n = 0usize;
-    for (name, ty, off, size, value, about) in fields {
-        n = n.saturating_add(1);
+    for (i, (field, (value, about))) in HEADER_FIELDS.iter().zip(values).enumerate() {
         v.node(&Node {
             depth: child,
-            last: payload.is_empty() && n == 13,
-            name: Name::Plain(name),
-            ty: TypeWord::Wire(ty),
+            last: payload.is_empty() && i.saturating_add(1) == HEADER_FIELDS.len(),
+            name: Name::Plain(field.name),
+            ty: TypeWord::Wire(field.wire_type),
             value,
-            offset: at.saturating_add(off),
-            size: Some(size),
+            offset: at.saturating_add(field.offset),
+            size: Some(field.size),
             about: About::Text(about),
             category: cat,
         })?;
@@ -1346,7 +1284,7 @@ fn v2_batch(b: &RecordBatch<'_>, v: &mut Out<'_>, depth: usize, last: bool) -> R
     if payload.is_empty() {
         return Ok(());
     }
-    let payload_at = at.saturating_add(crate::records::HEADER_LEN);
+    let payload_at = at.saturating_add(HEADER_LEN);
     let compression = b.compression();
     if compression != crate::records::Compression::NONE {
         v.node(&Node {

@@ -1,5 +1,7 @@
 //! The v2 record batch (magic 2): its 61-byte header read in place, and the view over a batch.
 
+use core::mem::offset_of;
+
 use zerocopy::byteorder::big_endian::{I16, I32, I64, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -7,16 +9,63 @@ use super::crc::crc32c;
 use super::record::RecordIter;
 use crate::error::{DecodeError, DecodeErrorKind};
 
-/// Length of the v2 batch header: the offset of the first record.
-pub const HEADER_LEN: usize = 61;
-/// Offset of the first byte covered by the batch CRC (the attributes).
-pub const CRC_START: usize = 21;
-/// Offset of the magic byte, in v2 batches and legacy messages alike.
-pub const MAGIC_OFFSET: usize = 16;
-/// Bytes of an entry before its size field ends: `baseOffset` (8) and `batchLength` (4).
-pub const LOG_OVERHEAD: usize = 12;
-/// The smallest `batchLength` of a v2 batch: a header with no records.
+/// Length of the v2 batch header (61): the offset of the first record.
+pub const HEADER_LEN: usize = size_of::<RecordBatchHeader>();
+/// Offset of the stored CRC-32C (17).
+pub const CRC_OFFSET: usize = offset_of!(RecordBatchHeader, crc);
+/// Offset of the first byte covered by the batch CRC (21, the attributes).
+pub const CRC_START: usize = offset_of!(RecordBatchHeader, attributes);
+/// Offset of the magic byte (16), in v2 batches and legacy messages alike.
+pub const MAGIC_OFFSET: usize = offset_of!(RecordBatchHeader, magic);
+/// Bytes of an entry before its size field ends (12): `baseOffset` and `batchLength`.
+pub const LOG_OVERHEAD: usize = offset_of!(RecordBatchHeader, partition_leader_epoch);
+/// The smallest `batchLength` of a v2 batch (49): a header with no records.
 pub const MIN_BATCH_LENGTH: i32 = 49;
+
+const _: () = assert!(HEADER_LEN == 61 && CRC_OFFSET == 17 && CRC_START == 21);
+const _: () = assert!(MAGIC_OFFSET == 16 && LOG_OVERHEAD == 12);
+
+/// A field of the v2 batch header ([`RecordBatchHeader`]) as it lies on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HeaderField {
+    /// Its name as Kafka's documentation of the format writes it, such as `baseOffset`.
+    pub name: &'static str,
+    /// Its wire type, such as `int64`.
+    pub wire_type: &'static str,
+    /// Its offset in the batch.
+    pub offset: usize,
+    /// Its size in bytes.
+    pub size: usize,
+}
+
+macro_rules! header_field {
+    ($name:literal, $wire:literal, $field:ident, $ty:ty) => {
+        HeaderField {
+            name: $name,
+            wire_type: $wire,
+            offset: offset_of!(RecordBatchHeader, $field),
+            size: size_of::<$ty>(),
+        }
+    };
+}
+
+/// The fields of the v2 batch header in wire order, with the offsets of [`RecordBatchHeader`].
+pub const HEADER_FIELDS: [HeaderField; 13] = [
+    header_field!("baseOffset", "int64", base_offset, I64),
+    header_field!("batchLength", "int32", batch_length, I32),
+    header_field!("partitionLeaderEpoch", "int32", partition_leader_epoch, I32),
+    header_field!("magic", "int8", magic, i8),
+    header_field!("crc", "uint32", crc, U32),
+    header_field!("attributes", "int16", attributes, I16),
+    header_field!("lastOffsetDelta", "int32", last_offset_delta, I32),
+    header_field!("baseTimestamp", "int64", base_timestamp, I64),
+    header_field!("maxTimestamp", "int64", max_timestamp, I64),
+    header_field!("producerId", "int64", producer_id, I64),
+    header_field!("producerEpoch", "int16", producer_epoch, I16),
+    header_field!("baseSequence", "int32", base_sequence, I32),
+    header_field!("recordsCount", "int32", records_count, I32),
+];
 
 /// The 61-byte header of a v2 record batch, as it lies on the wire: every field big-endian,
 /// alignment 1, read in place from the input with zerocopy.
@@ -54,8 +103,6 @@ pub struct RecordBatchHeader {
     /// Number of records in the batch.
     pub records_count: I32,
 }
-
-const _: () = assert!(size_of::<RecordBatchHeader>() == HEADER_LEN);
 
 impl RecordBatchHeader {
     /// The header of the v2 batch at the start of `batch`, for changing fields in place: a broker

@@ -2,7 +2,9 @@
 
 use core::borrow::Borrow;
 
-use super::batch::{Attributes, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType};
+use super::batch::{
+    Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, TimestampType,
+};
 use super::control::{ControlRecordType, TxnMarker};
 use crate::codec::{Writer, varint_len, varlong_len};
 use crate::error::EncodeError;
@@ -417,7 +419,7 @@ impl BatchBuilder {
         let mut crc = super::crc::Crc32c::new();
         crc.update(head.get(CRC_START..).unwrap_or_default());
         crc.update(payload);
-        if let Some(dst) = head.get_mut(17..CRC_START) {
+        if let Some(dst) = head.get_mut(CRC_OFFSET..CRC_START) {
             dst.copy_from_slice(&crc.finish().to_be_bytes());
         }
     }

@@ -64,8 +64,8 @@ mod legacy;
 mod record;
 
 pub use batch::{
-    Attributes, CRC_START, Compression, HEADER_LEN, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH,
-    RecordBatch, RecordBatchHeader, TimestampType,
+    Attributes, CRC_OFFSET, CRC_START, Compression, HEADER_FIELDS, HEADER_LEN, HeaderField,
+    LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH, RecordBatch, RecordBatchHeader, TimestampType,
 };
 pub use builder::{BatchBuilder, NewHeader, NewRecord};
 pub use control::{ControlRecord, ControlRecordType, TxnMarker};

@@ -34,10 +34,7 @@ use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, Stru
 use crate::api::ApiKey;
 use crate::codec::{Reader, TaggedSection, Writer};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-use crate::records::{CRC_START, HEADER_LEN};
-
-/// The value of the batch length field of such a batch (bytes after the length field).
-const BATCH_LENGTH_FIELD: i32 = 49;
+use crate::records::{CRC_OFFSET, CRC_START, HEADER_LEN, MIN_BATCH_LENGTH};
 
 /// The version and flexibility a body is walked at.
 #[derive(Debug, Clone, Copy)]
@@ -310,7 +307,7 @@ impl EmptyBatch {
         {
             let mut w = Writer::new(&mut buf);
             w.i64(self.base_offset);
-            w.i32(BATCH_LENGTH_FIELD);
+            w.i32(MIN_BATCH_LENGTH);
             w.i32(self.partition_leader_epoch);
             w.i8(2);
             w.u32(0);
@@ -324,7 +321,7 @@ impl EmptyBatch {
             w.i32(0); // records count
         }
         let crc = crate::records::crc::crc32c(buf.get(CRC_START..).unwrap_or_default());
-        if let Some(dst) = buf.get_mut(CRC_START.saturating_sub(4)..CRC_START) {
+        if let Some(dst) = buf.get_mut(CRC_OFFSET..CRC_START) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
         buf
