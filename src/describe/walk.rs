@@ -1042,18 +1042,18 @@ fn tagged_entry(
     v.node(&uvarint("size", size, size_offset, at))?;
     let Some(f) = known else {
         let bytes = payload.rest();
-        return leaf(
-            v,
-            &payload,
-            at,
+        v.node(&Node {
             depth,
-            true,
-            Name::Plain("data"),
-            TypeWord::Wire("bytes"),
-            Value::Bytes(bytes, LenNote::Compact(size.saturating_add(1))),
-            "",
-            cat,
-        );
+            last: true,
+            name: Name::Plain("data"),
+            ty: TypeWord::Wire("bytes"),
+            value: Value::Bytes(bytes, LenNote::Compact(size.saturating_add(1))),
+            offset: at,
+            size: Some(bytes.len()),
+            about: About::None,
+            category: cat,
+        })?;
+        return Ok(());
     };
     if !f.is_tagged(ctx.version) {
         let mut r = payload.clone();
