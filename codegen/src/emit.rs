@@ -873,6 +873,29 @@ fn emit_take(
     Ok(())
 }
 
+/// What every emitted item of one struct is made from.
+struct StructCtx<'m> {
+    m: &'m Message,
+    structs: &'m Structs,
+    s: &'m StructDef,
+    name: &'m str,
+    /// The versions the struct is reachable at.
+    declared_hull: Range,
+    /// The versions its conditions are relative to: the reachable ones, or all.
+    hull: Range,
+    fields: Vec<F<'m>>,
+    /// Where the struct is flexible.
+    flex: Cond,
+    /// `let flexible = …;` where flexibility depends on the version, else nothing.
+    flex_let: String,
+    /// The version ranges of its element loops (see `version_classes`).
+    element_classes: String,
+    /// How many tagged fields it defines.
+    tag_count: usize,
+    path_lit: String,
+    tf_path: String,
+}
+
 fn emit_struct(
     out: &mut String,
     m: &Message,
@@ -892,14 +915,62 @@ fn emit_struct(
             return Err(format!("{}: duplicate field name {}", m.file, x.path));
         }
     }
-    let name = &s.name;
     let flex = cond(m.flexible, hull);
     let element_classes = class_patterns(&version_classes(m, hull, &fields));
     let tag_count = fields.iter().filter(|x| x.f.tag.is_some()).count();
     let path_lit = format!("{:?}", s.path);
     let tf_path = format!("{:?}", format!("{}.tagged_fields", s.path));
 
-    // ---- the struct
+    let flex_let = if matches!(flex, Cond::Expr(_)) {
+        format!("let flexible = {};\n", flex.expr())
+    } else {
+        String::new()
+    };
+    let c = StructCtx {
+        m,
+        structs,
+        s,
+        name: &s.name,
+        declared_hull,
+        hull,
+        fields,
+        flex,
+        flex_let,
+        element_classes,
+        tag_count,
+        path_lit,
+        tf_path,
+    };
+    emit_declaration(out, &c)?;
+    emit_default(out, &c)?;
+    emit_builders(out, &c)?;
+    if s.is_root {
+        emit_message_impl(out, &c);
+    }
+    emit_decode(out, &c)?;
+    emit_walk(out, &c)?;
+    emit_take(out, s, &c.fields, &c.flex, &c.flex_let)?;
+    emit_encode(out, &c)?;
+    let (name, classes) = (c.name, &c.element_classes);
+    if s.is_root || classes.is_empty() {
+        let _ = writeln!(out, "c::struct_element!({name});\n");
+    } else {
+        let _ = writeln!(out, "c::struct_element!({name}; {classes});\n");
+    }
+    Ok(())
+}
+
+/// The struct and its documentation.
+fn emit_declaration(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx {
+        m,
+        s,
+        name,
+        declared_hull,
+        fields,
+        ..
+    } = c;
+    let declared_hull = *declared_hull;
     if s.is_root {
         let what = match m.kind {
             Kind::Request | Kind::Response => format!(
@@ -937,26 +1008,36 @@ fn emit_struct(
          #[cfg_attr(feature = \"defmt\", derive(defmt::Format))]\n#[non_exhaustive]\n",
     );
     let _ = writeln!(out, "pub struct {name}<'a> {{");
-    for x in &fields {
+    for x in fields {
         out.push_str(&field_doc(x));
         let _ = writeln!(out, "pub {}: {},", x.ident, rust_type(x)?);
     }
     out.push_str("/// Tagged fields this struct does not define, kept as read and written back in tag order.\n");
     out.push_str("pub unknown_tagged_fields: c::TaggedFields<'a>,\n}\n\n");
 
-    // ---- Default
+    Ok(())
+}
+
+/// `Default`: every field at its schema default.
+fn emit_default(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx { name, fields, .. } = c;
     let _ = writeln!(
         out,
         "impl Default for {name}<'_> {{\nfn default() -> Self {{\nSelf {{"
     );
-    for x in &fields {
+    for x in fields {
         let _ = writeln!(out, "{}: {},", x.ident, default_expr(x)?);
     }
     out.push_str("unknown_tagged_fields: c::TaggedFields::EMPTY,\n}\n}\n}\n\n");
 
-    // ---- builders and is_default
+    Ok(())
+}
+
+/// The `with_*` setters and `is_default`.
+fn emit_builders(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx { name, fields, .. } = c;
     let _ = writeln!(out, "impl<'a> {name}<'a> {{");
-    for x in &fields {
+    for x in fields {
         let link = if x.ident.starts_with("r#") {
             format!("the `{}` field", x.ident)
         } else {
@@ -979,13 +1060,18 @@ fn emit_struct(
     }
     out.push_str("/// Sets [`Self::unknown_tagged_fields`].\n#[must_use]\npub fn with_unknown_tagged_fields(mut self, value: c::TaggedFields<'a>) -> Self { self.unknown_tagged_fields = value; self }\n\n");
     out.push_str("/// True when every field holds its schema default and no unknown tagged field is set.\n#[must_use]\npub fn is_default(&self) -> bool {\n");
-    for x in &fields {
+    for x in fields {
         let _ = writeln!(out, "if {} {{ return false; }}", non_default(x)?);
     }
     out.push_str("self.unknown_tagged_fields.is_empty()\n}\n}\n\n");
 
-    // ---- Message
-    if s.is_root {
+    Ok(())
+}
+
+/// `Message`, for a schema's top-level struct.
+fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
+    let StructCtx { m, name, .. } = c;
+    {
         let kind = match m.kind {
             Kind::Request => "Request",
             Kind::Response => "Response",
@@ -1001,15 +1087,24 @@ fn emit_struct(
             m.flexible.rust()
         );
     }
+}
 
-    let uses_flexible_var = matches!(flex, Cond::Expr(_));
-    let flex_let = if uses_flexible_var {
-        format!("let flexible = {};\n", flex.expr())
-    } else {
-        String::new()
-    };
-
-    // ---- Decode
+/// `Decode`: `read` and `take`, and `read_tagged` for a struct with a tagged section.
+fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx {
+        s,
+        name,
+        hull,
+        fields,
+        flex,
+        flex_let,
+        element_classes,
+        tag_count,
+        path_lit,
+        tf_path,
+        ..
+    } = c;
+    let (hull, tag_count) = (*hull, *tag_count);
     let mut body = String::new();
     if s.is_root {
         let _ = writeln!(
@@ -1017,9 +1112,9 @@ fn emit_struct(
             "if !<Self as c::Message>::VALID_VERSIONS.contains(version) {{ return Err(c::version_error(r, <Self as c::Message>::API_KEY, version, {path_lit})); }}"
         );
     }
-    body.push_str(&flex_let);
+    body.push_str(flex_let);
     let mut init = String::from("Self {\n");
-    for x in &fields {
+    for x in fields {
         let value = match &x.pos {
             Cond::Never => default_expr(x)?,
             Cond::Always => read_expr(x, false)?,
@@ -1035,7 +1130,7 @@ fn emit_struct(
     let mut reads = String::new();
     // The body of `read_tagged`, for a struct with a tagged section in some version.
     let mut tagged_read = None;
-    if flex != Cond::Never {
+    if *flex != Cond::Never {
         let mut section = String::new();
         if tag_count > 0 {
             let _ = writeln!(
@@ -1084,7 +1179,7 @@ fn emit_struct(
             );
         }
         // Most sections are empty: one zero byte, consumed without setting up the section.
-        match &flex {
+        match flex {
             Cond::Always => {
                 reads.push_str("if !r.empty_tagged_section() { this.read_tagged(r, version)?; }\n");
             }
@@ -1141,7 +1236,18 @@ fn emit_struct(
         );
     }
 
-    // ---- Walk: advance over a value, checking it as `read` would, without building it
+    Ok(())
+}
+
+/// `walk_wire`: advance over a value, checking it as `read` would, without building it.
+fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx {
+        name,
+        fields,
+        flex,
+        flex_let,
+        ..
+    } = c;
     let mut walk = String::new();
     let mut fixed = 0usize;
     let flush = |walk: &mut String, fixed: &mut usize| {
@@ -1150,7 +1256,7 @@ fn emit_struct(
             *fixed = 0;
         }
     };
-    for x in &fields {
+    for x in fields {
         let flex = x.field_flex();
         // Whether a null is accepted, as `read` decides it.
         let nullable = match (&x.null_ok, x.option) {
@@ -1205,14 +1311,14 @@ fn emit_struct(
         walk.push('\n');
     }
     flush(&mut walk, &mut fixed);
-    match &flex {
+    match flex {
         Cond::Never => {}
         Cond::Always => walk.push_str("w.tagged_section()?;\n"),
         _ => walk.push_str("if flexible { w.tagged_section()?; }\n"),
     }
     let mut walk_fn = String::new();
     if mentions(&walk, "flexible") {
-        walk_fn.push_str(&flex_let);
+        walk_fn.push_str(flex_let);
     }
     if !mentions(&walk, "version") && !mentions(&walk_fn, "version") {
         walk_fn.push_str("let _ = version;\n");
@@ -1226,16 +1332,63 @@ fn emit_struct(
         "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
-    emit_take(out, s, &fields, &flex, &flex_let)?;
+    Ok(())
+}
 
-    // ---- Encode: helpers for the sizes of tagged payloads (used by both passes)
+/// `Encode`: `encoded_len` and `write`, and the sizes of tagged payloads both use.
+fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
+    let StructCtx {
+        structs,
+        s,
+        name,
+        hull,
+        fields,
+        ..
+    } = c;
     let tagged_fields: Vec<&F<'_>> = fields
         .iter()
         .filter(|x| x.f.tag.is_some() && x.tagged != Cond::Never)
         .collect();
+    emit_tagged_lens(out, name, &tagged_fields)?;
+    let body = encoded_len_body(c, &tagged_fields)?;
+    // A nested struct is encoded from its parent's array loops, which `c::struct_element!` copies
+    // per version range: inlined there, its version tests fold away.
+    let encode_inline = if s.is_root {
+        ""
+    } else {
+        "#[cfg_attr(feature = \"perf\", inline(always))]\n"
+    };
+    let _ = writeln!(out, "impl c::Encode for {name}<'_> {{");
+    out.push_str(encode_inline);
+    out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n");
+    if !mentions(&body, "version") {
+        out.push_str("let _ = version;\n");
+    }
+    out.push_str(&body);
+    out.push_str("}\n\n");
+    let body = write_body(c, &tagged_fields)?;
+    out.push_str(encode_inline);
+    out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
+    if !mentions(&body, "version") {
+        out.push_str("let _ = version;\n");
+    }
+    if !mentions(&body, "w") {
+        out.push_str("let _ = w;\n");
+    }
+    out.push_str(&body);
+    out.push_str("}\n");
+    if can_drop(structs, &s.name) {
+        emit_dropped_field(out, structs, fields, *hull)?;
+    }
+    out.push_str("}\n\n");
+    Ok(())
+}
+
+/// The `tagged_len_*` helpers: the size of each tagged field's payload, for both passes.
+fn emit_tagged_lens(out: &mut String, name: &str, tagged_fields: &[&F<'_>]) -> Result<(), String> {
     if !tagged_fields.is_empty() {
         let _ = writeln!(out, "impl {name}<'_> {{");
-        for x in &tagged_fields {
+        for x in tagged_fields {
             let len = len_expr(x, true)?;
             let uses_version = if mentions(&len, "version") {
                 "version"
@@ -1255,13 +1408,30 @@ fn emit_struct(
         out.push_str("}\n\n");
     }
 
+    Ok(())
+}
+
+/// The body of `encoded_len`: every field's size, refusing values the version cannot hold.
+fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, String> {
+    let StructCtx {
+        s,
+        hull,
+        fields,
+        flex,
+        flex_let,
+        tag_count,
+        path_lit,
+        ..
+    } = c;
+    let hull = *hull;
+    let tag_count = *tag_count;
     let mut body = String::new();
     if s.is_root {
         body.push_str("if !<Self as c::Message>::VALID_VERSIONS.contains(version) { return Err(EncodeError::UnsupportedVersion { api_key: <Self as c::Message>::API_KEY, version }); }\n");
     }
-    body.push_str(&flex_let);
+    body.push_str(flex_let);
     let mut sizes = String::new();
-    for x in &fields {
+    for x in fields {
         let p = format!("{:?}", x.path);
         let nd = non_default(x)?;
         let check = if x.f.ignorable {
@@ -1290,7 +1460,7 @@ fn emit_struct(
             let _ = writeln!(sizes, "{}", guarded(&absent, &nd, &check));
         }
     }
-    if flex != Cond::Never {
+    if *flex != Cond::Never {
         let mut sec = String::new();
         if tagged_fields.is_empty() {
             let _ = writeln!(
@@ -1303,7 +1473,7 @@ fn emit_struct(
                 "let mut count: u32 = self.unknown_tagged_fields.count();"
             );
         }
-        for x in &tagged_fields {
+        for x in tagged_fields {
             let t = x.f.tag.unwrap_or_default();
             let stmt = format!(
                 "count = count.saturating_add(1); n = n.saturating_add(c::tagged_entry_len({t}, self.tagged_len_{}(version)?));",
@@ -1317,7 +1487,7 @@ fn emit_struct(
                 "n = n.saturating_add(c::uvarint_len(count)).saturating_add(self.unknown_tagged_fields.encoded_len({tag_count}, {path_lit})?);"
             );
         }
-        match &flex {
+        match flex {
             Cond::Always => sizes.push_str(&sec),
             _ => {
                 let _ = writeln!(
@@ -1339,24 +1509,20 @@ fn emit_struct(
     }
     body.push_str(&sizes);
     body.push_str("Ok(n)\n");
-    // A nested struct is encoded from its parent's array loops, which `c::struct_element!` copies
-    // per version range: inlined there, its version tests fold away.
-    let encode_inline = if s.is_root {
-        ""
-    } else {
-        "#[cfg_attr(feature = \"perf\", inline(always))]\n"
-    };
-    let _ = writeln!(out, "impl c::Encode for {name}<'_> {{");
-    out.push_str(encode_inline);
-    out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n");
-    if !mentions(&body, "version") {
-        out.push_str("let _ = version;\n");
-    }
-    out.push_str(&body);
-    out.push_str("}\n\n");
+    Ok(body)
+}
 
+/// The body of `write`: runs of fixed-width fields through one reservation each, then the
+/// tagged section.
+fn write_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<String, String> {
+    let StructCtx {
+        fields,
+        flex,
+        flex_let,
+        ..
+    } = c;
     let mut body = String::new();
-    body.push_str(&flex_let);
+    body.push_str(flex_let);
     // Consecutive fixed-width fields are written through one reservation of their total width
     // at the version (a sub-writer, whose checks the compiler folds where the width is fixed),
     // whatever versions each is present in.
@@ -1410,7 +1576,7 @@ fn emit_struct(
         }
         run.clear();
     };
-    for x in &fields {
+    for x in fields {
         if x.pos == Cond::Never {
             continue;
         }
@@ -1434,7 +1600,7 @@ fn emit_struct(
         }
     }
     flush_run(&mut body, &mut run);
-    if flex != Cond::Never {
+    if *flex != Cond::Never {
         let mut sec = String::new();
         if tagged_fields.is_empty() {
             sec.push_str("self.unknown_tagged_fields.write_section(w);\n");
@@ -1464,33 +1630,14 @@ fn emit_struct(
             }
             sec.push_str("self.unknown_tagged_fields.write(w);\n}\n");
         }
-        match &flex {
+        match flex {
             Cond::Always => body.push_str(&sec),
             _ => {
                 let _ = writeln!(body, "if flexible {{\n{sec}}}");
             }
         }
     }
-    out.push_str(encode_inline);
-    out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
-    if !mentions(&body, "version") {
-        out.push_str("let _ = version;\n");
-    }
-    if !mentions(&body, "w") {
-        out.push_str("let _ = w;\n");
-    }
-    out.push_str(&body);
-    out.push_str("}\n");
-    if can_drop(structs, &s.name) {
-        emit_dropped_field(out, structs, &fields, hull)?;
-    }
-    out.push_str("}\n\n");
-    if s.is_root || element_classes.is_empty() {
-        let _ = writeln!(out, "c::struct_element!({name});\n");
-    } else {
-        let _ = writeln!(out, "c::struct_element!({name}; {element_classes});\n");
-    }
-    Ok(())
+    Ok(body)
 }
 
 /// Whether a value of struct `name` can hold something an encode would drop: an ignorable field
