@@ -896,6 +896,7 @@ struct StructCtx<'m> {
     tf_path: String,
 }
 
+/// Emits struct `s` of message `m` and its impls, one function per item.
 fn emit_struct(
     out: &mut String,
     m: &Message,
