@@ -868,7 +868,7 @@ fn emit_take(
     };
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[doc(hidden)]\n#[cfg(feature = \"perf\")]\n{inline}\npub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`\n/// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to\n/// `read`.\n#[cfg(feature = \"perf\")]\n{inline}\npub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{head}{body}}}\n}}\n"
     );
     Ok(())
 }
@@ -1330,7 +1330,7 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     walk_fn.push_str(&walk);
     let _ = writeln!(
         out,
-        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[doc(hidden)]\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
+        "impl<'a> {name}<'a> {{\n/// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,\n/// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and\n/// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.\n#[cfg_attr(feature = \"perf\", inline(always))]\n#[cfg_attr(not(feature = \"perf\"), inline)]\npub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {{\n{walk_fn}Some(())\n}}\n}}\n"
     );
 
     Ok(())

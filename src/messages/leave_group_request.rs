@@ -144,10 +144,9 @@ impl<'a> LeaveGroupRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         if version <= 2 {
@@ -169,10 +168,9 @@ impl<'a> LeaveGroupRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return None;
         }
@@ -402,10 +400,9 @@ impl<'a> MemberIdentity<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -424,10 +421,9 @@ impl<'a> MemberIdentity<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;

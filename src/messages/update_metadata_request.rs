@@ -251,10 +251,9 @@ impl<'a> UpdateMetadataRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         w.skip(4)?;
         if version >= 8 {
@@ -286,10 +285,9 @@ impl<'a> UpdateMetadataRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return None;
         }
@@ -611,10 +609,9 @@ impl<'a> UpdateMetadataTopicState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         if version >= 7 {
@@ -633,10 +630,9 @@ impl<'a> UpdateMetadataTopicState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Uuid = if version >= 7 {
@@ -885,10 +881,9 @@ impl<'a> UpdateMetadataBroker<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         w.skip(4)?;
         if version <= 0 {
@@ -918,10 +913,9 @@ impl<'a> UpdateMetadataBroker<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: &'a str = if version <= 0 {
@@ -1183,10 +1177,9 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         w.skip(4)?;
         w.skip_string(flexible, false)?;
@@ -1206,10 +1199,9 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(flexible)?;
@@ -1520,10 +1512,9 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let flexible = version >= 6;
         if version <= 4 {
             w.skip_string(flexible, false)?;
@@ -1548,10 +1539,9 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let flexible = version >= 6;
         let f0: &'a str = if version <= 4 {
             w.string(flexible)?

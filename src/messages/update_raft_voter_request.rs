@@ -177,10 +177,9 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         w.skip_string(true, true)?;
         w.skip(24)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
@@ -194,10 +193,9 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
             return None;
         }
@@ -414,10 +412,9 @@ impl<'a> Listener<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
@@ -431,10 +428,9 @@ impl<'a> Listener<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
@@ -589,10 +585,9 @@ impl<'a> KRaftVersionFeature<'a> {
     /// Advances over one encoded value at `version`, checking what [`c::Decode::read`] checks,
     /// without building it (see [`c::Element::walk`]): `None` wherever `read` would fail, and
     /// on a non-empty tagged section of bytes not yet validated, which it leaves to `read`.
-    #[doc(hidden)]
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
-    pub fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+    pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
         let _ = version;
         w.skip(4)?;
         w.tagged_section()?;
@@ -604,10 +599,9 @@ impl<'a> KRaftVersionFeature<'a> {
     /// Reads one encoded value at `version` through a walker (see [`c::Decode::take`]): `None`
     /// wherever [`c::Decode::read`] would fail, and on a non-empty tagged section it leaves to
     /// `read`.
-    #[doc(hidden)]
     #[cfg(feature = "perf")]
     #[inline(always)]
-    pub fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+    pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
         let _ = version;
         let [b0, b1, b2, b3] = *w.array::<4>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
