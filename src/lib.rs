@@ -184,7 +184,7 @@
 //! | [`records`] | record batches: the v2 batch view and builder, records, control record keys, legacy message sets, CRCs, the compression hook |
 //! | [`messages`] | generated: one struct per message and nested struct, for all versions |
 //! | [`api`], [`header`], [`frame`], [`control`] | the version tables, [`Request`] and [`Response`] by key, version negotiation; header versions; size-prefixed frames and finding them in a stream buffer; control record values |
-//! | [`schema`] | generated tables of every schema, and a hand-written walker over them |
+//! | [`schema`] | generated tables of every schema, and the hand-written walks over them: the read walk behind the dissector and validation, the write walk behind instances |
 //! | `describe` (feature) | the dissector and the reference pages |
 //!
 //! ## Guarantees

@@ -1,12 +1,31 @@
 //! Static descriptions of every schema, and a generic walker over them.
 //!
-//! The tables are generated from the same JSON schemas as the typed messages, but the walker that
-//! interprets them is written by hand and shares no code with the generated encoders and
-//! decoders: it is a second, independent implementation of the wire format. It validates bodies,
-//! writes instances of any message at any version (the smallest legal one, or one whose choices
-//! a caller's [`walker::Source`] makes), and is the base of the dissector.
+//! The tables are generated from the same JSON schemas as the typed messages, but the walkers
+//! that interpret them are written by hand and share no code with the generated encoders and
+//! decoders: they are a second, independent implementation of the wire format. One walk reads:
+//! it turns bytes into the nodes of an object tree, which the dissector (`describe`) shows and
+//! [`walker::validate`] walks without visiting. One writes: instances of any message at any
+//! version, the smallest legal one or one whose choices a caller's [`walker::Source`] makes.
 
+#[cfg_attr(
+    not(feature = "describe"),
+    allow(
+        unreachable_pub,
+        dead_code,
+        reason = "the read walk is public through `describe`; without it, validation uses it"
+    )
+)]
+pub(crate) mod dissect;
 mod tables;
+#[cfg_attr(
+    not(feature = "describe"),
+    allow(
+        unreachable_pub,
+        dead_code,
+        reason = "the tree is public through `describe`; without it, validation walks it"
+    )
+)]
+pub(crate) mod tree;
 pub mod walker;
 
 pub use tables::*;

@@ -1,12 +1,12 @@
-//! A generic walker over the schema tables: validation, and instances of any message at any
-//! version, the smallest legal one ([`write_minimal`]) or one whose open choices (nulls, array
-//! lengths, tagged fields, values) a [`Source`] of the caller's makes ([`write_instance`]).
+//! The schema walks, for callers: validation ([`validate`], the dissector's read walk visiting
+//! nothing), and instances of any message at any version, the smallest legal one
+//! ([`write_minimal`]) or one whose open choices (nulls, array lengths, tagged fields, values) a
+//! [`Source`] of the caller's makes ([`write_instance`]).
 //!
-//! The walker reads [`MessageSchema`] descriptions only; it shares no code with the generated
-//! encoders and decoders in [`crate::messages`] but the codec's primitives ([`Reader`],
-//! [`Writer`], and [`TaggedSection`], so that the rules of a tagged section are written once),
-//! so it is a second implementation of the message layouts against which the typed code is
-//! checked.
+//! The walks read [`MessageSchema`] descriptions only; they share no code with the generated
+//! encoders and decoders in [`crate::messages`] but the codec's primitives (the reader, the
+//! [`Writer`], and the reader of tagged sections, so that their rules are written once), so they
+//! are a second implementation of the message layouts against which the typed code is checked.
 //!
 //! # Wire rules it applies
 //!
@@ -32,8 +32,8 @@
 
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 use crate::api::ApiKey;
-use crate::codec::{LengthPrefix, Reader, TaggedSection, Writer};
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::codec::{LengthPrefix, Writer};
+use crate::error::{DecodeError, EncodeError};
 use crate::records::{CRC_OFFSET, CRC_START, HEADER_LEN, MIN_BATCH_LENGTH};
 
 /// The version and flexibility a body is walked at.
@@ -70,144 +70,7 @@ impl Ctx {
 /// `Truncated`, `VarintTooLong`, `NegativeLength`, `UnexpectedNull`, `LengthTooLarge`,
 /// `InvalidUtf8`, `TagOutOfOrder`, `TagNotInVersion`, `TaggedSizeMismatch`.
 pub fn validate(schema: &MessageSchema, version: i16, bytes: &[u8]) -> Result<usize, DecodeError> {
-    let mut r = Reader::new(bytes);
-    if !schema.valid_versions.contains(version) {
-        return Err(DecodeError::new(
-            r.offset(),
-            DecodeErrorKind::UnsupportedVersion {
-                api_key: ApiKey(schema.api_key),
-                version,
-            },
-            schema.name,
-        ));
-    }
-    let ctx = Ctx {
-        version,
-        flexible: schema.is_flexible(version),
-    };
-    check_struct(schema.root, ctx, &mut r)?;
-    Ok(r.offset())
-}
-
-/// Validates one struct: its positional fields in order, then (flexible versions) its tagged
-/// section.
-fn check_struct(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Result<(), DecodeError> {
-    for f in s.fields {
-        if f.is_positional(ctx.version) {
-            check_value(f, s.path, ctx, false, r)?;
-        }
-    }
-    if ctx.flexible {
-        check_tagged_section(s, ctx, r)?;
-    }
-    Ok(())
-}
-
-/// Validates the value of field `f` of a struct at `path` (positionally, or as the payload of its
-/// tagged entry).
-fn check_value(
-    f: &FieldSchema,
-    path: &'static str,
-    ctx: Ctx,
-    tagged: bool,
-    r: &mut Reader<'_>,
-) -> Result<(), DecodeError> {
-    let compact = ctx.compact(f);
-    let nullable = f.is_nullable(ctx.version);
-    match f.ty {
-        FieldType::Primitive(p) => check_primitive(p, compact, nullable, path, r),
-        FieldType::Struct(s) => {
-            if nullable {
-                let present = if tagged {
-                    r.decode_with(|r| r.uvarint(path))? != 0
-                } else {
-                    r.decode_with(|r| r.struct_marker(path))?
-                };
-                if !present {
-                    return Ok(());
-                }
-            }
-            check_struct(s, ctx, r)
-        }
-        FieldType::Array(p) => {
-            let Some(count) = check_count(compact, nullable, path, r)? else {
-                return Ok(());
-            };
-            for _ in 0..count {
-                check_primitive(p, compact, false, path, r)?;
-            }
-            Ok(())
-        }
-        FieldType::StructArray(s) => {
-            let Some(count) = check_count(compact, nullable, path, r)? else {
-                return Ok(());
-            };
-            for _ in 0..count {
-                check_struct(s, ctx, r)?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Reads an array count; `None` for a null array.
-fn check_count(
-    compact: bool,
-    nullable: bool,
-    path: &'static str,
-    r: &mut Reader<'_>,
-) -> Result<Option<usize>, DecodeError> {
-    if nullable {
-        r.decode_with(|r| r.nullable_array_len(compact, path))
-    } else {
-        r.decode_with(|r| r.array_len(compact, path)).map(Some)
-    }
-}
-
-/// Validates one primitive value.
-fn check_primitive(
-    p: Primitive,
-    compact: bool,
-    nullable: bool,
-    path: &'static str,
-    r: &mut Reader<'_>,
-) -> Result<(), DecodeError> {
-    r.decode_with(|r| {
-        if let Some(width) = p.width() {
-            return r.take(width, path).map(drop);
-        }
-        match (p, nullable) {
-            (Primitive::String, true) => r.nullable_string(compact, path).map(drop),
-            (Primitive::String, false) => r.string(compact, path).map(drop),
-            (_, true) => r.nullable_bytes(compact, path).map(drop),
-            (_, false) => r.bytes(compact, path).map(drop),
-        }
-    })
-}
-
-/// Validates the tagged-field section of struct `s` with the typed decoders' own reader of
-/// tagged sections ([`TaggedSection`]): the entry count against the bytes left, tags strictly
-/// increasing, a defined tag only where its field is tagged, and a value that uses exactly its
-/// declared size.
-fn check_tagged_section(s: &StructSchema, ctx: Ctx, r: &mut Reader<'_>) -> Result<(), DecodeError> {
-    let path = s.path;
-    let defined = s.tag_count();
-    let mut section = r.decode_with(|r| TaggedSection::begin(r, defined, path))?;
-    while let Some((tag, payload)) = r.decode_with(|r| section.next(r))? {
-        // A tag below `defined` that no field has is unknown, and kept raw by a decoder.
-        let Some(f) = s.fields.iter().find(|f| f.tag == Some(tag)) else {
-            continue;
-        };
-        r.decode_with(|r| {
-            if !f.is_tagged(ctx.version) {
-                return Err(section.not_in_version(r, tag, ctx.version));
-            }
-            section.field(r, payload, tag, path, |p| {
-                check_value(f, path, ctx, true, p).map_err(|e| p.fail_with(e))
-            })
-        })?;
-    }
-    Ok(())
+    super::dissect::check_body(schema, version, bytes)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
-//! The schema-driven walk that turns bytes into nodes.
+//! The read walk over the schema tables: bytes into the nodes of an object tree, handed to a
+//! [`Visit`]or. The dissector (`describe`) shows the nodes; validation
+//! ([`super::walker::validate`]) walks without visiting, and reads `records` fields as bytes.
 
-use super::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
+use super::tree::{About, Category, DescribeError, LenNote, Name, Node, TypeWord, Value, Visit};
 use crate::api::ApiKey;
 use crate::codec::{Reader, TaggedEntry, TaggedSection};
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -41,6 +43,9 @@ struct Out<'v> {
     sizes: Sizes<'v>,
     /// Composite nodes opened so far, in walk order.
     opened: usize,
+    /// Whether the record batches inside `records` fields are read (the dissector shows them);
+    /// validation, like the typed decoders, reads such a field as bytes.
+    batches: bool,
 }
 
 impl<'v> Out<'v> {
@@ -49,6 +54,7 @@ impl<'v> Out<'v> {
             v,
             sizes,
             opened: 0,
+            batches: true,
         }
     }
 
@@ -426,13 +432,38 @@ pub fn visit_body(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut dy
 
 fn body_alone(schema: &MessageSchema, version: i16, bytes: &[u8], v: &mut Out<'_>) -> R {
     let mut r = Reader::new(bytes);
-    let category = match schema.kind {
-        crate::codec::MessageKind::Response => Category::ResponseBody,
-        _ => Category::RequestBody,
-    };
-    body_at(schema, version, category, &mut r, v, 0)?;
+    body_at(schema, version, body_category(schema), &mut r, v, 0)?;
     r.finish(schema.name)?;
     Ok(())
+}
+
+fn body_category(schema: &MessageSchema) -> Category {
+    match schema.kind {
+        crate::codec::MessageKind::Response => Category::ResponseBody,
+        _ => Category::RequestBody,
+    }
+}
+
+/// Reads one body of `schema` at `version` from the start of `bytes` as the dissector does, but
+/// visiting nothing and reading `records` fields as bytes, as the typed decoders do: the
+/// schema walker's validation ([`super::walker::validate`]). Returns the bytes read.
+pub(crate) fn check_body(
+    schema: &MessageSchema,
+    version: i16,
+    bytes: &[u8],
+) -> Result<usize, DecodeError> {
+    let mut noop = Noop;
+    let mut out = Out::new(&mut noop, Sizes::Unneeded);
+    out.batches = false;
+    let mut r = Reader::new(bytes);
+    match body_at(schema, version, body_category(schema), &mut r, &mut out, 0) {
+        Ok(()) => Ok(r.offset()),
+        Err(DescribeError::Decode(e)) => Err(e),
+        // Only a visitor fails otherwise, and this walk visits nothing.
+        Err(
+            DescribeError::Fmt | DescribeError::UnknownApi | DescribeError::ScratchTooSmall { .. },
+        ) => Ok(r.offset()),
+    }
 }
 
 fn finish(r: &Reader<'_>, trailing: Option<DecodeError>) -> R {
@@ -1166,7 +1197,10 @@ fn records_field(
         "",
         ctx.body,
     )?;
-    visit_records(records, v, child)
+    if v.batches {
+        visit_records(records, v, child)?;
+    }
+    Ok(())
 }
 
 /// Walks the entries of a records field: each v2 batch with its header fields and a summary of
