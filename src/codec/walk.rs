@@ -394,7 +394,7 @@ fn read_section<'a, T>(
 
 #[cfg(test)]
 mod tests {
-    use std::fmt::Debug;
+    use core::fmt::Debug;
     use std::vec;
 
     use crate::api::{Request, Response};
@@ -442,8 +442,9 @@ mod tests {
             let range = schema.valid_versions;
             for version in (range.min..=range.max).filter(|v| range.contains(*v)) {
                 for seed in 0..SEEDS {
-                    let bytes = kwire_testkit::random_instance_named(schema.name, version, seed)
-                        .expect("a schema and version of the tables");
+                    // A schema and version of the tables.
+                    let bytes =
+                        kwire_testkit::random_instance_named(schema.name, version, seed).unwrap();
                     let outcome = match schema.kind {
                         MessageKind::Request => same_through_both_paths(&bytes, version, |r| {
                             Request::decode(r, key, version)
@@ -453,9 +454,7 @@ mod tests {
                         }),
                         MessageKind::Header | MessageKind::Data => continue,
                     };
-                    if let Err(what) = outcome {
-                        panic!("{} v{version} seed {seed}: {what}", schema.name);
-                    }
+                    assert_eq!(outcome, Ok(()), "{} v{version} seed {seed}", schema.name);
                     checked += 1;
                 }
             }

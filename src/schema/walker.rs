@@ -684,6 +684,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::error::DecodeErrorKind;
     use crate::schema::{MESSAGES, by_name};
 
     fn minimal(name: &str, version: i16) -> Vec<u8> {
