@@ -2,7 +2,7 @@
 
 use crate::error::{DecodeError, DecodeErrorKind};
 
-use super::{LengthPrefix, MAX_STRING_LEN, Uuid};
+use super::{MAX_STRING_LEN, Uuid};
 
 /// A cursor over borrowed input that knows its absolute offset.
 ///
@@ -430,8 +430,13 @@ impl<'a> Reader<'a> {
     /// Reads a length prefix: `int16` (classic strings), `int32` (classic bytes, records and
     /// arrays) or a compact unsigned varint holding N+1.
     #[inline(always)]
-    fn raw_len(&mut self, prefix: LengthPrefix, path: &'static str) -> Result<RawLen, Failed> {
-        let n: i32 = if prefix.is_compact() {
+    fn raw_len(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<RawLen, Failed> {
+        let n: i32 = if flexible {
             let start = self.offset();
             let u = self.uvarint(path)?;
             // N+1 with 0 = null. Java computes N in int arithmetic: 0x80000000 becomes
@@ -448,7 +453,7 @@ impl<'a> Reader<'a> {
                 ));
             }
             n
-        } else if prefix == LengthPrefix::Int16 {
+        } else if short {
             i32::from(self.i16(path)?)
         } else {
             self.i32(path)?
@@ -477,18 +482,23 @@ impl<'a> Reader<'a> {
     /// The common encodings (see [`fast_len`]) are read inline; everything else, errors
     /// included, goes through [`Reader::len_slow`].
     #[inline(always)]
-    fn len(&mut self, prefix: LengthPrefix, path: &'static str) -> Result<usize, Failed> {
-        match fast_len(&mut self.rest, prefix) {
+    fn len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<usize, Failed> {
+        match fast_len(&mut self.rest, flexible, short) {
             Some(n) => Ok(n),
-            None => self.len_slow(prefix, path),
+            None => self.len_slow(flexible, short, path),
         }
     }
 
     /// Every length encoding and its errors: the out-of-line path of [`Reader::len`].
     #[inline(never)]
-    fn len_slow(&mut self, prefix: LengthPrefix, path: &'static str) -> Result<usize, Failed> {
+    fn len_slow(
+        &mut self,
+        flexible: bool,
+        short: bool,
+        path: &'static str,
+    ) -> Result<usize, Failed> {
         let start = self.offset();
-        match self.raw_len(prefix, path)? {
+        match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Ok(n),
             RawLen::Null(-1) => Err(self.fail_at(start, DecodeErrorKind::UnexpectedNull, path)),
             RawLen::Null(n) => Err(self.fail_at(start, DecodeErrorKind::NegativeLength(n), path)),
@@ -500,13 +510,14 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub(super) fn nullable_len(
         &mut self,
-        prefix: LengthPrefix,
+        flexible: bool,
+        short: bool,
         path: &'static str,
     ) -> Result<Option<usize>, Failed> {
-        if let Some(n) = fast_len(&mut self.rest, prefix) {
+        if let Some(n) = fast_len(&mut self.rest, flexible, short) {
             return Ok(Some(n));
         }
-        self.nullable_len_slow(prefix, path)
+        self.nullable_len_slow(flexible, short, path)
     }
 
     /// Every nullable length encoding and its errors: the out-of-line path of
@@ -514,10 +525,11 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn nullable_len_slow(
         &mut self,
-        prefix: LengthPrefix,
+        flexible: bool,
+        short: bool,
         path: &'static str,
     ) -> Result<Option<usize>, Failed> {
-        Ok(match self.raw_len(prefix, path)? {
+        Ok(match self.raw_len(flexible, short, path)? {
             RawLen::Len(n) => Some(n),
             RawLen::Null(_) => None,
         })
@@ -552,7 +564,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn string(&mut self, flexible: bool, path: &'static str) -> Result<&'a str, Failed> {
         let start = self.offset();
-        let n = self.len(LengthPrefix::string(flexible), path)?;
+        let n = self.len(flexible, true, path)?;
         self.str_body(n, start, path)
     }
 
@@ -568,7 +580,7 @@ impl<'a> Reader<'a> {
         path: &'static str,
     ) -> Result<Option<&'a str>, Failed> {
         let start = self.offset();
-        match self.nullable_len(LengthPrefix::string(flexible), path)? {
+        match self.nullable_len(flexible, true, path)? {
             Some(n) => self.str_body(n, start, path).map(Some),
             None => Ok(None),
         }
@@ -581,7 +593,7 @@ impl<'a> Reader<'a> {
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline]
     pub fn bytes(&mut self, flexible: bool, path: &'static str) -> Result<&'a [u8], Failed> {
-        let n = self.len(LengthPrefix::bytes(flexible), path)?;
+        let n = self.len(flexible, false, path)?;
         self.take(n, path)
     }
 
@@ -596,7 +608,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<&'a [u8]>, Failed> {
-        match self.nullable_len(LengthPrefix::bytes(flexible), path)? {
+        match self.nullable_len(flexible, false, path)? {
             Some(n) => self.take(n, path).map(Some),
             None => Ok(None),
         }
@@ -613,7 +625,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<crate::wire::Records<'a>, Failed> {
-        let n = self.len(LengthPrefix::bytes(flexible), path)?;
+        let n = self.len(flexible, false, path)?;
         let at = self.offset();
         self.take(n, path)
             .map(|b| crate::wire::Records::with_offset(b, at))
@@ -630,7 +642,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<crate::wire::Records<'a>>, Failed> {
-        match self.nullable_len(LengthPrefix::bytes(flexible), path)? {
+        match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 let at = self.offset();
                 self.take(n, path)
@@ -679,7 +691,7 @@ impl<'a> Reader<'a> {
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
     #[inline(always)]
     pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, Failed> {
-        let n = self.len(LengthPrefix::bytes(flexible), path)?;
+        let n = self.len(flexible, false, path)?;
         self.check_count(n, path)?;
         Ok(n)
     }
@@ -695,7 +707,7 @@ impl<'a> Reader<'a> {
         flexible: bool,
         path: &'static str,
     ) -> Result<Option<usize>, Failed> {
-        match self.nullable_len(LengthPrefix::bytes(flexible), path)? {
+        match self.nullable_len(flexible, false, path)? {
             Some(n) => {
                 self.check_count(n, path)?;
                 Ok(Some(n))
@@ -739,8 +751,8 @@ pub(super) fn utf8(bytes: &[u8]) -> Option<&str> {
 /// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`; returns `None`, consuming nothing, for anything
 /// else. The inline half of every length read, [`Reader`]'s and [`Walker`](super::Walker)'s.
 #[inline(always)]
-pub(super) fn fast_len(rest: &mut &[u8], prefix: LengthPrefix) -> Option<usize> {
-    let (n, tail) = if prefix.is_compact() {
+pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<usize> {
+    let (n, tail) = if flexible {
         // A varint of one to three bytes holding N+1 with N >= 0 (lengths below 2 MiB).
         match rest.split_first() {
             // 1..=0x7f: one byte.
@@ -762,7 +774,7 @@ pub(super) fn fast_len(rest: &mut &[u8], prefix: LengthPrefix) -> Option<usize> 
             }
             _ => return None,
         }
-    } else if prefix == LengthPrefix::Int16 {
+    } else if short {
         let (head, tail) = rest.split_first_chunk::<2>()?;
         (usize::try_from(i16::from_be_bytes(*head)).ok()?, tail)
     } else {

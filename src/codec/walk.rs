@@ -3,7 +3,7 @@
 
 #[cfg(feature = "perf")]
 use super::Failed;
-use super::{LengthPrefix, MAX_STRING_LEN, Reader, Uuid};
+use super::{MAX_STRING_LEN, Reader, Uuid};
 
 /// A cursor that advances over encoded values, checking them as a decode would, without saying
 /// what is wrong.
@@ -165,11 +165,11 @@ impl<'a> Walker<'a> {
 
     /// Reads a length prefix as [`Reader`] reads a nullable one: `Some(None)` for null.
     #[inline(always)]
-    fn nullable_len(&mut self, prefix: LengthPrefix) -> Option<Option<usize>> {
-        if let Some(n) = super::reader::fast_len(&mut self.rest, prefix) {
+    fn nullable_len(&mut self, flexible: bool, short: bool) -> Option<Option<usize>> {
+        if let Some(n) = super::reader::fast_len(&mut self.rest, flexible, short) {
             return Some(Some(n));
         }
-        let (n, rest) = Self::nullable_len_slow(self.rest, prefix)?;
+        let (n, rest) = Self::nullable_len_slow(self.rest, flexible, short)?;
         self.rest = rest;
         Some(n)
     }
@@ -179,17 +179,18 @@ impl<'a> Walker<'a> {
     #[inline(never)]
     fn nullable_len_slow(
         rest: &'a [u8],
-        prefix: LengthPrefix,
+        flexible: bool,
+        short: bool,
     ) -> Option<(Option<usize>, &'a [u8])> {
         let mut r = Reader::new(rest);
-        let n = r.nullable_len(prefix, "").ok()?;
+        let n = r.nullable_len(flexible, short, "").ok()?;
         Some((n, r.rest()))
     }
 
     /// Reads a length that must not be null.
     #[inline(always)]
-    fn len(&mut self, prefix: LengthPrefix) -> Option<usize> {
-        self.nullable_len(prefix)?
+    fn len(&mut self, flexible: bool, short: bool) -> Option<usize> {
+        self.nullable_len(flexible, short)?
     }
 
     /// The body of a string of `n` bytes: at most [`MAX_STRING_LEN`] bytes of UTF-8.
@@ -204,14 +205,14 @@ impl<'a> Walker<'a> {
     /// Reads a string that must not be null, as [`Reader::string`] does.
     #[inline(always)]
     pub fn string(&mut self, flexible: bool) -> Option<&'a str> {
-        let n = self.len(LengthPrefix::string(flexible))?;
+        let n = self.len(flexible, true)?;
         self.str_body(n)
     }
 
     /// Reads a nullable string, as [`Reader::nullable_string`] does.
     #[inline(always)]
     pub fn nullable_string(&mut self, flexible: bool) -> Option<Option<&'a str>> {
-        match self.nullable_len(LengthPrefix::string(flexible))? {
+        match self.nullable_len(flexible, true)? {
             Some(n) => self.str_body(n).map(Some),
             None => Some(None),
         }
@@ -220,14 +221,14 @@ impl<'a> Walker<'a> {
     /// Reads bytes that must not be null, as [`Reader::bytes`] does.
     #[inline(always)]
     pub fn bytes(&mut self, flexible: bool) -> Option<&'a [u8]> {
-        let n = self.len(LengthPrefix::bytes(flexible))?;
+        let n = self.len(flexible, false)?;
         self.take(n)
     }
 
     /// Reads nullable bytes, as [`Reader::nullable_bytes`] does.
     #[inline(always)]
     pub fn nullable_bytes(&mut self, flexible: bool) -> Option<Option<&'a [u8]>> {
-        match self.nullable_len(LengthPrefix::bytes(flexible))? {
+        match self.nullable_len(flexible, false)? {
             Some(n) => self.take(n).map(Some),
             None => Some(None),
         }
@@ -236,14 +237,14 @@ impl<'a> Walker<'a> {
     /// Reads a `records` field that must not be null, keeping its absolute offset.
     #[inline(always)]
     pub fn records(&mut self, flexible: bool) -> Option<crate::wire::Records<'a>> {
-        let n = self.len(LengthPrefix::bytes(flexible))?;
+        let n = self.len(flexible, false)?;
         self.records_body(n)
     }
 
     /// Reads a nullable `records` field, keeping its absolute offset.
     #[inline(always)]
     pub fn nullable_records(&mut self, flexible: bool) -> Option<Option<crate::wire::Records<'a>>> {
-        match self.nullable_len(LengthPrefix::bytes(flexible))? {
+        match self.nullable_len(flexible, false)? {
             Some(n) => self.records_body(n).map(Some),
             None => Some(None),
         }
@@ -261,7 +262,7 @@ impl<'a> Walker<'a> {
     /// [`MAX_STRING_LEN`] bytes of UTF-8 (checked only in bytes not yet validated).
     #[inline(always)]
     pub fn skip_string(&mut self, flexible: bool, nullable: bool) -> Option<()> {
-        let Some(n) = self.nullable_len(LengthPrefix::string(flexible))? else {
+        let Some(n) = self.nullable_len(flexible, true)? else {
             return nullable.then_some(());
         };
         if n > MAX_STRING_LEN {
@@ -277,7 +278,7 @@ impl<'a> Walker<'a> {
     /// Steps over a bytes or records field (`nullable`: a null is accepted).
     #[inline(always)]
     pub fn skip_bytes(&mut self, flexible: bool, nullable: bool) -> Option<()> {
-        match self.nullable_len(LengthPrefix::bytes(flexible))? {
+        match self.nullable_len(flexible, false)? {
             Some(n) => self.skip(n),
             None => nullable.then_some(()),
         }
@@ -301,7 +302,7 @@ impl<'a> Walker<'a> {
         flexible: bool,
         nullable: bool,
     ) -> Option<Option<usize>> {
-        match self.nullable_len(LengthPrefix::bytes(flexible))? {
+        match self.nullable_len(flexible, false)? {
             Some(n) => Some(Some(n)),
             None => nullable.then_some(None),
         }
