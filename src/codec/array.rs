@@ -755,6 +755,11 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
                 version,
                 flexible,
             } => {
+                // Fixed-width elements: the view's bytes end where its elements do, so the
+                // bounds check of the read is the only test (the count is left as it was).
+                if T::WIRE_SIZE.is_some() {
+                    return T::take(w, *version, *flexible);
+                }
                 *left = left.checked_sub(1)?;
                 // Every element was validated when the view was built: the walker reads it, or
                 // leaves it (a non-empty tagged section) to a read, which cannot fail. If it ever
@@ -783,8 +788,11 @@ impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.0 {
-            IterRepr::Wire { left, .. } => {
-                let n = usize::try_from(*left).unwrap_or(usize::MAX);
+            IterRepr::Wire { w, left, .. } => {
+                let n = match T::WIRE_SIZE {
+                    Some(size) => w.rest().len().checked_div(size).unwrap_or(0),
+                    None => usize::try_from(*left).unwrap_or(usize::MAX),
+                };
                 (n, Some(n))
             }
             IterRepr::Slice(it) => it.size_hint(),

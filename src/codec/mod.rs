@@ -341,6 +341,10 @@ impl<'a> Element<'a> for &'a str {
         r.string(flexible, path)
     }
     #[inline(always)]
+    fn walk(w: &mut Walker<'a>, _: i16, flexible: bool) -> Option<()> {
+        w.skip_string(flexible, false)
+    }
+    #[inline(always)]
     fn take(w: &mut Walker<'a>, _: i16, flexible: bool) -> Option<Self> {
         w.string(flexible)
     }

@@ -269,10 +269,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         let s = self.take(n)?;
-        if !self.validated {
-            super::reader::utf8(s)?;
-        }
-        Some(())
+        (self.validated || super::reader::is_utf8(s)).then_some(())
     }
 
     /// Steps over a bytes or records field (`nullable`: a null is accepted).
