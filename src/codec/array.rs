@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use crate::error::EncodeError;
 
-use super::{Failed, Reader, Walker, Writer, len_prefix, null_len};
+use super::{Failed, LengthPrefix, Reader, Walker, Writer, len_prefix};
 
 /// A type that can be an array element.
 ///
@@ -111,7 +111,7 @@ pub trait Element<'a>: Copy {
     /// them in one loop; generated structs run one copy of the loop per range of versions.
     #[inline]
     fn write_array(elements: &[Self], w: &mut Writer<'_>, version: i16, flexible: bool) {
-        w.len(elements.len(), flexible, false);
+        w.len(elements.len(), LengthPrefix::bytes(flexible));
         for e in elements {
             e.write_element(w, version, flexible);
         }
@@ -591,7 +591,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<usize, EncodeError> {
-        let prefix = len_prefix(self.len(), flexible, false, path)?;
+        let prefix = len_prefix(self.len(), LengthPrefix::bytes(flexible), path)?;
         // Fixed-width elements have the same bytes at every version.
         if let Some(size) = T::WIRE_SIZE {
             return Ok(prefix.saturating_add(self.len().saturating_mul(size)));
@@ -619,11 +619,11 @@ impl<'a, T: Element<'a>> Array<'a, T> {
             Self::Wire(v)
                 if T::WIRE_SIZE.is_some() || (v.version == version && v.flexible == flexible) =>
             {
-                w.len(v.len(), flexible, false);
+                w.len(v.len(), LengthPrefix::bytes(flexible));
                 w.put(v.bytes);
             }
             Self::Wire(v) => {
-                w.len(v.len(), flexible, false);
+                w.len(v.len(), LengthPrefix::bytes(flexible));
                 for e in v.iter() {
                     e.write_element(w, version, flexible);
                 }
@@ -645,7 +645,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     ) -> Result<usize, EncodeError> {
         match v {
             Some(a) => a.encoded_len(version, flexible, path),
-            None => Ok(null_len(flexible, false)),
+            None => Ok(LengthPrefix::bytes(flexible).null_len()),
         }
     }
 
@@ -654,7 +654,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
     pub fn write_nullable(v: Option<&Self>, w: &mut Writer<'_>, version: i16, flexible: bool) {
         match v {
             Some(a) => a.write(w, version, flexible),
-            None => w.null_len(flexible, false),
+            None => w.null_len(LengthPrefix::bytes(flexible)),
         }
     }
 }
@@ -811,7 +811,7 @@ mod tests {
     fn reference<T: for<'x> Element<'x>>(elements: &[T], flexible: bool) -> ([u8; 2048], usize) {
         let mut buf = [0u8; 2048];
         let mut w = Writer::new(&mut buf);
-        w.len(elements.len(), flexible, false);
+        w.len(elements.len(), LengthPrefix::bytes(flexible));
         for e in elements {
             e.write_element(&mut w, 0, flexible);
         }

@@ -39,7 +39,7 @@ pub use tagged::{
 };
 pub use walk::Walker;
 pub use writer::{
-    Writer, bytes_len, len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len,
+    Writer, bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len,
     uvarint_len, varint_len, varlong_len,
 };
 
@@ -49,6 +49,73 @@ pub use crate::wire::{Hyphenated, ParseUuidError, Uuid, VersionRange};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
 pub const MAX_STRING_LEN: usize = 0x7fff;
+
+/// How a length or element count is prefixed on the wire, which the value's kind and the
+/// message version's flexibility decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LengthPrefix {
+    /// `int16`, -1 for null: a string in a classic version.
+    Int16,
+    /// `int32`, -1 for null: bytes, records or an array in a classic version.
+    Int32,
+    /// An unsigned varint of N+1, 0 for null: a string in a flexible version (at most
+    /// [`MAX_STRING_LEN`] bytes, as in every version).
+    CompactString,
+    /// An unsigned varint of N+1, 0 for null: bytes, records or an array in a flexible version.
+    Compact,
+}
+
+impl LengthPrefix {
+    /// The prefix of a string: [`LengthPrefix::CompactString`] in flexible versions, else
+    /// [`LengthPrefix::Int16`].
+    #[must_use]
+    #[inline(always)]
+    pub const fn string(flexible: bool) -> Self {
+        if flexible {
+            Self::CompactString
+        } else {
+            Self::Int16
+        }
+    }
+
+    /// The prefix of bytes, records and arrays: [`LengthPrefix::Compact`] in flexible
+    /// versions, else [`LengthPrefix::Int32`].
+    #[must_use]
+    #[inline(always)]
+    pub const fn bytes(flexible: bool) -> Self {
+        if flexible { Self::Compact } else { Self::Int32 }
+    }
+
+    /// True for the varint prefixes of flexible versions.
+    #[must_use]
+    #[inline(always)]
+    pub const fn is_compact(self) -> bool {
+        matches!(self, Self::CompactString | Self::Compact)
+    }
+
+    /// The largest length the prefix may carry: [`MAX_STRING_LEN`] for strings, `i32::MAX - 1`
+    /// otherwise (a compact N+1 must fit an `int32`, as in Kafka's reader).
+    #[must_use]
+    #[inline(always)]
+    pub const fn limit(self) -> usize {
+        match self {
+            Self::Int16 | Self::CompactString => MAX_STRING_LEN,
+            Self::Int32 | Self::Compact => 0x7fff_fffe,
+        }
+    }
+
+    /// The encoded size of a null: 1 compact byte, or -1 as `int16` or `int32`.
+    #[must_use]
+    #[inline(always)]
+    pub const fn null_len(self) -> usize {
+        match self {
+            Self::CompactString | Self::Compact => 1,
+            Self::Int16 => 2,
+            Self::Int32 => 4,
+        }
+    }
+}
 
 /// Decoding of a message or struct at a version, borrowing from the input.
 ///
@@ -310,7 +377,7 @@ macro_rules! primitive_element {
                         fill(body);
                     }
                 } else {
-                    w.len(elements.len(), flexible, false);
+                    w.len(elements.len(), LengthPrefix::bytes(flexible));
                     if let Some(dst) = w.reserve(elements.len().saturating_mul($len)) {
                         fill(dst);
                     }
@@ -471,7 +538,7 @@ macro_rules! struct_element {
             ) {
                 // Through a local writer, which stays in registers (see `Writer::move_out`).
                 let mut local = w.move_out();
-                local.len(elements.len(), flexible, false);
+                local.len(elements.len(), $crate::codec::LengthPrefix::bytes(flexible));
                 $crate::codec::per_class!(version, v => {
                     for e in elements {
                         <Self as $crate::codec::Encode>::write(e, &mut local, v);

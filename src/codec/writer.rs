@@ -2,7 +2,7 @@
 
 use crate::error::EncodeError;
 
-use super::{MAX_STRING_LEN, Uuid};
+use super::{LengthPrefix, Uuid};
 
 /// A cursor over a caller's output buffer.
 ///
@@ -298,21 +298,23 @@ impl<'b> Writer<'b> {
     /// `int16` (classic strings) or `int32`. Lengths were checked by the size pass; a length that
     /// does not fit its prefix is clamped (and would have been refused there).
     #[inline(always)]
-    pub fn len(&mut self, len: usize, flexible: bool, short: bool) {
-        if flexible {
+    pub fn len(&mut self, len: usize, prefix: LengthPrefix) {
+        if prefix.is_compact() {
             let n = u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1);
             let [b0, b1, b2, _] = n.to_le_bytes();
             match n {
                 // Three bytes inline with `perf`, for bytes and records fields (which are often
                 // that long); strings, rarely over 16 KiB, stay small.
-                0x4000..0x20_0000 if cfg!(feature = "perf") && !short => self.put_array([
-                    b0 | 0x80,
-                    (b0 >> 7) | (b1 << 1) | 0x80,
-                    (b1 >> 6) | (b2 << 2),
-                ]),
+                0x4000..0x20_0000 if cfg!(feature = "perf") && prefix == LengthPrefix::Compact => {
+                    self.put_array([
+                        b0 | 0x80,
+                        (b0 >> 7) | (b1 << 1) | 0x80,
+                        (b1 >> 6) | (b2 << 2),
+                    ]);
+                }
                 _ => self.uvarint(n),
             }
-        } else if short {
+        } else if prefix == LengthPrefix::Int16 {
             self.i16(i16::try_from(len).unwrap_or(i16::MAX));
         } else {
             self.i32(i32::try_from(len).unwrap_or(i32::MAX));
@@ -321,20 +323,18 @@ impl<'b> Writer<'b> {
 
     /// Writes the null length: compact `0`, or `-1` as `int16`/`int32`.
     #[inline]
-    pub fn null_len(&mut self, flexible: bool, short: bool) {
-        if flexible {
-            self.u8(0);
-        } else if short {
-            self.i16(-1);
-        } else {
-            self.i32(-1);
+    pub fn null_len(&mut self, prefix: LengthPrefix) {
+        match prefix {
+            LengthPrefix::CompactString | LengthPrefix::Compact => self.u8(0),
+            LengthPrefix::Int16 => self.i16(-1),
+            LengthPrefix::Int32 => self.i32(-1),
         }
     }
 
     /// Writes a string with its length prefix.
     #[inline]
     pub fn string(&mut self, v: &str, flexible: bool) {
-        self.len(v.len(), flexible, true);
+        self.len(v.len(), LengthPrefix::string(flexible));
         self.put(v.as_bytes());
     }
 
@@ -343,14 +343,14 @@ impl<'b> Writer<'b> {
     pub fn nullable_string(&mut self, v: Option<&str>, flexible: bool) {
         match v {
             Some(s) => self.string(s, flexible),
-            None => self.null_len(flexible, true),
+            None => self.null_len(LengthPrefix::string(flexible)),
         }
     }
 
     /// Writes bytes with their length prefix.
     #[inline(always)]
     pub fn bytes(&mut self, v: &[u8], flexible: bool) {
-        self.len(v.len(), flexible, false);
+        self.len(v.len(), LengthPrefix::bytes(flexible));
         self.put(v);
     }
 
@@ -359,7 +359,7 @@ impl<'b> Writer<'b> {
     pub fn nullable_bytes(&mut self, v: Option<&[u8]>, flexible: bool) {
         match v {
             Some(b) => self.bytes(b, flexible),
-            None => self.null_len(flexible, false),
+            None => self.null_len(LengthPrefix::bytes(flexible)),
         }
     }
 }
@@ -420,25 +420,22 @@ pub const fn varlong_len(v: i64) -> usize {
 ///
 /// # Errors
 ///
-/// `LengthOverflow` when `len` does not fit the prefix (`int16` for classic strings, 32767 for
-/// every string, `int32` otherwise).
+/// `LengthOverflow` when `len` is over the prefix's [`LengthPrefix::limit`].
 #[inline]
 pub fn len_prefix(
     len: usize,
-    flexible: bool,
-    short: bool,
+    prefix: LengthPrefix,
     path: &'static str,
 ) -> Result<usize, EncodeError> {
-    let limit = if short { MAX_STRING_LEN } else { 0x7fff_fffe };
-    if len > limit {
+    if len > prefix.limit() {
         return Err(EncodeError::LengthOverflow { path, length: len });
     }
-    Ok(if flexible {
-        uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1))
-    } else if short {
-        2
-    } else {
-        4
+    Ok(match prefix {
+        LengthPrefix::CompactString | LengthPrefix::Compact => {
+            uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1))
+        }
+        LengthPrefix::Int16 => 2,
+        LengthPrefix::Int32 => 4,
     })
 }
 
@@ -449,7 +446,7 @@ pub fn len_prefix(
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
 pub fn string_len(v: &str, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
-    Ok(len_prefix(v.len(), flexible, true, path)?.saturating_add(v.len()))
+    Ok(len_prefix(v.len(), LengthPrefix::string(flexible), path)?.saturating_add(v.len()))
 }
 
 /// Encoded size of a nullable string.
@@ -465,7 +462,7 @@ pub fn nullable_string_len(
 ) -> Result<usize, EncodeError> {
     match v {
         Some(s) => string_len(s, flexible, path),
-        None => Ok(null_len(flexible, true)),
+        None => Ok(LengthPrefix::string(flexible).null_len()),
     }
 }
 
@@ -476,7 +473,7 @@ pub fn nullable_string_len(
 /// `LengthOverflow` past `i32::MAX - 1`.
 #[inline]
 pub fn bytes_len(v: &[u8], flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
-    Ok(len_prefix(v.len(), flexible, false, path)?.saturating_add(v.len()))
+    Ok(len_prefix(v.len(), LengthPrefix::bytes(flexible), path)?.saturating_add(v.len()))
 }
 
 /// Encoded size of nullable bytes.
@@ -492,20 +489,7 @@ pub fn nullable_bytes_len(
 ) -> Result<usize, EncodeError> {
     match v {
         Some(b) => bytes_len(b, flexible, path),
-        None => Ok(null_len(flexible, false)),
-    }
-}
-
-/// Encoded size of a null length.
-#[inline]
-#[must_use]
-pub const fn null_len(flexible: bool, short: bool) -> usize {
-    if flexible {
-        1
-    } else if short {
-        2
-    } else {
-        4
+        None => Ok(LengthPrefix::bytes(flexible).null_len()),
     }
 }
 
@@ -609,10 +593,10 @@ mod tests {
         ] {
             let mut buf = [0u8; 8];
             let mut w = Writer::new(&mut buf);
-            w.len(len, true, false);
+            w.len(len, LengthPrefix::Compact);
             let n = w.position();
             assert_eq!(&buf[..n], bytes, "{len}");
-            assert_eq!(len_prefix(len, true, false, "x").unwrap(), n);
+            assert_eq!(len_prefix(len, LengthPrefix::Compact, "x").unwrap(), n);
         }
     }
 

@@ -32,7 +32,7 @@
 
 use super::{DefaultValue, FieldSchema, FieldType, MessageSchema, Primitive, StructSchema};
 use crate::api::ApiKey;
-use crate::codec::Writer;
+use crate::codec::{LengthPrefix, Writer};
 use crate::error::{DecodeError, EncodeError};
 use crate::records::{CRC_OFFSET, CRC_START, HEADER_LEN, MIN_BATCH_LENGTH};
 
@@ -336,7 +336,7 @@ impl Slot<'_, '_> {
                 s = if default == "x" { "y" } else { "x" };
             }
         }
-        self.w.len(s.len(), self.compact, true);
+        self.w.len(s.len(), LengthPrefix::string(self.compact));
         self.w.put(s.as_bytes());
     }
 
@@ -350,7 +350,7 @@ impl Slot<'_, '_> {
         } else {
             data
         };
-        self.w.len(data.len(), self.compact, false);
+        self.w.len(data.len(), LengthPrefix::bytes(self.compact));
         self.w.put(data);
     }
 
@@ -367,8 +367,7 @@ impl Slot<'_, '_> {
         };
         self.w.len(
             batches.len().saturating_mul(EmptyBatch::LEN),
-            self.compact,
-            false,
+            LengthPrefix::bytes(self.compact),
         );
         for b in batches {
             self.w.put(&b.encode());
@@ -618,14 +617,14 @@ fn write_value<S: Source>(
         }
         FieldType::Array(p) => {
             let n = element_count(at, must_differ, src);
-            w.len(n, compact, false);
+            w.len(n, LengthPrefix::bytes(compact));
             for _ in 0..n {
                 write_primitive(at, p, DefaultValue::Implicit, compact, false, src, w);
             }
         }
         FieldType::StructArray(s) => {
             let n = element_count(at, must_differ, src);
-            w.len(n, compact, false);
+            w.len(n, LengthPrefix::bytes(compact));
             for _ in 0..n {
                 write_struct(s, ctx, inner, false, src, w);
             }
@@ -674,8 +673,8 @@ fn write_null(f: &FieldSchema, tagged: bool, compact: bool, w: &mut Writer<'_>) 
                 w.i8(-1);
             }
         }
-        FieldType::Primitive(Primitive::String) => w.null_len(compact, true),
-        _ => w.null_len(compact, false),
+        FieldType::Primitive(Primitive::String) => w.null_len(LengthPrefix::string(compact)),
+        _ => w.null_len(LengthPrefix::bytes(compact)),
     }
 }
 

@@ -38,8 +38,8 @@ use core::fmt;
 
 use kwire::api::{API_TABLE, ApiKey, Request, Response};
 use kwire::codec::{
-    Encode, Failed, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer, bytes_len,
-    len_prefix, null_len, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
+    Encode, Failed, LengthPrefix, RawTaggedField, Reader, TaggedFields, TaggedSection, Writer,
+    bytes_len, len_prefix, nullable_bytes_len, nullable_string_len, string_len, tagged_entry_len,
     uvarint_len, varint_len, varlong_len,
 };
 use kwire::control::ControlPayload;
@@ -888,19 +888,26 @@ fn primitive(op: u8, r: &mut Reader<'_>, scratch: &mut [u8]) -> Result<Step, Sto
         }
         7 => {
             let n = r.decode_with(|r| r.array_len(flexible, P))?;
-            let len = encode_len("array length", len_prefix(n, flexible, false, P))?;
-            let out = written!("array length", len, |w| w.len(n, flexible, false));
+            let len = encode_len(
+                "array length",
+                len_prefix(n, LengthPrefix::bytes(flexible), P),
+            )?;
+            let out = written!("array length", len, |w| w
+                .len(n, LengthPrefix::bytes(flexible)));
             check_array_len(out, Some(n), flexible)?;
         }
         8 => {
             let n = r.decode_with(|r| r.nullable_array_len(flexible, P))?;
             let len = match n {
-                Some(n) => encode_len("nullable array length", len_prefix(n, flexible, false, P))?,
-                None => null_len(flexible, false),
+                Some(n) => encode_len(
+                    "nullable array length",
+                    len_prefix(n, LengthPrefix::bytes(flexible), P),
+                )?,
+                None => LengthPrefix::bytes(flexible).null_len(),
             };
             let out = written!("nullable array length", len, |w| match n {
-                Some(n) => w.len(n, flexible, false),
-                None => w.null_len(flexible, false),
+                Some(n) => w.len(n, LengthPrefix::bytes(flexible)),
+                None => w.null_len(LengthPrefix::bytes(flexible)),
             });
             check_array_len(out, n, flexible)?;
         }
