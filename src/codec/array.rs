@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use crate::error::EncodeError;
 
-use super::{Failed, LengthPrefix, Reader, Walker, Writer, len_prefix};
+use super::{Failed, LengthPrefix, Reader, Walker, Writer};
 
 /// A type that can be an array element.
 ///
@@ -591,7 +591,7 @@ impl<'a, T: Element<'a>> Array<'a, T> {
         flexible: bool,
         path: &'static str,
     ) -> Result<usize, EncodeError> {
-        let prefix = len_prefix(self.len(), LengthPrefix::bytes(flexible), path)?;
+        let prefix = super::writer::prefix_len(self.len(), flexible, false, path)?;
         // Fixed-width elements have the same bytes at every version.
         if let Some(size) = T::WIRE_SIZE {
             return Ok(prefix.saturating_add(self.len().saturating_mul(size)));

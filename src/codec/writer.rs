@@ -2,7 +2,7 @@
 
 use crate::error::EncodeError;
 
-use super::{LengthPrefix, Uuid};
+use super::{LengthPrefix, MAX_STRING_LEN, Uuid};
 
 /// A cursor over a caller's output buffer.
 ///
@@ -427,15 +427,34 @@ pub fn len_prefix(
     prefix: LengthPrefix,
     path: &'static str,
 ) -> Result<usize, EncodeError> {
-    if len > prefix.limit() {
+    prefix_len(
+        len,
+        prefix.is_compact(),
+        matches!(prefix, LengthPrefix::Int16 | LengthPrefix::CompactString),
+        path,
+    )
+}
+
+/// [`len_prefix`] with the prefix given as the two facts that choose it, for the crate's own
+/// sizing code: each caller's `string` is a constant, so only `compact` (the version's
+/// flexibility) is tested. Through the enum, the sizing code linked into firmware was larger.
+#[inline]
+pub(crate) fn prefix_len(
+    len: usize,
+    compact: bool,
+    string: bool,
+    path: &'static str,
+) -> Result<usize, EncodeError> {
+    let limit = if string { MAX_STRING_LEN } else { 0x7fff_fffe };
+    if len > limit {
         return Err(EncodeError::LengthOverflow { path, length: len });
     }
-    Ok(match prefix {
-        LengthPrefix::CompactString | LengthPrefix::Compact => {
-            uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1))
-        }
-        LengthPrefix::Int16 => 2,
-        LengthPrefix::Int32 => 4,
+    Ok(if compact {
+        uvarint_len(u32::try_from(len).unwrap_or(u32::MAX).saturating_add(1))
+    } else if string {
+        2
+    } else {
+        4
     })
 }
 
@@ -446,7 +465,7 @@ pub fn len_prefix(
 /// `LengthOverflow` over 32767 bytes.
 #[inline]
 pub fn string_len(v: &str, flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
-    Ok(len_prefix(v.len(), LengthPrefix::string(flexible), path)?.saturating_add(v.len()))
+    Ok(prefix_len(v.len(), flexible, true, path)?.saturating_add(v.len()))
 }
 
 /// Encoded size of a nullable string.
@@ -473,7 +492,7 @@ pub fn nullable_string_len(
 /// `LengthOverflow` past `i32::MAX - 1`.
 #[inline]
 pub fn bytes_len(v: &[u8], flexible: bool, path: &'static str) -> Result<usize, EncodeError> {
-    Ok(len_prefix(v.len(), LengthPrefix::bytes(flexible), path)?.saturating_add(v.len()))
+    Ok(prefix_len(v.len(), flexible, false, path)?.saturating_add(v.len()))
 }
 
 /// Encoded size of nullable bytes.
