@@ -7,6 +7,7 @@
 //! kwire catalog                              every key, version and direction as hex
 //! kwire dissect [FILE|-] --request           the object tree of a request frame (-: stdin)
 //! kwire dissect [FILE|-] --response --api-key K --version V
+//! kwire site OUT_DIR [--schemas DIR]...      the catalogue as a static web site
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -21,6 +22,8 @@ use clap::{Args, Parser, Subcommand};
 use kwire::ApiKey;
 use kwire::api::API_TABLE;
 use kwire::describe::{self, DescribeError, Side};
+
+mod site;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -69,6 +72,25 @@ enum Command {
   kwire dissect reply.hex --response --api-key Fetch --version 16
   kwire page Heartbeat --request --hex | kwire dissect - --request")]
     Dissect(DissectArgs),
+    /// The catalogue as a static web site: an index of every API key and a page per API and
+    /// version, each with its byte layout and object tree; self-contained, nothing fetched.
+    #[command(after_help = "Examples:
+  kwire site target/site
+  kwire site target/site --schemas ../shared/kafka-schemas/message \\
+      --schemas ../shared/kafka-schemas/message-3.9
+Then open target/site/index.html in a browser.")]
+    Site(SiteArgs),
+}
+
+#[derive(Debug, Args)]
+struct SiteArgs {
+    /// The directory to write the site into (created if missing).
+    out_dir: PathBuf,
+    /// A directory of Kafka's JSON message schemas (its `message` directory). The pages then
+    /// also show each field's description and the message's schema. May be repeated; the
+    /// first directory holding a message's file is used.
+    #[arg(long)]
+    schemas: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -321,6 +343,23 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     }
 }
 
+fn site(args: &SiteArgs, out: &mut dyn Write) -> Result<(), Error> {
+    let summary = site::write_site(&site::Options {
+        out: args.out_dir.clone(),
+        schemas: args.schemas.clone(),
+    })
+    .map_err(Error::Failed)?;
+    writeln!(
+        out,
+        "wrote {} pages to {} ({} message schemas found); open {}",
+        summary.pages,
+        args.out_dir.display(),
+        summary.schemas,
+        args.out_dir.join("index.html").display()
+    )?;
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = io::stdout();
@@ -330,6 +369,7 @@ fn main() -> ExitCode {
         Command::List => list(&mut out),
         Command::Catalog => catalog(&mut out),
         Command::Dissect(args) => dissect(args, &mut out),
+        Command::Site(args) => site(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(Error::Io));
     match result {
@@ -373,6 +413,8 @@ mod tests {
         assert!(!ok("kwire page fetch --request"));
         assert!(!ok("kwire dissect f.bin"));
         assert!(!ok("kwire dissect --response --api-key 1"));
+        assert!(ok("kwire site out --schemas a --schemas b"));
+        assert!(!ok("kwire site"));
         assert!(!ok("kwire frobnicate"));
     }
 

@@ -1,0 +1,768 @@
+//! `kwire site`: the catalogue of every Kafka API as a static web site.
+//!
+//! The site is self-contained: HTML pages, one style sheet and one small script, nothing fetched
+//! from elsewhere. `index.html` lists every API key; each API has a page at its highest version
+//! (`<Api>.html`) and one per version (`<Api>-v<N>.html`), each showing the facts, a colour
+//! legend, and for the request and the response the smallest legal frame as a byte grid and an
+//! object tree. The tree's text is what `kwire page` prints, rendered by the same code. Given
+//! Kafka's schema directories, the pages also carry each field's description and the message's
+//! JSON schema, read when the site is written.
+
+use std::collections::HashMap;
+use std::fmt::{self, Write as _};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use kwire::ApiKey;
+use kwire::api::{API_TABLE, ApiInfo};
+use kwire::codec::VersionRange;
+use kwire::describe::{self, Category, DescribeError, Name, Node, Side, Visit};
+
+/// Scratch space for one minimal frame.
+const SCRATCH: usize = 1 << 16;
+
+/// Descriptions longer than this are cut, with `...` in place of the rest.
+const ABOUT_WIDTH: usize = 78;
+
+/// The regions of a frame, in the legend's order: the class of their bytes and their name.
+const REGIONS: [(Category, &str, &str); 7] = [
+    (Category::Frame, "frame", "frame"),
+    (Category::Header, "header", "rpc header"),
+    (Category::RequestBody, "request", "request body"),
+    (Category::RecordBatch, "batch", "RecordBatch"),
+    (Category::Record, "record", "Record"),
+    (Category::ResponseBody, "response", "response body"),
+    (Category::Tagged, "tagged", "tagged_fields"),
+];
+
+const STYLE: &str = include_str!("site/style.css");
+const SCRIPT: &str = include_str!("site/site.js");
+
+/// The class and the legend name of a node's region.
+fn region(c: Category) -> (&'static str, &'static str) {
+    REGIONS
+        .iter()
+        .find(|(cat, _, _)| *cat == c)
+        .map_or(("other", "other"), |&(_, class, name)| (class, name))
+}
+
+/// What the site is written from and to.
+#[derive(Debug)]
+pub struct Options {
+    /// The directory the site is written into (created if missing).
+    pub out: PathBuf,
+    /// Kafka's schema directories, searched in order for each message's JSON file.
+    pub schemas: Vec<PathBuf>,
+}
+
+/// What was written.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// API pages written (every version of every API, and each API's highest once more).
+    pub pages: usize,
+    /// Messages whose schema file was found.
+    pub schemas: usize,
+}
+
+/// Writes the whole site.
+///
+/// # Errors
+///
+/// A message naming what could not be written, or an API the dissector could not show.
+pub fn write_site(opts: &Options) -> Result<Summary, String> {
+    fs::create_dir_all(&opts.out).map_err(|e| format!("creating {}: {e}", opts.out.display()))?;
+    let write = |name: &str, text: &str| {
+        let path = opts.out.join(name);
+        fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))
+    };
+    write("style.css", STYLE)?;
+    write("site.js", SCRIPT)?;
+    let mut scratch = vec![0u8; SCRATCH];
+    write("index.html", &index(&mut scratch)?)?;
+    let mut summary = Summary::default();
+    for info in API_TABLE.iter() {
+        let Some(versions) = page_versions(info) else {
+            continue;
+        };
+        let docs = [Side::Request, Side::Response].map(|side| {
+            let name = message_name(info.key, side);
+            load_schema(&opts.schemas, name)
+        });
+        summary.schemas += docs.iter().filter(|d| d.is_some()).count();
+        let top = versions.last().copied().unwrap_or_default();
+        for &version in &versions {
+            let html = api_page(info, version, &versions, &docs, &mut scratch)?;
+            write(&format!("{}-v{version}.html", info.name), &html)?;
+            summary.pages += 1;
+            if version == top {
+                write(&format!("{}.html", info.name), &html)?;
+                summary.pages += 1;
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// The versions an API has a page at: those both of its sides define.
+fn page_versions(info: &ApiInfo) -> Option<Vec<i16>> {
+    let r = info.request_versions;
+    if r.is_empty() {
+        return None;
+    }
+    let v: Vec<i16> = (r.min..=r.max)
+        .filter(|&v| describe::page_version(info.key, Some(v)).is_ok())
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+fn message_name(api: ApiKey, side: Side) -> &'static str {
+    let schema = match side {
+        Side::Request => kwire::schema::request(api),
+        Side::Response => kwire::schema::response(api),
+    };
+    schema.map_or("", |s| s.name)
+}
+
+/// Escapes text for HTML content and attribute values.
+struct Esc<'a>(&'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '&' => f.write_str("&amp;")?,
+                '<' => f.write_str("&lt;")?,
+                '>' => f.write_str("&gt;")?,
+                '"' => f.write_str("&quot;")?,
+                '\'' => f.write_str("&#39;")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The start of every page, up to and with the navigation bar.
+fn head(out: &mut String, title: &str, nav: &str) -> fmt::Result {
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n\
+         <script src=\"site.js\" defer></script>\n</head>\n<body>\n\
+         <nav><a class=\"home\" href=\"index.html\">All Kafka APIs</a>{nav}</nav>\n<main>\n",
+        Esc(title)
+    )
+}
+
+fn tail(out: &mut String) -> fmt::Result {
+    out.write_str("</main>\n</body>\n</html>\n")
+}
+
+fn minimal_len(api: ApiKey, version: i16, side: Side, scratch: &mut [u8]) -> String {
+    describe::write_minimal_frame(api, version, side, scratch)
+        .map_or_else(|_| "-".into(), |n| n.to_string())
+}
+
+/// `index.html`: every API key, the current ones first, then those Kafka 4.0 removed.
+fn index(scratch: &mut [u8]) -> Result<String, String> {
+    let mut out = String::new();
+    head(&mut out, "All Kafka APIs", "").map_err(|e| e.to_string())?;
+    let current: Vec<&ApiInfo> = API_TABLE
+        .iter()
+        .filter(|i| !i.current_request_versions.is_empty())
+        .collect();
+    let removed: Vec<&ApiInfo> = API_TABLE
+        .iter()
+        .filter(|i| i.current_request_versions.is_empty() && !i.request_versions.is_empty())
+        .collect();
+    let _ = write!(
+        out,
+        "<h1>All Kafka APIs</h1>\n<p>Every API key of the Kafka protocol with the versions kwire \
+         speaks: {} keys of the current release and {} that Kafka 4.0 removed. Each page shows the \
+         smallest legal request and response of one version, byte by byte. Sizes are of the whole \
+         frame at the highest version, its int32 size prefix included. Click a column heading to \
+         sort.</p>\n",
+        current.len(),
+        removed.len()
+    );
+    api_table(&mut out, "Current APIs", "current", &current, scratch);
+    api_table(
+        &mut out,
+        "APIs removed in Kafka 4.0",
+        "removed",
+        &removed,
+        scratch,
+    );
+    tail(&mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn api_table(out: &mut String, title: &str, id: &str, apis: &[&ApiInfo], scratch: &mut [u8]) {
+    let _ = write!(
+        out,
+        "<section id=\"{id}\">\n<h2>{}</h2>\n<table class=\"apis sortable\">\n<thead><tr>\
+         <th>Key</th><th>API</th><th>Request versions</th><th>Response versions</th>\
+         <th>Flexible versions</th><th>Headers</th><th>Request size</th><th>Response size</th>\
+         </tr></thead>\n<tbody>\n",
+        Esc(title)
+    );
+    for info in apis {
+        let top = info.request_versions.max;
+        let older = older_versions(info)
+            .map(|r| format!(" <span class=\"older\">(v{r} removed in Kafka 4.0)</span>"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr><td>{key}</td><td><a href=\"{name}.html\">{name}</a>{older}</td><td>{req}</td>\
+             <td>{resp}</td><td>{flex}</td><td>req v{hreq}, resp v{hresp}</td><td>{rs}</td>\
+             <td>{ps}</td></tr>",
+            key = info.key.0,
+            name = Esc(info.name),
+            req = info.request_versions,
+            resp = info.response_versions,
+            flex = flexible(info),
+            hreq = Side::Request.header_version(info.key, top),
+            hresp = Side::Response.header_version(info.key, top),
+            rs = minimal_len(info.key, top, Side::Request, scratch),
+            ps = minimal_len(info.key, top, Side::Response, scratch),
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn flexible(info: &ApiInfo) -> String {
+    if info.request_flexible == info.response_flexible {
+        info.request_flexible.to_string()
+    } else {
+        format!(
+            "request {}, response {}",
+            info.request_flexible, info.response_flexible
+        )
+    }
+}
+
+/// The versions of an API that Kafka 4.0 removed while keeping the API.
+fn older_versions(info: &ApiInfo) -> Option<String> {
+    let (all, current) = (info.request_versions, info.current_request_versions);
+    (!current.is_empty() && current.min > all.min)
+        .then(|| VersionRange::new(all.min, current.min.saturating_sub(1)).to_string())
+}
+
+fn current(range: VersionRange) -> String {
+    if range.is_empty() {
+        "none (Kafka 4.0 removed this API)".into()
+    } else {
+        range.to_string()
+    }
+}
+
+/// One API's page at `version`.
+fn api_page(
+    info: &ApiInfo,
+    version: i16,
+    versions: &[i16],
+    docs: &[Option<SchemaDoc>; 2],
+    scratch: &mut [u8],
+) -> Result<String, String> {
+    let api = info.key;
+    let fail = |e: DescribeError| format!("{} v{version}: {e}", info.name);
+    let request_len =
+        describe::write_minimal_frame(api, version, Side::Request, scratch).map_err(fail)?;
+    let response_len =
+        describe::write_minimal_frame(api, version, Side::Response, scratch).map_err(fail)?;
+    let mut switcher = String::from("<span class=\"versions\">version");
+    for &v in versions {
+        if v == version {
+            let _ = write!(switcher, " <strong aria-current=\"page\">v{v}</strong>");
+        } else {
+            let _ = write!(
+                switcher,
+                " <a href=\"{}-v{v}.html\">v{v}</a>",
+                Esc(info.name)
+            );
+        }
+    }
+    switcher.push_str("</span>");
+    let mut out = String::new();
+    head(&mut out, &format!("{} v{version}", info.name), &switcher).map_err(|e| e.to_string())?;
+    let flexible_now = info.request_flexible.contains(version);
+    let encoding = if flexible_now {
+        format!(
+            "Version {version} is flexible: every struct ends with a count of tagged fields (an \
+             unsigned varint), and strings, bytes and arrays carry compact lengths, the length \
+             plus one as an unsigned varint."
+        )
+    } else {
+        format!(
+            "Version {version} is not flexible: strings carry int16 lengths, bytes and arrays \
+             int32 lengths, and there are no tagged fields."
+        )
+    };
+    let _ = write!(
+        out,
+        "<h1>{name}</h1>\n<p class=\"explain\">The smallest legal request and response of \
+         {name} v{version}: numbers are zero, strings and bytes empty, each array holds one \
+         element, and a records field holds one empty record batch (61 bytes, magic 2). \
+         {encoding} The sizes count the whole frame, its int32 size prefix included.</p>\n",
+        name = Esc(info.name)
+    );
+    let older = older_versions(info).map_or_else(String::new, |r| {
+        format!(
+            "<dt>Older versions</dt><dd>{r} (removed in Kafka 4.0; older brokers speak them)</dd>"
+        )
+    });
+    let _ = write!(
+        out,
+        "<dl class=\"facts\">\n<dt>API key</dt><dd>{key}</dd>\n<dt>Encoded at</dt><dd>v{version}</dd>\n\
+         <dt>Flexible versions</dt><dd>{flex}</dd>\n<dt>Headers</dt><dd>req v{hreq}, resp v{hresp}</dd>\n\
+         <dt>Request versions</dt><dd>{req}</dd>\n<dt>Response versions</dt><dd>{resp}</dd>\n\
+         <dt>Request size</dt><dd>{request_len} bytes</dd>\n<dt>Response size</dt><dd>{response_len} bytes</dd>\n\
+         {older}</dl>\n",
+        key = api.0,
+        flex = flexible(info),
+        hreq = Side::Request.header_version(api, version),
+        hresp = Side::Response.header_version(api, version),
+        req = current(info.current_request_versions),
+        resp = current(info.current_response_versions),
+    );
+    legend(&mut out);
+    for (side, doc) in [Side::Request, Side::Response].into_iter().zip(docs) {
+        side_section(&mut out, api, version, side, doc.as_ref(), scratch).map_err(fail)?;
+    }
+    tail(&mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn legend(out: &mut String) {
+    out.push_str("<ul class=\"legend\" aria-label=\"regions\">");
+    for (_, class, name) in REGIONS {
+        let _ = write!(out, "<li class=\"r-{class}\">{}</li>", Esc(name));
+    }
+    out.push_str("</ul>\n");
+}
+
+/// A tree node as the page needs it.
+#[derive(Debug)]
+struct Info {
+    depth: usize,
+    /// The field name (an element's array name), for finding the description.
+    name: String,
+    offset: usize,
+    size: Option<usize>,
+    category: Category,
+    /// The description the dissector gives (framing, headers, batches), if any.
+    about: String,
+    /// An element of an array, which has no description of its own.
+    element: bool,
+}
+
+/// Collects the nodes of a tree.
+#[derive(Debug, Default)]
+struct Collect(Vec<Info>);
+
+impl Visit for Collect {
+    fn node(&mut self, n: &Node<'_>) -> fmt::Result {
+        let name = match n.name {
+            Name::Plain(s) | Name::Indexed(s, _) => s.to_string(),
+            _ => String::new(),
+        };
+        self.0.push(Info {
+            depth: n.depth,
+            name,
+            offset: n.offset,
+            size: n.size,
+            category: n.category,
+            about: n.about.to_string(),
+            element: matches!(n.name, Name::Indexed(..)),
+        });
+        Ok(())
+    }
+}
+
+/// The tree's text lines, each with its node; with a schema, each body field's description
+/// fills the description column, as the reference pages show it.
+fn tree_lines(
+    text: &str,
+    nodes: &[Info],
+    doc: Option<&SchemaDoc>,
+) -> Result<Vec<(String, Option<String>)>, DescribeError> {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() != nodes.len() {
+        return Err(DescribeError::UnknownApi);
+    }
+    // The description column: where the dissector's own descriptions start.
+    let column = lines
+        .iter()
+        .zip(nodes)
+        .find(|(_, n)| !n.about.is_empty())
+        .map(|(l, n)| l.chars().count().saturating_sub(n.about.chars().count()));
+    let mut parents: Vec<&str> = Vec::new();
+    let mut out = Vec::with_capacity(lines.len());
+    for (line, n) in lines.iter().zip(nodes) {
+        parents.truncate(n.depth);
+        let parent = parents.last().copied().unwrap_or("");
+        let about = match (doc, n.category) {
+            (Some(d), Category::RequestBody | Category::ResponseBody | Category::Tagged)
+                if n.about.is_empty() && !n.element =>
+            {
+                d.about(parent, &n.name)
+            }
+            _ => None,
+        };
+        parents.push(&n.name);
+        let mut text = (*line).to_string();
+        if let (Some(about), Some(column)) = (&about, column) {
+            let width = text.chars().count();
+            text.extend(std::iter::repeat_n(
+                ' ',
+                column.saturating_sub(width).max(2),
+            ));
+            text.push_str(&cut(about));
+        }
+        out.push((text, about));
+    }
+    Ok(out)
+}
+
+/// A description cut to [`ABOUT_WIDTH`] characters.
+fn cut(about: &str) -> String {
+    if about.chars().count() <= ABOUT_WIDTH {
+        return about.to_string();
+    }
+    let mut s: String = about.chars().take(ABOUT_WIDTH - 3).collect();
+    s.push_str("...");
+    s
+}
+
+/// The request or response part of a page: title, byte grid, tree and schema.
+fn side_section(
+    out: &mut String,
+    api: ApiKey,
+    version: i16,
+    side: Side,
+    doc: Option<&SchemaDoc>,
+    scratch: &mut [u8],
+) -> Result<(), DescribeError> {
+    let n = describe::write_minimal_frame(api, version, side, scratch)?;
+    let frame = scratch.get(..n).unwrap_or_default();
+    let mut text = String::new();
+    let mut nodes = Collect::default();
+    match side {
+        Side::Request => {
+            describe::write_request_frame(frame, &mut text)?;
+            describe::visit_request_frame(frame, &mut nodes)?;
+        }
+        Side::Response => {
+            describe::write_response_frame(frame, api, version, &mut text)?;
+            describe::visit_response_frame(frame, api, version, &mut nodes)?;
+        }
+    }
+    let nodes = nodes.0;
+    let lines = tree_lines(&text, &nodes, doc)?;
+    // The deepest node over each byte (children come after their parents).
+    let mut owner = vec![0usize; frame.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        let end = node.offset.saturating_add(node.size.unwrap_or(0));
+        for slot in owner
+            .get_mut(node.offset..end.min(frame.len()))
+            .unwrap_or_default()
+        {
+            *slot = i;
+        }
+    }
+    let (title, id) = match side {
+        Side::Request => ("Request", "request"),
+        Side::Response => ("Response", "response"),
+    };
+    let _ = write!(
+        out,
+        "<section class=\"side\" id=\"{id}\">\n<h2>{title}</h2>\n<p>{} v{version}, {} header \
+         v{}, {n} bytes on the wire</p>\n<h3>byte layout ({n} bytes, {} bytes per row)</h3>\n",
+        Esc(message_name(api, side)),
+        side.name(),
+        side.header_version(api, version),
+        describe::ROW
+    );
+    out.push_str("<table class=\"layout\">\n<thead><tr><th scope=\"col\">offset</th>");
+    for c in 0..describe::ROW {
+        let _ = write!(out, "<th scope=\"col\">{c:X}</th>");
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for (row, bytes) in frame.chunks(describe::ROW).enumerate() {
+        let _ = write!(
+            out,
+            "<tr><th scope=\"row\">{:04x}</th>",
+            row * describe::ROW
+        );
+        for (k, b) in bytes.iter().enumerate() {
+            let at = row * describe::ROW + k;
+            let i = owner.get(at).copied().unwrap_or(0);
+            let node = nodes.get(i);
+            let (class, region_name) = region(node.map_or(Category::Frame, |n| n.category));
+            let name = node.map_or("", |n| n.name.as_str());
+            let _ = write!(
+                out,
+                "<td class=\"r-{class}\" data-o=\"{at}\" data-n=\"{i}\" title=\"{region_name}: \
+                 {} at {at:#06x}\">{b:02x}</td>",
+                Esc(name)
+            );
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n<h3>object tree</h3>\n<pre class=\"tree\">");
+    for ((line, about), node) in lines.iter().zip(&nodes) {
+        let (class, region_name) = region(node.category);
+        let title = about.as_deref().unwrap_or(region_name);
+        let _ = writeln!(
+            out,
+            "<span class=\"node r-{class}\" tabindex=\"0\" data-o=\"{}\" data-l=\"{}\" \
+             title=\"{}\">{}</span>",
+            node.offset,
+            node.size.unwrap_or(0),
+            Esc(title),
+            Esc(line)
+        );
+    }
+    out.push_str("</pre>\n");
+    if let Some(doc) = doc {
+        let _ = write!(
+            out,
+            "<h3>kafka message schema (.json)</h3>\n<pre class=\"schema\">{}</pre>\n",
+            Esc(doc.json())
+        );
+    }
+    out.push_str("</section>\n");
+    Ok(())
+}
+
+/// A message's JSON schema, as read from Kafka's schema directory.
+#[derive(Debug)]
+pub struct SchemaDoc {
+    /// The file as it is, comments included.
+    text: String,
+    /// Descriptions by (enclosing field or message name, field name).
+    abouts: HashMap<(String, String), String>,
+    /// Descriptions by field name alone, the first of each name.
+    by_name: HashMap<String, String>,
+}
+
+impl SchemaDoc {
+    /// Parses a schema file's text.
+    fn parse(text: String) -> Option<Self> {
+        let stripped = kwire_codegen::spec::strip_comments(&text);
+        let value: serde_json::Value = serde_json::from_str(&stripped).ok()?;
+        let mut doc = Self {
+            text,
+            abouts: HashMap::new(),
+            by_name: HashMap::new(),
+        };
+        let common: HashMap<&str, &serde_json::Value> = value
+            .get("commonStructs")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| Some((s.get("name")?.as_str()?, s.get("fields")?)))
+            .collect();
+        let name = value.get("name").and_then(serde_json::Value::as_str)?;
+        if let Some(fields) = value.get("fields") {
+            doc.collect(fields, name, &common, 0);
+        }
+        Some(doc)
+    }
+
+    fn collect(
+        &mut self,
+        fields: &serde_json::Value,
+        parent: &str,
+        common: &HashMap<&str, &serde_json::Value>,
+        depth: usize,
+    ) {
+        // Common structs may refer to each other; no schema nests deeper than this.
+        if depth > 16 {
+            return;
+        }
+        for f in fields.as_array().into_iter().flatten() {
+            let Some(name) = f.get("name").and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            if let Some(about) = f.get("about").and_then(serde_json::Value::as_str) {
+                self.abouts
+                    .insert((parent.to_string(), name.to_string()), about.to_string());
+                self.by_name
+                    .entry(name.to_string())
+                    .or_insert_with(|| about.to_string());
+            }
+            let ty = f
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("");
+            let inner = f
+                .get("fields")
+                .or_else(|| common.get(ty.trim_start_matches("[]")).copied());
+            if let Some(inner) = inner {
+                self.collect(inner, name, common, depth + 1);
+            }
+        }
+    }
+
+    /// The schema from its opening brace: the file without the licence comment before it.
+    fn json(&self) -> &str {
+        let start = self.text.find('{').unwrap_or(0);
+        self.text.get(start..).unwrap_or_default().trim_end()
+    }
+
+    /// The description of field `name` inside `parent`.
+    fn about(&self, parent: &str, name: &str) -> Option<String> {
+        self.abouts
+            .get(&(parent.to_string(), name.to_string()))
+            .or_else(|| self.by_name.get(name))
+            .cloned()
+    }
+}
+
+/// The schema of message `name` from the first directory that has `<name>.json`.
+fn load_schema(dirs: &[PathBuf], name: &str) -> Option<SchemaDoc> {
+    if name.is_empty() {
+        return None;
+    }
+    dirs.iter().find_map(|d: &PathBuf| {
+        let path: PathBuf = Path::new(d).join(format!("{name}.json"));
+        SchemaDoc::parse(fs::read_to_string(path).ok()?)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+    }
+
+    /// The object tree of one side of a reference page in `../shared/seeds`.
+    fn seed_tree(seed: &str, side: &str) -> Option<String> {
+        let text = fs::read_to_string(shared().join("seeds").join(seed)).ok()?;
+        let start = text.find(&format!("\n{side}\n"))?;
+        let rest = &text[start..];
+        let tree = rest.find("object tree\n\n")? + "object tree\n\n".len();
+        let end = rest[tree..].find("\n\n")?;
+        Some(rest[tree..tree + end].to_string())
+    }
+
+    /// The text of the tree on a page: the node lines without their markup.
+    fn page_tree(html: &str, side: &str) -> String {
+        let section = &html[html.find(&format!("id=\"{side}\"")).unwrap()..];
+        let open = "<pre class=\"tree\">";
+        let pre = &section[section.find(open).unwrap() + open.len()..];
+        let pre = &pre[..pre.find("</pre>").unwrap()];
+        pre.lines()
+            .filter_map(|l| {
+                let open = l.find("\">")? + 2;
+                let close = l.rfind("</span>")?;
+                Some(unescape(&l[open..close]))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn unescape(s: &str) -> String {
+        s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    fn page(api: ApiKey, version: i16, schemas: &[PathBuf]) -> String {
+        let info = api.info().unwrap();
+        let versions = page_versions(info).unwrap();
+        let docs = [Side::Request, Side::Response]
+            .map(|side| load_schema(schemas, message_name(api, side)));
+        let mut scratch = vec![0u8; SCRATCH];
+        api_page(info, version, &versions, &docs, &mut scratch).unwrap()
+    }
+
+    #[test]
+    fn the_tree_is_what_kwire_page_prints() {
+        for api in [ApiKey::RENEW_DELEGATION_TOKEN, ApiKey::FETCH, ApiKey(4)] {
+            let info = api.info().unwrap();
+            for version in page_versions(info).unwrap() {
+                let html = page(api, version, &[]);
+                let mut scratch = vec![0u8; SCRATCH];
+                for (side, id) in [(Side::Request, "request"), (Side::Response, "response")] {
+                    let n =
+                        describe::write_minimal_frame(api, version, side, &mut scratch).unwrap();
+                    let mut text = String::new();
+                    match side {
+                        Side::Request => describe::write_request_frame(&scratch[..n], &mut text),
+                        Side::Response => {
+                            describe::write_response_frame(&scratch[..n], api, version, &mut text)
+                        }
+                    }
+                    .unwrap();
+                    assert_eq!(page_tree(&html, id), text.trim_end(), "{api:?} v{version}");
+                    // A cell per byte, and every byte in a region.
+                    let section = &html[html.find(&format!("id=\"{id}\"")).unwrap()..];
+                    let grid = &section[..section.find("</table>").unwrap()];
+                    assert_eq!(grid.matches("<td class=\"r-").count(), n);
+                    assert!(!grid.contains("r-other"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn with_the_schemas_the_seed_trees_are_reproduced() {
+        let schemas = [shared().join("kafka-schemas/message")];
+        if !schemas[0].is_dir() {
+            panic!("the schemas are missing at {}", schemas[0].display());
+        }
+        let html = page(ApiKey::RENEW_DELEGATION_TOKEN, 2, &schemas);
+        for (side, id) in [("Request", "request"), ("Response", "response")] {
+            let seed = seed_tree("RenewDelegationToken-v2.txt", side).unwrap();
+            assert_eq!(page_tree(&html, id), seed);
+        }
+        assert!(html.contains("<h3>kafka message schema (.json)</h3>"));
+        assert!(html.contains("&quot;name&quot;: &quot;RenewDelegationTokenRequest&quot;"));
+    }
+
+    #[test]
+    fn long_descriptions_are_cut() {
+        let long = "x".repeat(100);
+        assert_eq!(cut(&long).chars().count(), ABOUT_WIDTH);
+        assert!(cut(&long).ends_with("..."));
+        assert_eq!(cut("short"), "short");
+    }
+
+    #[test]
+    fn the_site_has_every_page_and_links_that_resolve() {
+        let dir = std::env::temp_dir().join(format!("kwire-site-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let summary = write_site(&Options {
+            out: dir.clone(),
+            schemas: Vec::new(),
+        })
+        .unwrap();
+        let expected: usize = API_TABLE
+            .iter()
+            .filter_map(page_versions)
+            .map(|v| v.len() + 1)
+            .sum();
+        assert_eq!(summary.pages, expected);
+        assert_eq!(summary.schemas, 0);
+        let index = fs::read_to_string(dir.join("index.html")).unwrap();
+        assert!(index.contains("APIs removed in Kafka 4.0"));
+        assert!(index.contains("<a href=\"LeaderAndIsr.html\">LeaderAndIsr</a>"));
+        // Every local link of the index and of one page names a file that exists.
+        let page = fs::read_to_string(dir.join("Fetch.html")).unwrap();
+        for html in [&index, &page] {
+            for link in html.split("href=\"").skip(1) {
+                let target = &link[..link.find('"').unwrap()];
+                assert!(dir.join(target).is_file(), "{target}");
+            }
+            assert!(!html.contains("http://") && !html.contains("https://"));
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
