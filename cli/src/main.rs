@@ -23,7 +23,7 @@ use kwire::ApiKey;
 use kwire::api::API_TABLE;
 use kwire::describe::{self, DescribeError, Side};
 
-mod site;
+use kwire_site as site;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -91,6 +91,10 @@ struct SiteArgs {
     /// first directory holding a message's file is used.
     #[arg(long)]
     schemas: Vec<PathBuf>,
+    /// The dissector built for the browser (`cargo build --release -p kwire-wasm --target
+    /// wasm32-unknown-unknown`): the site then has a page that dissects a pasted frame.
+    #[arg(long)]
+    wasm: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -347,6 +351,7 @@ fn site(args: &SiteArgs, out: &mut dyn Write) -> Result<(), Error> {
     let summary = site::write_site(&site::Options {
         out: args.out_dir.clone(),
         schemas: args.schemas.clone(),
+        wasm: args.wasm.clone(),
     })
     .map_err(Error::Failed)?;
     writeln!(
@@ -413,7 +418,7 @@ mod tests {
         assert!(!ok("kwire page fetch --request"));
         assert!(!ok("kwire dissect f.bin"));
         assert!(!ok("kwire dissect --response --api-key 1"));
-        assert!(ok("kwire site out --schemas a --schemas b"));
+        assert!(ok("kwire site out --schemas a --schemas b --wasm k.wasm"));
         assert!(!ok("kwire site"));
         assert!(!ok("kwire frobnicate"));
     }

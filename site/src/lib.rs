@@ -35,8 +35,8 @@ const REGIONS: [(Category, &str, &str); 7] = [
     (Category::Tagged, "tagged", "tagged_fields"),
 ];
 
-const STYLE: &str = include_str!("site/style.css");
-const SCRIPT: &str = include_str!("site/site.js");
+const STYLE: &str = include_str!("style.css");
+const SCRIPT: &str = include_str!("site.js");
 
 /// The class and the legend name of a node's region.
 fn region(c: Category) -> (&'static str, &'static str) {
@@ -53,6 +53,9 @@ pub struct Options {
     pub out: PathBuf,
     /// Kafka's schema directories, searched in order for each message's JSON file.
     pub schemas: Vec<PathBuf>,
+    /// The dissector built for the browser (`kwire-wasm`, `wasm32-unknown-unknown`): with it,
+    /// the site has a page that dissects any pasted frame.
+    pub wasm: Option<PathBuf>,
 }
 
 /// What was written.
@@ -78,7 +81,16 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
     write("style.css", STYLE)?;
     write("site.js", SCRIPT)?;
     let mut scratch = vec![0u8; SCRATCH];
-    write("index.html", &index(&mut scratch)?)?;
+    let dissect = match &opts.wasm {
+        Some(path) => {
+            let module = fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            write("dissect.js", &dissect_script(&module))?;
+            write("dissect.html", &dissect_page().map_err(|e| e.to_string())?)?;
+            true
+        }
+        None => false,
+    };
+    write("index.html", &index(dissect, &mut scratch)?)?;
     let mut summary = Summary::default();
     for info in API_TABLE.iter() {
         let Some(versions) = page_versions(info) else {
@@ -91,7 +103,7 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
         summary.schemas += docs.iter().filter(|d| d.is_some()).count();
         let top = versions.last().copied().unwrap_or_default();
         for &version in &versions {
-            let html = api_page(info, version, &versions, &docs, &mut scratch)?;
+            let html = api_page(info, version, &versions, &docs, dissect, &mut scratch)?;
             write(&format!("{}-v{version}.html", info.name), &html)?;
             summary.pages += 1;
             if version == top {
@@ -101,6 +113,58 @@ pub fn write_site(opts: &Options) -> Result<Summary, String> {
         }
     }
     Ok(summary)
+}
+
+const DISSECT_GLUE: &str = include_str!("dissect.js");
+
+/// `dissect.js`: the module, embedded in base64 (a page opened from a file may not fetch
+/// one), and the code that runs it.
+fn dissect_script(module: &[u8]) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(module);
+    format!("\"use strict\";\nconst KWIRE_WASM = \"{encoded}\";\n{DISSECT_GLUE}")
+}
+
+/// `dissect.html`: a frame in hex, request or response (with its API and version), and its
+/// grid and tree, as kwire compiled to WebAssembly reads it.
+fn dissect_page() -> Result<String, fmt::Error> {
+    let mut out = String::new();
+    head(&mut out, "Dissect a Kafka frame", "", true)?;
+    out.push_str(
+        "<h1>Dissect a frame</h1>\n<p>Paste a whole frame in hex, size prefix first (spaces and \
+         line breaks are ignored). A request's header names its API and version; a response's \
+         must be given. The frame is read in this page by kwire compiled to WebAssembly; \
+         nothing is sent anywhere. A link to this page can carry a frame: \
+         <code>dissect.html?request=HEX</code> or \
+         <code>dissect.html?response=HEX&amp;api=39&amp;version=2</code>.</p>\n\
+         <form id=\"dissect\">\n<p><label for=\"frame\">Frame (hex)</label><br>\
+         <textarea id=\"frame\" name=\"frame\" rows=\"6\" cols=\"80\" spellcheck=\"false\">\
+         </textarea></p>\n<p><label><input type=\"radio\" name=\"direction\" value=\"request\" \
+         checked> request</label> <label><input type=\"radio\" name=\"direction\" \
+         value=\"response\"> response of</label> \
+         <label for=\"api\">API</label> <select id=\"api\" name=\"api\">",
+    );
+    for info in API_TABLE.iter().filter(|i| !i.request_versions.is_empty()) {
+        write!(
+            out,
+            "<option value=\"{}\">{} ({})</option>",
+            info.key.0,
+            Esc(info.name),
+            info.key.0
+        )?;
+    }
+    out.push_str(
+        "</select> <label for=\"version\">version</label> <input id=\"version\" \
+         name=\"version\" type=\"number\" min=\"0\" max=\"32767\" value=\"0\"> \
+         <button type=\"submit\">Dissect</button></p>\n</form>\n",
+    );
+    legend(&mut out);
+    out.push_str(
+        "<section class=\"side\" id=\"result\" aria-live=\"polite\"></section>\n\
+         <script src=\"dissect.js\" defer></script>\n",
+    );
+    tail(&mut out)?;
+    Ok(out)
 }
 
 /// The versions an API has a page at: those both of its sides define.
@@ -123,6 +187,12 @@ fn message_name(api: ApiKey, side: Side) -> &'static str {
     schema.map_or("", |s| s.name)
 }
 
+/// `text` escaped for HTML content and attribute values.
+#[must_use]
+pub fn escape(text: &str) -> String {
+    Esc(text).to_string()
+}
+
 /// Escapes text for HTML content and attribute values.
 struct Esc<'a>(&'a str);
 
@@ -143,14 +213,19 @@ impl fmt::Display for Esc<'_> {
 }
 
 /// The start of every page, up to and with the navigation bar.
-fn head(out: &mut String, title: &str, nav: &str) -> fmt::Result {
+fn head(out: &mut String, title: &str, nav: &str, dissect: bool) -> fmt::Result {
+    let dissect = if dissect {
+        "<a href=\"dissect.html\">Dissect a frame</a>"
+    } else {
+        ""
+    };
     write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{}</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n\
          <script src=\"site.js\" defer></script>\n</head>\n<body>\n\
-         <nav><a class=\"home\" href=\"index.html\">All Kafka APIs</a>{nav}</nav>\n<main>\n",
+         <nav><a class=\"home\" href=\"index.html\">All Kafka APIs</a>{dissect}{nav}</nav>\n<main>\n",
         Esc(title)
     )
 }
@@ -165,9 +240,9 @@ fn minimal_len(api: ApiKey, version: i16, side: Side, scratch: &mut [u8]) -> Str
 }
 
 /// `index.html`: every API key, the current ones first, then those Kafka 4.0 removed.
-fn index(scratch: &mut [u8]) -> Result<String, String> {
+fn index(dissect: bool, scratch: &mut [u8]) -> Result<String, String> {
     let mut out = String::new();
-    head(&mut out, "All Kafka APIs", "").map_err(|e| e.to_string())?;
+    head(&mut out, "All Kafka APIs", "", dissect).map_err(|e| e.to_string())?;
     let current: Vec<&ApiInfo> = API_TABLE
         .iter()
         .filter(|i| !i.current_request_versions.is_empty())
@@ -263,6 +338,7 @@ fn api_page(
     version: i16,
     versions: &[i16],
     docs: &[Option<SchemaDoc>; 2],
+    dissect: bool,
     scratch: &mut [u8],
 ) -> Result<String, String> {
     let api = info.key;
@@ -285,7 +361,13 @@ fn api_page(
     }
     switcher.push_str("</span>");
     let mut out = String::new();
-    head(&mut out, &format!("{} v{version}", info.name), &switcher).map_err(|e| e.to_string())?;
+    head(
+        &mut out,
+        &format!("{} v{version}", info.name),
+        &switcher,
+        dissect,
+    )
+    .map_err(|e| e.to_string())?;
     let flexible_now = info.request_flexible.contains(version);
     let encoding = if flexible_now {
         format!(
@@ -380,26 +462,25 @@ impl Visit for Collect {
     }
 }
 
-/// The tree's text lines, each with its node; with a schema, each body field's description
-/// fills the description column, as the reference pages show it.
-fn tree_lines(
-    text: &str,
+/// The tree's text lines, one per node, and the lines after them (a decoding error's); with a
+/// schema, each body field's description fills the description column, as the reference pages
+/// show it.
+fn tree_lines<'t>(
+    text: &'t str,
     nodes: &[Info],
     doc: Option<&SchemaDoc>,
-) -> Result<Vec<(String, Option<String>)>, DescribeError> {
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.len() != nodes.len() {
-        return Err(DescribeError::UnknownApi);
-    }
+) -> (Vec<(String, Option<String>)>, Vec<&'t str>) {
+    let mut lines = text.lines();
+    let node_lines: Vec<&str> = lines.by_ref().take(nodes.len()).collect();
     // The description column: where the dissector's own descriptions start.
-    let column = lines
+    let column = node_lines
         .iter()
         .zip(nodes)
         .find(|(_, n)| !n.about.is_empty())
         .map(|(l, n)| l.chars().count().saturating_sub(n.about.chars().count()));
     let mut parents: Vec<&str> = Vec::new();
-    let mut out = Vec::with_capacity(lines.len());
-    for (line, n) in lines.iter().zip(nodes) {
+    let mut out = Vec::with_capacity(node_lines.len());
+    for (line, n) in node_lines.iter().zip(nodes) {
         parents.truncate(n.depth);
         let parent = parents.last().copied().unwrap_or("");
         let about = match (doc, n.category) {
@@ -422,7 +503,7 @@ fn tree_lines(
         }
         out.push((text, about));
     }
-    Ok(out)
+    (out, lines.collect())
 }
 
 /// A description cut to [`ABOUT_WIDTH`] characters.
@@ -435,31 +516,54 @@ fn cut(about: &str) -> String {
     s
 }
 
-/// The request or response part of a page: title, byte grid, tree and schema.
-fn side_section(
+/// Which frame a section shows, and so how its header is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// A request frame: its header names the API and version.
+    Request,
+    /// A response frame of `api` at `version`.
+    Response {
+        /// The API the request named.
+        api: ApiKey,
+        /// The version the request named.
+        version: i16,
+    },
+}
+
+/// Writes the byte grid and the object tree of `frame`, as a page shows them: a grid cell per
+/// byte, coloured and titled by the region of the deepest node over it, and a tree line per
+/// node, each knowing its bytes. A malformed frame is shown up to the failure, with the error
+/// line the dissector adds, and the error is returned.
+///
+/// # Errors
+///
+/// The dissector's error for a frame it cannot read to the end.
+pub fn write_frame(
     out: &mut String,
-    api: ApiKey,
-    version: i16,
-    side: Side,
+    frame: &[u8],
+    kind: Frame,
     doc: Option<&SchemaDoc>,
-    scratch: &mut [u8],
 ) -> Result<(), DescribeError> {
-    let n = describe::write_minimal_frame(api, version, side, scratch)?;
-    let frame = scratch.get(..n).unwrap_or_default();
     let mut text = String::new();
     let mut nodes = Collect::default();
-    match side {
-        Side::Request => {
-            describe::write_request_frame(frame, &mut text)?;
-            describe::visit_request_frame(frame, &mut nodes)?;
-        }
-        Side::Response => {
-            describe::write_response_frame(frame, api, version, &mut text)?;
-            describe::visit_response_frame(frame, api, version, &mut nodes)?;
-        }
+    // The text, and the nodes it is made of: both walks stop at the same failure.
+    let (result, _) = match kind {
+        Frame::Request => (
+            describe::write_request_frame(frame, &mut text),
+            describe::visit_request_frame(frame, &mut nodes),
+        ),
+        Frame::Response { api, version } => (
+            describe::write_response_frame(frame, api, version, &mut text),
+            describe::visit_response_frame(frame, api, version, &mut nodes),
+        ),
+    };
+    if let Err(e) = &result
+        && !matches!(e, DescribeError::Decode(_))
+    {
+        return result;
     }
     let nodes = nodes.0;
-    let lines = tree_lines(&text, &nodes, doc)?;
+    let (lines, rest) = tree_lines(&text, &nodes, doc);
     // The deepest node over each byte (children come after their parents).
     let mut owner = vec![0usize; frame.len()];
     for (i, node) in nodes.iter().enumerate() {
@@ -471,17 +575,10 @@ fn side_section(
             *slot = i;
         }
     }
-    let (title, id) = match side {
-        Side::Request => ("Request", "request"),
-        Side::Response => ("Response", "response"),
-    };
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<section class=\"side\" id=\"{id}\">\n<h2>{title}</h2>\n<p>{} v{version}, {} header \
-         v{}, {n} bytes on the wire</p>\n<h3>byte layout ({n} bytes, {} bytes per row)</h3>\n",
-        Esc(message_name(api, side)),
-        side.name(),
-        side.header_version(api, version),
+        "<h3>byte layout ({} bytes, {} bytes per row)</h3>",
+        frame.len(),
         describe::ROW
     );
     out.push_str("<table class=\"layout\">\n<thead><tr><th scope=\"col\">offset</th>");
@@ -524,7 +621,38 @@ fn side_section(
             Esc(line)
         );
     }
+    for line in rest {
+        let _ = writeln!(out, "<span class=\"error\">{}</span>", Esc(line));
+    }
     out.push_str("</pre>\n");
+    result
+}
+
+/// The request or response part of a page: title, the smallest frame's grid and tree, and
+/// the schema.
+fn side_section(
+    out: &mut String,
+    api: ApiKey,
+    version: i16,
+    side: Side,
+    doc: Option<&SchemaDoc>,
+    scratch: &mut [u8],
+) -> Result<(), DescribeError> {
+    let n = describe::write_minimal_frame(api, version, side, scratch)?;
+    let frame = scratch.get(..n).unwrap_or_default();
+    let (title, id, kind) = match side {
+        Side::Request => ("Request", "request", Frame::Request),
+        Side::Response => ("Response", "response", Frame::Response { api, version }),
+    };
+    let _ = writeln!(
+        out,
+        "<section class=\"side\" id=\"{id}\">\n<h2>{title}</h2>\n<p>{} v{version}, {} header \
+         v{}, {n} bytes on the wire</p>",
+        Esc(message_name(api, side)),
+        side.name(),
+        side.header_version(api, version),
+    );
+    write_frame(out, frame, kind, doc)?;
     if let Some(doc) = doc {
         let _ = write!(
             out,
@@ -680,7 +808,7 @@ mod tests {
         let docs = [Side::Request, Side::Response]
             .map(|side| load_schema(schemas, message_name(api, side)));
         let mut scratch = vec![0u8; SCRATCH];
-        api_page(info, version, &versions, &docs, &mut scratch).unwrap()
+        api_page(info, version, &versions, &docs, false, &mut scratch).unwrap()
     }
 
     #[test]
@@ -728,6 +856,30 @@ mod tests {
     }
 
     #[test]
+    fn with_a_module_the_site_has_its_dissect_page() {
+        let dir = std::env::temp_dir().join(format!("kwire-site-wasm-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let module = dir.join("m.wasm");
+        fs::write(&module, b"\0asm").unwrap();
+        let out = dir.join("site");
+        write_site(&Options {
+            out: out.clone(),
+            schemas: Vec::new(),
+            wasm: Some(module),
+        })
+        .unwrap();
+        let script = fs::read_to_string(out.join("dissect.js")).unwrap();
+        assert!(script.contains("const KWIRE_WASM = \"AGFzbQ==\";"));
+        let page = fs::read_to_string(out.join("dissect.html")).unwrap();
+        assert!(page.contains("<form id=\"dissect\">"));
+        assert!(page.contains("<option value=\"39\">RenewDelegationToken (39)</option>"));
+        let index = fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(index.contains("<a href=\"dissect.html\">Dissect a frame</a>"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn long_descriptions_are_cut() {
         let long = "x".repeat(100);
         assert_eq!(cut(&long).chars().count(), ABOUT_WIDTH);
@@ -742,6 +894,7 @@ mod tests {
         let summary = write_site(&Options {
             out: dir.clone(),
             schemas: Vec::new(),
+            wasm: None,
         })
         .unwrap();
         let expected: usize = API_TABLE
@@ -753,6 +906,7 @@ mod tests {
         assert_eq!(summary.schemas, 0);
         let index = fs::read_to_string(dir.join("index.html")).unwrap();
         assert!(index.contains("APIs removed in Kafka 4.0"));
+        assert!(!index.contains("dissect.html") && !dir.join("dissect.html").exists());
         assert!(index.contains("<a href=\"LeaderAndIsr.html\">LeaderAndIsr</a>"));
         // Every local link of the index and of one page names a file that exists.
         let page = fs::read_to_string(dir.join("Fetch.html")).unwrap();
