@@ -350,7 +350,7 @@ fn api_page(
     let mut switcher = String::from("<span class=\"versions\">version");
     for &v in versions {
         if v == version {
-            let _ = write!(switcher, " <strong aria-current=\"page\">v{v}</strong>");
+            let _ = write!(switcher, " <strong class=\"current\">v{v}</strong>");
         } else {
             let _ = write!(
                 switcher,
