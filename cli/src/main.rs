@@ -1,7 +1,7 @@
 //! `kwire`: the command-line tool of the kwire codec.
 //!
 //! ```text
-//! kwire page <Api> [--version N]             the reference page of an API
+//! kwire page <Api> [--version N] [--schemas DIR]   the reference page of an API
 //! kwire page <Api> --request|--response --hex   the smallest frame as one hex line
 //! kwire list                                 every API with versions, headers and sizes
 //! kwire catalog                              every key, version and direction as hex
@@ -54,7 +54,8 @@ enum Command {
     #[command(after_help = "Examples:
   kwire page RenewDelegationToken       by name, in any case
   kwire page 39 --version 1             by key, at a given version
-  kwire page fetch --request --hex      only the smallest request frame, as one hex line")]
+  kwire page fetch --request --hex      only the smallest request frame, as one hex line
+  kwire page 39 --schemas ../shared/kafka-schemas/message   with the fields' descriptions")]
     Page(PageArgs),
     /// Every API key: name, request and response versions, flexible versions, header versions
     /// and minimal frame sizes at the highest version.
@@ -114,6 +115,10 @@ struct PageArgs {
     /// Print only the frame, as one line of lowercase hex.
     #[arg(long)]
     hex: bool,
+    /// A directory of Kafka's JSON message schemas: the trees then carry each field's
+    /// description, as the reference pages and the site show them. May be repeated.
+    #[arg(long, conflicts_with = "hex")]
+    schemas: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -204,9 +209,13 @@ fn page(args: &PageArgs, out: &mut dyn Write) -> Result<(), Error> {
             .map_err(|e| describe_error(args.api, Some(version), e))?;
         describe::write_hex(&scratch[..n], &mut text)?;
         text.push('\n');
-    } else {
+    } else if args.schemas.is_empty() {
         describe::page(args.api, args.version, &mut scratch, &mut text)
             .map_err(|e| describe_error(args.api, args.version, e))?;
+    } else {
+        describe::page_version(args.api, args.version)
+            .map_err(|e| describe_error(args.api, args.version, e))?;
+        text = site::page_text(args.api, args.version, &args.schemas).map_err(Error::Failed)?;
     }
     out.write_all(text.as_bytes())?;
     Ok(())
@@ -412,6 +421,8 @@ mod tests {
         let ok = |s: &str| Cli::try_parse_from(s.split_whitespace()).is_ok();
         assert!(ok("kwire page fetch --version 16"));
         assert!(ok("kwire page 39 --request --hex"));
+        assert!(ok("kwire page 39 --schemas a --schemas b"));
+        assert!(!ok("kwire page 39 --request --hex --schemas a"));
         assert!(ok("kwire dissect --request f.bin"));
         assert!(ok("kwire dissect --response --api-key Fetch --version 4"));
         assert!(!ok("kwire page"));

@@ -530,6 +530,88 @@ pub enum Frame {
     },
 }
 
+/// A frame's tree: its text and the nodes it is made of, which both stop at the same failure.
+struct Dissection {
+    text: String,
+    nodes: Vec<Info>,
+    /// The decoding error, if the frame has one.
+    result: Result<(), DescribeError>,
+}
+
+/// Dissects `frame`; errors other than a decoding error end it.
+fn dissect(frame: &[u8], kind: Frame) -> Result<Dissection, DescribeError> {
+    let mut text = String::new();
+    let mut nodes = Collect::default();
+    let (result, _) = match kind {
+        Frame::Request => (
+            describe::write_request_frame(frame, &mut text),
+            describe::visit_request_frame(frame, &mut nodes),
+        ),
+        Frame::Response { api, version } => (
+            describe::write_response_frame(frame, api, version, &mut text),
+            describe::visit_response_frame(frame, api, version, &mut nodes),
+        ),
+    };
+    match result {
+        Err(e) if !matches!(e, DescribeError::Decode(_)) => Err(e),
+        result => Ok(Dissection {
+            text,
+            nodes: nodes.0,
+            result,
+        }),
+    }
+}
+
+/// The object tree of `frame` as text, with each body field's description from `doc` in the
+/// last column: the tree `kwire page --schemas` prints and the pages show.
+///
+/// # Errors
+///
+/// As [`write_frame`]; the text is then the tree up to the failure.
+fn tree_text(frame: &[u8], kind: Frame, doc: Option<&SchemaDoc>) -> Result<String, DescribeError> {
+    let Dissection {
+        text,
+        nodes,
+        result,
+    } = dissect(frame, kind)?;
+    let (lines, rest) = tree_lines(&text, &nodes, doc);
+    let mut out = String::with_capacity(text.len());
+    for line in lines.iter().map(|(l, _)| l.as_str()).chain(rest) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    result.map(|()| out)
+}
+
+/// The reference page of `api` at `version` (default: the highest) as `kwire page` prints it;
+/// with schema directories, each tree also carries the fields' descriptions, as on the site.
+///
+/// # Errors
+///
+/// A message naming an API or version there is no page for.
+pub fn page_text(api: ApiKey, version: Option<i16>, schemas: &[PathBuf]) -> Result<String, String> {
+    let mut scratch = vec![0u8; SCRATCH];
+    let mut text = String::new();
+    describe::page(api, version, &mut scratch, &mut text).map_err(|e| e.to_string())?;
+    if schemas.is_empty() {
+        return Ok(text);
+    }
+    let (_, version) = describe::page_version(api, version).map_err(|e| e.to_string())?;
+    for (side, kind) in [
+        (Side::Request, Frame::Request),
+        (Side::Response, Frame::Response { api, version }),
+    ] {
+        let doc = load_schema(schemas, message_name(api, side));
+        let n = describe::write_minimal_frame(api, version, side, &mut scratch)
+            .map_err(|e| e.to_string())?;
+        let frame = scratch.get(..n).unwrap_or_default();
+        let plain = tree_text(frame, kind, None).map_err(|e| e.to_string())?;
+        let described = tree_text(frame, kind, doc.as_ref()).map_err(|e| e.to_string())?;
+        text = text.replacen(&plain, &described, 1);
+    }
+    Ok(text)
+}
+
 /// Writes the byte grid and the object tree of `frame`, as a page shows them: a grid cell per
 /// byte, coloured and titled by the region of the deepest node over it, and a tree line per
 /// node, each knowing its bytes. A malformed frame is shown up to the failure, with the error
@@ -544,25 +626,11 @@ pub fn write_frame(
     kind: Frame,
     doc: Option<&SchemaDoc>,
 ) -> Result<(), DescribeError> {
-    let mut text = String::new();
-    let mut nodes = Collect::default();
-    // The text, and the nodes it is made of: both walks stop at the same failure.
-    let (result, _) = match kind {
-        Frame::Request => (
-            describe::write_request_frame(frame, &mut text),
-            describe::visit_request_frame(frame, &mut nodes),
-        ),
-        Frame::Response { api, version } => (
-            describe::write_response_frame(frame, api, version, &mut text),
-            describe::visit_response_frame(frame, api, version, &mut nodes),
-        ),
-    };
-    if let Err(e) = &result
-        && !matches!(e, DescribeError::Decode(_))
-    {
-        return result;
-    }
-    let nodes = nodes.0;
+    let Dissection {
+        text,
+        nodes,
+        result,
+    } = dissect(frame, kind)?;
     let (lines, rest) = tree_lines(&text, &nodes, doc);
     // The deepest node over each byte (children come after their parents).
     let mut owner = vec![0usize; frame.len()];
@@ -877,6 +945,19 @@ mod tests {
         let index = fs::read_to_string(out.join("index.html")).unwrap();
         assert!(index.contains("<a href=\"dissect.html\">Dissect a frame</a>"));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn kwire_page_with_the_schemas_prints_the_seed_trees() {
+        let schemas = [shared().join("kafka-schemas/message")];
+        let text = page_text(ApiKey::RENEW_DELEGATION_TOKEN, Some(2), &schemas).unwrap();
+        for side in ["Request", "Response"] {
+            let seed = seed_tree("RenewDelegationToken-v2.txt", side).unwrap();
+            assert!(text.contains(&seed), "{side}");
+        }
+        let mut plain = String::new();
+        describe::page(ApiKey::FETCH, None, &mut vec![0u8; SCRATCH], &mut plain).unwrap();
+        assert_eq!(page_text(ApiKey::FETCH, None, &[]).unwrap(), plain);
     }
 
     #[test]
