@@ -562,25 +562,18 @@ fn dissect(frame: &[u8], kind: Frame) -> Result<Dissection, DescribeError> {
     }
 }
 
-/// The object tree of `frame` as text, with each body field's description from `doc` in the
-/// last column: the tree `kwire page --schemas` prints and the pages show.
-///
-/// # Errors
-///
-/// As [`write_frame`]; the text is then the tree up to the failure.
-fn tree_text(frame: &[u8], kind: Frame, doc: Option<&SchemaDoc>) -> Result<String, DescribeError> {
-    let Dissection {
-        text,
-        nodes,
-        result,
-    } = dissect(frame, kind)?;
-    let (lines, rest) = tree_lines(&text, &nodes, doc);
-    let mut out = String::with_capacity(text.len());
-    for line in lines.iter().map(|(l, _)| l.as_str()).chain(rest) {
-        out.push_str(line);
-        out.push('\n');
+impl Dissection {
+    /// The tree as text with each body field's description from `doc` in the last column: the
+    /// tree `kwire page --schemas` prints and the pages show.
+    fn described_text(&self, doc: Option<&SchemaDoc>) -> String {
+        let (lines, rest) = tree_lines(&self.text, &self.nodes, doc);
+        let mut out = String::with_capacity(self.text.len());
+        for line in lines.iter().map(|(l, _)| l.as_str()).chain(rest) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
-    result.map(|()| out)
 }
 
 /// The reference page of `api` at `version` (default: the highest) as `kwire page` prints it;
@@ -605,9 +598,10 @@ pub fn page_text(api: ApiKey, version: Option<i16>, schemas: &[PathBuf]) -> Resu
         let n = describe::write_minimal_frame(api, version, side, &mut scratch)
             .map_err(|e| e.to_string())?;
         let frame = scratch.get(..n).unwrap_or_default();
-        let plain = tree_text(frame, kind, None).map_err(|e| e.to_string())?;
-        let described = tree_text(frame, kind, doc.as_ref()).map_err(|e| e.to_string())?;
-        text = text.replacen(&plain, &described, 1);
+        let tree = dissect(frame, kind).map_err(|e| e.to_string())?;
+        tree.result.as_ref().map_err(ToString::to_string)?;
+        // The page holds the tree exactly as the same renderer wrote it here.
+        text = text.replacen(&tree.text, &tree.described_text(doc.as_ref()), 1);
     }
     Ok(text)
 }
