@@ -8,6 +8,8 @@
 //! kwire dissect [FILE|-] --request           the object tree of a request frame (-: stdin)
 //! kwire dissect [FILE|-] --response --api-key K --version V
 //! kwire site OUT_DIR [--schemas DIR]...      the catalogue as a static web site
+//! kwire capture FILE [--port N]... [--api A]... [--tree] [--check]
+//!                                            the Kafka exchanges of a pcap or pcapng capture
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -24,6 +26,8 @@ use kwire::api::API_TABLE;
 use kwire::describe::{self, DescribeError, Side};
 
 use kwire_site as site;
+
+mod capture;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -81,6 +85,17 @@ enum Command {
       --schemas ../shared/kafka-schemas/message-3.9
 Then open target/site/index.html in a browser.")]
     Site(SiteArgs),
+    /// The Kafka exchanges of a packet capture (pcap or pcapng; Ethernet, Linux cooked,
+    /// loopback or raw IP; IPv4 and IPv6): each TCP connection reassembled, its frames cut,
+    /// each response paired with its request and decoded. One line per exchange: time,
+    /// connection, API and version, correlation and client ids, sizes, latency and the error
+    /// codes the response holds.
+    #[command(after_help = "Examples:
+  tcpdump -i lo -w kafka.pcap port 9092     capture, then:
+  kwire capture kafka.pcap
+  kwire capture kafka.pcap --port 19092 --api Fetch --api Produce --tree
+  tcpdump -i lo -U -w - port 9092 | kwire capture -")]
+    Capture(capture::CaptureArgs),
 }
 
 #[derive(Debug, Args)]
@@ -144,7 +159,7 @@ struct DissectArgs {
 }
 
 /// An API by name (any ASCII case) or by numeric key.
-fn parse_api(arg: &str) -> Result<ApiKey, String> {
+pub(crate) fn parse_api(arg: &str) -> Result<ApiKey, String> {
     let key = match arg.parse::<i16>() {
         Ok(n) => ApiKey(n),
         Err(_) => ApiKey::from_name(arg).ok_or_else(|| format!("unknown API {arg}"))?,
@@ -157,7 +172,7 @@ fn parse_api(arg: &str) -> Result<ApiKey, String> {
 
 /// Why a command failed.
 #[derive(Debug)]
-enum Error {
+pub(crate) enum Error {
     /// A message for the user; exit code 1.
     Failed(String),
     /// Output failed.
@@ -384,6 +399,7 @@ fn main() -> ExitCode {
         Command::Catalog => catalog(&mut out),
         Command::Dissect(args) => dissect(args, &mut out),
         Command::Site(args) => site(args, &mut out),
+        Command::Capture(args) => capture::run(args, &mut out),
     }
     .and_then(|()| out.flush().map_err(Error::Io));
     match result {

@@ -1,0 +1,300 @@
+//! Frames cut out of a connection's two byte streams, and each response paired with its
+//! request by correlation id: the part of a capture that a live tap shares.
+
+use std::collections::HashMap;
+
+use kwire::frame;
+use kwire::{ApiKey, ErrorCode, Request as Body, Status};
+
+use super::source::Time;
+
+/// The largest frame accepted (a broker's default `socket.request.max.bytes`): a size prefix
+/// above it means the stream is not where a frame starts.
+pub const MAX_FRAME: usize = 100 << 20;
+
+/// A frame cut out of a stream.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// When its last byte arrived.
+    pub time: Time,
+    /// Its bytes, size prefix included.
+    pub bytes: Vec<u8>,
+    /// Where it starts in its direction's stream.
+    pub offset: u64,
+}
+
+/// A request frame and what its header says.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The frame.
+    pub frame: Frame,
+    /// Its API.
+    pub api_key: ApiKey,
+    /// Its version.
+    pub version: i16,
+    /// The correlation id its response carries.
+    pub correlation_id: i32,
+    /// The client id, `None` when null.
+    pub client_id: Option<String>,
+    /// A Produce with `acks = 0`: the broker sends no response.
+    pub unanswered_by_design: bool,
+}
+
+/// Something a connection's streams gave.
+#[derive(Debug)]
+pub enum Event {
+    /// A request and its response.
+    Exchange(Request, Frame),
+    /// A request the connection ended without answering (or one never answered by design).
+    Unanswered(Request),
+    /// A response whose correlation id no request seen carried (the capture began after it).
+    Orphan(Frame, i32),
+    /// A request frame whose header does not read.
+    BadRequest(Frame, kwire::DecodeError),
+    /// One direction stopped making sense: a size prefix no frame has, bytes lost from the
+    /// capture. The message says where; the direction is skipped up to the next frame found.
+    Lost {
+        /// The direction (`true`: client to server).
+        from_client: bool,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// Bytes kept while looking for a frame start: enough for a request header's first fields and
+/// a usual client id, which tell a request frame.
+const KEEP: usize = 256;
+
+/// Cuts frames out of one direction's bytes.
+#[derive(Debug, Default)]
+struct Framer {
+    buf: Vec<u8>,
+    /// Stream offset of `buf[0]`.
+    start: u64,
+    /// Whether `buf` starts at a frame. False when the capture began inside the connection or
+    /// lost bytes: frames are then looked for.
+    synced: bool,
+    /// Where the current search for a frame began.
+    searching_from: Option<u64>,
+}
+
+impl Framer {
+    /// Appends bytes and returns the frames they complete; `looks_like` tells a frame start
+    /// while the framer is looking for one, and `notes` gets a line for every stretch of bytes
+    /// skipped.
+    fn push(
+        &mut self,
+        time: Time,
+        bytes: &[u8],
+        looks_like: &dyn Fn(&[u8]) -> bool,
+        notes: &mut Vec<String>,
+    ) -> Vec<Frame> {
+        self.buf.extend_from_slice(bytes);
+        let mut frames = Vec::new();
+        let mut at = 0usize;
+        loop {
+            let offset = self.start + at as u64;
+            let rest = &self.buf[at..];
+            if !self.synced {
+                let Some(i) = (0..rest.len()).find(|&i| looks_like(&rest[i..])) else {
+                    break;
+                };
+                at += i;
+                self.synced = true;
+                let from = self.searching_from.take().unwrap_or(offset);
+                let skipped = offset + i as u64 - from;
+                if skipped > 0 {
+                    notes.push(format!(
+                        "{skipped} bytes from stream byte {from} skipped to the next frame"
+                    ));
+                }
+                continue;
+            }
+            match frame::split(rest, MAX_FRAME) {
+                Ok(Status::Complete(f)) => {
+                    frames.push(Frame {
+                        time,
+                        bytes: f.to_vec(),
+                        offset,
+                    });
+                    at += f.len();
+                }
+                Ok(Status::Incomplete { .. }) => break,
+                Err(e) => {
+                    notes.push(format!(
+                        "no frame starts at stream byte {offset} ({}): looking for the next one",
+                        e.kind
+                    ));
+                    self.synced = false;
+                    self.searching_from = Some(offset);
+                    at += 1;
+                }
+            }
+        }
+        if !self.synced {
+            // Still looking: keep only the bytes a frame start could yet be found in.
+            self.searching_from.get_or_insert(self.start + at as u64);
+            at = at.max(self.buf.len().saturating_sub(KEEP));
+        }
+        self.buf.drain(..at);
+        self.start += at as u64;
+        frames
+    }
+
+    /// Bytes lost from the stream: what is buffered no longer leads to a frame.
+    fn lose(&mut self, n: usize) {
+        self.start += (self.buf.len() + n) as u64;
+        self.buf.clear();
+        self.synced = false;
+        self.searching_from = Some(self.start);
+    }
+}
+
+/// A connection's two streams and its requests awaiting responses.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    client: Framer,
+    server: Framer,
+    pending: HashMap<i32, Request>,
+}
+
+/// Whether `b` starts like a request frame: a size no larger than [`MAX_FRAME`] and a header
+/// naming an API and version this crate knows.
+fn looks_like_request(b: &[u8]) -> bool {
+    frame::split(b, MAX_FRAME).is_ok()
+        && frame::request_info(b).is_ok_and(|i| {
+            i.api_key.request_versions().contains(i.api_version)
+                && b.get(..4).is_some_and(|s| s != [0, 0, 0, 0])
+        })
+}
+
+impl Conversation {
+    /// A conversation whose streams start at a frame (the capture saw the connection open).
+    pub fn opened() -> Self {
+        let mut c = Self::default();
+        c.client.synced = true;
+        c.server.synced = true;
+        c
+    }
+
+    /// Bytes from the client, in order; `lost` bytes were missing before them.
+    pub fn client_bytes(&mut self, time: Time, bytes: &[u8], lost: usize) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut notes = Vec::new();
+        if lost > 0 {
+            self.client.lose(lost);
+            notes.push(format!("{lost} bytes missing from the capture"));
+        }
+        for f in self
+            .client
+            .push(time, bytes, &looks_like_request, &mut notes)
+        {
+            match read_request(f) {
+                Ok(r) if r.unanswered_by_design => events.push(Event::Unanswered(r)),
+                Ok(r) => {
+                    if let Some(old) = self.pending.insert(r.correlation_id, r) {
+                        events.push(Event::Unanswered(old));
+                    }
+                }
+                Err((f, e)) => events.push(Event::BadRequest(f, e)),
+            }
+        }
+        events.extend(notes.into_iter().map(|message| Event::Lost {
+            from_client: true,
+            message,
+        }));
+        events
+    }
+
+    /// Bytes from the server, in order; `lost` bytes were missing before them.
+    pub fn server_bytes(&mut self, time: Time, bytes: &[u8], lost: usize) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut notes = Vec::new();
+        if lost > 0 {
+            self.server.lose(lost);
+            notes.push(format!("{lost} bytes missing from the capture"));
+        }
+        let pending = &self.pending;
+        let looks_like = |b: &[u8]| {
+            frame::split(b, MAX_FRAME).is_ok()
+                && frame::response_correlation_id(b).is_ok_and(|c| pending.contains_key(&c))
+        };
+        let frames = self.server.push(time, bytes, &looks_like, &mut notes);
+        for f in frames {
+            match frame::response_correlation_id(&f.bytes) {
+                Ok(c) => match self.pending.remove(&c) {
+                    Some(r) => events.push(Event::Exchange(r, f)),
+                    None => events.push(Event::Orphan(f, c)),
+                },
+                // A complete frame holds its correlation id unless it is shorter than one.
+                Err(_) => events.push(Event::Orphan(f, -1)),
+            }
+        }
+        events.extend(notes.into_iter().map(|message| Event::Lost {
+            from_client: false,
+            message,
+        }));
+        events
+    }
+
+    /// The connection is over: the requests still waiting, oldest first, and what is left of
+    /// an unfinished frame in either direction.
+    pub fn close(self) -> Vec<Event> {
+        let mut waiting: Vec<Request> = self.pending.into_values().collect();
+        waiting.sort_by_key(|r| r.frame.offset);
+        let mut events: Vec<Event> = waiting.into_iter().map(Event::Unanswered).collect();
+        for (from_client, f) in [(true, &self.client), (false, &self.server)] {
+            if !f.buf.is_empty() && f.synced {
+                events.push(Event::Lost {
+                    from_client,
+                    message: format!(
+                        "the connection ends inside a frame: {} bytes at stream byte {}",
+                        f.buf.len(),
+                        f.start
+                    ),
+                });
+            }
+        }
+        events
+    }
+}
+
+/// Reads a request frame's header (and a Produce's `acks`).
+fn read_request(f: Frame) -> Result<Request, (Frame, kwire::DecodeError)> {
+    let info = match frame::request_info(&f.bytes) {
+        Ok(i) => i,
+        Err(e) => return Err((f, e)),
+    };
+    let unanswered_by_design = info.api_key == ApiKey::PRODUCE
+        && matches!(frame::decode_request(&f.bytes), Ok((_, Body::Produce(p))) if p.acks == 0);
+    Ok(Request {
+        api_key: info.api_key,
+        version: info.api_version,
+        correlation_id: info.correlation_id,
+        client_id: info.client_id.map(str::to_owned),
+        unanswered_by_design,
+        frame: f,
+    })
+}
+
+/// The non-zero error codes of a response, counted: every field whose name ends in
+/// `ErrorCode`.
+#[derive(Debug, Default)]
+pub struct ErrorCodes(pub Vec<(ErrorCode, usize)>);
+
+impl kwire::describe::Visit for ErrorCodes {
+    fn node(&mut self, n: &kwire::describe::Node<'_>) -> std::fmt::Result {
+        use kwire::describe::{Name, Value};
+        if let (Name::Plain(name), Value::Int(v)) = (n.name, n.value)
+            && name.ends_with("ErrorCode")
+            && v != 0
+            && let Ok(code) = i16::try_from(v)
+        {
+            match self.0.iter_mut().find(|(c, _)| c.0 == code) {
+                Some((_, count)) => *count += 1,
+                None => self.0.push((ErrorCode(code), 1)),
+            }
+        }
+        Ok(())
+    }
+}

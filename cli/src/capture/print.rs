@@ -1,0 +1,273 @@
+//! The lines `kwire capture` and `kwire tap` print: one per exchange, and the trees below it
+//! when asked for.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+
+use kwire::ApiKey;
+use kwire::describe::{self, DescribeError, Visit};
+
+use super::exchange::{ErrorCodes, Event, Frame, Request};
+use super::source::Time;
+
+/// What to print.
+#[derive(Debug, Clone, Default)]
+pub struct Show {
+    /// Only these APIs (all when empty).
+    pub apis: Vec<ApiKey>,
+    /// The request and response trees below each exchange.
+    pub tree: bool,
+}
+
+/// The two ends of a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Ends {
+    /// The client's address.
+    pub client: SocketAddr,
+    /// The broker's address.
+    pub server: SocketAddr,
+}
+
+/// What was seen, for the last line.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    /// Requests answered.
+    pub exchanges: usize,
+    /// Connections.
+    pub connections: usize,
+    /// Requests without a response, besides those that get none by design.
+    pub unanswered: usize,
+    /// Requests or responses that do not decode.
+    pub malformed: usize,
+    /// Responses to requests the capture does not hold.
+    pub orphans: usize,
+    /// Stretches of bytes lost or skipped.
+    pub lost: usize,
+}
+
+impl Tally {
+    /// Whether everything seen was answered and decoded.
+    pub fn clean(&self) -> bool {
+        self.unanswered == 0 && self.malformed == 0 && self.orphans == 0 && self.lost == 0
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} exchange{} on {} connection{}; {} unanswered, {} malformed, {} without their \
+             request, {} stream problem{}",
+            self.exchanges,
+            s(self.exchanges),
+            self.connections,
+            s(self.connections),
+            self.unanswered,
+            self.malformed,
+            self.orphans,
+            self.lost,
+            s(self.lost)
+        )
+    }
+}
+
+/// Prints events as they come.
+#[derive(Debug)]
+pub struct Printer {
+    show: Show,
+    /// Times are printed from here.
+    start: Option<Time>,
+    /// The counts so far.
+    pub tally: Tally,
+}
+
+/// Ignores the nodes: a walk only to validate.
+struct Check;
+
+impl Visit for Check {
+    fn node(&mut self, _: &describe::Node<'_>) -> std::fmt::Result {
+        Ok(())
+    }
+}
+
+fn api_name(api: ApiKey) -> String {
+    api.name()
+        .map_or_else(|| format!("ApiKey{}", api.0), str::to_owned)
+}
+
+impl Printer {
+    /// A printer of what `show` selects.
+    pub fn new(show: Show) -> Self {
+        Self {
+            show,
+            start: None,
+            tally: Tally::default(),
+        }
+    }
+
+    /// Times count from `t` (the first packet, or the moment a tap started).
+    pub fn start_at(&mut self, t: Time) {
+        self.start.get_or_insert(t);
+    }
+
+    fn wanted(&self, api: ApiKey) -> bool {
+        self.show.apis.is_empty() || self.show.apis.contains(&api)
+    }
+
+    fn time(&mut self, t: Time) -> String {
+        t.since(*self.start.get_or_insert(t))
+    }
+
+    /// The start of a line about a request: time, ends, API, version, correlation and
+    /// client ids, and request size.
+    fn request_line(&mut self, ends: Ends, r: &Request) -> String {
+        let mut line = format!(
+            "{}  {} > {}  {} v{}  corr {}",
+            self.time(r.frame.time),
+            ends.client,
+            ends.server,
+            api_name(r.api_key),
+            r.version,
+            r.correlation_id
+        );
+        match &r.client_id {
+            Some(id) => {
+                let _ = write!(line, "  client {id:?}");
+            }
+            None => line.push_str("  client null"),
+        }
+        let _ = write!(line, "  {}B", r.frame.bytes.len());
+        line
+    }
+
+    /// Prints one event.
+    ///
+    /// # Errors
+    ///
+    /// Writing to `out` failed.
+    pub fn event(&mut self, ends: Ends, event: &Event, out: &mut dyn Write) -> io::Result<()> {
+        let mut text;
+        match event {
+            Event::Exchange(req, resp) => {
+                if !self.wanted(req.api_key) {
+                    return Ok(());
+                }
+                self.tally.exchanges += 1;
+                text = self.request_line(ends, req);
+                let _ = write!(
+                    text,
+                    " > {}B  {}",
+                    resp.bytes.len(),
+                    req.frame.time.millis_to(resp.time)
+                );
+                let req_ok = describe::visit_request_frame(&req.frame.bytes, &mut Check);
+                let mut codes = ErrorCodes::default();
+                let resp_ok = describe::visit_response_frame(
+                    &resp.bytes,
+                    req.api_key,
+                    req.version,
+                    &mut codes,
+                );
+                if let Err(e) = &req_ok {
+                    self.tally.malformed += 1;
+                    let _ = write!(text, "  request malformed: {}", why(e));
+                }
+                if let Err(e) = &resp_ok {
+                    self.tally.malformed += 1;
+                    let _ = write!(text, "  response malformed: {}", why(e));
+                }
+                if !codes.0.is_empty() {
+                    text.push_str("  errors:");
+                    for (i, (code, n)) in codes.0.iter().enumerate() {
+                        let sep = if i == 0 { " " } else { ", " };
+                        let _ = write!(text, "{sep}{code} ({})", code.0);
+                        if *n > 1 {
+                            let _ = write!(text, " x{n}");
+                        }
+                    }
+                } else if req_ok.is_ok() && resp_ok.is_ok() {
+                    text.push_str("  ok");
+                }
+                text.push('\n');
+                if self.show.tree {
+                    text.push_str("request:\n");
+                    let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
+                    text.push_str("response:\n");
+                    let _ = describe::write_response_frame(
+                        &resp.bytes,
+                        req.api_key,
+                        req.version,
+                        &mut text,
+                    );
+                    text.push('\n');
+                }
+            }
+            Event::Unanswered(req) => {
+                if !self.wanted(req.api_key) {
+                    return Ok(());
+                }
+                text = self.request_line(ends, req);
+                if req.unanswered_by_design {
+                    text.push_str("  (acks=0: no response)\n");
+                } else {
+                    self.tally.unanswered += 1;
+                    text.push_str("  (no response)\n");
+                }
+                if self.show.tree {
+                    text.push_str("request:\n");
+                    let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
+                    text.push('\n');
+                }
+            }
+            Event::Orphan(resp, correlation_id) => {
+                self.tally.orphans += 1;
+                text = format!(
+                    "{}  {} > {}  response corr {correlation_id}  {}B  (its request is not in \
+                     the capture)\n",
+                    self.time(resp.time),
+                    ends.client,
+                    ends.server,
+                    resp.bytes.len()
+                );
+            }
+            Event::BadRequest(f, e) => {
+                self.tally.malformed += 1;
+                text = self.frame_line(ends, f, &format!("request header malformed: {e}"));
+            }
+            Event::Lost {
+                from_client,
+                message,
+            } => {
+                self.tally.lost += 1;
+                let (from, to) = if *from_client {
+                    (ends.client, ends.server)
+                } else {
+                    (ends.server, ends.client)
+                };
+                text = format!("{from} > {to}: {message}\n");
+            }
+        }
+        out.write_all(text.as_bytes())
+    }
+
+    fn frame_line(&mut self, ends: Ends, f: &Frame, what: &str) -> String {
+        format!(
+            "{}  {} > {}  frame of {}B at stream byte {}: {what}\n",
+            self.time(f.time),
+            ends.client,
+            ends.server,
+            f.bytes.len(),
+            f.offset
+        )
+    }
+}
+
+fn why(e: &DescribeError) -> String {
+    match e {
+        DescribeError::Decode(e) => e.to_string(),
+        DescribeError::UnknownApi => "no schema for this API key and version".into(),
+        other => other.to_string(),
+    }
+}
