@@ -192,9 +192,15 @@ pub fn for_each_packet(
                     BUFFER >> 20
                 ));
             }
+            Err(PcapError::NomError(_, kind) | PcapError::OwnedNomError(_, kind)) => {
+                return Err(format!(
+                    "malformed capture: the block at byte {at} does not parse ({})",
+                    kind.description()
+                ));
+            }
             Err(e) => {
                 let e = e.to_string();
-                return Err(format!("malformed capture at byte {at}: {e}"));
+                return Err(format!("reading the capture at byte {at}: {e}"));
             }
         }
     }

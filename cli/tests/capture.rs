@@ -1,0 +1,635 @@
+//! `kwire capture` on synthetic captures: every link type and file format it reads, TCP
+//! segments in every order and shape, and damaged files and payloads.
+
+use std::io::Write;
+use std::net::Ipv6Addr;
+use std::process::{Command, Output, Stdio};
+
+use etherparse::PacketBuilder;
+use kwire::ApiKey;
+use kwire::frame;
+use kwire::messages::metadata_response::MetadataResponseTopic;
+use kwire::messages::{
+    HeartbeatRequest, HeartbeatResponse, MetadataRequest, MetadataResponse, ProduceRequest,
+    RequestHeader, ResponseHeader,
+};
+use pcap_parser::pcapng::{EnhancedPacketBlock, InterfaceDescriptionBlock, SectionHeaderBlock};
+use pcap_parser::{LegacyPcapBlock, Linktype, PcapHeader, ToVec};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // The tool may stop reading early (a bad header): a closed pipe is not a failure here.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// `kwire capture - ARGS...` on `capture`: (exit code, stdout, stderr).
+fn capture(capture: &[u8], args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["capture", "-"];
+    all.extend_from_slice(args);
+    let o = run(&all, capture);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+// --- Kafka frames --------------------------------------------------------------------------
+
+fn metadata_request(correlation_id: i32) -> Vec<u8> {
+    let header = RequestHeader::new(ApiKey::METADATA, 12, correlation_id).with_client_id(Some("t"));
+    let mut buf = vec![0u8; 256];
+    let n = frame::encode_request(&header, &MetadataRequest::default(), &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+fn metadata_response(correlation_id: i32, error_code: i16) -> Vec<u8> {
+    let topics = [MetadataResponseTopic::default()
+        .with_name(Some("orders"))
+        .with_error_code(error_code)];
+    let body = MetadataResponse::default().with_topics(&topics[..]);
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    let mut buf = vec![0u8; 256];
+    let n = frame::encode_response(&header, &body, 12, &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+fn heartbeat_request(correlation_id: i32) -> Vec<u8> {
+    let header = RequestHeader::new(ApiKey::HEARTBEAT, 4, correlation_id).with_client_id(Some("t"));
+    let body = HeartbeatRequest::default().with_group_id("g");
+    let mut buf = vec![0u8; 256];
+    let n = frame::encode_request(&header, &body, &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+fn heartbeat_response(correlation_id: i32) -> Vec<u8> {
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    let mut buf = vec![0u8; 256];
+    let n = frame::encode_response(&header, &HeartbeatResponse::default(), 4, &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+// --- TCP over IP ---------------------------------------------------------------------------
+
+const CLIENT: u16 = 40000;
+const BROKER: u16 = 9092;
+/// Initial sequence numbers, near the wrap so that the arithmetic is tested.
+const CLIENT_ISN: u32 = 0xffff_fff0;
+const BROKER_ISN: u32 = 1000;
+
+#[derive(Clone, Copy)]
+enum Ip {
+    V4,
+    V6,
+}
+
+/// A packet: Ethernet, IP, TCP.
+#[derive(Clone)]
+struct Seg {
+    from_client: bool,
+    seq: u32,
+    syn: bool,
+    ack: bool,
+    fin: bool,
+    payload: Vec<u8>,
+}
+
+fn ether(ip: Ip, s: &Seg) -> Vec<u8> {
+    let (sport, dport) = if s.from_client {
+        (CLIENT, BROKER)
+    } else {
+        (BROKER, CLIENT)
+    };
+    let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
+    let b = match ip {
+        Ip::V4 => {
+            let (c, k) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+            let (src, dst) = if s.from_client { (c, k) } else { (k, c) };
+            b.ipv4(src, dst, 64)
+        }
+        Ip::V6 => {
+            let c = Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 1).octets();
+            let k = Ipv6Addr::new(0xfd00, 0, 0, 0, 0, 0, 0, 2).octets();
+            let (src, dst) = if s.from_client { (c, k) } else { (k, c) };
+            b.ipv6(src, dst, 64)
+        }
+    };
+    let mut b = b.tcp(sport, dport, s.seq, 65535);
+    if s.syn {
+        b = b.syn();
+    }
+    if s.ack {
+        b = b.ack(1);
+    }
+    if s.fin {
+        b = b.fin();
+    }
+    let mut out = Vec::with_capacity(b.size(s.payload.len()));
+    b.write(&mut out, &s.payload).unwrap();
+    out
+}
+
+/// A connection's segments, as a client and broker send them.
+struct Conn {
+    segs: Vec<Seg>,
+    /// Next sequence numbers, client and broker.
+    next: (u32, u32),
+}
+
+impl Conn {
+    /// Opened with a handshake.
+    fn opened() -> Self {
+        let mut c = Self {
+            segs: Vec::new(),
+            next: (CLIENT_ISN, BROKER_ISN),
+        };
+        c.raw(true, true, false, false, &[]);
+        c.raw(false, true, true, false, &[]);
+        c.next = (CLIENT_ISN.wrapping_add(1), BROKER_ISN.wrapping_add(1));
+        c.raw(true, false, true, false, &[]);
+        c
+    }
+
+    fn raw(&mut self, from_client: bool, syn: bool, ack: bool, fin: bool, payload: &[u8]) {
+        let seq = if from_client {
+            self.next.0
+        } else {
+            self.next.1
+        };
+        self.segs.push(Seg {
+            from_client,
+            seq,
+            syn,
+            ack,
+            fin,
+            payload: payload.to_vec(),
+        });
+        let n = u32::try_from(payload.len()).unwrap();
+        if from_client {
+            self.next.0 = self.next.0.wrapping_add(n);
+        } else {
+            self.next.1 = self.next.1.wrapping_add(n);
+        }
+    }
+
+    /// Sends `bytes` in segments cut at `cuts` (offsets into `bytes`).
+    fn send(&mut self, from_client: bool, bytes: &[u8], cuts: &[usize]) -> &mut Self {
+        let mut start = 0;
+        for &end in cuts.iter().chain([bytes.len()].iter()) {
+            if end > start {
+                self.raw(from_client, false, true, false, &bytes[start..end]);
+                start = end;
+            }
+        }
+        self
+    }
+
+    fn close(&mut self) -> &mut Self {
+        self.raw(true, false, true, true, &[]);
+        self.raw(false, false, true, true, &[]);
+        self
+    }
+}
+
+// --- capture files -------------------------------------------------------------------------
+
+/// A legacy pcap of Ethernet packets, a millisecond apart.
+fn pcap(packets: &[Vec<u8>]) -> Vec<u8> {
+    let mut header = PcapHeader::new();
+    header.network = Linktype::ETHERNET;
+    let mut out = header.to_vec().unwrap();
+    for (i, p) in packets.iter().enumerate() {
+        let len = u32::try_from(p.len()).unwrap();
+        let mut b = LegacyPcapBlock {
+            ts_sec: 1_700_000_000,
+            ts_usec: u32::try_from(i).unwrap() * 1000,
+            caplen: len,
+            origlen: len,
+            data: p,
+        };
+        out.extend(b.to_vec().unwrap());
+    }
+    out
+}
+
+/// A pcapng of packets of `link`, nanosecond timestamps a millisecond apart.
+fn pcapng(link: Linktype, packets: &[Vec<u8>]) -> Vec<u8> {
+    let mut shb = SectionHeaderBlock {
+        block_type: 0,
+        block_len1: 0,
+        bom: 0x1a2b_3c4d,
+        major_version: 1,
+        minor_version: 0,
+        section_len: -1,
+        options: Vec::new(),
+        block_len2: 0,
+    };
+    let mut out = shb.to_vec().unwrap();
+    let mut idb = InterfaceDescriptionBlock {
+        block_type: 0,
+        block_len1: 0,
+        linktype: link,
+        reserved: 0,
+        snaplen: 262_144,
+        options: Vec::new(),
+        block_len2: 0,
+        if_tsresol: 9,
+        if_tsoffset: 0,
+    };
+    out.extend(idb.to_vec().unwrap());
+    for (i, p) in packets.iter().enumerate() {
+        let ts = 1_700_000_000_000_000_000u64 + u64::try_from(i).unwrap() * 1_000_000;
+        let len = u32::try_from(p.len()).unwrap();
+        let mut epb = EnhancedPacketBlock {
+            block_type: 0,
+            block_len1: 0,
+            if_id: 0,
+            ts_high: u32::try_from(ts >> 32).unwrap(),
+            ts_low: u32::try_from(ts & 0xffff_ffff).unwrap(),
+            caplen: len,
+            origlen: len,
+            data: p,
+            options: Vec::new(),
+            block_len2: 0,
+        };
+        out.extend(epb.to_vec().unwrap());
+    }
+    out
+}
+
+fn packets(ip: Ip, segs: &[Seg]) -> Vec<Vec<u8>> {
+    segs.iter().map(|s| ether(ip, s)).collect()
+}
+
+/// One exchange of each kind on an opened connection: Metadata with an error code in its
+/// response, a Heartbeat, then a close.
+fn conversation(cuts_request: &[usize], cuts_response: &[usize]) -> Conn {
+    let mut c = Conn::opened();
+    c.send(true, &metadata_request(7), cuts_request)
+        .send(false, &metadata_response(7, 3), cuts_response)
+        .send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(8), &[])
+        .close();
+    c
+}
+
+fn assert_pairs_both(out: &str) {
+    assert!(
+        out.contains("10.0.0.1:40000 > 10.0.0.2:9092  Metadata v12  corr 7  client \"t\"  20B > "),
+        "{out}"
+    );
+    assert!(
+        out.contains("errors: UNKNOWN_TOPIC_OR_PARTITION (3)"),
+        "{out}"
+    );
+    assert!(out.contains("Heartbeat v4  corr 8  client \"t\""), "{out}");
+    assert!(
+        out.contains("2 exchanges on 1 connection; 0 unanswered, 0 malformed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn pairs_requests_and_responses() {
+    let c = conversation(&[], &[]);
+    let (code, out, err) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_pairs_both(&out);
+    // The first request is sent 3 ms in (after the handshake), answered a millisecond later.
+    assert!(out.starts_with("0.003000  10.0.0.1:40000"), "{out}");
+    assert!(out.contains("  1.000ms  errors:"), "{out}");
+}
+
+#[test]
+fn frames_split_anywhere_and_several_in_a_segment() {
+    let req = metadata_request(7);
+    // Cut inside the size prefix, inside the header, one byte at a time at the end.
+    let n = req.len();
+    let c = conversation(&[1, 3, 9, n - 2, n - 1], &[4, 5]);
+    let (code, out, err) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_pairs_both(&out);
+
+    // Two requests in one segment, their responses in one segment too.
+    let mut c = Conn::opened();
+    let mut two = heartbeat_request(1);
+    two.extend(heartbeat_request(2));
+    let mut answers = heartbeat_response(1);
+    answers.extend(heartbeat_response(2));
+    c.send(true, &two, &[]).send(false, &answers, &[]).close();
+    let (code, out, err) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("corr 1") && out.contains("corr 2"), "{out}");
+    assert!(out.contains("2 exchanges on 1 connection"), "{out}");
+}
+
+#[test]
+fn retransmitted_and_out_of_order_segments() {
+    let req = metadata_request(7);
+    let c = conversation(&[5, 12, 16], &[10]);
+    let mut segs = c.segs.clone();
+    // The request's four segments are at 3..7: send them 3, 1, 0, 2 (as ordered before),
+    // with the first sent twice and an overlapping retransmission of bytes 3..15.
+    let request: Vec<Seg> = segs[3..7].to_vec();
+    let overlap = Seg {
+        payload: req[3..15].to_vec(),
+        seq: request[0].seq.wrapping_add(3),
+        ..request[0].clone()
+    };
+    let shuffled = vec![
+        request[3].clone(),
+        request[1].clone(),
+        request[0].clone(),
+        request[0].clone(),
+        overlap,
+        request[2].clone(),
+    ];
+    segs.splice(3..7, shuffled);
+    let (code, out, err) = capture(&pcap(&packets(Ip::V4, &segs)), &["--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_pairs_both(&out);
+}
+
+#[test]
+fn ipv6_pcapng_with_nanoseconds() {
+    let c = conversation(&[7], &[]);
+    let (code, out, err) = capture(
+        &pcapng(Linktype::ETHERNET, &packets(Ip::V6, &c.segs)),
+        &["--check"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("[fd00::1]:40000 > [fd00::2]:9092  Metadata v12  corr 7"),
+        "{out}"
+    );
+    // The request's second segment, a millisecond after its first, completes it.
+    assert!(out.starts_with("0.004000  "), "{out}");
+}
+
+#[test]
+fn linux_cooked_loopback_and_raw_ip_links() {
+    let c = conversation(&[], &[]);
+    let ip_packets: Vec<Vec<u8>> = packets(Ip::V4, &c.segs)
+        .into_iter()
+        .map(|p| p[14..].to_vec())
+        .collect();
+    // Linux cooked v1: 16 bytes, the protocol last; v2: 20 bytes, the protocol first.
+    let sll: Vec<Vec<u8>> = ip_packets
+        .iter()
+        .map(|p| {
+            let mut h = vec![0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0, 0x08, 0x00];
+            h.extend(p);
+            h
+        })
+        .collect();
+    let sll2: Vec<Vec<u8>> = ip_packets
+        .iter()
+        .map(|p| {
+            let mut h = vec![
+                0x08, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0,
+            ];
+            h.extend(p);
+            h
+        })
+        .collect();
+    // BSD loopback: the address family in the host's byte order (2: IPv4).
+    let null: Vec<Vec<u8>> = ip_packets
+        .iter()
+        .map(|p| {
+            let mut h = 2u32.to_le_bytes().to_vec();
+            h.extend(p);
+            h
+        })
+        .collect();
+    for (link, packets) in [
+        (Linktype::LINUX_SLL, sll),
+        (Linktype::LINUX_SLL2, sll2),
+        (Linktype::NULL, null),
+        (Linktype::RAW, ip_packets.clone()),
+        (Linktype::IPV4, ip_packets.clone()),
+    ] {
+        let (code, out, err) = capture(&pcapng(link, &packets), &["--check"]);
+        assert_eq!(code, 0, "{link:?}: {err}");
+        assert_pairs_both(&out);
+    }
+}
+
+#[test]
+fn ports_and_api_filter() {
+    let c = conversation(&[], &[]);
+    let file = pcap(&packets(Ip::V4, &c.segs));
+    let (code, out, _) = capture(&file, &["--port", "19092"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("0 exchanges on 0 connections"), "{out}");
+    assert!(out.contains("name the brokers' ports with --port"), "{out}");
+    let (code, out, _) = capture(
+        &file,
+        &["--port", "19092", "--port", "9092", "--api", "heartbeat"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Heartbeat v4") && !out.contains("Metadata v12"),
+        "{out}"
+    );
+    assert!(out.contains("1 exchange on 1 connection"), "{out}");
+}
+
+#[test]
+fn trees_below_the_line() {
+    let c = conversation(&[], &[]);
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--tree", "--api", "12"]);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    assert!(lines.next().unwrap().contains("Heartbeat v4  corr 8"));
+    assert_eq!(lines.next(), Some("request:"));
+    assert!(lines.next().unwrap().starts_with("HeartbeatRequest "));
+    assert!(out.contains("\nresponse:\nHeartbeatResponse "), "{out}");
+    assert!(out.contains("+-- GroupId "), "{out}");
+}
+
+#[test]
+fn unanswered_acks_zero_and_orphans() {
+    let produce = {
+        let header = RequestHeader::new(ApiKey::PRODUCE, 9, 5).with_client_id(Some("t"));
+        let mut buf = vec![0u8; 256];
+        let body = ProduceRequest::default().with_acks(0);
+        let n = frame::encode_request(&header, &body, &mut buf).unwrap();
+        buf.truncate(n);
+        buf
+    };
+    let mut c = Conn::opened();
+    c.send(true, &produce, &[])
+        .send(true, &heartbeat_request(6), &[])
+        .send(false, &heartbeat_response(99), &[])
+        .close();
+    let file = pcap(&packets(Ip::V4, &c.segs));
+    let (code, out, err) = capture(&file, &["--check"]);
+    assert!(out.contains("Produce v9  corr 5  client \"t\""), "{out}");
+    assert!(out.contains("(acks=0: no response)"), "{out}");
+    assert!(
+        out.contains("Heartbeat v4  corr 6  client \"t\"  "),
+        "{out}"
+    );
+    assert!(out.contains("(no response)"), "{out}");
+    assert!(out.contains("response corr 99"), "{out}");
+    assert!(out.contains("0 exchanges on 1 connection; 1 unanswered, 0 malformed, 1 without"));
+    assert_eq!(code, 1);
+    assert!(err.contains("--check"), "{err}");
+    // Without --check the same capture is a success: it was read.
+    assert_eq!(capture(&file, &[]).0, 0);
+}
+
+#[test]
+fn a_malformed_frame_is_shown_and_the_stream_goes_on() {
+    let mut bad = metadata_response(7, 0);
+    // The topic name's compact length, past the end of the frame.
+    let at = bad.windows(6).position(|w| w == b"orders").unwrap() - 1;
+    bad[at] = 0x7f;
+    let mut c = Conn::opened();
+    c.send(true, &metadata_request(7), &[])
+        .send(false, &bad, &[])
+        .send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(8), &[])
+        .close();
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("Metadata v12  corr 7"), "{out}");
+    assert!(out.contains("response malformed: "), "{out}");
+    assert!(out.contains("at byte "), "{out}");
+    assert!(
+        out.contains("Heartbeat v4  corr 8") && out.contains("  ok\n"),
+        "{out}"
+    );
+    assert!(out.contains("2 exchanges on 1 connection; 0 unanswered, 1 malformed"));
+}
+
+#[test]
+fn a_capture_that_starts_inside_a_connection() {
+    let mut c = Conn::opened();
+    c.send(true, &metadata_request(7), &[20])
+        .send(false, &metadata_response(7, 0), &[])
+        .send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(8), &[]);
+    // Without the handshake and the first request's first segment: its second half and the
+    // orphaned response are skipped over, the heartbeat is found.
+    let late = &c.segs[4..];
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, late)), &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("skipped to the next frame"), "{out}");
+    assert!(out.contains("Heartbeat v4  corr 8"), "{out}");
+    assert!(out.contains("1 exchange on 1 connection"), "{out}");
+}
+
+#[test]
+fn lost_bytes_are_reported_and_skipped() {
+    let mut c = Conn::opened();
+    c.send(true, &metadata_request(7), &[10])
+        .send(false, &metadata_response(7, 0), &[])
+        .send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(8), &[]);
+    // The request's first segment never captured: its bytes are missing.
+    let mut segs = c.segs.clone();
+    segs.remove(3);
+    let (code, out, _) = capture(&pcap(&packets(Ip::V4, &segs)), &["--check"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("10 bytes missing from the capture"), "{out}");
+    assert!(out.contains("Heartbeat v4  corr 8"), "{out}");
+}
+
+#[test]
+fn damaged_captures_fail_with_a_message() {
+    let c = conversation(&[], &[]);
+    let file = pcap(&packets(Ip::V4, &c.segs));
+    let (code, _, err) = capture(b"", &[]);
+    assert_eq!((code, err.trim()), (1, "kwire: the capture is empty"));
+    let (code, _, err) = capture(b"GET / HTTP/1.1\r\n\r\n and more bytes after it", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not a pcap or pcapng capture"), "{err}");
+    let (code, _, err) = capture(&file[..10], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("ends inside its file header"), "{err}");
+    // Cut inside the ninth packet: the exchanges before it are printed, then the error.
+    let cut = 24
+        + (0..8)
+            .map(|i| 16 + ether(Ip::V4, &c.segs[i]).len())
+            .sum::<usize>()
+        + 20;
+    let (code, out, err) = capture(&file[..cut], &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("Metadata v12  corr 7"), "{out}");
+    assert!(
+        err.contains("truncated: it ends inside the block at byte"),
+        "{err}"
+    );
+    // pcapng: a packet of an interface no block declared.
+    let mut ng = pcapng(Linktype::ETHERNET, &packets(Ip::V4, &c.segs));
+    let first_epb = pcapng(Linktype::ETHERNET, &[]).len();
+    ng[first_epb + 8] = 5;
+    let (code, _, err) = capture(&ng, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("names interface 5"), "{err}");
+}
+
+#[test]
+fn garbage_payloads_and_mutated_captures_never_panic() {
+    // Garbage on the Kafka port, in both directions.
+    let mut c = Conn::opened();
+    let noise: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    c.send(true, &noise, &[100, 1000])
+        .send(false, &noise, &[7])
+        .close();
+    let (code, out, err) = capture(&pcap(&packets(Ip::V4, &c.segs)), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("stream problem"), "{out}");
+
+    // Every byte of a small capture changed in turn: the tool answers 0 or 1, never panics.
+    let mut small = Conn::opened();
+    small
+        .send(true, &heartbeat_request(1), &[9])
+        .send(false, &heartbeat_response(1), &[]);
+    for file in [
+        pcap(&packets(Ip::V4, &small.segs)),
+        pcapng(Linktype::ETHERNET, &packets(Ip::V6, &small.segs)),
+    ] {
+        for i in (0..file.len()).step_by(3) {
+            let mut m = file.clone();
+            m[i] ^= 0xa5;
+            let (code, _, err) = capture(&m, &["--tree"]);
+            assert!(code == 0 || code == 1, "byte {i}: exit {code}: {err}");
+            assert!(!err.contains("panicked"), "byte {i}: {err}");
+        }
+    }
+}
+
+#[test]
+fn reads_a_file_by_path() {
+    let c = conversation(&[], &[]);
+    let path = std::env::temp_dir().join(format!("kwire-capture-{}.pcap", std::process::id()));
+    std::fs::write(&path, pcap(&packets(Ip::V4, &c.segs))).unwrap();
+    let o = run(&["capture", path.to_str().unwrap(), "--check"], b"");
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_pairs_both(&String::from_utf8(o.stdout).unwrap());
+    let o = run(&["capture", "/nonexistent/k.pcap"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("opening /nonexistent/k.pcap")
+    );
+}
