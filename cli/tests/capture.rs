@@ -473,6 +473,9 @@ fn unanswered_acks_zero_and_orphans() {
     let mut c = Conn::opened();
     c.send(true, &produce, &[])
         .send(true, &heartbeat_request(6), &[])
+        .send(true, &heartbeat_request(7), &[])
+        .send(true, &heartbeat_request(8), &[])
+        .send(false, &heartbeat_response(7), &[])
         .send(false, &heartbeat_response(99), &[])
         .close();
     let file = pcap(&packets(Ip::V4, &c.segs));
@@ -480,12 +483,21 @@ fn unanswered_acks_zero_and_orphans() {
     assert!(out.contains("Produce v9  corr 5  client \"t\""), "{out}");
     assert!(out.contains("(acks=0: no response)"), "{out}");
     assert!(
-        out.contains("Heartbeat v4  corr 6  client \"t\"  "),
+        out.contains(
+            "corr 6  client \"t\"  25B  (no response: the broker answered a later request first)"
+        ),
         "{out}"
     );
-    assert!(out.contains("(no response)"), "{out}");
+    assert!(
+        out.contains("Heartbeat v4  corr 7  client \"t\"  25B > 16B"),
+        "{out}"
+    );
     assert!(out.contains("response corr 99"), "{out}");
-    assert!(out.contains("0 exchanges on 1 connection; 1 unanswered, 0 malformed, 1 without"));
+    assert!(
+        out.contains("corr 8  client \"t\"  25B  (no response: the client closed the connection)"),
+        "{out}"
+    );
+    assert!(out.contains("1 exchange on 1 connection; 1 unanswered, 0 malformed, 1 without"));
     assert_eq!(code, 1);
     assert!(err.contains("--check"), "{err}");
     // Without --check the same capture is a success: it was read.

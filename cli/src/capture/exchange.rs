@@ -37,7 +37,43 @@ pub struct Request {
     /// The client id, `None` when null.
     pub client_id: Option<String>,
     /// A Produce with `acks = 0`: the broker sends no response.
-    pub unanswered_by_design: bool,
+    pub acks_zero: bool,
+}
+
+/// Why a request has no response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    /// A Produce with `acks = 0`, which gets none.
+    AcksZero,
+    /// The broker answered a later request of the connection first (it answers in order).
+    Skipped,
+    /// Another request reused its correlation id before a response came.
+    Reused,
+    /// The client closed the connection before the response came.
+    ClientClosed,
+    /// The broker closed the connection without answering.
+    BrokerClosed,
+    /// The capture ended first.
+    CaptureEnded,
+}
+
+impl Unanswered {
+    /// Whether the traffic is at fault (not the client leaving, or the capture ending).
+    pub fn is_problem(self) -> bool {
+        matches!(self, Self::Skipped | Self::Reused | Self::BrokerClosed)
+    }
+
+    /// How a line says it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::AcksZero => "acks=0: no response",
+            Self::Skipped => "no response: the broker answered a later request first",
+            Self::Reused => "no response: its correlation id was used again",
+            Self::ClientClosed => "no response: the client closed the connection",
+            Self::BrokerClosed => "no response: the broker closed the connection",
+            Self::CaptureEnded => "no response by the end of the capture",
+        }
+    }
 }
 
 /// Something a connection's streams gave.
@@ -45,8 +81,8 @@ pub struct Request {
 pub enum Event {
     /// A request and its response.
     Exchange(Request, Frame),
-    /// A request the connection ended without answering (or one never answered by design).
-    Unanswered(Request),
+    /// A request without a response, and why.
+    Unanswered(Request, Unanswered),
     /// A response whose correlation id no request seen carried (the capture began after it).
     Orphan(Frame, i32),
     /// A request frame whose header does not read.
@@ -190,10 +226,10 @@ impl Conversation {
             .push(time, bytes, &looks_like_request, &mut notes)
         {
             match read_request(f) {
-                Ok(r) if r.unanswered_by_design => events.push(Event::Unanswered(r)),
+                Ok(r) if r.acks_zero => events.push(Event::Unanswered(r, Unanswered::AcksZero)),
                 Ok(r) => {
                     if let Some(old) = self.pending.insert(r.correlation_id, r) {
-                        events.push(Event::Unanswered(old));
+                        events.push(Event::Unanswered(old, Unanswered::Reused));
                     }
                 }
                 Err((f, e)) => events.push(Event::BadRequest(f, e)),
@@ -223,7 +259,22 @@ impl Conversation {
         for f in frames {
             match frame::response_correlation_id(&f.bytes) {
                 Ok(c) => match self.pending.remove(&c) {
-                    Some(r) => events.push(Event::Exchange(r, f)),
+                    Some(r) => {
+                        // Requests sent before this one are answered before it, or never.
+                        let mut skipped: Vec<i32> = self
+                            .pending
+                            .iter()
+                            .filter(|(_, p)| p.frame.offset < r.frame.offset)
+                            .map(|(c, _)| *c)
+                            .collect();
+                        skipped.sort_by_key(|c| self.pending[c].frame.offset);
+                        for c in skipped {
+                            if let Some(p) = self.pending.remove(&c) {
+                                events.push(Event::Unanswered(p, Unanswered::Skipped));
+                            }
+                        }
+                        events.push(Event::Exchange(r, f));
+                    }
                     None => events.push(Event::Orphan(f, c)),
                 },
                 // A complete frame holds its correlation id unless it is shorter than one.
@@ -237,12 +288,15 @@ impl Conversation {
         events
     }
 
-    /// The connection is over: the requests still waiting, oldest first, and what is left of
-    /// an unfinished frame in either direction.
-    pub fn close(self) -> Vec<Event> {
+    /// The connection is over (`why` says how it ended for the requests still waiting): those
+    /// requests, oldest first, and what is left of an unfinished frame in either direction.
+    pub fn close(self, why: Unanswered) -> Vec<Event> {
         let mut waiting: Vec<Request> = self.pending.into_values().collect();
         waiting.sort_by_key(|r| r.frame.offset);
-        let mut events: Vec<Event> = waiting.into_iter().map(Event::Unanswered).collect();
+        let mut events: Vec<Event> = waiting
+            .into_iter()
+            .map(|r| Event::Unanswered(r, why))
+            .collect();
         for (from_client, f) in [(true, &self.client), (false, &self.server)] {
             if !f.buf.is_empty() && f.synced {
                 events.push(Event::Lost {
@@ -265,14 +319,14 @@ fn read_request(f: Frame) -> Result<Request, (Frame, kwire::DecodeError)> {
         Ok(i) => i,
         Err(e) => return Err((f, e)),
     };
-    let unanswered_by_design = info.api_key == ApiKey::PRODUCE
+    let acks_zero = info.api_key == ApiKey::PRODUCE
         && matches!(frame::decode_request(&f.bytes), Ok((_, Body::Produce(p))) if p.acks == 0);
     Ok(Request {
         api_key: info.api_key,
         version: info.api_version,
         correlation_id: info.correlation_id,
         client_id: info.client_id.map(str::to_owned),
-        unanswered_by_design,
+        acks_zero,
         frame: f,
     })
 }

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use clap::Args;
 use kwire::ApiKey;
 
-use exchange::{Conversation, Event};
+use exchange::{Conversation, Event, Unanswered};
 use print::{Ends, Printer, Show};
 use source::Packet;
 use tcp::Reassembler;
@@ -55,6 +55,8 @@ struct Connection {
     down: Reassembler,
     /// A FIN seen from the client, from the server.
     fins: (bool, bool),
+    /// Who sent the first FIN or RST.
+    closed_by: Option<Unanswered>,
 }
 
 impl Connection {
@@ -69,11 +71,12 @@ impl Connection {
             up: Reassembler::default(),
             down: Reassembler::default(),
             fins: (false, false),
+            closed_by: None,
         }
     }
 
     /// Ends the connection: what is held behind gaps is delivered, what waits is reported.
-    fn close(mut self, time: source::Time) -> (Ends, Vec<Event>) {
+    fn close(mut self, time: source::Time, why: Unanswered) -> (Ends, Vec<Event>) {
         let mut events = Vec::new();
         while self.up.has_gap() {
             let d = self.up.skip_gap();
@@ -83,7 +86,7 @@ impl Connection {
             let d = self.down.skip_gap();
             events.extend(self.conversation.server_bytes(time, &d.bytes, d.lost));
         }
-        events.extend(self.conversation.close());
+        events.extend(self.conversation.close(why));
         (self.ends, events)
     }
 }
@@ -130,7 +133,7 @@ impl Tracker {
         };
         // A SYN from the client on addresses already seen: the old connection is over.
         if seg.syn && !seg.ack && from_client {
-            done.extend(self.close(key, p.time));
+            done.extend(self.close(key, p.time, Unanswered::ClientClosed));
         }
         let conn = self.connections.entry(key).or_insert_with(|| {
             self.order.push(key);
@@ -156,6 +159,14 @@ impl Tracker {
             };
             done.extend(events.into_iter().map(|e| (conn.ends, e)));
         }
+        // Who closed first decides what the requests still waiting were left by.
+        if (seg.fin || seg.rst) && conn.closed_by.is_none() {
+            conn.closed_by = Some(if from_client {
+                Unanswered::ClientClosed
+            } else {
+                Unanswered::BrokerClosed
+            });
+        }
         if from_client {
             conn.fins.0 |= seg.fin;
         } else {
@@ -163,18 +174,25 @@ impl Tracker {
         }
         // Reset, or closed both ways: what still waits will not be answered.
         if seg.rst || conn.fins == (true, true) {
-            done.extend(self.close(key, p.time));
+            let why = conn.closed_by.unwrap_or(Unanswered::ClientClosed);
+            done.extend(self.close(key, p.time, why));
         }
         done
     }
 
     /// Closes the connection of `key`, if there is one.
-    fn close(&mut self, key: (SocketAddr, SocketAddr), time: source::Time) -> Vec<(Ends, Event)> {
+    fn close(
+        &mut self,
+        key: (SocketAddr, SocketAddr),
+        time: source::Time,
+        why: Unanswered,
+    ) -> Vec<(Ends, Event)> {
         let Some(conn) = self.connections.remove(&key) else {
             return Vec::new();
         };
         self.order.retain(|k| *k != key);
-        let (ends, events) = conn.close(time);
+        let why = conn.closed_by.unwrap_or(why);
+        let (ends, events) = conn.close(time, why);
         events.into_iter().map(|e| (ends, e)).collect()
     }
 
@@ -182,7 +200,7 @@ impl Tracker {
     fn finish(mut self) -> Vec<(Ends, Event)> {
         let mut done = Vec::new();
         for key in self.order.clone() {
-            done.extend(self.close(key, self.last));
+            done.extend(self.close(key, self.last, Unanswered::CaptureEnded));
         }
         done
     }

@@ -36,7 +36,7 @@ pub struct Tally {
     pub exchanges: usize,
     /// Connections.
     pub connections: usize,
-    /// Requests without a response, besides those that get none by design.
+    /// Requests the broker left unanswered: skipped, or the connection closed by the broker.
     pub unanswered: usize,
     /// Requests or responses that do not decode.
     pub malformed: usize,
@@ -204,17 +204,15 @@ impl Printer {
                     text.push('\n');
                 }
             }
-            Event::Unanswered(req) => {
+            Event::Unanswered(req, why) => {
                 if !self.wanted(req.api_key) {
                     return Ok(());
                 }
                 text = self.request_line(ends, req);
-                if req.unanswered_by_design {
-                    text.push_str("  (acks=0: no response)\n");
-                } else {
+                if why.is_problem() {
                     self.tally.unanswered += 1;
-                    text.push_str("  (no response)\n");
                 }
+                let _ = writeln!(text, "  ({})", why.text());
                 if self.show.tree {
                     text.push_str("request:\n");
                     let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
