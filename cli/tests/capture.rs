@@ -297,7 +297,7 @@ fn assert_pairs_both(out: &str) {
     );
     assert!(out.contains("Heartbeat v4  corr 8  client \"t\""), "{out}");
     assert!(
-        out.contains("2 exchanges on 1 connection; 0 unanswered, 0 malformed"),
+        out.contains("2 requests on 1 connection: 2 answered, 0 with acks=0, 0 left waiting; 0 unanswered, 0 malformed, 0 responses without a request, 0 stream problems"),
         "{out}"
     );
 }
@@ -333,7 +333,10 @@ fn frames_split_anywhere_and_several_in_a_segment() {
     let (code, out, err) = capture(&pcap(&packets(Ip::V4, &c.segs)), &["--check"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("corr 1") && out.contains("corr 2"), "{out}");
-    assert!(out.contains("2 exchanges on 1 connection"), "{out}");
+    assert!(
+        out.contains("2 requests on 1 connection: 2 answered"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -433,7 +436,7 @@ fn ports_and_api_filter() {
     let file = pcap(&packets(Ip::V4, &c.segs));
     let (code, out, _) = capture(&file, &["--port", "19092"]);
     assert_eq!(code, 0);
-    assert!(out.contains("0 exchanges on 0 connections"), "{out}");
+    assert!(out.contains("0 requests on 0 connections"), "{out}");
     assert!(out.contains("name the brokers' ports with --port"), "{out}");
     let (code, out, _) = capture(
         &file,
@@ -444,7 +447,10 @@ fn ports_and_api_filter() {
         out.contains("Heartbeat v4") && !out.contains("Metadata v12"),
         "{out}"
     );
-    assert!(out.contains("1 exchange on 1 connection"), "{out}");
+    assert!(
+        out.contains("1 request on 1 connection: 1 answered"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -497,7 +503,7 @@ fn unanswered_acks_zero_and_orphans() {
         out.contains("corr 8  client \"t\"  25B  (no response: the client closed the connection)"),
         "{out}"
     );
-    assert!(out.contains("1 exchange on 1 connection; 1 unanswered, 0 malformed, 1 without"));
+    assert!(out.contains("4 requests on 1 connection: 1 answered, 1 with acks=0, 1 left waiting; 1 unanswered, 0 malformed, 1 response without"));
     assert_eq!(code, 1);
     assert!(err.contains("--check"), "{err}");
     // Without --check the same capture is a success: it was read.
@@ -525,7 +531,7 @@ fn a_malformed_frame_is_shown_and_the_stream_goes_on() {
         out.contains("Heartbeat v4  corr 8") && out.contains("  ok\n"),
         "{out}"
     );
-    assert!(out.contains("2 exchanges on 1 connection; 0 unanswered, 1 malformed"));
+    assert!(out.contains("2 requests on 1 connection: 2 answered, 0 with acks=0, 0 left waiting; 0 unanswered, 1 malformed"));
 }
 
 #[test]
@@ -542,7 +548,10 @@ fn a_capture_that_starts_inside_a_connection() {
     assert_eq!(code, 0);
     assert!(out.contains("skipped to the next frame"), "{out}");
     assert!(out.contains("Heartbeat v4  corr 8"), "{out}");
-    assert!(out.contains("1 exchange on 1 connection"), "{out}");
+    assert!(
+        out.contains("1 request on 1 connection: 1 answered"),
+        "{out}"
+    );
 }
 
 #[test]

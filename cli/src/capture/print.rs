@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use kwire::ApiKey;
 use kwire::describe::{self, DescribeError, Visit};
 
-use super::exchange::{ErrorCodes, Event, Frame, Request};
+use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::source::Time;
 
 /// What to print.
@@ -32,10 +32,14 @@ pub struct Ends {
 /// What was seen, for the last line.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Tally {
-    /// Requests answered.
-    pub exchanges: usize,
     /// Connections.
     pub connections: usize,
+    /// Requests answered.
+    pub exchanges: usize,
+    /// Produce requests with `acks = 0`.
+    pub acks_zero: usize,
+    /// Requests still waiting when the client closed the connection or the capture ended.
+    pub waiting: usize,
     /// Requests the broker left unanswered: skipped, or the connection closed by the broker.
     pub unanswered: usize,
     /// Requests or responses that do not decode.
@@ -51,22 +55,32 @@ impl Tally {
     pub fn clean(&self) -> bool {
         self.unanswered == 0 && self.malformed == 0 && self.orphans == 0 && self.lost == 0
     }
+
+    /// Every request seen.
+    pub fn requests(&self) -> usize {
+        self.exchanges + self.acks_zero + self.waiting + self.unanswered
+    }
 }
 
 impl std::fmt::Display for Tally {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = |n: usize| if n == 1 { "" } else { "s" };
+        let requests = self.requests();
         write!(
             f,
-            "{} exchange{} on {} connection{}; {} unanswered, {} malformed, {} without their \
-             request, {} stream problem{}",
-            self.exchanges,
-            s(self.exchanges),
+            "{requests} request{} on {} connection{}: {} answered, {} with acks=0, {} left \
+             waiting; {} unanswered, {} malformed, {} response{} without a request, {} stream \
+             problem{}",
+            s(requests),
             self.connections,
             s(self.connections),
+            self.exchanges,
+            self.acks_zero,
+            self.waiting,
             self.unanswered,
             self.malformed,
             self.orphans,
+            s(self.orphans),
             self.lost,
             s(self.lost)
         )
@@ -209,8 +223,10 @@ impl Printer {
                     return Ok(());
                 }
                 text = self.request_line(ends, req);
-                if why.is_problem() {
-                    self.tally.unanswered += 1;
+                match why {
+                    Unanswered::AcksZero => self.tally.acks_zero += 1,
+                    w if w.is_problem() => self.tally.unanswered += 1,
+                    _ => self.tally.waiting += 1,
                 }
                 let _ = writeln!(text, "  ({})", why.text());
                 if self.show.tree {
