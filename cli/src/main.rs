@@ -6,9 +6,9 @@
 //! kwire list                                 every API with versions, headers and sizes
 //! kwire catalog                              every key, version and direction as hex
 //! kwire dissect [FILE|-] --request           the object tree of a request frame (-: stdin)
-//! kwire dissect [FILE|-] --response --api-key K --version V
+//! kwire dissect [FILE|-] --response --api-key K --version V [--records]
 //! kwire site OUT_DIR [--schemas DIR]...      the catalogue as a static web site
-//! kwire capture FILE [--port N]... [--api A]... [--tree] [--check]
+//! kwire capture FILE [--port N]... [--api A]... [--tree] [--records] [--check]
 //!                                            the Kafka exchanges of a pcap or pcapng capture
 //! ```
 //!
@@ -28,6 +28,7 @@ use kwire::describe::{self, DescribeError, Side};
 use kwire_site as site;
 
 mod capture;
+mod records;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -74,7 +75,7 @@ enum Command {
     /// whitespace).
     #[command(after_help = "Examples:
   kwire dissect frame.bin --request
-  kwire dissect reply.hex --response --api-key Fetch --version 16
+  kwire dissect reply.hex --response --api-key Fetch --version 16 --records
   kwire page Heartbeat --request --hex | kwire dissect - --request")]
     Dissect(DissectArgs),
     /// The catalogue as a static web site: an index of every API key and a page per API and
@@ -156,6 +157,10 @@ struct DissectArgs {
     /// The version of a response.
     #[arg(long, short = 'v')]
     version: Option<i16>,
+    /// After the tree, every record of every records field: offset, time, key, value and
+    /// headers (compressed batches decompressed, control records named).
+    #[arg(long)]
+    records: bool,
 }
 
 /// An API by name (any ASCII case) or by numeric key.
@@ -356,9 +361,19 @@ fn dissect(args: &DissectArgs, out: &mut dyn Write) -> Result<(), Error> {
     let mut text = String::new();
     let result = match (args.response, args.api_key, args.version) {
         (true, Some(api), Some(version)) => {
-            describe::write_response_frame(&frame, api, version, &mut text)
+            let result = describe::write_response_frame(&frame, api, version, &mut text);
+            if args.records {
+                records::write_response_records(&frame, api, version, &mut text);
+            }
+            result
         }
-        _ => describe::write_request_frame(&frame, &mut text),
+        _ => {
+            let result = describe::write_request_frame(&frame, &mut text);
+            if args.records {
+                records::write_request_records(&frame, &mut text);
+            }
+            result
+        }
     };
     out.write_all(text.as_bytes())?;
     match result {

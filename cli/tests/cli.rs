@@ -182,3 +182,128 @@ fn help_shows_examples() {
         assert!(examples.contains("kwire "), "{args:?}:\n{text}");
     }
 }
+
+/// A Produce v9 request whose partition holds, in order: a plain batch (text and binary keys,
+/// values and headers, a long value), an lz4 and a gzip batch, a transaction's commit marker.
+fn produce_with_records() -> Vec<u8> {
+    use kwire::records::compression::BuiltinCodecs;
+    use kwire::records::{BatchBuilder, Compression, NewHeader, NewRecord, TxnMarker};
+    let long = "x".repeat(100);
+    let headers = [NewHeader::new(b"trace", &[0xff, 0x00])];
+    let plain = [
+        NewRecord::new(b"hello")
+            .with_key(b"k1")
+            .with_headers(&headers)
+            .with_timestamp(1_796_217_659_128),
+        NewRecord::new(long.as_bytes()).with_timestamp(1_796_217_659_129),
+    ];
+    let squeezed = [NewRecord::new(b"squeezed squeezed squeezed").with_timestamp(0)];
+    let mut records = vec![0u8; 4096];
+    let mut n = BatchBuilder::new().write(&plain, &mut records).unwrap();
+    let mut scratch = [0u8; 1024];
+    for (i, codec) in [Compression::LZ4, Compression::GZIP]
+        .into_iter()
+        .enumerate()
+    {
+        n += BatchBuilder::new()
+            .with_base_offset(2 + i64::try_from(i).unwrap())
+            .write_compressed(
+                &squeezed,
+                codec,
+                &mut BuiltinCodecs::new(),
+                &mut scratch,
+                &mut records[n..],
+            )
+            .unwrap();
+    }
+    n += BatchBuilder::new()
+        .with_base_offset(4)
+        .with_producer(7, 0, -1)
+        .with_transactional(true)
+        .with_control(true)
+        .write_txn_marker(
+            true,
+            TxnMarker {
+                version: 0,
+                coordinator_epoch: 3,
+            },
+            5,
+            &mut records[n..],
+        )
+        .unwrap();
+    records.truncate(n);
+
+    use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kwire::messages::{ProduceRequest, RequestHeader};
+    let partitions = [PartitionProduceData::default()
+        .with_index(2)
+        .with_records(Some(kwire::records::Records::from(&records[..])))];
+    let topics = [TopicProduceData::default()
+        .with_name("orders")
+        .with_partition_data(&partitions[..])];
+    let body = ProduceRequest::default()
+        .with_acks(-1)
+        .with_topic_data(&topics[..]);
+    let header = RequestHeader::new(kwire::ApiKey::PRODUCE, 9, 1);
+    let mut frame = vec![0u8; 8192];
+    let n = kwire::frame::encode_request(&header, &body, &mut frame).unwrap();
+    frame.truncate(n);
+    frame
+}
+
+#[test]
+fn dissect_expands_records() {
+    let frame = produce_with_records();
+    let o = run(&["dissect", "-", "--request", "--records"], Some(&frame));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let records = &text[text.find("\nrecords of").unwrap() + 1..];
+    let (head, rest) = records.split_once(":\n").unwrap();
+    assert!(
+        head.starts_with("records of topic \"orders\" partition 2 ("),
+        "{head}"
+    );
+    let expected = format!(
+        "  batch offsets 0..=1, 2 records, none
+    offset 0  2026-12-02T13:20:59.128Z  key \"k1\"  value \"hello\"  headers \"trace\"=0xff00
+    offset 1  2026-12-02T13:20:59.129Z  key null  value \"{}\"... (100 bytes)
+  batch offsets 2..=2, 1 record, lz4
+    offset 2  1970-01-01T00:00:00.000Z  key null  value \"squeezed squeezed squeezed\"
+  batch offsets 3..=3, 1 record, gzip
+    offset 3  1970-01-01T00:00:00.000Z  key null  value \"squeezed squeezed squeezed\"
+  batch offsets 4..=4, 1 record, none, producer 7 epoch 0 sequence -1, transactional, control
+    offset 4  1970-01-01T00:00:00.005Z  control COMMIT
+",
+        "x".repeat(64)
+    );
+    assert_eq!(rest, expected);
+    // Without the flag, only the tree.
+    let o = run(&["dissect", "-", "--request"], Some(&frame));
+    assert!(!stdout(&o).contains("records of topic"));
+}
+
+#[test]
+fn damaged_records_are_named() {
+    let mut frame = produce_with_records();
+    // A byte of the lz4 batch's compressed payload: its CRC no longer matches.
+    let at = frame
+        .windows(4)
+        .rposition(|w| w == [0x04, 0x22, 0x4d, 0x18])
+        .unwrap()
+        + 8;
+    frame[at] ^= 0x55;
+    let o = run(&["dissect", "-", "--request", "--records"], Some(&frame));
+    let text = stdout(&o);
+    assert!(
+        text.contains("  batch offsets 2..=2, 1 record, lz4\n"),
+        "{text}"
+    );
+    assert!(text.contains(": CRC mismatch: stored 0x"), "{text}");
+    assert!(text.contains("    records not read: lz4: "), "{text}");
+    // The batches after it are read.
+    assert!(
+        text.contains("  batch offsets 3..=3, 1 record, gzip\n"),
+        "{text}"
+    );
+    assert!(text.contains("control COMMIT"), "{text}");
+}

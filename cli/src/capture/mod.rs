@@ -38,6 +38,10 @@ pub struct CaptureArgs {
     /// Print the object trees of each request and response below its line.
     #[arg(long)]
     pub tree: bool,
+    /// Print every record of the exchanges' records fields (Produce, Fetch, share fetches):
+    /// offset, time, key, value and headers, compressed batches decompressed.
+    #[arg(long)]
+    pub records: bool,
     /// Exit with status 1 unless every request was answered, every frame decoded and no bytes
     /// were missing.
     #[arg(long)]
@@ -244,6 +248,7 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
     let mut printer = Printer::new(Show {
         apis: args.apis.clone(),
         tree: args.tree,
+        records: args.records,
     });
     let mut written: io::Result<()> = Ok(());
     let mut packets = 0usize;

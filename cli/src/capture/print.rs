@@ -10,6 +10,7 @@ use kwire::describe::{self, DescribeError, Visit};
 
 use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::source::Time;
+use crate::records;
 
 /// What to print.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +19,8 @@ pub struct Show {
     pub apis: Vec<ApiKey>,
     /// The request and response trees below each exchange.
     pub tree: bool,
+    /// The records of each exchange below it.
+    pub records: bool,
 }
 
 /// The two ends of a connection.
@@ -215,6 +218,17 @@ impl Printer {
                         req.version,
                         &mut text,
                     );
+                }
+                if self.show.records {
+                    records::write_request_records(&req.frame.bytes, &mut text);
+                    records::write_response_records(
+                        &resp.bytes,
+                        req.api_key,
+                        req.version,
+                        &mut text,
+                    );
+                }
+                if self.show.tree {
                     text.push('\n');
                 }
             }
@@ -232,6 +246,11 @@ impl Printer {
                 if self.show.tree {
                     text.push_str("request:\n");
                     let _ = describe::write_request_frame(&req.frame.bytes, &mut text);
+                }
+                if self.show.records {
+                    records::write_request_records(&req.frame.bytes, &mut text);
+                }
+                if self.show.tree {
                     text.push('\n');
                 }
             }

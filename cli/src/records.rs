@@ -1,0 +1,401 @@
+//! `--records`: every record of every records field of a frame, with its offset, time, key,
+//! value and headers; compressed batches decompressed, control records named.
+
+use std::fmt::{self, Write};
+
+use kwire::describe::{self, DescribeError, Name, Node, Value, Visit};
+use kwire::records::compression::{BuiltinCodecs, CompressionError, Decompressor};
+use kwire::records::{
+    Batch, Compression, ControlRecord, LegacyMessage, RecordBatch, RecordIter, Records,
+};
+
+/// Characters of a text value shown before it is cut.
+const TEXT: usize = 64;
+/// Bytes of a binary value shown (as hex) before it is cut.
+const HEX: usize = 32;
+/// The largest decompressed payload accepted (a broker's default `message.max.bytes` is 1 MiB;
+/// producers batch up to a few).
+const MAX_DECOMPRESSED: usize = 256 << 20;
+
+/// A records field of a frame: where its bytes are, and the topic and partition before it.
+#[derive(Debug)]
+struct Field {
+    topic: Option<String>,
+    partition: Option<i64>,
+    start: usize,
+    len: usize,
+}
+
+/// Finds the records fields of a tree, each with the most recent topic and partition.
+#[derive(Debug, Default)]
+struct Fields {
+    topic: Option<String>,
+    partition: Option<i64>,
+    found: Vec<Field>,
+}
+
+impl Visit for Fields {
+    fn node(&mut self, n: &Node<'_>) -> fmt::Result {
+        let Name::Plain(name) = n.name else {
+            return Ok(());
+        };
+        match (name, n.value) {
+            ("Name" | "Topic" | "TopicName", Value::Str(s, _)) => {
+                self.topic = Some(format!("{s:?}"))
+            }
+            ("TopicId", Value::Uuid(u)) => self.topic = Some(uuid(&u.0)),
+            ("Index" | "PartitionIndex" | "Partition", Value::Int(p)) => self.partition = Some(p),
+            (_, Value::Records { len, .. }) => {
+                if let Some(size) = n.size {
+                    self.found.push(Field {
+                        topic: self.topic.clone(),
+                        partition: self.partition,
+                        start: n.offset + size - len,
+                        len,
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn uuid(b: &[u8; 16]) -> String {
+    let mut s = String::new();
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+/// Writes the records of every records field in the tree `walk` gives of `frame`.
+pub fn write_frame_records(
+    frame: &[u8],
+    walk: impl FnOnce(&mut dyn Visit) -> Result<(), DescribeError>,
+    out: &mut String,
+) {
+    let mut fields = Fields::default();
+    // The fields before a decoding error are still shown; the error is the tree's to report.
+    let _ = walk(&mut fields);
+    for f in fields.found {
+        // An empty field (a fetched partition with nothing new) has nothing to show.
+        let Some(bytes) = frame
+            .get(f.start..f.start + f.len)
+            .filter(|b| !b.is_empty())
+        else {
+            continue;
+        };
+        let _ = write!(out, "records");
+        if let Some(t) = &f.topic {
+            let _ = write!(out, " of topic {t}");
+        }
+        if let Some(p) = f.partition {
+            let _ = write!(out, " partition {p}");
+        }
+        let _ = writeln!(out, " ({} bytes at frame byte {}):", f.len, f.start);
+        write_records(Records::from(bytes), "  ", out);
+    }
+}
+
+/// Writes the request frame's records.
+pub fn write_request_records(frame: &[u8], out: &mut String) {
+    write_frame_records(frame, |v| describe::visit_request_frame(frame, v), out);
+}
+
+/// Writes the response frame's records.
+pub fn write_response_records(frame: &[u8], api: kwire::ApiKey, version: i16, out: &mut String) {
+    write_frame_records(
+        frame,
+        |v| describe::visit_response_frame(frame, api, version, v),
+        out,
+    );
+}
+
+/// Writes each entry of a records field and its records, indented by `indent`.
+fn write_records(records: Records<'_>, indent: &str, out: &mut String) {
+    let mut batches = records.batches();
+    let mut any = false;
+    for b in batches.by_ref() {
+        any = true;
+        match b {
+            Ok(Batch::V2(b)) => write_batch(&b, indent, out),
+            Ok(Batch::Legacy(m)) => write_legacy(&m, indent, out),
+            Err(e) => {
+                let _ = writeln!(out, "{indent}malformed entry: {e}");
+            }
+        }
+    }
+    if let Some(p) = batches.partial() {
+        let _ = writeln!(
+            out,
+            "{indent}a partial entry at the end ({p:?}): cut by the fetch size, as brokers do"
+        );
+    } else if !any {
+        let _ = writeln!(out, "{indent}no entries");
+    }
+}
+
+fn write_batch(b: &RecordBatch<'_>, indent: &str, out: &mut String) {
+    let codec = b.compression();
+    let count = b.records_count();
+    let _ = write!(
+        out,
+        "{indent}batch offsets {}..={}, {count} record{}, {}",
+        b.base_offset(),
+        b.last_offset(),
+        if count == 1 { "" } else { "s" },
+        codec_name(codec)
+    );
+    if b.producer_id() >= 0 {
+        let _ = write!(
+            out,
+            ", producer {} epoch {} sequence {}",
+            b.producer_id(),
+            b.producer_epoch(),
+            b.base_sequence()
+        );
+    }
+    if b.is_transactional() {
+        out.push_str(", transactional");
+    }
+    if b.is_control() {
+        out.push_str(", control");
+    }
+    out.push('\n');
+    let inner = format!("{indent}  ");
+    if let Err(e) = b.verify_crc() {
+        let _ = writeln!(out, "{inner}{e}: the records are shown as they are");
+    }
+    let mut buf = Vec::new();
+    let records = if codec == Compression::NONE {
+        b.records_unchecked().map_err(CompressionError::Decode)
+    } else {
+        match decompress(codec, b.payload(), &mut buf) {
+            Ok(n) => b
+                .records_in_unchecked(&buf[..n])
+                .map_err(CompressionError::Decode),
+            Err(e) => Err(e),
+        }
+    };
+    match records {
+        Ok(records) => write_v2_records(records, b.is_control(), &inner, out),
+        Err(e) => {
+            let _ = writeln!(out, "{inner}records not read: {e}");
+        }
+    }
+}
+
+fn write_v2_records(records: RecordIter<'_>, control: bool, indent: &str, out: &mut String) {
+    for r in records {
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(out, "{indent}malformed record: {e}");
+                return;
+            }
+        };
+        let _ = write!(
+            out,
+            "{indent}offset {}  {}",
+            r.offset(),
+            time(r.timestamp())
+        );
+        if control {
+            match ControlRecord::parse(&r) {
+                Ok(c) => {
+                    let ty = c.record_type();
+                    match ty.name() {
+                        Some(name) => {
+                            let _ = write!(out, "  control {name}");
+                        }
+                        None => {
+                            let _ = write!(out, "  control type {}", ty.0);
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = write!(out, "  control record malformed: {e}");
+                }
+            }
+            out.push('\n');
+            continue;
+        }
+        let _ = write!(out, "  key {}  value {}", shown(r.key()), shown(r.value()));
+        let headers = r.headers();
+        if !headers.is_empty() {
+            out.push_str("  headers");
+            for h in headers.iter() {
+                let _ = write!(out, " {}={}", shown(Some(h.key)), shown(h.value));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn write_legacy(m: &LegacyMessage<'_>, indent: &str, out: &mut String) {
+    let codec = m.compression();
+    if !m.is_wrapper() {
+        let _ = writeln!(
+            out,
+            "{indent}offset {}  {}  key {}  value {}  (magic {})",
+            m.offset(),
+            m.timestamp().map_or_else(|| "-".into(), time),
+            shown(m.key()),
+            shown(m.value()),
+            m.magic()
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{indent}message set, magic {}, {}, wrapper offset {}",
+        m.magic(),
+        codec_name(codec),
+        m.offset()
+    );
+    let inner = format!("{indent}  ");
+    let mut buf = Vec::new();
+    let n = match decompress(codec, m.value().unwrap_or_default(), &mut buf) {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = writeln!(out, "{inner}records not read: {e}");
+            return;
+        }
+    };
+    let messages = match m.inner(&buf[..n]) {
+        Ok(messages) => messages,
+        Err(e) => {
+            let _ = writeln!(out, "{inner}records not read: {e}");
+            return;
+        }
+    };
+    for r in messages {
+        match r {
+            Ok(r) => {
+                let _ = writeln!(
+                    out,
+                    "{inner}offset {}  {}  key {}  value {}",
+                    r.offset(),
+                    r.timestamp().map_or_else(|| "-".into(), time),
+                    shown(r.key()),
+                    shown(r.value())
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(out, "{inner}malformed message: {e}");
+                return;
+            }
+        }
+    }
+}
+
+fn codec_name(c: Compression) -> String {
+    match c.name() {
+        Some(n) => n.to_string(),
+        None => format!("codec {}", c.0),
+    }
+}
+
+/// Decompresses `input` into `buf`, growing it as the codec asks.
+fn decompress(
+    codec: Compression,
+    input: &[u8],
+    buf: &mut Vec<u8>,
+) -> Result<usize, CompressionError> {
+    let mut size = input.len().saturating_mul(4).clamp(4096, MAX_DECOMPRESSED);
+    loop {
+        buf.resize(size, 0);
+        match BuiltinCodecs::new().decompress(codec, input, buf) {
+            Err(CompressionError::OutputTooSmall { needed, available })
+                if size < MAX_DECOMPRESSED =>
+            {
+                size = needed
+                    .unwrap_or(available.saturating_mul(2))
+                    .max(available.saturating_mul(2))
+                    .min(MAX_DECOMPRESSED);
+            }
+            other => return other,
+        }
+    }
+}
+
+/// A key, value or header: null, text when it is UTF-8 without control characters other than
+/// tabs and newlines, else hex; long ones cut, with their length.
+fn shown(b: Option<&[u8]>) -> String {
+    let Some(b) = b else {
+        return "null".into();
+    };
+    if let Ok(s) = std::str::from_utf8(b)
+        && !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        let mut t = String::from("\"");
+        for c in s.chars().take(TEXT) {
+            let _ = write!(t, "{}", c.escape_debug());
+        }
+        t.push('"');
+        if s.chars().count() > TEXT {
+            let _ = write!(t, "... ({} bytes)", b.len());
+        }
+        return t;
+    }
+    let mut t = String::from("0x");
+    for x in b.iter().take(HEX) {
+        let _ = write!(t, "{x:02x}");
+    }
+    if b.len() > HEX {
+        let _ = write!(t, "... ({} bytes)", b.len());
+    }
+    t
+}
+
+/// A timestamp in milliseconds since the epoch, as UTC (`2026-12-02T13:00:59.128Z`); a
+/// negative one (no timestamp) as the number.
+fn time(ms: i64) -> String {
+    if ms < 0 {
+        return format!("timestamp {ms}");
+    }
+    let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_values() {
+        assert_eq!(time(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(time(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(time(1_796_217_659_128), "2026-12-02T13:20:59.128Z");
+        assert_eq!(time(-1), "timestamp -1");
+        assert_eq!(shown(None), "null");
+        assert_eq!(shown(Some(b"a\"b\n")), "\"a\\\"b\\n\"");
+        assert_eq!(shown(Some(&[0, 1, 0xff])), "0x0001ff");
+        let long = "x".repeat(70);
+        assert_eq!(
+            shown(Some(long.as_bytes())),
+            format!("\"{}\"... (70 bytes)", "x".repeat(64))
+        );
+        assert!(shown(Some(&[7u8; 40])).ends_with("... (40 bytes)"));
+    }
+}
