@@ -10,6 +10,8 @@
 //! kwire site OUT_DIR [--schemas DIR]...      the catalogue as a static web site
 //! kwire capture FILE [--port N]... [--api A]... [--tree] [--records] [--check]
 //!                                            the Kafka exchanges of a pcap or pcapng capture
+//! kwire tap --listen ADDR --upstream ADDR [--api A]... [--tree] [--records] [--write FILE]
+//!                                            a proxy printing the exchanges it relays
 //! ```
 //!
 //! Exit codes: 0 success, 1 the input or the request could not be handled (the message says
@@ -29,6 +31,7 @@ use kwire_site as site;
 
 mod capture;
 mod records;
+mod tap;
 
 /// Scratch space for one minimal frame (the largest is a few hundred bytes).
 const SCRATCH: usize = 1 << 16;
@@ -97,6 +100,16 @@ Then open target/site/index.html in a browser.")]
   kwire capture kafka.pcap --port 19092 --api Fetch --api Produce --tree
   tcpdump -i lo -U -w - port 9092 | kwire capture -")]
     Capture(capture::CaptureArgs),
+    /// A live tap between clients and a cluster: it relays every frame as it came, prints
+    /// each exchange as `kwire capture` does, and points the broker addresses clients are told
+    /// (Metadata, FindCoordinator, DescribeCluster, the leader endpoints of Fetch, Produce and
+    /// share-group responses) at itself, one port per broker, so that clients stay on the tap.
+    #[command(after_help = "Examples:
+  kwire tap --listen 127.0.0.1:19092 --upstream broker:9092
+  kwire tap --listen 127.0.0.1:19092 --upstream broker:9092 --api Produce --records
+  kwire tap --listen 127.0.0.1:19092 --upstream broker:9092 --write session.pcapng
+  kwire capture session.pcapng --port 9092 --tree      later, from the file")]
+    Tap(tap::TapArgs),
 }
 
 #[derive(Debug, Args)]
@@ -404,19 +417,30 @@ fn site(args: &SiteArgs, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// Runs a command that writes to `out`.
+fn run(command: &Command, out: &mut dyn Write) -> Result<(), Error> {
+    match command {
+        Command::Page(args) => page(args, out),
+        Command::List => list(out),
+        Command::Catalog => catalog(out),
+        Command::Dissect(args) => dissect(args, out),
+        Command::Site(args) => site(args, out),
+        Command::Capture(args) => capture::run(args, out),
+        Command::Tap(args) => tap::run(args),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
     let result = match &cli.command {
-        Command::Page(args) => page(args, &mut out),
-        Command::List => list(&mut out),
-        Command::Catalog => catalog(&mut out),
-        Command::Dissect(args) => dissect(args, &mut out),
-        Command::Site(args) => site(args, &mut out),
-        Command::Capture(args) => capture::run(args, &mut out),
-    }
-    .and_then(|()| out.flush().map_err(Error::Io));
+        // The tap prints from the threads of its connections: standard output is not held.
+        Command::Tap(args) => tap::run(args),
+        command => {
+            let stdout = io::stdout();
+            let mut out = stdout.lock();
+            run(command, &mut out).and_then(|()| out.flush().map_err(Error::Io))
+        }
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`kwire catalog | head`) is not an error.

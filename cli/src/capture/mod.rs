@@ -5,6 +5,7 @@ pub mod exchange;
 pub mod print;
 pub mod source;
 pub mod tcp;
+pub mod write;
 
 use std::collections::HashMap;
 use std::fs::File;

@@ -1,0 +1,339 @@
+//! `kwire tap`: a proxy between clients and a cluster that prints each exchange as `kwire
+//! capture` does, relays every frame as it came, and points the broker addresses clients are
+//! told at itself, so that clients stay on the tap.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use kwire::frame::{self, Body};
+use kwire::messages::ResponseHeader;
+use kwire::{ApiKey, EncodeError, Response};
+
+use crate::capture::exchange::{Conversation, Event, Unanswered};
+use crate::capture::print::{Ends, Printer, Show};
+use crate::capture::source::Time;
+use crate::capture::write::{Flow, PcapWriter};
+
+/// The command line of `kwire tap`.
+#[derive(Debug, Args)]
+pub struct TapArgs {
+    /// The address clients connect to (`127.0.0.1:19092`; port 0 picks a free one).
+    #[arg(long)]
+    pub listen: String,
+    /// The broker the tap's clients reach through it (a bootstrap address).
+    #[arg(long)]
+    pub upstream: String,
+    /// Only the exchanges of this API, by name or key. May be repeated.
+    #[arg(long = "api", value_parser = crate::parse_api)]
+    pub apis: Vec<ApiKey>,
+    /// Print the object trees of each request and response below its line.
+    #[arg(long)]
+    pub tree: bool,
+    /// Print every record of the exchanges' records fields.
+    #[arg(long)]
+    pub records: bool,
+    /// Also write the traffic, as the brokers sent it, to this pcapng file (`kwire capture
+    /// FILE --port PORT` with the upstream's port reads it, and so does Wireshark).
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+}
+
+fn now() -> Time {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Time(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the tap's threads share.
+#[derive(Debug)]
+struct Tap {
+    printer: Mutex<Printer>,
+    pcap: Option<Mutex<PcapWriter>>,
+    /// Broker address (host, port) as clients are told it -> the tap's port relaying to it.
+    routes: Mutex<HashMap<(String, i32), u16>>,
+    /// The IP address the tap's listeners are bound to.
+    listen_ip: std::net::IpAddr,
+}
+
+impl Tap {
+    fn print(&self, ends: Ends, events: &[Event]) {
+        let mut printer = lock(&self.printer);
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        for e in events {
+            // Output that cannot be written (a closed pipe) does not stop the relaying.
+            let _ = printer.event(ends, e, &mut out);
+        }
+        let _ = out.flush();
+    }
+
+    fn record(&self, f: impl FnOnce(&mut PcapWriter) -> io::Result<()>) {
+        if let Some(w) = &self.pcap
+            && let Err(e) = f(&mut lock(w))
+        {
+            eprintln!("kwire tap: writing the capture: {e}");
+        }
+    }
+
+    /// The tap's port for the broker at `host:port`: a new listener relaying to it the first
+    /// time it is named.
+    fn route(self: &Arc<Self>, host: &str, port: i32) -> Option<u16> {
+        let mut routes = lock(&self.routes);
+        if let Some(p) = routes.get(&(host.to_owned(), port)) {
+            return Some(*p);
+        }
+        let listener = TcpListener::bind((self.listen_ip, 0)).ok()?;
+        let local = listener.local_addr().ok()?.port();
+        let upstream = format!("{host}:{port}");
+        eprintln!(
+            "kwire tap: broker {upstream} is reached through {}",
+            SocketAddr::new(self.listen_ip, local)
+        );
+        routes.insert((host.to_owned(), port), local);
+        let tap = Arc::clone(self);
+        std::thread::spawn(move || accept(&tap, &listener, &upstream));
+        Some(local)
+    }
+}
+
+/// Runs `kwire tap` until it is stopped.
+///
+/// # Errors
+///
+/// The listening address cannot be bound, or the capture file cannot be created.
+pub fn run(args: &TapArgs) -> Result<(), crate::Error> {
+    let listener = TcpListener::bind(&args.listen)
+        .map_err(|e| crate::Error::Failed(format!("listening on {}: {e}", args.listen)))?;
+    let local = listener.local_addr()?;
+    let upstream = args
+        .upstream
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| crate::Error::Failed(format!("{} is no address", args.upstream)))?;
+    let pcap = match &args.write {
+        Some(path) => Some(Mutex::new(PcapWriter::create(path).map_err(|e| {
+            crate::Error::Failed(format!("creating {}: {e}", path.display()))
+        })?)),
+        None => None,
+    };
+    let mut printer = Printer::new(Show {
+        apis: args.apis.clone(),
+        tree: args.tree,
+        records: args.records,
+    });
+    printer.start_at(now());
+    let tap = Arc::new(Tap {
+        printer: Mutex::new(printer),
+        pcap,
+        routes: Mutex::new(HashMap::from([(
+            (upstream.ip().to_string(), i32::from(upstream.port())),
+            local.port(),
+        )])),
+        listen_ip: local.ip(),
+    });
+    println!(
+        "kwire tap: listening on {local}, relaying to {}",
+        args.upstream
+    );
+    accept(&tap, &listener, &args.upstream);
+    Ok(())
+}
+
+/// Accepts clients on `listener`, each relayed to `upstream` on threads of its own.
+fn accept(tap: &Arc<Tap>, listener: &TcpListener, upstream: &str) {
+    for client in listener.incoming() {
+        let Ok(client) = client else { continue };
+        let (tap, upstream) = (Arc::clone(tap), upstream.to_owned());
+        std::thread::spawn(move || {
+            if let Err(e) = connection(&tap, client, &upstream) {
+                eprintln!("kwire tap: {upstream}: {e}");
+            }
+        });
+    }
+}
+
+/// Relays one client connection: requests on this thread, responses on a second one.
+fn connection(tap: &Arc<Tap>, client: TcpStream, upstream: &str) -> io::Result<()> {
+    let server = TcpStream::connect(upstream)?;
+    client.set_nodelay(true)?;
+    server.set_nodelay(true)?;
+    let ends = Ends {
+        client: client.peer_addr()?,
+        server: server.peer_addr()?,
+    };
+    // The address the client reached the tap at: the one to tell it for every broker.
+    let host = client.local_addr()?.ip().to_string();
+    let flow = tap.pcap.as_ref().map_or(Ok(None), |w| {
+        Flow::open(&mut lock(w), now(), ends.client, ends.server).map(Some)
+    })?;
+    let flow = Arc::new(Mutex::new(flow));
+    let conversation = Arc::new(Mutex::new(Conversation::opened()));
+    // Who stopped first: what the requests still waiting were left by.
+    let closed_by: Arc<Mutex<Option<Unanswered>>> = Arc::default();
+
+    let responses = {
+        let (mut from, mut to) = (server.try_clone()?, client.try_clone()?);
+        let (tap, flow, conversation, closed_by) = (
+            Arc::clone(tap),
+            Arc::clone(&flow),
+            Arc::clone(&conversation),
+            Arc::clone(&closed_by),
+        );
+        std::thread::spawn(move || {
+            let result = relay(&mut from, |chunk| {
+                let t = now();
+                tap.record(|w| match &mut *lock(&flow) {
+                    Some(f) => f.data(w, t, false, chunk),
+                    None => Ok(()),
+                });
+                let events = lock(&conversation).server_bytes(t, chunk, 0);
+                for e in &events {
+                    let frame = match e {
+                        Event::Exchange(req, resp) => {
+                            rerouted(&tap, req.api_key, req.version, &resp.bytes, &host)
+                                .unwrap_or_else(|| resp.bytes.clone())
+                        }
+                        Event::Orphan(f, _) => f.bytes.clone(),
+                        Event::Lost { .. } => {
+                            tap.print(ends, &events);
+                            return Err(io::Error::new(
+                                io::ErrorKind::InvalidData,
+                                "the broker sent bytes that are not a frame",
+                            ));
+                        }
+                        Event::Unanswered(..) | Event::BadRequest(..) => continue,
+                    };
+                    to.write_all(&frame)?;
+                }
+                tap.print(ends, &events);
+                Ok(())
+            });
+            lock(&closed_by).get_or_insert(Unanswered::BrokerClosed);
+            let _ = to.shutdown(Shutdown::Both);
+            result
+        })
+    };
+    let mut to = &server;
+    let result = relay(&mut client.try_clone()?, |chunk| {
+        let t = now();
+        tap.record(|w| match &mut *lock(&flow) {
+            Some(f) => f.data(w, t, true, chunk),
+            None => Ok(()),
+        });
+        // Recorded before it is sent: its response cannot come first.
+        let events = lock(&conversation).client_bytes(t, chunk, 0);
+        to.write_all(chunk)?;
+        tap.print(ends, &events);
+        Ok(())
+    });
+    lock(&closed_by).get_or_insert(Unanswered::ClientClosed);
+    let _ = server.shutdown(Shutdown::Both);
+    let _ = responses.join();
+    let why = lock(&closed_by).unwrap_or(Unanswered::ClientClosed);
+    let conversation = std::mem::take(&mut *lock(&conversation));
+    tap.print(ends, &conversation.close(why));
+    let t = now();
+    tap.record(|w| match &mut *lock(&flow) {
+        Some(f) => f.close(w, t),
+        None => Ok(()),
+    });
+    result
+}
+
+/// Reads `from` until it ends, handing each chunk to `each`.
+fn relay(from: &mut TcpStream, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // A connection reset by the other side ends it as a close does.
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        each(&chunk[..n])?;
+    }
+}
+
+/// A response that tells the client broker addresses, re-encoded with each pointed at the
+/// tap (on `host`, the address the client reached it at); `None` for every other response, and
+/// for one that does not decode or re-encode, which go as they came.
+fn rerouted(tap: &Arc<Tap>, api: ApiKey, version: i16, f: &[u8], host: &str) -> Option<Vec<u8>> {
+    const TELLS_ADDRESSES: [ApiKey; 7] = [
+        ApiKey::METADATA,
+        ApiKey::DESCRIBE_CLUSTER,
+        ApiKey::FIND_COORDINATOR,
+        ApiKey::FETCH,
+        ApiKey::PRODUCE,
+        ApiKey::SHARE_FETCH,
+        ApiKey::SHARE_ACKNOWLEDGE,
+    ];
+    if !TELLS_ADDRESSES.contains(&api) {
+        return None;
+    }
+    let (header, body) = frame::decode_response(f, api, version).ok()?;
+    let port = |h: &str, p: i32| tap.route(h, p).map_or(p, i32::from);
+    let mut out = Vec::new();
+    // `$body` with every entry of its array `$field` (set by `$with`) pointed at the tap.
+    macro_rules! pointed_at_tap {
+        ($body:expr, $field:ident, $with:ident) => {{
+            if $body.$field.is_empty() {
+                return None;
+            }
+            let rows: Vec<_> = $body
+                .$field
+                .iter()
+                .map(|row| {
+                    // No broker (an error's empty entry): left as it is.
+                    if row.host.is_empty() || row.port < 0 {
+                        return row;
+                    }
+                    let p = port(row.host, row.port);
+                    row.with_host(host).with_port(p)
+                })
+                .collect();
+            encode(&mut out, &header, &$body.$with(&rows[..]), version)
+        }};
+    }
+    let encoded = match &body {
+        Response::Metadata(m) => pointed_at_tap!(m, brokers, with_brokers),
+        Response::DescribeCluster(d) => pointed_at_tap!(d, brokers, with_brokers),
+        Response::FindCoordinator(c) if version < 4 => {
+            if c.host.is_empty() || c.port < 0 {
+                return None;
+            }
+            let p = port(c.host, c.port);
+            encode(&mut out, &header, &c.with_host(host).with_port(p), version)
+        }
+        Response::FindCoordinator(c) => pointed_at_tap!(c, coordinators, with_coordinators),
+        Response::Fetch(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
+        Response::Produce(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
+        Response::ShareFetch(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
+        Response::ShareAcknowledge(r) => pointed_at_tap!(r, node_endpoints, with_node_endpoints),
+        _ => return None,
+    };
+    encoded.ok().map(|()| out)
+}
+
+fn encode<B: Body>(
+    out: &mut Vec<u8>,
+    header: &ResponseHeader<'_>,
+    body: &B,
+    version: i16,
+) -> Result<(), EncodeError> {
+    out.resize(frame::response_len(header, body, version)?, 0);
+    frame::encode_response(header, body, version, out)?;
+    Ok(())
+}
