@@ -28,15 +28,9 @@ pub struct TapArgs {
     /// The broker the tap's clients reach through it (a bootstrap address).
     #[arg(long)]
     pub upstream: String,
-    /// Only the exchanges of this API, by name or key. May be repeated.
-    #[arg(long = "api", value_parser = crate::parse_api)]
-    pub apis: Vec<ApiKey>,
-    /// Print the object trees of each request and response below its line.
-    #[arg(long)]
-    pub tree: bool,
-    /// Print every record of the exchanges' records fields.
-    #[arg(long)]
-    pub records: bool,
+    /// What to print of each exchange.
+    #[command(flatten)]
+    pub show: Show,
     /// Also write the traffic, as the brokers sent it, to this pcapng file (`kwire capture
     /// FILE --port PORT` with the upstream's port reads it, and so does Wireshark).
     #[arg(long)]
@@ -127,11 +121,7 @@ pub fn run(args: &TapArgs) -> Result<(), crate::Error> {
         })?)),
         None => None,
     };
-    let mut printer = Printer::new(Show {
-        apis: args.apis.clone(),
-        tree: args.tree,
-        records: args.records,
-    });
+    let mut printer = Printer::new(args.show.clone());
     printer.start_at(now());
     let tap = Arc::new(Tap {
         printer: Mutex::new(printer),

@@ -14,7 +14,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
-use kwire::ApiKey;
 
 use exchange::{Conversation, Event, Unanswered};
 use print::{Ends, Printer, Show};
@@ -33,18 +32,11 @@ pub struct CaptureArgs {
     /// A port brokers listen on (default 9092). May be repeated.
     #[arg(long = "port", short = 'p')]
     pub ports: Vec<u16>,
-    /// Only the exchanges of this API, by name or key. May be repeated.
-    #[arg(long = "api", value_parser = crate::parse_api)]
-    pub apis: Vec<ApiKey>,
-    /// Print the object trees of each request and response below its line.
-    #[arg(long)]
-    pub tree: bool,
-    /// Print every record of the exchanges' records fields (Produce, Fetch, share fetches):
-    /// offset, time, key, value and headers, compressed batches decompressed.
-    #[arg(long)]
-    pub records: bool,
-    /// Exit with status 1 unless every request was answered, every frame decoded and no bytes
-    /// were missing.
+    /// What to print of each exchange.
+    #[command(flatten)]
+    pub show: Show,
+    /// Exit with status 1 on any problem: a request the broker skipped or dropped, a frame
+    /// that does not decode, a response without its request, bytes missing from the capture.
     #[arg(long)]
     pub check: bool,
 }
@@ -246,11 +238,7 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> Result<(), crate::Error> 
         order: Vec::new(),
         last: source::Time::default(),
     };
-    let mut printer = Printer::new(Show {
-        apis: args.apis.clone(),
-        tree: args.tree,
-        records: args.records,
-    });
+    let mut printer = Printer::new(args.show.clone());
     let mut written: io::Result<()> = Ok(());
     let mut packets = 0usize;
     let read = source::for_each_packet(input, |p| {

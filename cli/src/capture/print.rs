@@ -12,14 +12,19 @@ use super::exchange::{ErrorCodes, Event, Frame, Request, Unanswered};
 use super::source::Time;
 use crate::records;
 
-/// What to print.
-#[derive(Debug, Clone, Default)]
+/// What to print of each exchange: the options `kwire capture` and `kwire tap` share.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct Show {
-    /// Only these APIs (all when empty).
+    /// Only the exchanges of this API, by name or key. May be repeated.
+    #[arg(long = "api", value_parser = crate::parse_api)]
     pub apis: Vec<ApiKey>,
-    /// The request and response trees below each exchange.
+    /// Print the object trees of each request and response below its line.
+    #[arg(long)]
     pub tree: bool,
-    /// The records of each exchange below it.
+    /// Print every record of the exchanges' records fields (Produce, Fetch, share fetches):
+    /// offset, time, key, value and headers, compressed batches decompressed, control records
+    /// named.
+    #[arg(long)]
     pub records: bool,
 }
 
