@@ -197,9 +197,11 @@ impl Conn {
         self
     }
 
+    /// Both FINs, then the client's last ACK (which comes after the connection is over).
     fn close(&mut self) -> &mut Self {
         self.raw(true, false, true, true, &[]);
         self.raw(false, false, true, true, &[]);
+        self.raw(true, false, true, false, &[]);
         self
     }
 }

@@ -112,6 +112,11 @@ impl Tracker {
         } else if self.connections.contains_key(&(seg.dst, seg.src)) {
             ((seg.dst, seg.src), false)
         } else {
+            // The last ACKs of a connection already closed, or a reset for one never seen:
+            // nothing to start a connection with.
+            if !seg.syn && seg.payload.is_empty() {
+                return done;
+            }
             // A new connection: the SYN tells who opened it, else the broker's port.
             let from_client = if seg.syn {
                 !seg.ack
