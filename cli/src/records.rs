@@ -43,7 +43,8 @@ impl Visit for Fields {
             ("Name" | "Topic" | "TopicName", Value::Str(s, _)) => {
                 self.topic = Some(format!("{s:?}"))
             }
-            ("TopicId", Value::Uuid(u)) => self.topic = Some(uuid(&u.0)),
+            // In Kafka's base64 form, as its tools print topic ids.
+            ("TopicId", Value::Uuid(u)) => self.topic = Some(format!("id {u}")),
             ("Index" | "PartitionIndex" | "Partition", Value::Int(p)) => self.partition = Some(p),
             (_, Value::Records { len, .. }) => {
                 if let Some(size) = n.size {
@@ -59,17 +60,6 @@ impl Visit for Fields {
         }
         Ok(())
     }
-}
-
-fn uuid(b: &[u8; 16]) -> String {
-    let mut s = String::new();
-    for (i, x) in b.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            s.push('-');
-        }
-        let _ = write!(s, "{x:02x}");
-    }
-    s
 }
 
 /// Writes the records of every records field in the tree `walk` gives of `frame`.
