@@ -449,11 +449,13 @@ impl fmt::Display for Named {
 /// `Fetch (1) has no version 99 (versions 0-17)`.
 fn unsupported(f: &mut fmt::Formatter<'_>, api_key: ApiKey, version: i16) -> fmt::Result {
     write!(f, "{} has no version {version}", Named(api_key))?;
-    let versions = api_key.request_versions();
+    let (versions, built) = (api_key.request_versions(), api_key.built_versions());
     if versions.is_empty() {
         Ok(())
-    } else {
+    } else if built == versions {
         write!(f, " (versions {versions})")
+    } else {
+        write!(f, " in this build (versions {built} of {versions})")
     }
 }
 

@@ -446,7 +446,7 @@ pub fn decode_response_as<'a, T: Message + Decode<'a>>(
     version: i16,
 ) -> Result<(ResponseHeader<'a>, T), DecodeError> {
     let mut r = payload(frame)?;
-    if !T::VALID_VERSIONS.contains(version) {
+    if !T::BUILT_VERSIONS.contains(version) {
         return Err(DecodeError::new(
             r.offset(),
             DecodeErrorKind::UnsupportedVersion {

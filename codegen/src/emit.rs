@@ -58,6 +58,30 @@ pub fn screaming(name: &str) -> String {
     snake(name).to_ascii_uppercase()
 }
 
+/// The first statement of every generated function that tests the version: the version held to
+/// what the build compiles (`c::Built::pin`), so that a build of one version folds the tests.
+const PIN: &str = "let version = BUILT.pin(version);\n";
+
+/// `body` without its [`PIN`] where nothing after it uses the version (a field named `version`,
+/// initialised on a line of its own, is not a use).
+fn settle_pin(body: &str) -> String {
+    match body.split_once(PIN) {
+        Some((head, tail)) => {
+            let uses: String = tail
+                .lines()
+                .map(|l| l.strip_prefix("version:").unwrap_or(l))
+                .collect::<Vec<_>>()
+                .join("\n");
+            if mentions(&uses, "version") {
+                body.to_string()
+            } else {
+                format!("{head}{tail}")
+            }
+        }
+        None => body.to_string(),
+    }
+}
+
 /// True if `code` uses the identifier `ident` outside string literals.
 fn mentions(code: &str, ident: &str) -> bool {
     let mut plain = String::with_capacity(code.len());
@@ -773,10 +797,9 @@ fn emit_take(
     let name = &s.name;
     let mut body = String::new();
     if s.is_root {
-        body.push_str(
-            "if !<Self as c::Message>::VALID_VERSIONS.contains(version) { return None; }\n",
-        );
+        body.push_str("if !BUILT.range().contains(version) { return None; }\n");
     }
+    body.push_str(PIN);
     body.push_str(flex_let);
     // Fields in order, as locals `f0..`; a run of fixed-width fields is read as bytes `b0..`.
     let mut run: Vec<(usize, Prim)> = Vec::new();
@@ -853,6 +876,7 @@ fn emit_take(
             in_flexible("w.empty_tagged_section()?;")
         );
     }
+    let body = settle_pin(&body);
     let mut head = String::new();
     if !mentions(&body, "version") {
         head.push_str("let _ = version;\n");
@@ -1081,7 +1105,7 @@ fn emit_message_impl(out: &mut String, c: &StructCtx<'_>) {
         };
         let _ = writeln!(
             out,
-            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n}}\n",
+            "impl c::Message for {name}<'_> {{\nconst NAME: &'static str = {:?};\nconst API_KEY: crate::wire::ApiKey = crate::wire::ApiKey({});\nconst KIND: c::MessageKind = c::MessageKind::{kind};\nconst VALID_VERSIONS: c::VersionRange = c::{};\nconst BUILT_VERSIONS: c::VersionRange = BUILT.range();\nconst FLEXIBLE_VERSIONS: c::VersionRange = c::{};\n}}\n",
             m.name,
             m.api_key.unwrap_or(-1),
             m.valid.rust(),
@@ -1107,12 +1131,16 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     } = c;
     let (hull, tag_count) = (*hull, *tag_count);
     let mut body = String::new();
-    if s.is_root {
-        let _ = writeln!(
-            body,
-            "if !<Self as c::Message>::VALID_VERSIONS.contains(version) {{ return Err(c::version_error(r, <Self as c::Message>::API_KEY, version, {path_lit})); }}"
-        );
-    }
+    let refused = if s.is_root {
+        "!BUILT.range().contains(version)"
+    } else {
+        "BUILT.refuses(version)"
+    };
+    let _ = writeln!(
+        body,
+        "if {refused} {{ return Err(c::version_error(r, BUILT.key(), version, {path_lit})); }}"
+    );
+    body.push_str(PIN);
     body.push_str(flex_let);
     let mut init = String::from("Self {\n");
     for x in fields {
@@ -1207,6 +1235,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     out.push_str(
         "#[inline]\nfn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {\n",
     );
+    let body = settle_pin(&body);
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");
     }
@@ -1219,7 +1248,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let take = if s.is_root || element_classes.is_empty() {
         "Self::take_wire(w, version)".to_string()
     } else {
-        format!("c::per_class!(version, v => Self::take_wire(w, v); {element_classes})")
+        format!("c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); {element_classes})")
     };
     let _ = writeln!(
         out,
@@ -1227,7 +1256,9 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     );
     if let Some(section) = tagged_read {
         let mut head = String::from("let this = self;\n");
-        if !mentions(&section, "version") {
+        if mentions(&section, "version") {
+            head.push_str(PIN);
+        } else {
             head.push_str("let _ = version;\n");
         }
         // Called by `read`, and by a message's `take_wire` for a non-empty section.
@@ -1318,12 +1349,17 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         _ => walk.push_str("if flexible { w.tagged_section()?; }\n"),
     }
     let mut walk_fn = String::new();
-    if mentions(&walk, "flexible") {
-        walk_fn.push_str(flex_let);
-    }
-    if !mentions(&walk, "version") && !mentions(&walk_fn, "version") {
+    let flex_let = if mentions(&walk, "flexible") {
+        flex_let.as_str()
+    } else {
+        ""
+    };
+    if mentions(&walk, "version") || mentions(flex_let, "version") {
+        walk_fn.push_str(PIN);
+    } else {
         walk_fn.push_str("let _ = version;\n");
     }
+    walk_fn.push_str(flex_let);
     if !mentions(&walk, "w") {
         walk_fn.push_str("let _ = w;\n");
     }
@@ -1362,6 +1398,7 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let _ = writeln!(out, "impl c::Encode for {name}<'_> {{");
     out.push_str(encode_inline);
     out.push_str("fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {\n");
+    let body = settle_pin(&body);
     if !mentions(&body, "version") {
         out.push_str("let _ = version;\n");
     }
@@ -1370,7 +1407,9 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let body = write_body(c, &tagged_fields)?;
     out.push_str(encode_inline);
     out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
-    if !mentions(&body, "version") {
+    if mentions(&body, "version") {
+        out.push_str(PIN);
+    } else {
         out.push_str("let _ = version;\n");
     }
     if !mentions(&body, "w") {
@@ -1427,9 +1466,16 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
     let hull = *hull;
     let tag_count = *tag_count;
     let mut body = String::new();
-    if s.is_root {
-        body.push_str("if !<Self as c::Message>::VALID_VERSIONS.contains(version) { return Err(EncodeError::UnsupportedVersion { api_key: <Self as c::Message>::API_KEY, version }); }\n");
-    }
+    let refused = if s.is_root {
+        "!BUILT.range().contains(version)"
+    } else {
+        "BUILT.refuses(version)"
+    };
+    let _ = writeln!(
+        body,
+        "if {refused} {{ return Err(EncodeError::UnsupportedVersion {{ api_key: BUILT.key(), version }}); }}"
+    );
+    body.push_str(PIN);
     body.push_str(flex_let);
     let mut sizes = String::new();
     for x in fields {
@@ -1705,7 +1751,9 @@ fn emit_dropped_field(
         }
     }
     out.push_str("\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\n");
-    if !mentions(&body, "version") {
+    if mentions(&body, "version") {
+        out.push_str(PIN);
+    } else {
         out.push_str("let _ = version;\n");
     }
     out.push_str(&body);
@@ -1770,6 +1818,13 @@ pub fn emit_message(
     }
     out.push('\n');
     out.push_str("use crate::codec as c;\nuse crate::error::EncodeError;\n\n");
+    let _ = writeln!(
+        out,
+        "/// The versions of `{}` this build compiles (see [`c::Built`]).\nconst BUILT: c::Built = c::Built::new(crate::wire::ApiKey({}), c::{});\n",
+        m.name,
+        m.api_key.unwrap_or(-1),
+        m.valid.rust()
+    );
     for s in &structs.list {
         emit_struct(&mut out, m, structs, s)?;
     }

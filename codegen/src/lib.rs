@@ -152,6 +152,7 @@ pub fn generate(
         PathBuf::from("src/schema/tables.rs"),
         rustfmt(&emit_tables(&messages)?, root)?,
     );
+    files.insert(PathBuf::from("build/apis.rs"), emit_build_apis(&messages)?);
     Ok(files)
 }
 
@@ -271,6 +272,24 @@ fn apis(messages: &[Message]) -> Result<Vec<Api<'_>>, String> {
         }
     }
     Ok(list)
+}
+
+/// The table `build.rs` checks `KWIRE_VERSIONS` against: each API's name, key and valid
+/// request versions (lowest, highest), one tuple a line.
+fn emit_build_apis(messages: &[Message]) -> Result<String, String> {
+    let mut out = String::new();
+    let _ = writeln!(out, "{MARKER}");
+    out.push_str("// Each API's name, key and valid request versions, for `build.rs`.\n[\n");
+    for a in apis(messages)? {
+        let valid = a.request.map_or(Range::NONE, |m| m.valid);
+        let _ = writeln!(
+            out,
+            "    ({:?}, {}, {}, {}),",
+            a.name, a.key, valid.min, valid.max
+        );
+    }
+    out.push_str("]\n");
+    Ok(out)
 }
 
 fn emit_api(messages: &[Message]) -> Result<String, String> {
@@ -399,11 +418,11 @@ fn emit_api(messages: &[Message]) -> Result<String, String> {
         }
         out.push_str(&unreachable);
         out.push_str("}\n}\n\n");
-        out.push_str("/// The versions this body can be encoded at.\n#[must_use]\npub const fn valid_versions(&self) -> VersionRange {\nmatch *self {\n");
+        out.push_str("/// The versions this build encodes this body at: its schema's valid versions, unless the\n/// build narrowed them (see [`c::Message::BUILT_VERSIONS`]).\n#[must_use]\npub const fn valid_versions(&self) -> VersionRange {\nmatch *self {\n");
         for a in &live {
             let _ = writeln!(
                 out,
-                "{}Self::{}(_) => <m::{}<'_> as c::Message>::VALID_VERSIONS,",
+                "{}Self::{}(_) => <m::{}<'_> as c::Message>::BUILT_VERSIONS,",
                 gate(a),
                 a.name,
                 pick(a)

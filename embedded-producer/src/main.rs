@@ -30,7 +30,10 @@ mod device {
 
     use crate::producer::{Canned, RECORDED, run};
 
-    /// Records read back, or -1 on failure: kept where a debugger can read it.
+    /// Records read back, or -1 on failure; `i32::MIN` until the run ends. Exported under its
+    /// own name, so that a debugger (or `scripts/embedded-stack`, under QEMU) finds it and the
+    /// store is kept.
+    #[unsafe(no_mangle)]
     static RECORDS_READ: AtomicI32 = AtomicI32::new(i32::MIN);
 
     #[entry]

@@ -9,8 +9,6 @@
 //! The network is a [`Transport`]: on a device, the TCP stack of the board; in this example,
 //! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
 
-use core::fmt::Write as _;
-
 use heapless::{String, Vec};
 use kwire::api::{NegotiateError, Unsupported, VersionTable, decode_api_versions};
 use kwire::codec::{Array, Uuid};
@@ -174,16 +172,31 @@ impl<T: Transport> Session<'_, T> {
     }
 }
 
-/// The values of the records: a reading per record, formatted without an allocator.
+/// The values of the records: a reading per record, `temperature=20.0C` and on, formatted
+/// without an allocator and without `core::fmt` (whose machinery costs firmware over a
+/// kilobyte of flash).
 pub(crate) fn readings() -> Vec<String<24>, RECORDS> {
     let mut out = Vec::new();
     for i in 0..RECORDS {
         let mut s = String::new();
         // 24 bytes always hold this text.
-        let _ = write!(s, "temperature={}.{}C", 20 + i, i * 3 % 10);
+        let _ = s.push_str("temperature=");
+        push_decimal(&mut s, 20 + i);
+        let _ = s.push('.');
+        push_decimal(&mut s, i * 3 % 10);
+        let _ = s.push('C');
         let _ = out.push(s);
     }
     out
+}
+
+/// Appends `n` in decimal to `s` (as far as it fits).
+fn push_decimal<const N: usize>(s: &mut String<N>, n: usize) {
+    if n >= 10 {
+        push_decimal(s, n / 10);
+    }
+    let digit = u8::try_from(n % 10).unwrap_or(0);
+    let _ = s.push(char::from(b'0' + digit));
 }
 
 /// Runs the whole path over `transport`.

@@ -2421,311 +2421,312 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// The versions this body can be encoded at.
+    /// The versions this build encodes this body at: its schema's valid versions, unless the
+    /// build narrowed them (see [`c::Message::BUILT_VERSIONS`]).
     #[must_use]
     pub const fn valid_versions(&self) -> VersionRange {
         match *self {
             #[cfg(feature = "Produce")]
-            Self::Produce(_) => <m::ProduceRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Produce(_) => <m::ProduceRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Fetch")]
-            Self::Fetch(_) => <m::FetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Fetch(_) => <m::FetchRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ListOffsets")]
-            Self::ListOffsets(_) => <m::ListOffsetsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ListOffsets(_) => <m::ListOffsetsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Metadata")]
-            Self::Metadata(_) => <m::MetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Metadata(_) => <m::MetadataRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "LeaderAndIsr")]
-            Self::LeaderAndIsr(_) => <m::LeaderAndIsrRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaderAndIsr(_) => <m::LeaderAndIsrRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "StopReplica")]
-            Self::StopReplica(_) => <m::StopReplicaRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::StopReplica(_) => <m::StopReplicaRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "UpdateMetadata")]
-            Self::UpdateMetadata(_) => <m::UpdateMetadataRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::UpdateMetadata(_) => <m::UpdateMetadataRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => {
-                <m::ControlledShutdownRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ControlledShutdownRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "OffsetCommit")]
-            Self::OffsetCommit(_) => <m::OffsetCommitRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetCommit(_) => <m::OffsetCommitRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "OffsetFetch")]
-            Self::OffsetFetch(_) => <m::OffsetFetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetFetch(_) => <m::OffsetFetchRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => {
-                <m::FindCoordinatorRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::FindCoordinatorRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "JoinGroup")]
-            Self::JoinGroup(_) => <m::JoinGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::JoinGroup(_) => <m::JoinGroupRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Heartbeat")]
-            Self::Heartbeat(_) => <m::HeartbeatRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Heartbeat(_) => <m::HeartbeatRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "LeaveGroup")]
-            Self::LeaveGroup(_) => <m::LeaveGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaveGroup(_) => <m::LeaveGroupRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "SyncGroup")]
-            Self::SyncGroup(_) => <m::SyncGroupRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::SyncGroup(_) => <m::SyncGroupRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeGroups")]
-            Self::DescribeGroups(_) => <m::DescribeGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DescribeGroups(_) => <m::DescribeGroupsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ListGroups")]
-            Self::ListGroups(_) => <m::ListGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ListGroups(_) => <m::ListGroupsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "SaslHandshake")]
-            Self::SaslHandshake(_) => <m::SaslHandshakeRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::SaslHandshake(_) => <m::SaslHandshakeRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ApiVersions")]
-            Self::ApiVersions(_) => <m::ApiVersionsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ApiVersions(_) => <m::ApiVersionsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "CreateTopics")]
-            Self::CreateTopics(_) => <m::CreateTopicsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::CreateTopics(_) => <m::CreateTopicsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteTopics")]
-            Self::DeleteTopics(_) => <m::DeleteTopicsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteTopics(_) => <m::DeleteTopicsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteRecords")]
-            Self::DeleteRecords(_) => <m::DeleteRecordsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteRecords(_) => <m::DeleteRecordsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "InitProducerId")]
-            Self::InitProducerId(_) => <m::InitProducerIdRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::InitProducerId(_) => <m::InitProducerIdRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => {
-                <m::OffsetForLeaderEpochRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::OffsetForLeaderEpochRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => {
-                <m::AddPartitionsToTxnRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AddPartitionsToTxnRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => {
-                <m::AddOffsetsToTxnRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AddOffsetsToTxnRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "EndTxn")]
-            Self::EndTxn(_) => <m::EndTxnRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::EndTxn(_) => <m::EndTxnRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => {
-                <m::WriteTxnMarkersRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::WriteTxnMarkersRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => {
-                <m::TxnOffsetCommitRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::TxnOffsetCommitRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeAcls")]
-            Self::DescribeAcls(_) => <m::DescribeAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DescribeAcls(_) => <m::DescribeAclsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "CreateAcls")]
-            Self::CreateAcls(_) => <m::CreateAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::CreateAcls(_) => <m::CreateAclsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteAcls")]
-            Self::DeleteAcls(_) => <m::DeleteAclsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteAcls(_) => <m::DeleteAclsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => {
-                <m::DescribeConfigsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeConfigsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterConfigs")]
-            Self::AlterConfigs(_) => <m::AlterConfigsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::AlterConfigs(_) => <m::AlterConfigsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => {
-                <m::AlterReplicaLogDirsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterReplicaLogDirsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => {
-                <m::DescribeLogDirsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeLogDirsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => {
-                <m::SaslAuthenticateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::SaslAuthenticateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => {
-                <m::CreatePartitionsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::CreatePartitionsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => {
-                <m::CreateDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::CreateDelegationTokenRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => {
-                <m::RenewDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::RenewDelegationTokenRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => {
-                <m::ExpireDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ExpireDelegationTokenRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => {
-                <m::DescribeDelegationTokenRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeDelegationTokenRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteGroups")]
-            Self::DeleteGroups(_) => <m::DeleteGroupsRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteGroups(_) => <m::DeleteGroupsRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ElectLeaders")]
-            Self::ElectLeaders(_) => <m::ElectLeadersRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ElectLeaders(_) => <m::ElectLeadersRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => {
-                <m::IncrementalAlterConfigsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::IncrementalAlterConfigsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => {
-                <m::AlterPartitionReassignmentsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterPartitionReassignmentsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => {
-                <m::ListPartitionReassignmentsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ListPartitionReassignmentsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "OffsetDelete")]
-            Self::OffsetDelete(_) => <m::OffsetDeleteRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetDelete(_) => <m::OffsetDeleteRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => {
-                <m::DescribeClientQuotasRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeClientQuotasRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => {
-                <m::AlterClientQuotasRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterClientQuotasRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => {
-                <m::DescribeUserScramCredentialsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeUserScramCredentialsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => {
-                <m::AlterUserScramCredentialsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterUserScramCredentialsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "Vote")]
-            Self::Vote(_) => <m::VoteRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Vote(_) => <m::VoteRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => {
-                <m::BeginQuorumEpochRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::BeginQuorumEpochRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "EndQuorumEpoch")]
-            Self::EndQuorumEpoch(_) => <m::EndQuorumEpochRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::EndQuorumEpoch(_) => <m::EndQuorumEpochRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeQuorum")]
-            Self::DescribeQuorum(_) => <m::DescribeQuorumRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::DescribeQuorum(_) => <m::DescribeQuorumRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "AlterPartition")]
-            Self::AlterPartition(_) => <m::AlterPartitionRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::AlterPartition(_) => <m::AlterPartitionRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "UpdateFeatures")]
-            Self::UpdateFeatures(_) => <m::UpdateFeaturesRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::UpdateFeatures(_) => <m::UpdateFeaturesRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Envelope")]
-            Self::Envelope(_) => <m::EnvelopeRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::Envelope(_) => <m::EnvelopeRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "FetchSnapshot")]
-            Self::FetchSnapshot(_) => <m::FetchSnapshotRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::FetchSnapshot(_) => <m::FetchSnapshotRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => {
-                <m::DescribeClusterRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeClusterRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => {
-                <m::DescribeProducersRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeProducersRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => {
-                <m::BrokerRegistrationRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::BrokerRegistrationRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => {
-                <m::BrokerHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::BrokerHeartbeatRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => {
-                <m::UnregisterBrokerRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::UnregisterBrokerRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => {
-                <m::DescribeTransactionsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeTransactionsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => {
-                <m::ListTransactionsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ListTransactionsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => {
-                <m::AllocateProducerIdsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AllocateProducerIdsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => {
-                <m::ConsumerGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ConsumerGroupHeartbeatRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => {
-                <m::ConsumerGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ConsumerGroupDescribeRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => {
-                <m::ControllerRegistrationRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ControllerRegistrationRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => {
-                <m::GetTelemetrySubscriptionsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::GetTelemetrySubscriptionsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "PushTelemetry")]
-            Self::PushTelemetry(_) => <m::PushTelemetryRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::PushTelemetry(_) => <m::PushTelemetryRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => {
-                <m::AssignReplicasToDirsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AssignReplicasToDirsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => {
-                <m::ListConfigResourcesRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ListConfigResourcesRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => {
-                <m::DescribeTopicPartitionsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeTopicPartitionsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => {
-                <m::ShareGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareGroupHeartbeatRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => {
-                <m::ShareGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareGroupDescribeRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareFetch")]
-            Self::ShareFetch(_) => <m::ShareFetchRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::ShareFetch(_) => <m::ShareFetchRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => {
-                <m::ShareAcknowledgeRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareAcknowledgeRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddRaftVoter")]
-            Self::AddRaftVoter(_) => <m::AddRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS,
+            Self::AddRaftVoter(_) => <m::AddRaftVoterRequest<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => {
-                <m::RemoveRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::RemoveRaftVoterRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => {
-                <m::UpdateRaftVoterRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::UpdateRaftVoterRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => {
-                <m::InitializeShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::InitializeShareGroupStateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => {
-                <m::ReadShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ReadShareGroupStateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => {
-                <m::WriteShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::WriteShareGroupStateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => {
-                <m::DeleteShareGroupStateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DeleteShareGroupStateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => {
-                <m::ReadShareGroupStateSummaryRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::ReadShareGroupStateSummaryRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => {
-                <m::StreamsGroupHeartbeatRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupHeartbeatRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => {
-                <m::StreamsGroupDescribeRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupDescribeRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => {
-                <m::DescribeShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeShareGroupOffsetsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => {
-                <m::AlterShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterShareGroupOffsetsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => {
-                <m::DeleteShareGroupOffsetsRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::DeleteShareGroupOffsetsRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => {
-                <m::StreamsGroupTopologyDescriptionUpdateRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupTopologyDescriptionUpdateRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => {
-                <m::UnregisterControllerRequest<'_> as c::Message>::VALID_VERSIONS
+                <m::UnregisterControllerRequest<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(not(any(
                 feature = "Produce",
@@ -5371,325 +5372,326 @@ impl<'a> Response<'a> {
         }
     }
 
-    /// The versions this body can be encoded at.
+    /// The versions this build encodes this body at: its schema's valid versions, unless the
+    /// build narrowed them (see [`c::Message::BUILT_VERSIONS`]).
     #[must_use]
     pub const fn valid_versions(&self) -> VersionRange {
         match *self {
             #[cfg(feature = "Produce")]
-            Self::Produce(_) => <m::ProduceResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Produce(_) => <m::ProduceResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Fetch")]
-            Self::Fetch(_) => <m::FetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Fetch(_) => <m::FetchResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ListOffsets")]
-            Self::ListOffsets(_) => <m::ListOffsetsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::ListOffsets(_) => <m::ListOffsetsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Metadata")]
-            Self::Metadata(_) => <m::MetadataResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Metadata(_) => <m::MetadataResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "LeaderAndIsr")]
-            Self::LeaderAndIsr(_) => <m::LeaderAndIsrResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaderAndIsr(_) => <m::LeaderAndIsrResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "StopReplica")]
-            Self::StopReplica(_) => <m::StopReplicaResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::StopReplica(_) => <m::StopReplicaResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "UpdateMetadata")]
             Self::UpdateMetadata(_) => {
-                <m::UpdateMetadataResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::UpdateMetadataResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ControlledShutdown")]
             Self::ControlledShutdown(_) => {
-                <m::ControlledShutdownResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ControlledShutdownResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "OffsetCommit")]
-            Self::OffsetCommit(_) => <m::OffsetCommitResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetCommit(_) => <m::OffsetCommitResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "OffsetFetch")]
-            Self::OffsetFetch(_) => <m::OffsetFetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetFetch(_) => <m::OffsetFetchResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "FindCoordinator")]
             Self::FindCoordinator(_) => {
-                <m::FindCoordinatorResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::FindCoordinatorResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "JoinGroup")]
-            Self::JoinGroup(_) => <m::JoinGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::JoinGroup(_) => <m::JoinGroupResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "Heartbeat")]
-            Self::Heartbeat(_) => <m::HeartbeatResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Heartbeat(_) => <m::HeartbeatResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "LeaveGroup")]
-            Self::LeaveGroup(_) => <m::LeaveGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::LeaveGroup(_) => <m::LeaveGroupResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "SyncGroup")]
-            Self::SyncGroup(_) => <m::SyncGroupResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::SyncGroup(_) => <m::SyncGroupResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeGroups")]
             Self::DescribeGroups(_) => {
-                <m::DescribeGroupsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeGroupsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListGroups")]
-            Self::ListGroups(_) => <m::ListGroupsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::ListGroups(_) => <m::ListGroupsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "SaslHandshake")]
-            Self::SaslHandshake(_) => <m::SaslHandshakeResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::SaslHandshake(_) => <m::SaslHandshakeResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ApiVersions")]
-            Self::ApiVersions(_) => <m::ApiVersionsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::ApiVersions(_) => <m::ApiVersionsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "CreateTopics")]
-            Self::CreateTopics(_) => <m::CreateTopicsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::CreateTopics(_) => <m::CreateTopicsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteTopics")]
-            Self::DeleteTopics(_) => <m::DeleteTopicsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteTopics(_) => <m::DeleteTopicsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteRecords")]
-            Self::DeleteRecords(_) => <m::DeleteRecordsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteRecords(_) => <m::DeleteRecordsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "InitProducerId")]
             Self::InitProducerId(_) => {
-                <m::InitProducerIdResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::InitProducerIdResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "OffsetForLeaderEpoch")]
             Self::OffsetForLeaderEpoch(_) => {
-                <m::OffsetForLeaderEpochResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::OffsetForLeaderEpochResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddPartitionsToTxn")]
             Self::AddPartitionsToTxn(_) => {
-                <m::AddPartitionsToTxnResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AddPartitionsToTxnResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddOffsetsToTxn")]
             Self::AddOffsetsToTxn(_) => {
-                <m::AddOffsetsToTxnResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AddOffsetsToTxnResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "EndTxn")]
-            Self::EndTxn(_) => <m::EndTxnResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::EndTxn(_) => <m::EndTxnResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "WriteTxnMarkers")]
             Self::WriteTxnMarkers(_) => {
-                <m::WriteTxnMarkersResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::WriteTxnMarkersResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "TxnOffsetCommit")]
             Self::TxnOffsetCommit(_) => {
-                <m::TxnOffsetCommitResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::TxnOffsetCommitResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeAcls")]
-            Self::DescribeAcls(_) => <m::DescribeAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::DescribeAcls(_) => <m::DescribeAclsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "CreateAcls")]
-            Self::CreateAcls(_) => <m::CreateAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::CreateAcls(_) => <m::CreateAclsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DeleteAcls")]
-            Self::DeleteAcls(_) => <m::DeleteAclsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteAcls(_) => <m::DeleteAclsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeConfigs")]
             Self::DescribeConfigs(_) => {
-                <m::DescribeConfigsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeConfigsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterConfigs")]
-            Self::AlterConfigs(_) => <m::AlterConfigsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::AlterConfigs(_) => <m::AlterConfigsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "AlterReplicaLogDirs")]
             Self::AlterReplicaLogDirs(_) => {
-                <m::AlterReplicaLogDirsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterReplicaLogDirsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeLogDirs")]
             Self::DescribeLogDirs(_) => {
-                <m::DescribeLogDirsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeLogDirsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "SaslAuthenticate")]
             Self::SaslAuthenticate(_) => {
-                <m::SaslAuthenticateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::SaslAuthenticateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "CreatePartitions")]
             Self::CreatePartitions(_) => {
-                <m::CreatePartitionsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::CreatePartitionsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "CreateDelegationToken")]
             Self::CreateDelegationToken(_) => {
-                <m::CreateDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::CreateDelegationTokenResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "RenewDelegationToken")]
             Self::RenewDelegationToken(_) => {
-                <m::RenewDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::RenewDelegationTokenResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ExpireDelegationToken")]
             Self::ExpireDelegationToken(_) => {
-                <m::ExpireDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ExpireDelegationTokenResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeDelegationToken")]
             Self::DescribeDelegationToken(_) => {
-                <m::DescribeDelegationTokenResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeDelegationTokenResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteGroups")]
-            Self::DeleteGroups(_) => <m::DeleteGroupsResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::DeleteGroups(_) => <m::DeleteGroupsResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ElectLeaders")]
-            Self::ElectLeaders(_) => <m::ElectLeadersResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::ElectLeaders(_) => <m::ElectLeadersResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "IncrementalAlterConfigs")]
             Self::IncrementalAlterConfigs(_) => {
-                <m::IncrementalAlterConfigsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::IncrementalAlterConfigsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterPartitionReassignments")]
             Self::AlterPartitionReassignments(_) => {
-                <m::AlterPartitionReassignmentsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterPartitionReassignmentsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListPartitionReassignments")]
             Self::ListPartitionReassignments(_) => {
-                <m::ListPartitionReassignmentsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ListPartitionReassignmentsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "OffsetDelete")]
-            Self::OffsetDelete(_) => <m::OffsetDeleteResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::OffsetDelete(_) => <m::OffsetDeleteResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeClientQuotas")]
             Self::DescribeClientQuotas(_) => {
-                <m::DescribeClientQuotasResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeClientQuotasResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterClientQuotas")]
             Self::AlterClientQuotas(_) => {
-                <m::AlterClientQuotasResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterClientQuotasResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeUserScramCredentials")]
             Self::DescribeUserScramCredentials(_) => {
-                <m::DescribeUserScramCredentialsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeUserScramCredentialsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterUserScramCredentials")]
             Self::AlterUserScramCredentials(_) => {
-                <m::AlterUserScramCredentialsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterUserScramCredentialsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "Vote")]
-            Self::Vote(_) => <m::VoteResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Vote(_) => <m::VoteResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "BeginQuorumEpoch")]
             Self::BeginQuorumEpoch(_) => {
-                <m::BeginQuorumEpochResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::BeginQuorumEpochResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "EndQuorumEpoch")]
             Self::EndQuorumEpoch(_) => {
-                <m::EndQuorumEpochResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::EndQuorumEpochResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeQuorum")]
             Self::DescribeQuorum(_) => {
-                <m::DescribeQuorumResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeQuorumResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterPartition")]
             Self::AlterPartition(_) => {
-                <m::AlterPartitionResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterPartitionResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UpdateFeatures")]
             Self::UpdateFeatures(_) => {
-                <m::UpdateFeaturesResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::UpdateFeaturesResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "Envelope")]
-            Self::Envelope(_) => <m::EnvelopeResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::Envelope(_) => <m::EnvelopeResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "FetchSnapshot")]
-            Self::FetchSnapshot(_) => <m::FetchSnapshotResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::FetchSnapshot(_) => <m::FetchSnapshotResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "DescribeCluster")]
             Self::DescribeCluster(_) => {
-                <m::DescribeClusterResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeClusterResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeProducers")]
             Self::DescribeProducers(_) => {
-                <m::DescribeProducersResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeProducersResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "BrokerRegistration")]
             Self::BrokerRegistration(_) => {
-                <m::BrokerRegistrationResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::BrokerRegistrationResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "BrokerHeartbeat")]
             Self::BrokerHeartbeat(_) => {
-                <m::BrokerHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::BrokerHeartbeatResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UnregisterBroker")]
             Self::UnregisterBroker(_) => {
-                <m::UnregisterBrokerResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::UnregisterBrokerResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeTransactions")]
             Self::DescribeTransactions(_) => {
-                <m::DescribeTransactionsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeTransactionsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListTransactions")]
             Self::ListTransactions(_) => {
-                <m::ListTransactionsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ListTransactionsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AllocateProducerIds")]
             Self::AllocateProducerIds(_) => {
-                <m::AllocateProducerIdsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AllocateProducerIdsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ConsumerGroupHeartbeat")]
             Self::ConsumerGroupHeartbeat(_) => {
-                <m::ConsumerGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ConsumerGroupHeartbeatResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ConsumerGroupDescribe")]
             Self::ConsumerGroupDescribe(_) => {
-                <m::ConsumerGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ConsumerGroupDescribeResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ControllerRegistration")]
             Self::ControllerRegistration(_) => {
-                <m::ControllerRegistrationResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ControllerRegistrationResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "GetTelemetrySubscriptions")]
             Self::GetTelemetrySubscriptions(_) => {
-                <m::GetTelemetrySubscriptionsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::GetTelemetrySubscriptionsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "PushTelemetry")]
-            Self::PushTelemetry(_) => <m::PushTelemetryResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::PushTelemetry(_) => <m::PushTelemetryResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "AssignReplicasToDirs")]
             Self::AssignReplicasToDirs(_) => {
-                <m::AssignReplicasToDirsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AssignReplicasToDirsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ListConfigResources")]
             Self::ListConfigResources(_) => {
-                <m::ListConfigResourcesResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ListConfigResourcesResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeTopicPartitions")]
             Self::DescribeTopicPartitions(_) => {
-                <m::DescribeTopicPartitionsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeTopicPartitionsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareGroupHeartbeat")]
             Self::ShareGroupHeartbeat(_) => {
-                <m::ShareGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareGroupHeartbeatResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareGroupDescribe")]
             Self::ShareGroupDescribe(_) => {
-                <m::ShareGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareGroupDescribeResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ShareFetch")]
-            Self::ShareFetch(_) => <m::ShareFetchResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::ShareFetch(_) => <m::ShareFetchResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "ShareAcknowledge")]
             Self::ShareAcknowledge(_) => {
-                <m::ShareAcknowledgeResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ShareAcknowledgeResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AddRaftVoter")]
-            Self::AddRaftVoter(_) => <m::AddRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS,
+            Self::AddRaftVoter(_) => <m::AddRaftVoterResponse<'_> as c::Message>::BUILT_VERSIONS,
             #[cfg(feature = "RemoveRaftVoter")]
             Self::RemoveRaftVoter(_) => {
-                <m::RemoveRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::RemoveRaftVoterResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UpdateRaftVoter")]
             Self::UpdateRaftVoter(_) => {
-                <m::UpdateRaftVoterResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::UpdateRaftVoterResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "InitializeShareGroupState")]
             Self::InitializeShareGroupState(_) => {
-                <m::InitializeShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::InitializeShareGroupStateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ReadShareGroupState")]
             Self::ReadShareGroupState(_) => {
-                <m::ReadShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ReadShareGroupStateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "WriteShareGroupState")]
             Self::WriteShareGroupState(_) => {
-                <m::WriteShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::WriteShareGroupStateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteShareGroupState")]
             Self::DeleteShareGroupState(_) => {
-                <m::DeleteShareGroupStateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DeleteShareGroupStateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "ReadShareGroupStateSummary")]
             Self::ReadShareGroupStateSummary(_) => {
-                <m::ReadShareGroupStateSummaryResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::ReadShareGroupStateSummaryResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupHeartbeat")]
             Self::StreamsGroupHeartbeat(_) => {
-                <m::StreamsGroupHeartbeatResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupHeartbeatResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupDescribe")]
             Self::StreamsGroupDescribe(_) => {
-                <m::StreamsGroupDescribeResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupDescribeResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DescribeShareGroupOffsets")]
             Self::DescribeShareGroupOffsets(_) => {
-                <m::DescribeShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DescribeShareGroupOffsetsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "AlterShareGroupOffsets")]
             Self::AlterShareGroupOffsets(_) => {
-                <m::AlterShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::AlterShareGroupOffsetsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "DeleteShareGroupOffsets")]
             Self::DeleteShareGroupOffsets(_) => {
-                <m::DeleteShareGroupOffsetsResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::DeleteShareGroupOffsetsResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "StreamsGroupTopologyDescriptionUpdate")]
             Self::StreamsGroupTopologyDescriptionUpdate(_) => {
-                <m::StreamsGroupTopologyDescriptionUpdateResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::StreamsGroupTopologyDescriptionUpdateResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(feature = "UnregisterController")]
             Self::UnregisterController(_) => {
-                <m::UnregisterControllerResponse<'_> as c::Message>::VALID_VERSIONS
+                <m::UnregisterControllerResponse<'_> as c::Message>::BUILT_VERSIONS
             }
             #[cfg(not(any(
                 feature = "Produce",

@@ -110,6 +110,14 @@ impl ApiKey {
             .map_or(VersionRange::NONE, |i| i.request_versions)
     }
 
+    /// The request versions this build encodes and decodes: [`ApiKey::request_versions`],
+    /// unless the build named this API in `KWIRE_VERSIONS` (see the crate docs on firmware
+    /// builds). Version negotiation offers these.
+    #[must_use]
+    pub fn built_versions(self) -> VersionRange {
+        crate::wire::built_versions(self, self.request_versions())
+    }
+
     /// Valid response versions (empty for an unknown or removed key).
     #[must_use]
     pub fn response_versions(self) -> VersionRange {

@@ -29,7 +29,7 @@ pub const UNSUPPORTED_VERSION: i16 = crate::ErrorCode::UNSUPPORTED_VERSION.0;
 /// [`NegotiateError::retry_version`].
 #[must_use]
 pub fn api_versions_request_version() -> i16 {
-    ApiKey::API_VERSIONS.request_versions().max
+    ApiKey::API_VERSIONS.built_versions().max
 }
 
 /// Why no version of a key can be sent to the broker ([`VersionTable::negotiate`]).
@@ -111,7 +111,7 @@ impl NegotiateError {
         let Self::UnsupportedVersion { broker } = *self else {
             return None;
         };
-        let ours = ApiKey::API_VERSIONS.request_versions();
+        let ours = ApiKey::API_VERSIONS.built_versions();
         let next = match broker {
             Some(broker) => {
                 let common = broker.intersect(ours);
@@ -284,7 +284,7 @@ fn decode_exact<'a, T: Decode<'a>>(r: &Reader<'a>, version: i16) -> Result<T, De
 
 /// True when this crate speaks some version of `key`.
 fn speaks(key: ApiKey) -> bool {
-    !key.request_versions().is_empty()
+    !key.built_versions().is_empty()
 }
 
 /// A broker's advertised version ranges, and for each API key the highest version both sides
@@ -470,7 +470,7 @@ impl VersionTable {
     /// the broker's lowest version is above `max`, `UnknownKey` when `max` is below the lowest
     /// version this crate speaks.
     pub fn negotiate_up_to(&self, key: ApiKey, max: i16) -> Result<i16, Unsupported> {
-        let ours = key.request_versions();
+        let ours = key.built_versions();
         let capped = VersionRange::new(ours.min, ours.max.min(max));
         self.common_with(key, capped).map(|r| r.max)
     }
@@ -481,7 +481,7 @@ impl VersionTable {
     ///
     /// As [`VersionTable::negotiate`].
     pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
-        self.common_with(key, key.request_versions())
+        self.common_with(key, key.built_versions())
     }
 
     /// The versions of `key` in both `ours` and the broker's range.

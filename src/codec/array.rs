@@ -85,6 +85,15 @@ pub trait Element<'a>: Copy {
     /// Writes this element (after [`Element::element_len`] succeeded).
     fn write_element(&self, w: &mut Writer<'_>, version: i16, flexible: bool);
 
+    /// True when an element read at `read` (`read_flexible`) has the same bytes at `version`
+    /// (`flexible`), so that a decoded array is written again by copying it. Generated structs
+    /// follow their message's version alone, and compare it as the build compiles it (see
+    /// `Built::pin`): in a build of one version the test is constant.
+    #[inline(always)]
+    fn same_encoding(read: i16, read_flexible: bool, version: i16, flexible: bool) -> bool {
+        read == version && read_flexible == flexible
+    }
+
     /// Sums [`Element::element_len`] over `elements`: the loop of sizing an array. Generated
     /// structs run one copy of the loop per range of versions that encode alike, as
     /// [`Element::walk_many`] does.
@@ -597,7 +606,9 @@ impl<'a, T: Element<'a>> Array<'a, T> {
             return Ok(prefix.saturating_add(self.len().saturating_mul(size)));
         }
         let body = match self {
-            Self::Wire(v) if v.version == version && v.flexible == flexible => v.bytes.len(),
+            Self::Wire(v) if T::same_encoding(v.version, v.flexible, version, flexible) => {
+                v.bytes.len()
+            }
             Self::Slice(s) => T::len_many(s, version, flexible, path)?,
             Self::Wire(v) => {
                 let mut total = 0usize;
@@ -617,7 +628,8 @@ impl<'a, T: Element<'a>> Array<'a, T> {
             Self::Slice(s) => T::write_array(s, w, version, flexible),
             // Fixed-width elements have the same bytes at every version.
             Self::Wire(v)
-                if T::WIRE_SIZE.is_some() || (v.version == version && v.flexible == flexible) =>
+                if T::WIRE_SIZE.is_some()
+                    || T::same_encoding(v.version, v.flexible, version, flexible) =>
             {
                 w.len(v.len(), LengthPrefix::bytes(flexible));
                 w.put(v.bytes);

@@ -45,6 +45,7 @@ pub use writer::{
 
 use crate::error::{DecodeError, EncodeError};
 use crate::wire::ApiKey;
+pub(crate) use crate::wire::Built;
 pub use crate::wire::{Hyphenated, ParseUuidError, Uuid, VersionRange};
 
 /// The longest string Kafka reads or writes, in UTF-8 bytes (also for compact strings).
@@ -311,8 +312,11 @@ pub trait Message {
     const API_KEY: ApiKey;
     /// What the schema describes.
     const KIND: MessageKind;
-    /// The versions this type can be decoded and encoded at.
+    /// The versions the schema defines.
     const VALID_VERSIONS: VersionRange;
+    /// The versions this build decodes and encodes: [`Message::VALID_VERSIONS`], unless the
+    /// build named this API in `KWIRE_VERSIONS` (see the crate docs on firmware builds).
+    const BUILT_VERSIONS: VersionRange;
     /// The versions that use the flexible (compact, tagged) encoding.
     const FLEXIBLE_VERSIONS: VersionRange;
 }
@@ -510,6 +514,11 @@ macro_rules! struct_element {
             #[inline]
             fn write_element(&self, w: &mut $crate::codec::Writer<'_>, version: i16, _: bool) {
                 <Self as $crate::codec::Encode>::write(self, w, version);
+            }
+            #[inline(always)]
+            fn same_encoding(read: i16, _: bool, version: i16, _: bool) -> bool {
+                // `BUILT`: the invoking module's versions.
+                BUILT.pin(read) == BUILT.pin(version)
             }
             #[cfg(feature = "perf")]
             #[inline(always)]

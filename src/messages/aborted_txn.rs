@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AbortedTxn` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 0));
+
 /// The `AbortedTxn` payload: versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -94,6 +97,7 @@ impl c::Message for AbortedTxn<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -102,13 +106,8 @@ impl<'a> c::Decode<'a> for AbortedTxn<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "AbortedTxn",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "AbortedTxn"));
         }
         let this = Self {
             producer_id: r.i64("AbortedTxn.ProducerId")?,
@@ -147,7 +146,7 @@ impl<'a> AbortedTxn<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let [
@@ -200,12 +199,13 @@ impl<'a> AbortedTxn<'a> {
 
 impl c::Encode for AbortedTxn<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(8);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AddPartitionsToTxnRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(24), c::VersionRange::new(0, 5));
+
 /// `AddPartitionsToTxnRequest` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -115,6 +118,7 @@ impl c::Message for AddPartitionsToTxnRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -123,14 +127,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AddPartitionsToTxnRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             transactions: if version >= 4 {
@@ -206,6 +211,7 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 4 {
             c::ArrayView::<AddPartitionsToTxnTransaction<'a>>::walk(w, version, flexible, false)?;
@@ -241,9 +247,10 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: c::Array<'a, AddPartitionsToTxnTransaction<'a>> = if version >= 4 {
             c::Array::take(w, version, flexible)?
@@ -278,12 +285,13 @@ impl<'a> AddPartitionsToTxnRequest<'a> {
 
 impl c::Encode for AddPartitionsToTxnRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         if version >= 4 {
@@ -358,6 +366,7 @@ impl c::Encode for AddPartitionsToTxnRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 4 {
             self.transactions.write(w, version, flexible);
@@ -487,6 +496,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTransaction<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddPartitionsToTxnRequest.Transactions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             transactional_id: r.string(
                 true,
@@ -538,6 +556,7 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(11)?;
         c::ArrayView::<AddPartitionsToTxnTopic<'a>>::walk(w, version, true, false)?;
@@ -553,6 +572,7 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
         let f1 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
@@ -574,6 +594,13 @@ impl<'a> AddPartitionsToTxnTransaction<'a> {
 impl c::Encode for AddPartitionsToTxnTransaction<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.transactional_id,
@@ -602,6 +629,7 @@ impl c::Encode for AddPartitionsToTxnTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.transactional_id, true);
         if let Some(mut w) = w.sub(11) {
             w.i64(self.producer_id);
@@ -678,6 +706,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddPartitionsToTxnRequest.AddPartitionsToTxnTopic",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             name: r.string(
@@ -701,7 +738,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -727,6 +764,7 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -744,6 +782,7 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -761,6 +800,13 @@ impl<'a> AddPartitionsToTxnTopic<'a> {
 impl c::Encode for AddPartitionsToTxnTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -791,6 +837,7 @@ impl c::Encode for AddPartitionsToTxnTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);

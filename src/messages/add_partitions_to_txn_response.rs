@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AddPartitionsToTxnResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(24), c::VersionRange::new(0, 5));
+
 /// `AddPartitionsToTxnResponse` (API key 24): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -102,6 +105,7 @@ impl c::Message for AddPartitionsToTxnResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(24);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -110,14 +114,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AddPartitionsToTxnResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: r.i32("AddPartitionsToTxnResponse.ThrottleTimeMs")?,
@@ -181,6 +186,7 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
         if version >= 4 {
@@ -209,9 +215,10 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
         let f1: i16 = if version >= 4 { w.i16()? } else { 0 };
@@ -240,12 +247,13 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
 
 impl c::Encode for AddPartitionsToTxnResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -294,6 +302,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 4 { 2 } else { 0 })) {
             w.i32(self.throttle_time_ms);
@@ -314,6 +323,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 4 && self.error_code != 0 {
             return Some("AddPartitionsToTxnResponse.ErrorCode");
         }
@@ -389,6 +399,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddPartitionsToTxnResponse.ResultsByTransaction",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             transactional_id: r.string(
                 true,
@@ -437,6 +456,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -451,6 +471,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, AddPartitionsToTxnTopicResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -465,6 +486,13 @@ impl<'a> AddPartitionsToTxnResult<'a> {
 impl c::Encode for AddPartitionsToTxnResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.transactional_id,
@@ -487,6 +515,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.transactional_id, true);
         self.topic_results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -561,6 +590,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             name: r.string(
@@ -584,7 +622,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -610,6 +648,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
         c::ArrayView::<AddPartitionsToTxnPartitionResult<'a>>::walk(w, version, flexible, false)?;
@@ -627,6 +666,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, AddPartitionsToTxnPartitionResult<'a>> =
@@ -645,6 +685,13 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
 impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -675,6 +722,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.name, flexible);
         self.results_by_partition.write(w, version, flexible);
@@ -749,6 +797,15 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             partition_index: r.i32(
@@ -768,7 +825,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -794,6 +851,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
         if flexible {
@@ -810,6 +868,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -828,6 +887,13 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
 impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -850,6 +916,7 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AddRaftVoterRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(80), c::VersionRange::new(0, 1));
+
 /// `AddRaftVoterRequest` (API key 80): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -122,6 +125,7 @@ impl c::Message for AddRaftVoterRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(80);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -130,14 +134,15 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AddRaftVoterRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "AddRaftVoterRequest.ClusterId")?,
             timeout_ms: r.i32("AddRaftVoterRequest.TimeoutMs")?,
@@ -184,6 +189,7 @@ impl<'a> AddRaftVoterRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(24)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
@@ -203,9 +209,10 @@ impl<'a> AddRaftVoterRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let [
             b0,
@@ -255,12 +262,13 @@ impl<'a> AddRaftVoterRequest<'a> {
 
 impl c::Encode for AddRaftVoterRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.cluster_id,
@@ -297,6 +305,7 @@ impl c::Encode for AddRaftVoterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(24) {
             w.i32(self.timeout_ms);
@@ -389,6 +398,15 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AddRaftVoterRequest.Listeners",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AddRaftVoterRequest.Listeners.Name")?,
             host: r.string(true, "AddRaftVoterRequest.Listeners.Host")?,
@@ -461,7 +479,12 @@ impl<'a> Listener<'a> {
 impl c::Encode for Listener<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AllocateProducerIdsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(67), c::VersionRange::new(0, 0));
+
 /// `AllocateProducerIdsResponse` (API key 67): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for AllocateProducerIdsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(67);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AllocateProducerIdsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AllocateProducerIdsResponse.ThrottleTimeMs")?,
             error_code: r.i16("AllocateProducerIdsResponse.ErrorCode")?,
@@ -166,7 +171,7 @@ impl<'a> AllocateProducerIdsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let [
@@ -206,9 +211,9 @@ impl<'a> AllocateProducerIdsResponse<'a> {
 
 impl c::Encode for AllocateProducerIdsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterClientQuotasRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(49), c::VersionRange::new(0, 1));
+
 /// `AlterClientQuotasRequest` (API key 49): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for AlterClientQuotasRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(49);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for AlterClientQuotasRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterClientQuotasRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entries: c::Array::read(r, version, flexible, "AlterClientQuotasRequest.Entries")?,
@@ -125,6 +130,7 @@ impl<'a> AlterClientQuotasRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<EntryData<'a>>::walk(w, version, flexible, false)?;
         w.skip(1)?;
@@ -142,9 +148,10 @@ impl<'a> AlterClientQuotasRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, EntryData<'a>> = c::Array::take(w, version, flexible)?;
         let f1 = w.bool()?;
@@ -161,12 +168,13 @@ impl<'a> AlterClientQuotasRequest<'a> {
 
 impl c::Encode for AlterClientQuotasRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.entries.encoded_len(
@@ -192,6 +200,7 @@ impl c::Encode for AlterClientQuotasRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.entries.write(w, version, flexible);
         w.bool(self.validate_only);
@@ -266,6 +275,15 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterClientQuotasRequest.Entries",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entity: c::Array::read(
@@ -286,7 +304,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -310,6 +328,7 @@ impl<'a> EntryData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
         c::ArrayView::<OpData<'a>>::walk(w, version, flexible, false)?;
@@ -327,6 +346,7 @@ impl<'a> EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, EntityData<'a>> = c::Array::take(w, version, flexible)?;
         let f1: c::Array<'a, OpData<'a>> = c::Array::take(w, version, flexible)?;
@@ -344,6 +364,13 @@ impl<'a> EntryData<'a> {
 impl c::Encode for EntryData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.entity.encoded_len(
@@ -374,6 +401,7 @@ impl c::Encode for EntryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.entity.write(w, version, flexible);
         self.ops.write(w, version, flexible);
@@ -448,6 +476,15 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterClientQuotasRequest.Entries.Entity",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entity_type: r.string(
@@ -469,7 +506,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -495,6 +532,7 @@ impl<'a> EntityData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -512,6 +550,7 @@ impl<'a> EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -529,6 +568,13 @@ impl<'a> EntityData<'a> {
 impl c::Encode for EntityData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -559,6 +605,7 @@ impl c::Encode for EntityData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.entity_type, flexible);
         w.nullable_string(self.entity_name, flexible);
@@ -646,6 +693,15 @@ impl<'a> c::Decode<'a> for OpData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterClientQuotasRequest.Entries.Ops",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             key: r.string(flexible, "AlterClientQuotasRequest.Entries.Ops.Key")?,
@@ -662,7 +718,7 @@ impl<'a> c::Decode<'a> for OpData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -688,6 +744,7 @@ impl<'a> OpData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         w.skip(9)?;
@@ -705,6 +762,7 @@ impl<'a> OpData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = *w.array::<9>()?;
@@ -725,6 +783,13 @@ impl<'a> OpData<'a> {
 impl c::Encode for OpData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -753,6 +818,7 @@ impl c::Encode for OpData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.key, flexible);
         if let Some(mut w) = w.sub(9) {

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterConfigsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(33), c::VersionRange::new(0, 2));
+
 /// `AlterConfigsRequest` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for AlterConfigsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterConfigsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "AlterConfigsRequest.Resources")?,
@@ -128,6 +133,7 @@ impl<'a> AlterConfigsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<AlterConfigsResource<'a>>::walk(w, version, flexible, false)?;
         w.skip(1)?;
@@ -145,9 +151,10 @@ impl<'a> AlterConfigsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, AlterConfigsResource<'a>> = c::Array::take(w, version, flexible)?;
         let f1 = w.bool()?;
@@ -164,12 +171,13 @@ impl<'a> AlterConfigsRequest<'a> {
 
 impl c::Encode for AlterConfigsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(self.resources.encoded_len(
@@ -195,6 +203,7 @@ impl c::Encode for AlterConfigsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.resources.write(w, version, flexible);
         w.bool(self.validate_only);
@@ -282,6 +291,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterConfigsRequest.Resources",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             resource_type: r.i8("AlterConfigsRequest.Resources.ResourceType")?,
@@ -303,7 +321,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -327,6 +345,7 @@ impl<'a> AlterConfigsResource<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(1)?;
         w.skip_string(flexible, false)?;
@@ -345,6 +364,7 @@ impl<'a> AlterConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
         let f1: &'a str = w.string(flexible)?;
@@ -364,6 +384,13 @@ impl<'a> AlterConfigsResource<'a> {
 impl c::Encode for AlterConfigsResource<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(1);
@@ -396,6 +423,7 @@ impl c::Encode for AlterConfigsResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i8(self.resource_type);
         w.string(self.resource_name, flexible);
@@ -471,6 +499,15 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterConfigsRequest.Resources.Configs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "AlterConfigsRequest.Resources.Configs.Name")?,
@@ -486,7 +523,7 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -512,6 +549,7 @@ impl<'a> AlterableConfig<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -529,6 +567,7 @@ impl<'a> AlterableConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -546,6 +585,13 @@ impl<'a> AlterableConfig<'a> {
 impl c::Encode for AlterableConfig<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -576,6 +622,7 @@ impl c::Encode for AlterableConfig<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);

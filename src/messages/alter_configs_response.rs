@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterConfigsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(33), c::VersionRange::new(0, 2));
+
 /// `AlterConfigsResponse` (API key 33): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for AlterConfigsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(33);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterConfigsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             throttle_time_ms: r.i32("AlterConfigsResponse.ThrottleTimeMs")?,
@@ -128,6 +133,7 @@ impl<'a> AlterConfigsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         c::ArrayView::<AlterConfigsResourceResponse<'a>>::walk(w, version, flexible, false)?;
@@ -145,9 +151,10 @@ impl<'a> AlterConfigsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterConfigsResourceResponse<'a>> =
@@ -165,12 +172,13 @@ impl<'a> AlterConfigsResponse<'a> {
 
 impl c::Encode for AlterConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -196,6 +204,7 @@ impl c::Encode for AlterConfigsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i32(self.throttle_time_ms);
         self.responses.write(w, version, flexible);
@@ -296,6 +305,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterConfigsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             error_code: r.i16("AlterConfigsResponse.Responses.ErrorCode")?,
@@ -314,7 +332,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -338,6 +356,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(2)?;
         w.skip_string(flexible, true)?;
@@ -357,6 +376,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -378,6 +398,13 @@ impl<'a> AlterConfigsResourceResponse<'a> {
 impl c::Encode for AlterConfigsResourceResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -412,6 +439,7 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i16(self.error_code);
         w.nullable_string(self.error_message, flexible);

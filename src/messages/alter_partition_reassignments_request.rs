@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterPartitionReassignmentsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(45), c::VersionRange::new(0, 1));
+
 /// `AlterPartitionReassignmentsRequest` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -83,6 +86,7 @@ impl c::Message for AlterPartitionReassignmentsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -91,14 +95,15 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterPartitionReassignmentsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("AlterPartitionReassignmentsRequest.TimeoutMs")?,
             allow_replication_factor_change: if version >= 1 {
@@ -147,6 +152,7 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         if version >= 1 {
             w.skip(1)?;
@@ -165,9 +171,10 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: bool = if version >= 1 { w.bool()? } else { true };
         let f2: c::Array<'a, ReassignableTopic<'a>> = c::Array::take(w, version, true)?;
@@ -183,12 +190,13 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
 
 impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -215,6 +223,7 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.i32(self.timeout_ms);
             if version >= 1 {
@@ -294,6 +303,15 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionReassignmentsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
             partitions: c::Array::read(
@@ -339,6 +357,7 @@ impl<'a> ReassignableTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReassignablePartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -353,6 +372,7 @@ impl<'a> ReassignableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReassignablePartition<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -367,6 +387,13 @@ impl<'a> ReassignableTopic<'a> {
 impl c::Encode for ReassignableTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -389,6 +416,7 @@ impl c::Encode for ReassignableTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -460,6 +488,15 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionReassignmentsRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("AlterPartitionReassignmentsRequest.Topics.Partitions.PartitionIndex")?,
@@ -506,6 +543,7 @@ impl<'a> ReassignablePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<i32>::walk(w, version, true, true)?;
         w.tagged_section()?;
@@ -520,6 +558,7 @@ impl<'a> ReassignablePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, i32>> = c::Array::take_nullable(w, version, true)?;
         w.empty_tagged_section()?;
@@ -534,6 +573,13 @@ impl<'a> ReassignablePartition<'a> {
 impl c::Encode for ReassignablePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -553,6 +599,7 @@ impl c::Encode for ReassignablePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.partition_index);
         c::Array::write_nullable(self.replicas.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);

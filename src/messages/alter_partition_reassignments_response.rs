@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterPartitionReassignmentsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(45), c::VersionRange::new(0, 1));
+
 /// `AlterPartitionReassignmentsResponse` (API key 45): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -112,6 +115,7 @@ impl c::Message for AlterPartitionReassignmentsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(45);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -120,14 +124,15 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterPartitionReassignmentsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
             allow_replication_factor_change: if version >= 1 {
@@ -179,6 +184,7 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         if version >= 1 {
             w.skip(1)?;
@@ -199,9 +205,10 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: bool = if version >= 1 { w.bool()? } else { true };
         let f2 = w.i16()?;
@@ -221,12 +228,13 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
 
 impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -255,6 +263,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.i32(self.throttle_time_ms);
             if version >= 1 {
@@ -268,6 +277,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && !self.allow_replication_factor_change {
             return Some("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange");
         }
@@ -343,6 +353,15 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionReassignmentsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
             partitions: c::Array::read(
@@ -388,6 +407,7 @@ impl<'a> ReassignableTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReassignablePartitionResponse<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -402,6 +422,7 @@ impl<'a> ReassignableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReassignablePartitionResponse<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -416,6 +437,13 @@ impl<'a> ReassignableTopicResponse<'a> {
 impl c::Encode for ReassignableTopicResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -438,6 +466,7 @@ impl c::Encode for ReassignableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -522,6 +551,15 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionReassignmentsResponse.Responses.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("AlterPartitionReassignmentsResponse.Responses.Partitions.PartitionIndex")?,
@@ -601,7 +639,12 @@ impl<'a> ReassignablePartitionResponse<'a> {
 impl c::Encode for ReassignablePartitionResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

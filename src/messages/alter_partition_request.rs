@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterPartitionRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(56), c::VersionRange::new(0, 3));
+
 /// `AlterPartitionRequest` (API key 56): valid versions 0-3, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -84,6 +87,7 @@ impl c::Message for AlterPartitionRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(56);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -92,14 +96,15 @@ impl<'a> c::Decode<'a> for AlterPartitionRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterPartitionRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("AlterPartitionRequest.BrokerId")?,
             broker_epoch: r.i64("AlterPartitionRequest.BrokerEpoch")?,
@@ -139,6 +144,7 @@ impl<'a> AlterPartitionRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(12)?;
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -153,9 +159,10 @@ impl<'a> AlterPartitionRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i64::from_be_bytes([b4, b5, b6, b7, b8, b9, b10, b11]);
@@ -172,12 +179,13 @@ impl<'a> AlterPartitionRequest<'a> {
 
 impl c::Encode for AlterPartitionRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -197,6 +205,7 @@ impl c::Encode for AlterPartitionRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(12) {
             w.i32(self.broker_id);
             w.i64(self.broker_epoch);
@@ -206,6 +215,7 @@ impl c::Encode for AlterPartitionRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -293,6 +303,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: if version <= 1 {
                 r.string(true, "AlterPartitionRequest.Topics.TopicName")?
@@ -321,7 +340,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -345,6 +364,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         if version <= 1 {
             w.skip_string(true, false)?;
         }
@@ -366,6 +386,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = if version <= 1 { w.string(true)? } else { "" };
         let f1: c::Uuid = if version >= 2 {
             w.uuid()?
@@ -386,6 +407,13 @@ impl<'a> TopicData<'a> {
 impl c::Encode for TopicData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version <= 1 {
             n = n.saturating_add(c::string_len(
@@ -412,6 +440,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if version <= 1 {
             w.string(self.topic_name, true);
         }
@@ -423,6 +452,7 @@ impl c::Encode for TopicData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
             return Some("AlterPartitionRequest.Topics.TopicName");
         }
@@ -553,6 +583,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("AlterPartitionRequest.Topics.Partitions.PartitionIndex")?,
             leader_epoch: r.i32("AlterPartitionRequest.Topics.Partitions.LeaderEpoch")?,
@@ -593,7 +632,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3, 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3, 1..=2)
     }
 }
 
@@ -619,6 +658,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(8)?;
         if version <= 2 {
             c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -645,6 +685,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -676,6 +717,13 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -727,6 +775,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition_index);
             w.i32(self.leader_epoch);
@@ -812,6 +861,15 @@ impl<'a> c::Decode<'a> for BrokerState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r
                 .i32("AlterPartitionRequest.Topics.Partitions.NewIsrWithEpochs.BrokerId")?,
@@ -884,7 +942,12 @@ impl<'a> BrokerState<'a> {
 impl c::Encode for BrokerState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

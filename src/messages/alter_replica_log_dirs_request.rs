@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterReplicaLogDirsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(34), c::VersionRange::new(0, 2));
+
 /// `AlterReplicaLogDirsRequest` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -58,6 +61,7 @@ impl c::Message for AlterReplicaLogDirsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -66,14 +70,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterReplicaLogDirsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             dirs: c::Array::read(r, version, flexible, "AlterReplicaLogDirsRequest.Dirs")?,
@@ -112,6 +117,7 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<AlterReplicaLogDir<'a>>::walk(w, version, flexible, false)?;
         if flexible {
@@ -128,9 +134,10 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, AlterReplicaLogDir<'a>> = c::Array::take(w, version, flexible)?;
         if flexible {
@@ -145,12 +152,13 @@ impl<'a> AlterReplicaLogDirsRequest<'a> {
 
 impl c::Encode for AlterReplicaLogDirsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(self.dirs.encoded_len(
@@ -174,6 +182,7 @@ impl c::Encode for AlterReplicaLogDirsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.dirs.write(w, version, flexible);
         if flexible {
@@ -250,6 +259,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterReplicaLogDirsRequest.Dirs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             path: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Path")?,
@@ -270,7 +288,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDir<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -294,6 +312,7 @@ impl<'a> AlterReplicaLogDir<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<AlterReplicaLogDirTopic<'a>>::walk(w, version, flexible, false)?;
@@ -311,6 +330,7 @@ impl<'a> AlterReplicaLogDir<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, AlterReplicaLogDirTopic<'a>> = c::Array::take(w, version, flexible)?;
@@ -328,6 +348,13 @@ impl<'a> AlterReplicaLogDir<'a> {
 impl c::Encode for AlterReplicaLogDir<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -358,6 +385,7 @@ impl c::Encode for AlterReplicaLogDir<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.path, flexible);
         self.topics.write(w, version, flexible);
@@ -432,6 +460,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterReplicaLogDirsRequest.Dirs.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "AlterReplicaLogDirsRequest.Dirs.Topics.Name")?,
@@ -452,7 +489,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -478,6 +515,7 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -495,6 +533,7 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -512,6 +551,13 @@ impl<'a> AlterReplicaLogDirTopic<'a> {
 impl c::Encode for AlterReplicaLogDirTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -542,6 +588,7 @@ impl c::Encode for AlterReplicaLogDirTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);

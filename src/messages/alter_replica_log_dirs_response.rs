@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterReplicaLogDirsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(34), c::VersionRange::new(0, 2));
+
 /// `AlterReplicaLogDirsResponse` (API key 34): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for AlterReplicaLogDirsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(34);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterReplicaLogDirsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             throttle_time_ms: r.i32("AlterReplicaLogDirsResponse.ThrottleTimeMs")?,
@@ -129,6 +134,7 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         c::ArrayView::<AlterReplicaLogDirTopicResult<'a>>::walk(w, version, flexible, false)?;
@@ -146,9 +152,10 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterReplicaLogDirTopicResult<'a>> =
@@ -166,12 +173,13 @@ impl<'a> AlterReplicaLogDirsResponse<'a> {
 
 impl c::Encode for AlterReplicaLogDirsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -197,6 +205,7 @@ impl c::Encode for AlterReplicaLogDirsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
@@ -274,6 +283,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterReplicaLogDirsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             topic_name: r.string(flexible, "AlterReplicaLogDirsResponse.Results.TopicName")?,
@@ -294,7 +312,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -318,6 +336,7 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<AlterReplicaLogDirPartitionResult<'a>>::walk(w, version, flexible, false)?;
@@ -335,6 +354,7 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, AlterReplicaLogDirPartitionResult<'a>> =
@@ -353,6 +373,13 @@ impl<'a> AlterReplicaLogDirTopicResult<'a> {
 impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -383,6 +410,7 @@ impl c::Encode for AlterReplicaLogDirTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.topic_name, flexible);
         self.partitions.write(w, version, flexible);
@@ -457,6 +485,15 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterReplicaLogDirsResponse.Results.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
@@ -473,7 +510,7 @@ impl<'a> c::Decode<'a> for AlterReplicaLogDirPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -499,6 +536,7 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(6)?;
         if flexible {
@@ -515,6 +553,7 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -533,6 +572,13 @@ impl<'a> AlterReplicaLogDirPartitionResult<'a> {
 impl c::Encode for AlterReplicaLogDirPartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -555,6 +601,7 @@ impl c::Encode for AlterReplicaLogDirPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

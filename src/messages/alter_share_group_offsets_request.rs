@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterShareGroupOffsetsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(91), c::VersionRange::new(0, 0));
+
 /// `AlterShareGroupOffsetsRequest` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for AlterShareGroupOffsetsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterShareGroupOffsetsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "AlterShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "AlterShareGroupOffsetsRequest.Topics")?,
@@ -127,6 +132,7 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<AlterShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -141,9 +147,10 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, AlterShareGroupOffsetsRequestTopic<'a>> =
             c::Array::take(w, version, true)?;
@@ -158,12 +165,13 @@ impl<'a> AlterShareGroupOffsetsRequest<'a> {
 
 impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -185,6 +193,7 @@ impl c::Encode for AlterShareGroupOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -259,6 +268,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterShareGroupOffsetsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "AlterShareGroupOffsetsRequest.Topics.TopicName")?,
             partitions: c::Array::read(
@@ -304,6 +322,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<AlterShareGroupOffsetsRequestPartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -318,6 +337,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, AlterShareGroupOffsetsRequestPartition<'a>> =
             c::Array::take(w, version, true)?;
@@ -333,6 +353,13 @@ impl<'a> AlterShareGroupOffsetsRequestTopic<'a> {
 impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -355,6 +382,7 @@ impl c::Encode for AlterShareGroupOffsetsRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -426,6 +454,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsRequestPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterShareGroupOffsetsRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("AlterShareGroupOffsetsRequest.Topics.Partitions.PartitionIndex")?,
@@ -497,7 +534,12 @@ impl<'a> AlterShareGroupOffsetsRequestPartition<'a> {
 impl c::Encode for AlterShareGroupOffsetsRequestPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterShareGroupOffsetsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(91), c::VersionRange::new(0, 0));
+
 /// `AlterShareGroupOffsetsResponse` (API key 91): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -99,6 +102,7 @@ impl c::Message for AlterShareGroupOffsetsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(91);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -107,14 +111,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterShareGroupOffsetsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AlterShareGroupOffsetsResponse.ThrottleTimeMs")?,
             error_code: r.i16("AlterShareGroupOffsetsResponse.ErrorCode")?,
@@ -161,6 +166,7 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         c::ArrayView::<AlterShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
@@ -176,9 +182,10 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -198,12 +205,13 @@ impl<'a> AlterShareGroupOffsetsResponse<'a> {
 
 impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -229,6 +237,7 @@ impl c::Encode for AlterShareGroupOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -320,6 +329,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterShareGroupOffsetsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "AlterShareGroupOffsetsResponse.Responses.TopicName")?,
             topic_id: r.uuid("AlterShareGroupOffsetsResponse.Responses.TopicId")?,
@@ -366,6 +384,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(16)?;
         c::ArrayView::<AlterShareGroupOffsetsResponsePartition<'a>>::walk(w, version, true, false)?;
@@ -381,6 +400,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.uuid()?;
         let f2: c::Array<'a, AlterShareGroupOffsetsResponsePartition<'a>> =
@@ -398,6 +418,13 @@ impl<'a> AlterShareGroupOffsetsResponseTopic<'a> {
 impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -422,6 +449,7 @@ impl c::Encode for AlterShareGroupOffsetsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -507,6 +535,15 @@ impl<'a> c::Decode<'a> for AlterShareGroupOffsetsResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterShareGroupOffsetsResponse.Responses.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("AlterShareGroupOffsetsResponse.Responses.Partitions.PartitionIndex")?,
@@ -585,7 +622,12 @@ impl<'a> AlterShareGroupOffsetsResponsePartition<'a> {
 impl c::Encode for AlterShareGroupOffsetsResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterUserScramCredentialsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(51), c::VersionRange::new(0, 0));
+
 /// `AlterUserScramCredentialsRequest` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -76,6 +79,7 @@ impl c::Message for AlterUserScramCredentialsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -84,14 +88,15 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterUserScramCredentialsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             deletions: c::Array::read(
                 r,
@@ -140,6 +145,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<ScramCredentialDeletion<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<ScramCredentialUpsertion<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -154,9 +160,10 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, ScramCredentialDeletion<'a>> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, ScramCredentialUpsertion<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -170,12 +177,13 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
 
 impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.deletions.encoded_len(
             version,
@@ -197,6 +205,7 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.deletions.write(w, version, true);
         self.upsertions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -268,6 +277,15 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterUserScramCredentialsRequest.Deletions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
             mechanism: r.i8("AlterUserScramCredentialsRequest.Deletions.Mechanism")?,
@@ -338,7 +356,12 @@ impl<'a> ScramCredentialDeletion<'a> {
 impl c::Encode for ScramCredentialDeletion<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -468,6 +491,15 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterUserScramCredentialsRequest.Upsertions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,
             mechanism: r.i8("AlterUserScramCredentialsRequest.Upsertions.Mechanism")?,
@@ -553,7 +585,12 @@ impl<'a> ScramCredentialUpsertion<'a> {
 impl c::Encode for ScramCredentialUpsertion<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

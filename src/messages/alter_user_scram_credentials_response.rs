@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `AlterUserScramCredentialsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(51), c::VersionRange::new(0, 0));
+
 /// `AlterUserScramCredentialsResponse` (API key 51): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for AlterUserScramCredentialsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(51);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "AlterUserScramCredentialsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
             results: c::Array::read(
@@ -132,6 +137,7 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<AlterUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -146,9 +152,10 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterUserScramCredentialsResult<'a>> =
             c::Array::take(w, version, true)?;
@@ -163,12 +170,13 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
 
 impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -186,6 +194,7 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -270,6 +279,15 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "AlterUserScramCredentialsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             user: r.string(true, "AlterUserScramCredentialsResponse.Results.User")?,
             error_code: r.i16("AlterUserScramCredentialsResponse.Results.ErrorCode")?,
@@ -347,7 +365,12 @@ impl<'a> AlterUserScramCredentialsResult<'a> {
 impl c::Encode for AlterUserScramCredentialsResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.user,

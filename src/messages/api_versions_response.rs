@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ApiVersionsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(18), c::VersionRange::new(0, 5));
+
 /// `ApiVersionsResponse` (API key 18): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -141,6 +144,7 @@ impl c::Message for ApiVersionsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(18);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -149,14 +153,15 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ApiVersionsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             error_code: r.i16("ApiVersionsResponse.ErrorCode")?,
@@ -191,6 +196,7 @@ impl<'a> ApiVersionsResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             match tag {
@@ -258,6 +264,7 @@ impl<'a> ApiVersionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(2)?;
         c::ArrayView::<ApiVersion<'a>>::walk(w, version, flexible, false)?;
@@ -279,9 +286,10 @@ impl<'a> ApiVersionsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i16()?;
         let f1: c::Array<'a, ApiVersion<'a>> = c::Array::take(w, version, flexible)?;
@@ -329,12 +337,13 @@ impl ApiVersionsResponse<'_> {
 
 impl c::Encode for ApiVersionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -392,6 +401,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i16(self.error_code);
         self.api_keys.write(w, version, flexible);
@@ -442,6 +452,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("ApiVersionsResponse.ThrottleTimeMs");
         }
@@ -539,6 +550,15 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ApiVersionsResponse.ApiKeys",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             api_key: r.i16("ApiVersionsResponse.ApiKeys.ApiKey")?,
@@ -555,7 +575,7 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -579,6 +599,7 @@ impl<'a> ApiVersion<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
         if flexible {
@@ -595,6 +616,7 @@ impl<'a> ApiVersion<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -615,6 +637,13 @@ impl<'a> ApiVersion<'a> {
 impl c::Encode for ApiVersion<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -639,6 +668,7 @@ impl c::Encode for ApiVersion<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {
             w.i16(self.api_key);
@@ -729,6 +759,15 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ApiVersionsResponse.SupportedFeatures",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
             min_version: r.i16("ApiVersionsResponse.SupportedFeatures.MinVersion")?,
@@ -803,7 +842,12 @@ impl<'a> SupportedFeatureKey<'a> {
 impl c::Encode for SupportedFeatureKey<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -912,6 +956,15 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ApiVersionsResponse.FinalizedFeatures",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,
             max_version_level: r.i16("ApiVersionsResponse.FinalizedFeatures.MaxVersionLevel")?,
@@ -986,7 +1039,12 @@ impl<'a> FinalizedFeatureKey<'a> {
 impl c::Encode for FinalizedFeatureKey<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

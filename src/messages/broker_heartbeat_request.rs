@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `BrokerHeartbeatRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(63), c::VersionRange::new(0, 2));
+
 /// `BrokerHeartbeatRequest` (API key 63): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -135,6 +138,7 @@ impl c::Message for BrokerHeartbeatRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(63);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -143,14 +147,15 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "BrokerHeartbeatRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("BrokerHeartbeatRequest.BrokerId")?,
             broker_epoch: r.i64("BrokerHeartbeatRequest.BrokerEpoch")?,
@@ -180,6 +185,7 @@ impl<'a> BrokerHeartbeatRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             match tag {
@@ -246,9 +252,10 @@ impl<'a> BrokerHeartbeatRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -315,12 +322,13 @@ impl BrokerHeartbeatRequest<'_> {
 
 impl c::Encode for BrokerHeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -367,6 +375,7 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(22) {
             w.i32(self.broker_id);
             w.i64(self.broker_epoch);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `BrokerRegistrationRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(62), c::VersionRange::new(0, 4));
+
 /// `BrokerRegistrationRequest` (API key 62): valid versions 0-4, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -161,6 +164,7 @@ impl c::Message for BrokerRegistrationRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(62);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -169,14 +173,15 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "BrokerRegistrationRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("BrokerRegistrationRequest.BrokerId")?,
             cluster_id: r.string(true, "BrokerRegistrationRequest.ClusterId")?,
@@ -234,6 +239,7 @@ impl<'a> BrokerRegistrationRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         w.skip_string(true, false)?;
         w.skip(16)?;
@@ -264,9 +270,10 @@ impl<'a> BrokerRegistrationRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: &'a str = w.string(true)?;
         let f2 = w.uuid()?;
@@ -298,12 +305,13 @@ impl<'a> BrokerRegistrationRequest<'a> {
 
 impl c::Encode for BrokerRegistrationRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -360,6 +368,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.broker_id);
         w.string(self.cluster_id, true);
         w.uuid(self.incarnation_id);
@@ -379,6 +388,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && !self.log_dirs.is_empty() {
             return Some("BrokerRegistrationRequest.LogDirs");
         }
@@ -480,6 +490,15 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "BrokerRegistrationRequest.Listeners",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "BrokerRegistrationRequest.Listeners.Name")?,
             host: r.string(true, "BrokerRegistrationRequest.Listeners.Host")?,
@@ -556,7 +575,12 @@ impl<'a> Listener<'a> {
 impl c::Encode for Listener<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -672,6 +696,15 @@ impl<'a> c::Decode<'a> for Feature<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "BrokerRegistrationRequest.Features",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "BrokerRegistrationRequest.Features.Name")?,
             min_supported_version: r
@@ -746,7 +779,12 @@ impl<'a> Feature<'a> {
 impl c::Encode for Feature<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ConsumerGroupDescribeRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(69), c::VersionRange::new(0, 1));
+
 /// `ConsumerGroupDescribeRequest` (API key 69): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for ConsumerGroupDescribeRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ConsumerGroupDescribeRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ConsumerGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
@@ -125,6 +130,7 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.skip(1)?;
         w.tagged_section()?;
@@ -139,9 +145,10 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1 = w.bool()?;
         w.empty_tagged_section()?;
@@ -155,12 +162,13 @@ impl<'a> ConsumerGroupDescribeRequest<'a> {
 
 impl c::Encode for ConsumerGroupDescribeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.group_ids.encoded_len(
             version,
@@ -178,6 +186,7 @@ impl c::Encode for ConsumerGroupDescribeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.group_ids.write(w, version, true);
         w.bool(self.include_authorized_operations);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ConsumerGroupDescribeResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(69), c::VersionRange::new(0, 1));
+
 /// `ConsumerGroupDescribeResponse` (API key 69): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for ConsumerGroupDescribeResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(69);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for ConsumerGroupDescribeResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ConsumerGroupDescribeResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ConsumerGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ConsumerGroupDescribeResponse.Groups")?,
@@ -124,6 +129,7 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -138,9 +144,10 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -154,12 +161,13 @@ impl<'a> ConsumerGroupDescribeResponse<'a> {
 
 impl c::Encode for ConsumerGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -177,12 +185,14 @@ impl c::Encode for ConsumerGroupDescribeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.groups {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -348,6 +358,15 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerGroupDescribeResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("ConsumerGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
@@ -402,6 +421,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
         w.skip_string(true, false)?;
@@ -422,6 +442,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2: &'a str = w.string(true)?;
@@ -451,6 +472,13 @@ impl<'a> DescribedGroup<'a> {
 impl c::Encode for DescribedGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -499,6 +527,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
@@ -514,6 +543,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.members {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -705,6 +735,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerGroupDescribeResponse.Groups.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             member_id: r.string(
                 true,
@@ -753,7 +792,7 @@ impl<'a> c::Decode<'a> for Member<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -779,6 +818,7 @@ impl<'a> Member<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
@@ -805,6 +845,7 @@ impl<'a> Member<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2: Option<&'a str> = w.nullable_string(true)?;
@@ -837,6 +878,13 @@ impl<'a> Member<'a> {
 impl c::Encode for Member<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.member_id,
@@ -898,6 +946,7 @@ impl c::Encode for Member<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.member_id, true);
         w.nullable_string(self.instance_id, true);
         w.nullable_string(self.rack_id, true);
@@ -915,6 +964,7 @@ impl c::Encode for Member<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.member_type != -1 {
             return Some("ConsumerGroupDescribeResponse.Groups.Members.MemberType");
         }
@@ -1000,6 +1050,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerGroupDescribeResponse.TopicPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ConsumerGroupDescribeResponse.TopicPartitions.TopicId")?,
             topic_name: r.string(
@@ -1049,6 +1108,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -1064,6 +1124,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: &'a str = w.string(true)?;
         let f2: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -1080,6 +1141,13 @@ impl<'a> TopicPartitions<'a> {
 impl c::Encode for TopicPartitions<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -1104,6 +1172,7 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
@@ -1166,6 +1235,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerGroupDescribeResponse.Assignment",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -1210,6 +1288,7 @@ impl<'a> Assignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -1223,6 +1302,7 @@ impl<'a> Assignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -1235,6 +1315,13 @@ impl<'a> Assignment<'a> {
 impl c::Encode for Assignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topic_partitions.encoded_len(
             version,
@@ -1251,6 +1338,7 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topic_partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }

@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ConsumerProtocolAssignment` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 3));
+
 /// The `ConsumerProtocolAssignment` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -71,6 +74,7 @@ impl c::Message for ConsumerProtocolAssignment<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -79,14 +83,15 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ConsumerProtocolAssignment",
             ));
         }
+        let version = BUILT.pin(version);
         let this = Self {
             assigned_partitions: c::Array::read(
                 r,
@@ -114,6 +119,7 @@ impl<'a> ConsumerProtocolAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
         w.skip_bytes(false, true)?;
         Some(())
@@ -127,9 +133,10 @@ impl<'a> ConsumerProtocolAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, false)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
         Some(Self {
@@ -142,12 +149,13 @@ impl<'a> ConsumerProtocolAssignment<'a> {
 
 impl c::Encode for ConsumerProtocolAssignment<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.assigned_partitions.encoded_len(
             version,
@@ -171,6 +179,7 @@ impl c::Encode for ConsumerProtocolAssignment<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.assigned_partitions.write(w, version, false);
         w.nullable_bytes(self.user_data, false);
     }
@@ -241,6 +250,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerProtocolAssignment.AssignedPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let this = Self {
             topic: r.string(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
             partitions: c::Array::read(
@@ -268,6 +286,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
         Some(())
@@ -281,6 +300,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
         Some(Self {
@@ -294,6 +314,13 @@ impl<'a> TopicPartition<'a> {
 impl c::Encode for TopicPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic,
@@ -318,6 +345,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);
     }

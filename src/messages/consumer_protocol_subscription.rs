@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ConsumerProtocolSubscription` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 3));
+
 /// The `ConsumerProtocolSubscription` payload: versions 0-3, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -110,6 +113,7 @@ impl c::Message for ConsumerProtocolSubscription<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -118,14 +122,15 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ConsumerProtocolSubscription",
             ));
         }
+        let version = BUILT.pin(version);
         let this = Self {
             topics: c::Array::read(r, version, false, "ConsumerProtocolSubscription.Topics")?,
             user_data: r.nullable_bytes(false, "ConsumerProtocolSubscription.UserData")?,
@@ -168,6 +173,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
         w.skip_bytes(false, true)?;
         if version >= 1 {
@@ -193,9 +199,10 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
         let f2: c::Array<'a, TopicPartition<'a>> = if version >= 1 {
@@ -222,12 +229,13 @@ impl<'a> ConsumerProtocolSubscription<'a> {
 
 impl c::Encode for ConsumerProtocolSubscription<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
             version,
@@ -268,6 +276,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topics.write(w, version, false);
         w.nullable_bytes(self.user_data, false);
         if version >= 1 {
@@ -282,6 +291,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && !self.owned_partitions.is_empty() {
             return Some("ConsumerProtocolSubscription.OwnedPartitions");
         }
@@ -360,6 +370,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ConsumerProtocolSubscription.OwnedPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let this = Self {
             topic: r.string(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
             partitions: c::Array::read(
@@ -387,6 +406,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
         Some(())
@@ -400,6 +420,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
         Some(Self {
@@ -413,6 +434,13 @@ impl<'a> TopicPartition<'a> {
 impl c::Encode for TopicPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic,
@@ -437,6 +465,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);
     }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ControlledShutdownRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(7), c::VersionRange::new(0, 3));
+
 /// `ControlledShutdownRequest` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -71,6 +74,7 @@ impl c::Message for ControlledShutdownRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -79,14 +83,15 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ControlledShutdownRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             broker_id: r.i32("ControlledShutdownRequest.BrokerId")?,
@@ -130,6 +135,7 @@ impl<'a> ControlledShutdownRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
         if version >= 2 {
@@ -150,9 +156,10 @@ impl<'a> ControlledShutdownRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
         let f1: i64 = if version >= 2 { w.i64()? } else { -1 };
@@ -169,12 +176,13 @@ impl<'a> ControlledShutdownRequest<'a> {
 
 impl c::Encode for ControlledShutdownRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -197,6 +205,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 8 } else { 0 })) {
             w.i32(self.broker_id);
@@ -210,6 +219,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.broker_epoch != -1 {
             return Some("ControlledShutdownRequest.BrokerEpoch");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ControlledShutdownResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(7), c::VersionRange::new(0, 3));
+
 /// `ControlledShutdownResponse` (API key 7): valid versions 0-3, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for ControlledShutdownResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(7);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ControlledShutdownResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             error_code: r.i16("ControlledShutdownResponse.ErrorCode")?,
@@ -134,6 +139,7 @@ impl<'a> ControlledShutdownResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(2)?;
         c::ArrayView::<RemainingPartition<'a>>::walk(w, version, flexible, false)?;
@@ -151,9 +157,10 @@ impl<'a> ControlledShutdownResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i16()?;
         let f1: c::Array<'a, RemainingPartition<'a>> = c::Array::take(w, version, flexible)?;
@@ -170,12 +177,13 @@ impl<'a> ControlledShutdownResponse<'a> {
 
 impl c::Encode for ControlledShutdownResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -201,6 +209,7 @@ impl c::Encode for ControlledShutdownResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i16(self.error_code);
         self.remaining_partitions.write(w, version, flexible);
@@ -275,6 +284,15 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ControlledShutdownResponse.RemainingPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             topic_name: r.string(
@@ -294,7 +312,7 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3)
     }
 }
 
@@ -320,6 +338,7 @@ impl<'a> RemainingPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
         w.skip(4)?;
@@ -337,6 +356,7 @@ impl<'a> RemainingPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i32()?;
@@ -354,6 +374,13 @@ impl<'a> RemainingPartition<'a> {
 impl c::Encode for RemainingPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -380,6 +407,7 @@ impl c::Encode for RemainingPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.topic_name, flexible);
         w.i32(self.partition_index);

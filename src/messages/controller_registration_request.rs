@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ControllerRegistrationRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(70), c::VersionRange::new(0, 0));
+
 /// `ControllerRegistrationRequest` (API key 70): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -109,6 +112,7 @@ impl c::Message for ControllerRegistrationRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(70);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -117,14 +121,15 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ControllerRegistrationRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             controller_id: r.i32("ControllerRegistrationRequest.ControllerId")?,
             incarnation_id: r.uuid("ControllerRegistrationRequest.IncarnationId")?,
@@ -166,6 +171,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(21)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<Feature<'a>>::walk(w, version, true, false)?;
@@ -181,9 +187,10 @@ impl<'a> ControllerRegistrationRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -228,12 +235,13 @@ impl<'a> ControllerRegistrationRequest<'a> {
 
 impl c::Encode for ControllerRegistrationRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -261,6 +269,7 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(21) {
             w.i32(self.controller_id);
             w.uuid(self.incarnation_id);
@@ -363,6 +372,15 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ControllerRegistrationRequest.Listeners",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ControllerRegistrationRequest.Listeners.Name")?,
             host: r.string(true, "ControllerRegistrationRequest.Listeners.Host")?,
@@ -441,7 +459,12 @@ impl<'a> Listener<'a> {
 impl c::Encode for Listener<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -557,6 +580,15 @@ impl<'a> c::Decode<'a> for Feature<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ControllerRegistrationRequest.Features",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ControllerRegistrationRequest.Features.Name")?,
             min_supported_version: r
@@ -633,7 +665,12 @@ impl<'a> Feature<'a> {
 impl c::Encode for Feature<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

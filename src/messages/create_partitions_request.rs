@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `CreatePartitionsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(37), c::VersionRange::new(0, 3));
+
 /// `CreatePartitionsRequest` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for CreatePartitionsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "CreatePartitionsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreatePartitionsRequest.Topics")?,
@@ -142,6 +147,7 @@ impl<'a> CreatePartitionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<CreatePartitionsTopic<'a>>::walk(w, version, flexible, false)?;
         w.skip(5)?;
@@ -159,9 +165,10 @@ impl<'a> CreatePartitionsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, CreatePartitionsTopic<'a>> = c::Array::take(w, version, flexible)?;
         let [b0, b1, b2, b3, b4] = *w.array::<5>()?;
@@ -181,12 +188,13 @@ impl<'a> CreatePartitionsRequest<'a> {
 
 impl c::Encode for CreatePartitionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
@@ -214,6 +222,7 @@ impl c::Encode for CreatePartitionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.topics.write(w, version, flexible);
         if let Some(mut w) = w.sub(5) {
@@ -307,6 +316,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreatePartitionsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "CreatePartitionsRequest.Topics.Name")?,
@@ -328,7 +346,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -352,6 +370,7 @@ impl<'a> CreatePartitionsTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         w.skip(4)?;
@@ -370,6 +389,7 @@ impl<'a> CreatePartitionsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i32()?;
@@ -390,6 +410,13 @@ impl<'a> CreatePartitionsTopic<'a> {
 impl c::Encode for CreatePartitionsTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -423,6 +450,7 @@ impl c::Encode for CreatePartitionsTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         w.i32(self.count);
@@ -485,6 +513,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreatePartitionsRequest.Topics.Assignments",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             broker_ids: c::Array::read(
@@ -504,7 +541,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -530,6 +567,7 @@ impl<'a> CreatePartitionsAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
         if flexible {
@@ -546,6 +584,7 @@ impl<'a> CreatePartitionsAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
         if flexible {
@@ -561,6 +600,13 @@ impl<'a> CreatePartitionsAssignment<'a> {
 impl c::Encode for CreatePartitionsAssignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(self.broker_ids.encoded_len(
@@ -585,6 +631,7 @@ impl c::Encode for CreatePartitionsAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.broker_ids.write(w, version, flexible);
         if flexible {

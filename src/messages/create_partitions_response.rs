@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `CreatePartitionsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(37), c::VersionRange::new(0, 3));
+
 /// `CreatePartitionsResponse` (API key 37): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for CreatePartitionsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(37);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "CreatePartitionsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             throttle_time_ms: r.i32("CreatePartitionsResponse.ThrottleTimeMs")?,
@@ -128,6 +133,7 @@ impl<'a> CreatePartitionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         c::ArrayView::<CreatePartitionsTopicResult<'a>>::walk(w, version, flexible, false)?;
@@ -145,9 +151,10 @@ impl<'a> CreatePartitionsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: c::Array<'a, CreatePartitionsTopicResult<'a>> =
@@ -165,12 +172,13 @@ impl<'a> CreatePartitionsResponse<'a> {
 
 impl c::Encode for CreatePartitionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -196,6 +204,7 @@ impl c::Encode for CreatePartitionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
@@ -283,6 +292,15 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreatePartitionsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "CreatePartitionsResponse.Results.Name")?,
@@ -300,7 +318,7 @@ impl<'a> c::Decode<'a> for CreatePartitionsTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -324,6 +342,7 @@ impl<'a> CreatePartitionsTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         w.skip(2)?;
@@ -342,6 +361,7 @@ impl<'a> CreatePartitionsTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i16()?;
@@ -361,6 +381,13 @@ impl<'a> CreatePartitionsTopicResult<'a> {
 impl c::Encode for CreatePartitionsTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -393,6 +420,7 @@ impl c::Encode for CreatePartitionsTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         w.i16(self.error_code);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `CreateTopicsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(19), c::VersionRange::new(0, 7));
+
 /// `CreateTopicsRequest` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -84,6 +87,7 @@ impl c::Message for CreateTopicsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(19);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
 }
 
@@ -92,14 +96,15 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "CreateTopicsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             topics: c::Array::read(r, version, flexible, "CreateTopicsRequest.Topics")?,
@@ -144,6 +149,7 @@ impl<'a> CreateTopicsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         c::ArrayView::<CreatableTopic<'a>>::walk(w, version, flexible, false)?;
         w.skip(4)?;
@@ -165,9 +171,10 @@ impl<'a> CreateTopicsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::take(w, version, flexible)?;
         let f1 = w.i32()?;
@@ -186,12 +193,13 @@ impl<'a> CreateTopicsRequest<'a> {
 
 impl c::Encode for CreateTopicsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
@@ -226,6 +234,7 @@ impl c::Encode for CreateTopicsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         self.topics.write(w, version, flexible);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
@@ -350,6 +359,15 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreateTopicsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             name: r.string(flexible, "CreateTopicsRequest.Topics.Name")?,
@@ -373,7 +391,7 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -397,6 +415,7 @@ impl<'a> CreatableTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
         w.skip(6)?;
@@ -416,6 +435,7 @@ impl<'a> CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -441,6 +461,13 @@ impl<'a> CreatableTopic<'a> {
 impl c::Encode for CreatableTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -481,6 +508,7 @@ impl c::Encode for CreatableTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);
         if let Some(mut w) = w.sub(6) {
@@ -560,6 +588,15 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreateTopicsRequest.Topics.Assignments",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             partition_index: r.i32("CreateTopicsRequest.Topics.Assignments.PartitionIndex")?,
@@ -580,7 +617,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -606,6 +643,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip(4)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -623,6 +661,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i32()?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -640,6 +679,13 @@ impl<'a> CreatableReplicaAssignment<'a> {
 impl c::Encode for CreatableReplicaAssignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -666,6 +712,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.i32(self.partition_index);
         self.broker_ids.write(w, version, flexible);
@@ -740,6 +787,15 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreateTopicsRequest.Topics.Configs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             name: r.string(flexible, "CreateTopicsRequest.Topics.Configs.Name")?,
@@ -755,7 +811,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -779,6 +835,7 @@ impl<'a> CreatableTopicConfig<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -796,6 +853,7 @@ impl<'a> CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -813,6 +871,13 @@ impl<'a> CreatableTopicConfig<'a> {
 impl c::Encode for CreatableTopicConfig<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -843,6 +908,7 @@ impl c::Encode for CreatableTopicConfig<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `CreateTopicsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(19), c::VersionRange::new(0, 7));
+
 /// `CreateTopicsResponse` (API key 19): valid versions 0-7, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -71,6 +74,7 @@ impl c::Message for CreateTopicsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(19);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
 }
 
@@ -79,14 +83,15 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "CreateTopicsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
@@ -130,6 +135,7 @@ impl<'a> CreateTopicsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 2 {
             w.skip(4)?;
@@ -150,9 +156,10 @@ impl<'a> CreateTopicsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let f1: c::Array<'a, CreatableTopicResult<'a>> = c::Array::take(w, version, flexible)?;
@@ -169,12 +176,13 @@ impl<'a> CreateTopicsResponse<'a> {
 
 impl c::Encode for CreateTopicsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         if version >= 2 {
@@ -201,6 +209,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 2 {
             w.i32(self.throttle_time_ms);
@@ -212,6 +221,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("CreateTopicsResponse.ThrottleTimeMs");
         }
@@ -367,6 +377,15 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreateTopicsResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             name: r.string(flexible, "CreateTopicsResponse.Topics.Name")?,
@@ -413,7 +432,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 7, 5..=6, 1..=4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 7, 5..=6, 1..=4)
     }
 }
 
@@ -423,6 +442,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -451,6 +471,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
         if version >= 7 {
@@ -488,6 +509,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Uuid = if version >= 7 {
@@ -535,6 +557,13 @@ impl CreatableTopicResult<'_> {
 impl c::Encode for CreatableTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -593,6 +622,7 @@ impl c::Encode for CreatableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);
         if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 7 { 16 } else { 0 })) {
@@ -633,6 +663,7 @@ impl c::Encode for CreatableTopicResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 7 && self.topic_id != c::Uuid::ZERO {
             return Some("CreateTopicsResponse.Topics.TopicId");
         }
@@ -759,6 +790,15 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "CreateTopicsResponse.Topics.Configs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "CreateTopicsResponse.Topics.Configs.Name")?,
             value: r.nullable_string(true, "CreateTopicsResponse.Topics.Configs.Value")?,
@@ -838,7 +878,12 @@ impl<'a> CreatableTopicConfigs<'a> {
 impl c::Encode for CreatableTopicConfigs<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteAclsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(31), c::VersionRange::new(0, 3));
+
 /// `DeleteAclsRequest` (API key 31): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -58,6 +61,7 @@ impl c::Message for DeleteAclsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(31);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -66,14 +70,15 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteAclsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             filters: c::Array::read(r, version, flexible, "DeleteAclsRequest.Filters")?,
@@ -112,6 +117,7 @@ impl<'a> DeleteAclsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<DeleteAclsFilter<'a>>::walk(w, version, flexible, false)?;
         if flexible {
@@ -128,9 +134,10 @@ impl<'a> DeleteAclsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, DeleteAclsFilter<'a>> = c::Array::take(w, version, flexible)?;
         if flexible {
@@ -145,12 +152,13 @@ impl<'a> DeleteAclsRequest<'a> {
 
 impl c::Encode for DeleteAclsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(self.filters.encoded_len(
@@ -174,6 +182,7 @@ impl c::Encode for DeleteAclsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.filters.write(w, version, flexible);
         if flexible {
@@ -316,6 +325,15 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteAclsRequest.Filters",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             resource_type_filter: r.i8("DeleteAclsRequest.Filters.ResourceTypeFilter")?,
@@ -342,7 +360,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3, 1)
     }
 }
 
@@ -366,6 +384,7 @@ impl<'a> DeleteAclsFilter<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(1)?;
         w.skip_string(flexible, true)?;
@@ -390,6 +409,7 @@ impl<'a> DeleteAclsFilter<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -418,6 +438,13 @@ impl<'a> DeleteAclsFilter<'a> {
 impl c::Encode for DeleteAclsFilter<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(1);
@@ -469,6 +496,7 @@ impl c::Encode for DeleteAclsFilter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i8(self.resource_type_filter);
         w.nullable_string(self.resource_name_filter, flexible);

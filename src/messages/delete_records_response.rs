@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteRecordsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(21), c::VersionRange::new(0, 2));
+
 /// `DeleteRecordsResponse` (API key 21): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for DeleteRecordsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(21);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for DeleteRecordsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteRecordsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             throttle_time_ms: r.i32("DeleteRecordsResponse.ThrottleTimeMs")?,
@@ -128,6 +133,7 @@ impl<'a> DeleteRecordsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         c::ArrayView::<DeleteRecordsTopicResult<'a>>::walk(w, version, flexible, false)?;
@@ -145,9 +151,10 @@ impl<'a> DeleteRecordsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: c::Array<'a, DeleteRecordsTopicResult<'a>> = c::Array::take(w, version, flexible)?;
@@ -164,12 +171,13 @@ impl<'a> DeleteRecordsResponse<'a> {
 
 impl c::Encode for DeleteRecordsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -195,6 +203,7 @@ impl c::Encode for DeleteRecordsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, flexible);
@@ -272,6 +281,15 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteRecordsResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "DeleteRecordsResponse.Topics.Name")?,
@@ -292,7 +310,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -316,6 +334,7 @@ impl<'a> DeleteRecordsTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<DeleteRecordsPartitionResult<'a>>::walk(w, version, flexible, false)?;
@@ -333,6 +352,7 @@ impl<'a> DeleteRecordsTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, DeleteRecordsPartitionResult<'a>> =
@@ -351,6 +371,13 @@ impl<'a> DeleteRecordsTopicResult<'a> {
 impl c::Encode for DeleteRecordsTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -381,6 +408,7 @@ impl c::Encode for DeleteRecordsTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -468,6 +496,15 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteRecordsResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r.i32("DeleteRecordsResponse.Topics.Partitions.PartitionIndex")?,
@@ -484,7 +521,7 @@ impl<'a> c::Decode<'a> for DeleteRecordsPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -510,6 +547,7 @@ impl<'a> DeleteRecordsPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(14)?;
         if flexible {
@@ -526,6 +564,7 @@ impl<'a> DeleteRecordsPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -546,6 +585,13 @@ impl<'a> DeleteRecordsPartitionResult<'a> {
 impl c::Encode for DeleteRecordsPartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -570,6 +616,7 @@ impl c::Encode for DeleteRecordsPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(14) {
             w.i32(self.partition_index);

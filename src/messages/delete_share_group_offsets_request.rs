@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteShareGroupOffsetsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(92), c::VersionRange::new(0, 0));
+
 /// `DeleteShareGroupOffsetsRequest` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for DeleteShareGroupOffsetsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteShareGroupOffsetsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "DeleteShareGroupOffsetsRequest.Topics")?,
@@ -127,6 +132,7 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -141,9 +147,10 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, DeleteShareGroupOffsetsRequestTopic<'a>> =
             c::Array::take(w, version, true)?;
@@ -158,12 +165,13 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
 
 impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -185,6 +193,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -243,6 +252,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteShareGroupOffsetsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -309,7 +327,12 @@ impl<'a> DeleteShareGroupOffsetsRequestTopic<'a> {
 impl c::Encode for DeleteShareGroupOffsetsRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteShareGroupOffsetsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(92), c::VersionRange::new(0, 0));
+
 /// `DeleteShareGroupOffsetsResponse` (API key 92): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -99,6 +102,7 @@ impl c::Message for DeleteShareGroupOffsetsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(92);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -107,14 +111,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteShareGroupOffsetsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
             error_code: r.i16("DeleteShareGroupOffsetsResponse.ErrorCode")?,
@@ -161,6 +166,7 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         c::ArrayView::<DeleteShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
@@ -176,9 +182,10 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -198,12 +205,13 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
 
 impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -229,6 +237,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -330,6 +339,15 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteShareGroupOffsetsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,
             topic_id: r.uuid("DeleteShareGroupOffsetsResponse.Responses.TopicId")?,
@@ -432,7 +450,12 @@ impl<'a> DeleteShareGroupOffsetsResponseTopic<'a> {
 impl c::Encode for DeleteShareGroupOffsetsResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,

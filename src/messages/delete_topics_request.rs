@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteTopicsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(20), c::VersionRange::new(0, 6));
+
 /// `DeleteTopicsRequest` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -84,6 +87,7 @@ impl c::Message for DeleteTopicsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(20);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -92,14 +96,15 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteTopicsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topics: if version >= 6 {
@@ -148,6 +153,7 @@ impl<'a> DeleteTopicsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
             c::ArrayView::<DeleteTopicState<'a>>::walk(w, version, flexible, false)?;
@@ -172,9 +178,10 @@ impl<'a> DeleteTopicsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: c::Array<'a, DeleteTopicState<'a>> = if version >= 6 {
             c::Array::take(w, version, flexible)?
@@ -201,12 +208,13 @@ impl<'a> DeleteTopicsRequest<'a> {
 
 impl c::Encode for DeleteTopicsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version >= 6 {
@@ -246,6 +254,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
             self.topics.write(w, version, flexible);
@@ -260,6 +269,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 5 && !self.topic_names.is_empty() {
             return Some("DeleteTopicsRequest.TopicNames");
         }
@@ -332,6 +342,15 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteTopicsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.nullable_string(true, "DeleteTopicsRequest.Topics.Name")?,
             topic_id: r.uuid("DeleteTopicsRequest.Topics.TopicId")?,
@@ -400,7 +419,12 @@ impl<'a> DeleteTopicState<'a> {
 impl c::Encode for DeleteTopicState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.name,

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DeleteTopicsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(20), c::VersionRange::new(0, 6));
+
 /// `DeleteTopicsResponse` (API key 20): valid versions 0-6, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for DeleteTopicsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(20);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for DeleteTopicsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DeleteTopicsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
@@ -133,6 +138,7 @@ impl<'a> DeleteTopicsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 1 {
             w.skip(4)?;
@@ -153,9 +159,10 @@ impl<'a> DeleteTopicsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: c::Array<'a, DeletableTopicResult<'a>> = c::Array::take(w, version, flexible)?;
@@ -172,12 +179,13 @@ impl<'a> DeleteTopicsResponse<'a> {
 
 impl c::Encode for DeleteTopicsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version >= 1 {
@@ -204,6 +212,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 1 {
             w.i32(self.throttle_time_ms);
@@ -215,6 +224,7 @@ impl c::Encode for DeleteTopicsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("DeleteTopicsResponse.ThrottleTimeMs");
         }
@@ -318,6 +328,15 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DeleteTopicsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             name: if version >= 6 {
@@ -347,7 +366,7 @@ impl<'a> c::Decode<'a> for DeletableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6, 5, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 5, 4)
     }
 }
 
@@ -371,6 +390,7 @@ impl<'a> DeletableTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, version >= 6)?;
         if version >= 6 {
@@ -396,6 +416,7 @@ impl<'a> DeletableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: Option<&'a str> = if version >= 6 {
             w.nullable_string(flexible)?
@@ -429,6 +450,13 @@ impl<'a> DeletableTopicResult<'a> {
 impl c::Encode for DeletableTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(if version >= 6 {
@@ -473,6 +501,7 @@ impl c::Encode for DeletableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
             w.nullable_string(self.name, flexible);
@@ -494,6 +523,7 @@ impl c::Encode for DeletableTopicResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 6 && self.topic_id != c::Uuid::ZERO {
             return Some("DeleteTopicsResponse.Responses.TopicId");
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeClientQuotasRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(48), c::VersionRange::new(0, 1));
+
 /// `DescribeClientQuotasRequest` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for DescribeClientQuotasRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(48);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeClientQuotasRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             components: c::Array::read(
@@ -130,6 +135,7 @@ impl<'a> DescribeClientQuotasRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<ComponentData<'a>>::walk(w, version, flexible, false)?;
         w.skip(1)?;
@@ -147,9 +153,10 @@ impl<'a> DescribeClientQuotasRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, ComponentData<'a>> = c::Array::take(w, version, flexible)?;
         let f1 = w.bool()?;
@@ -166,12 +173,13 @@ impl<'a> DescribeClientQuotasRequest<'a> {
 
 impl c::Encode for DescribeClientQuotasRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.components.encoded_len(
@@ -197,6 +205,7 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.components.write(w, version, flexible);
         w.bool(self.strict);
@@ -284,6 +293,15 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeClientQuotasRequest.Components",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entity_type: r.string(
@@ -303,7 +321,7 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -329,6 +347,7 @@ impl<'a> ComponentData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         w.skip(1)?;
@@ -347,6 +366,7 @@ impl<'a> ComponentData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i8()?;
@@ -366,6 +386,13 @@ impl<'a> ComponentData<'a> {
 impl c::Encode for ComponentData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -398,6 +425,7 @@ impl c::Encode for ComponentData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.entity_type, flexible);
         w.i8(self.match_type);

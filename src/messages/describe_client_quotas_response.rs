@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeClientQuotasResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(48), c::VersionRange::new(0, 1));
+
 /// `DescribeClientQuotasResponse` (API key 48): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for DescribeClientQuotasResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(48);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeClientQuotasResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeClientQuotasResponse.ThrottleTimeMs")?,
@@ -159,6 +164,7 @@ impl<'a> DescribeClientQuotasResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(6)?;
         w.skip_string(flexible, true)?;
@@ -177,9 +183,10 @@ impl<'a> DescribeClientQuotasResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -202,12 +209,13 @@ impl<'a> DescribeClientQuotasResponse<'a> {
 
 impl c::Encode for DescribeClientQuotasResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -242,6 +250,7 @@ impl c::Encode for DescribeClientQuotasResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -320,6 +329,15 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeClientQuotasResponse.Entries",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entity: c::Array::read(
@@ -345,7 +363,7 @@ impl<'a> c::Decode<'a> for EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -371,6 +389,7 @@ impl<'a> EntryData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<EntityData<'a>>::walk(w, version, flexible, false)?;
         c::ArrayView::<ValueData<'a>>::walk(w, version, flexible, false)?;
@@ -388,6 +407,7 @@ impl<'a> EntryData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, EntityData<'a>> = c::Array::take(w, version, flexible)?;
         let f1: c::Array<'a, ValueData<'a>> = c::Array::take(w, version, flexible)?;
@@ -405,6 +425,13 @@ impl<'a> EntryData<'a> {
 impl c::Encode for EntryData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.entity.encoded_len(
@@ -435,6 +462,7 @@ impl c::Encode for EntryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.entity.write(w, version, flexible);
         self.values.write(w, version, flexible);
@@ -509,6 +537,15 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeClientQuotasResponse.Entries.Entity",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             entity_type: r.string(
@@ -530,7 +567,7 @@ impl<'a> c::Decode<'a> for EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -556,6 +593,7 @@ impl<'a> EntityData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -573,6 +611,7 @@ impl<'a> EntityData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -590,6 +629,13 @@ impl<'a> EntityData<'a> {
 impl c::Encode for EntityData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -620,6 +666,7 @@ impl c::Encode for EntityData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.entity_type, flexible);
         w.nullable_string(self.entity_name, flexible);
@@ -694,6 +741,15 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeClientQuotasResponse.Entries.Values",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             key: r.string(flexible, "DescribeClientQuotasResponse.Entries.Values.Key")?,
@@ -709,7 +765,7 @@ impl<'a> c::Decode<'a> for ValueData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -735,6 +791,7 @@ impl<'a> ValueData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         w.skip(8)?;
@@ -752,6 +809,7 @@ impl<'a> ValueData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.f64()?;
@@ -769,6 +827,13 @@ impl<'a> ValueData<'a> {
 impl c::Encode for ValueData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -795,6 +860,7 @@ impl c::Encode for ValueData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.key, flexible);
         w.f64(self.value);

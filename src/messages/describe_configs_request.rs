@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeConfigsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(32), c::VersionRange::new(0, 4));
+
 /// `DescribeConfigsRequest` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -87,6 +90,7 @@ impl c::Message for DescribeConfigsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -95,14 +99,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeConfigsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             resources: c::Array::read(r, version, flexible, "DescribeConfigsRequest.Resources")?,
@@ -151,6 +156,7 @@ impl<'a> DescribeConfigsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         c::ArrayView::<DescribeConfigsResource<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
@@ -175,9 +181,10 @@ impl<'a> DescribeConfigsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: c::Array<'a, DescribeConfigsResource<'a>> = c::Array::take(w, version, flexible)?;
         let f1: bool = if version >= 1 { w.bool()? } else { false };
@@ -196,12 +203,13 @@ impl<'a> DescribeConfigsRequest<'a> {
 
 impl c::Encode for DescribeConfigsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(self.resources.encoded_len(
@@ -243,6 +251,7 @@ impl c::Encode for DescribeConfigsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         self.resources.write(w, version, flexible);
         if let Some(mut w) = w.sub(
@@ -345,6 +354,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeConfigsRequest.Resources",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             resource_type: r.i8("DescribeConfigsRequest.Resources.ResourceType")?,
@@ -366,7 +384,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -390,6 +408,7 @@ impl<'a> DescribeConfigsResource<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(1)?;
         w.skip_string(flexible, false)?;
@@ -408,6 +427,7 @@ impl<'a> DescribeConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i8()?;
         let f1: &'a str = w.string(flexible)?;
@@ -427,6 +447,13 @@ impl<'a> DescribeConfigsResource<'a> {
 impl c::Encode for DescribeConfigsResource<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(1);
@@ -460,6 +487,7 @@ impl c::Encode for DescribeConfigsResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i8(self.resource_type);
         w.string(self.resource_name, flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeConfigsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(32), c::VersionRange::new(0, 4));
+
 /// `DescribeConfigsResponse` (API key 32): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for DescribeConfigsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(32);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeConfigsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeConfigsResponse.ThrottleTimeMs")?,
@@ -129,6 +134,7 @@ impl<'a> DescribeConfigsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
         c::ArrayView::<DescribeConfigsResult<'a>>::walk(w, version, flexible, false)?;
@@ -146,9 +152,10 @@ impl<'a> DescribeConfigsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeConfigsResult<'a>> = c::Array::take(w, version, flexible)?;
@@ -165,12 +172,13 @@ impl<'a> DescribeConfigsResponse<'a> {
 
 impl c::Encode for DescribeConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -196,6 +204,7 @@ impl c::Encode for DescribeConfigsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, flexible);
@@ -205,6 +214,7 @@ impl c::Encode for DescribeConfigsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.results {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -321,6 +331,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeConfigsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             error_code: r.i16("DescribeConfigsResponse.Results.ErrorCode")?,
@@ -345,7 +364,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -369,6 +388,7 @@ impl<'a> DescribeConfigsResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(2)?;
         w.skip_string(flexible, true)?;
@@ -389,6 +409,7 @@ impl<'a> DescribeConfigsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -413,6 +434,13 @@ impl<'a> DescribeConfigsResult<'a> {
 impl c::Encode for DescribeConfigsResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -453,6 +481,7 @@ impl c::Encode for DescribeConfigsResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i16(self.error_code);
         w.nullable_string(self.error_message, flexible);
@@ -465,6 +494,7 @@ impl c::Encode for DescribeConfigsResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.configs {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -633,6 +663,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeConfigsResponse.Results.Configs",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             name: r.string(flexible, "DescribeConfigsResponse.Results.Configs.Name")?,
@@ -683,7 +722,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsResourceResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4, 3, 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4, 3, 1..=2)
     }
 }
 
@@ -709,6 +748,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -748,6 +788,7 @@ impl<'a> DescribeConfigsResourceResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -787,6 +828,13 @@ impl<'a> DescribeConfigsResourceResult<'a> {
 impl c::Encode for DescribeConfigsResourceResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -850,6 +898,7 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);
@@ -882,6 +931,7 @@ impl c::Encode for DescribeConfigsResourceResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.config_source != -1 {
             return Some("DescribeConfigsResponse.Results.Configs.ConfigSource");
         }
@@ -976,6 +1026,15 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeConfigsResponse.Results.Configs.Synonyms",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             name: r.string(
@@ -998,7 +1057,7 @@ impl<'a> c::Decode<'a> for DescribeConfigsSynonym<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -1024,6 +1083,7 @@ impl<'a> DescribeConfigsSynonym<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -1042,6 +1102,7 @@ impl<'a> DescribeConfigsSynonym<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -1061,6 +1122,13 @@ impl<'a> DescribeConfigsSynonym<'a> {
 impl c::Encode for DescribeConfigsSynonym<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1093,6 +1161,7 @@ impl c::Encode for DescribeConfigsSynonym<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.name, flexible);
         w.nullable_string(self.value, flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeDelegationTokenRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(41), c::VersionRange::new(0, 3));
+
 /// `DescribeDelegationTokenRequest` (API key 41): valid versions 0-3, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -61,6 +64,7 @@ impl c::Message for DescribeDelegationTokenRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(41);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 3);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -69,14 +73,15 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeDelegationTokenRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             owners: c::Array::read_nullable(
@@ -120,6 +125,7 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<DescribeDelegationTokenOwner<'a>>::walk(w, version, flexible, true)?;
         if flexible {
@@ -136,9 +142,10 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: Option<c::Array<'a, DescribeDelegationTokenOwner<'a>>> =
             c::Array::take_nullable(w, version, flexible)?;
@@ -154,12 +161,13 @@ impl<'a> DescribeDelegationTokenRequest<'a> {
 
 impl c::Encode for DescribeDelegationTokenRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::Array::nullable_encoded_len(
@@ -184,6 +192,7 @@ impl c::Encode for DescribeDelegationTokenRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::Array::write_nullable(self.owners.as_ref(), w, version, flexible);
         if flexible {
@@ -257,6 +266,15 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeDelegationTokenRequest.Owners",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             principal_type: r.string(
@@ -278,7 +296,7 @@ impl<'a> c::Decode<'a> for DescribeDelegationTokenOwner<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -304,6 +322,7 @@ impl<'a> DescribeDelegationTokenOwner<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, false)?;
@@ -321,6 +340,7 @@ impl<'a> DescribeDelegationTokenOwner<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: &'a str = w.string(flexible)?;
@@ -338,6 +358,13 @@ impl<'a> DescribeDelegationTokenOwner<'a> {
 impl c::Encode for DescribeDelegationTokenOwner<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -368,6 +395,7 @@ impl c::Encode for DescribeDelegationTokenOwner<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.principal_type, flexible);
         w.string(self.principal_name, flexible);

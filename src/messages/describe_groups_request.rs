@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeGroupsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(15), c::VersionRange::new(0, 6));
+
 /// `DescribeGroupsRequest` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for DescribeGroupsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeGroupsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             groups: c::Array::read(r, version, flexible, "DescribeGroupsRequest.Groups")?,
@@ -129,6 +134,7 @@ impl<'a> DescribeGroupsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
         if version >= 3 {
@@ -149,9 +155,10 @@ impl<'a> DescribeGroupsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, flexible)?;
         let f1: bool = if version >= 3 { w.bool()? } else { false };
@@ -168,12 +175,13 @@ impl<'a> DescribeGroupsRequest<'a> {
 
 impl c::Encode for DescribeGroupsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(self.groups.encoded_len(
@@ -206,6 +214,7 @@ impl c::Encode for DescribeGroupsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         self.groups.write(w, version, flexible);
         if version >= 3 {

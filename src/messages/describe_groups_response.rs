@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeGroupsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(15), c::VersionRange::new(0, 6));
+
 /// `DescribeGroupsResponse` (API key 15): valid versions 0-6, flexible versions 5+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for DescribeGroupsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(15);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(5, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeGroupsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
@@ -129,6 +134,7 @@ impl<'a> DescribeGroupsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 1 {
             w.skip(4)?;
@@ -149,9 +155,10 @@ impl<'a> DescribeGroupsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, flexible)?;
@@ -168,12 +175,13 @@ impl<'a> DescribeGroupsResponse<'a> {
 
 impl c::Encode for DescribeGroupsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         if version >= 1 {
@@ -200,6 +208,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 1 {
             w.i32(self.throttle_time_ms);
@@ -211,6 +220,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("DescribeGroupsResponse.ThrottleTimeMs");
         }
@@ -369,6 +379,15 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeGroupsResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             error_code: r.i16("DescribeGroupsResponse.Groups.ErrorCode")?,
@@ -403,7 +422,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6, 5, 3..=4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 5, 3..=4)
     }
 }
 
@@ -427,6 +446,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip(2)?;
         if version >= 6 {
@@ -456,6 +476,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i16()?;
         let f1: Option<&'a str> = if version >= 6 {
@@ -489,6 +510,13 @@ impl<'a> DescribedGroup<'a> {
 impl c::Encode for DescribedGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -561,6 +589,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.i16(self.error_code);
         if version >= 6 {
@@ -580,6 +609,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.members {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -706,6 +736,15 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeGroupsResponse.Groups.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
             member_id: r.string(flexible, "DescribeGroupsResponse.Groups.Members.MemberId")?,
@@ -738,7 +777,7 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=6, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=6, 4)
     }
 }
 
@@ -764,6 +803,7 @@ impl<'a> DescribedGroupMember<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
         if version >= 4 {
@@ -788,6 +828,7 @@ impl<'a> DescribedGroupMember<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = if version >= 4 {
@@ -817,6 +858,13 @@ impl<'a> DescribedGroupMember<'a> {
 impl c::Encode for DescribedGroupMember<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -872,6 +920,7 @@ impl c::Encode for DescribedGroupMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.member_id, flexible);
         if version >= 4 {
@@ -887,6 +936,7 @@ impl c::Encode for DescribedGroupMember<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 4 && self.group_instance_id.is_some() {
             return Some("DescribeGroupsResponse.Groups.Members.GroupInstanceId");
         }

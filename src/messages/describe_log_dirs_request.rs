@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeLogDirsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(35), c::VersionRange::new(0, 5));
+
 /// `DescribeLogDirsRequest` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -58,6 +61,7 @@ impl c::Message for DescribeLogDirsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(35);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -66,14 +70,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeLogDirsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             topics: c::Array::read_nullable(r, version, flexible, "DescribeLogDirsRequest.Topics")?,
@@ -112,6 +117,7 @@ impl<'a> DescribeLogDirsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<DescribableLogDirTopic<'a>>::walk(w, version, flexible, true)?;
         if flexible {
@@ -128,9 +134,10 @@ impl<'a> DescribeLogDirsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: Option<c::Array<'a, DescribableLogDirTopic<'a>>> =
             c::Array::take_nullable(w, version, flexible)?;
@@ -146,12 +153,13 @@ impl<'a> DescribeLogDirsRequest<'a> {
 
 impl c::Encode for DescribeLogDirsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::Array::nullable_encoded_len(
@@ -176,6 +184,7 @@ impl c::Encode for DescribeLogDirsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::Array::write_nullable(self.topics.as_ref(), w, version, flexible);
         if flexible {
@@ -249,6 +258,15 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeLogDirsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             topic: r.string(flexible, "DescribeLogDirsRequest.Topics.Topic")?,
@@ -269,7 +287,7 @@ impl<'a> c::Decode<'a> for DescribableLogDirTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -293,6 +311,7 @@ impl<'a> DescribableLogDirTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -310,6 +329,7 @@ impl<'a> DescribableLogDirTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -327,6 +347,13 @@ impl<'a> DescribableLogDirTopic<'a> {
 impl c::Encode for DescribableLogDirTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -357,6 +384,7 @@ impl c::Encode for DescribableLogDirTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);

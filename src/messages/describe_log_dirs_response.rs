@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeLogDirsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(35), c::VersionRange::new(0, 5));
+
 /// `DescribeLogDirsResponse` (API key 35): valid versions 0-5, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -87,6 +90,7 @@ impl c::Message for DescribeLogDirsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(35);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -95,14 +99,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeLogDirsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeLogDirsResponse.ThrottleTimeMs")?,
@@ -147,6 +152,7 @@ impl<'a> DescribeLogDirsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         if version >= 3 {
@@ -168,9 +174,10 @@ impl<'a> DescribeLogDirsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: i16 = if version >= 3 { w.i16()? } else { 0 };
@@ -189,12 +196,13 @@ impl<'a> DescribeLogDirsResponse<'a> {
 
 impl c::Encode for DescribeLogDirsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -223,6 +231,7 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 3 { 2 } else { 0 })) {
             w.i32(self.throttle_time_ms);
@@ -237,6 +246,7 @@ impl c::Encode for DescribeLogDirsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && self.error_code != 0 {
             return Some("DescribeLogDirsResponse.ErrorCode");
         }
@@ -366,6 +376,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeLogDirsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             error_code: r.i16("DescribeLogDirsResponse.Results.ErrorCode")?,
@@ -402,7 +421,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5, 4, 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5, 4, 2..=3)
     }
 }
 
@@ -426,6 +445,7 @@ impl<'a> DescribeLogDirsResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(2)?;
         w.skip_string(flexible, false)?;
@@ -456,6 +476,7 @@ impl<'a> DescribeLogDirsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
         let f1: &'a str = w.string(flexible)?;
@@ -481,6 +502,13 @@ impl<'a> DescribeLogDirsResult<'a> {
 impl c::Encode for DescribeLogDirsResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -522,6 +550,7 @@ impl c::Encode for DescribeLogDirsResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i16(self.error_code);
         w.string(self.log_dir, flexible);
@@ -548,6 +577,7 @@ impl c::Encode for DescribeLogDirsResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 4 && self.total_bytes != -1 {
             return Some("DescribeLogDirsResponse.Results.TotalBytes");
         }
@@ -629,6 +659,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeLogDirsResponse.Results.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "DescribeLogDirsResponse.Results.Topics.Name")?,
@@ -649,7 +688,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -675,6 +714,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<DescribeLogDirsPartition<'a>>::walk(w, version, flexible, false)?;
@@ -692,6 +732,7 @@ impl<'a> DescribeLogDirsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, DescribeLogDirsPartition<'a>> = c::Array::take(w, version, flexible)?;
@@ -709,6 +750,13 @@ impl<'a> DescribeLogDirsTopic<'a> {
 impl c::Encode for DescribeLogDirsTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -739,6 +787,7 @@ impl c::Encode for DescribeLogDirsTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -839,6 +888,15 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeLogDirsResponse.Results.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             partition_index: r
@@ -859,7 +917,7 @@ impl<'a> c::Decode<'a> for DescribeLogDirsPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=5)
     }
 }
 
@@ -885,6 +943,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(21)?;
         if flexible {
@@ -901,6 +960,7 @@ impl<'a> DescribeLogDirsPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let [
             b0,
@@ -945,6 +1005,13 @@ impl<'a> DescribeLogDirsPartition<'a> {
 impl c::Encode for DescribeLogDirsPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -971,6 +1038,7 @@ impl c::Encode for DescribeLogDirsPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(21) {
             w.i32(self.partition_index);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeQuorumRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(55), c::VersionRange::new(0, 2));
+
 /// `DescribeQuorumRequest` (API key 55): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -57,6 +60,7 @@ impl c::Message for DescribeQuorumRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(55);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -65,14 +69,15 @@ impl<'a> c::Decode<'a> for DescribeQuorumRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeQuorumRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeQuorumRequest.Topics")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -110,6 +115,7 @@ impl<'a> DescribeQuorumRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -123,9 +129,10 @@ impl<'a> DescribeQuorumRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -137,12 +144,13 @@ impl<'a> DescribeQuorumRequest<'a> {
 
 impl c::Encode for DescribeQuorumRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
             version,
@@ -158,6 +166,7 @@ impl c::Encode for DescribeQuorumRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -228,6 +237,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeQuorumRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DescribeQuorumRequest.Topics.TopicName")?,
             partitions: c::Array::read(
@@ -271,6 +289,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -285,6 +304,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -299,6 +319,13 @@ impl<'a> TopicData<'a> {
 impl c::Encode for TopicData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -321,6 +348,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -379,6 +407,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeQuorumRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("DescribeQuorumRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -445,7 +482,12 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeShareGroupOffsetsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(90), c::VersionRange::new(0, 1));
+
 /// `DescribeShareGroupOffsetsRequest` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -60,6 +63,7 @@ impl c::Message for DescribeShareGroupOffsetsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -68,14 +72,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeShareGroupOffsetsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsRequest.Groups")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -113,6 +118,7 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -126,9 +132,10 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, DescribeShareGroupOffsetsRequestGroup<'a>> =
             c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -141,12 +148,13 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
 
 impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.groups.encoded_len(
             version,
@@ -162,6 +170,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -235,6 +244,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeShareGroupOffsetsRequest.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
             topics: c::Array::read_nullable(
@@ -280,6 +298,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<DescribeShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
@@ -294,6 +313,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: Option<c::Array<'a, DescribeShareGroupOffsetsRequestTopic<'a>>> =
             c::Array::take_nullable(w, version, true)?;
@@ -309,6 +329,13 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
 impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -332,6 +359,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -403,6 +431,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeShareGroupOffsetsRequest.Groups.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(
                 true,
@@ -451,6 +488,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -465,6 +503,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -479,6 +518,13 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
 impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -501,6 +547,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

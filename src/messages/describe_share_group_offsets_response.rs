@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeShareGroupOffsetsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(90), c::VersionRange::new(0, 1));
+
 /// `DescribeShareGroupOffsetsResponse` (API key 90): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for DescribeShareGroupOffsetsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(90);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeShareGroupOffsetsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeShareGroupOffsetsResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsResponse.Groups")?,
@@ -127,6 +132,7 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribeShareGroupOffsetsResponseGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -141,9 +147,10 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeShareGroupOffsetsResponseGroup<'a>> =
             c::Array::take(w, version, true)?;
@@ -158,12 +165,13 @@ impl<'a> DescribeShareGroupOffsetsResponse<'a> {
 
 impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -181,12 +189,14 @@ impl c::Encode for DescribeShareGroupOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.groups {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -290,6 +300,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeShareGroupOffsetsResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "DescribeShareGroupOffsetsResponse.Groups.GroupId")?,
             topics: c::Array::read(
@@ -340,6 +359,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<DescribeShareGroupOffsetsResponseTopic<'a>>::walk(w, version, true, false)?;
         w.skip(2)?;
@@ -356,6 +376,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, DescribeShareGroupOffsetsResponseTopic<'a>> =
             c::Array::take(w, version, true)?;
@@ -375,6 +396,13 @@ impl<'a> DescribeShareGroupOffsetsResponseGroup<'a> {
 impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -405,6 +433,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         w.i16(self.error_code);
@@ -413,6 +442,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -503,6 +533,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(
                 true,
@@ -552,6 +591,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(16)?;
         c::ArrayView::<DescribeShareGroupOffsetsResponsePartition<'a>>::walk(
@@ -569,6 +609,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.uuid()?;
         let f2: c::Array<'a, DescribeShareGroupOffsetsResponsePartition<'a>> =
@@ -586,6 +627,13 @@ impl<'a> DescribeShareGroupOffsetsResponseTopic<'a> {
 impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -610,6 +658,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -617,6 +666,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -743,6 +793,15 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.PartitionIndex")?,
@@ -772,7 +831,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -798,6 +857,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         if version >= 1 {
             w.skip(8)?;
@@ -817,6 +877,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -857,6 +918,13 @@ impl<'a> DescribeShareGroupOffsetsResponsePartition<'a> {
 impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -884,6 +952,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(18usize.wrapping_add(if version >= 1 { 8 } else { 0 })) {
             w.i32(self.partition_index);
             w.i64(self.start_offset);
@@ -898,6 +967,7 @@ impl c::Encode for DescribeShareGroupOffsetsResponsePartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.lag != -1 {
             return Some("DescribeShareGroupOffsetsResponse.Groups.Topics.Partitions.Lag");
         }

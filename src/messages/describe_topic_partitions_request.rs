@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeTopicPartitionsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(75), c::VersionRange::new(0, 0));
+
 /// `DescribeTopicPartitionsRequest` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -83,6 +86,7 @@ impl c::Message for DescribeTopicPartitionsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -91,14 +95,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeTopicPartitionsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsRequest.Topics")?,
             response_partition_limit: r
@@ -143,6 +148,7 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicRequest<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
         if w.struct_marker()? {
@@ -160,9 +166,10 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicRequest<'a>> = c::Array::take(w, version, true)?;
         let f1 = w.i32()?;
         let f2: Option<Cursor<'a>> = if w.struct_marker()? {
@@ -182,12 +189,13 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
 
 impl c::Encode for DescribeTopicPartitionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
             version,
@@ -210,6 +218,7 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topics.write(w, version, true);
         w.i32(self.response_partition_limit);
         match &self.cursor {
@@ -277,6 +286,15 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeTopicPartitionsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -343,7 +361,12 @@ impl<'a> TopicRequest<'a> {
 impl c::Encode for TopicRequest<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -431,6 +454,15 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeTopicPartitionsRequest.Cursor",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,
             partition_index: r.i32("DescribeTopicPartitionsRequest.Cursor.PartitionIndex")?,
@@ -501,7 +533,12 @@ impl<'a> Cursor<'a> {
 impl c::Encode for Cursor<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,

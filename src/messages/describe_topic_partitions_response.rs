@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeTopicPartitionsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(75), c::VersionRange::new(0, 0));
+
 /// `DescribeTopicPartitionsResponse` (API key 75): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for DescribeTopicPartitionsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(75);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeTopicPartitionsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsResponse.Topics")?,
@@ -145,6 +150,7 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::walk(w, version, true, false)?;
         if w.struct_marker()? {
@@ -162,9 +168,10 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeTopicPartitionsResponseTopic<'a>> =
             c::Array::take(w, version, true)?;
@@ -185,12 +192,13 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
 
 impl c::Encode for DescribeTopicPartitionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
         n = n.saturating_add(self.topics.encoded_len(
@@ -212,6 +220,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, true);
         match &self.next_cursor {
@@ -347,6 +356,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeTopicPartitionsResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
             name: r.nullable_string(true, "DescribeTopicPartitionsResponse.Topics.Name")?,
@@ -397,6 +415,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
         w.skip(17)?;
@@ -416,6 +435,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let [
@@ -460,6 +480,13 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
 impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -488,6 +515,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.name, true);
         if let Some(mut w) = w.sub(17) {
@@ -656,6 +684,15 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeTopicPartitionsResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
             partition_index: r
@@ -729,6 +766,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(14)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -747,6 +785,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
@@ -776,6 +815,13 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
 impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -824,6 +870,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(14) {
             w.i16(self.error_code);
             w.i32(self.partition_index);
@@ -904,6 +951,15 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeTopicPartitionsResponse.NextCursor",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,
             partition_index: r.i32("DescribeTopicPartitionsResponse.NextCursor.PartitionIndex")?,
@@ -974,7 +1030,12 @@ impl<'a> Cursor<'a> {
 impl c::Encode for Cursor<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,

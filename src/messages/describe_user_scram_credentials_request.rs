@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeUserScramCredentialsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(50), c::VersionRange::new(0, 0));
+
 /// `DescribeUserScramCredentialsRequest` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -57,6 +60,7 @@ impl c::Message for DescribeUserScramCredentialsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(50);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -65,14 +69,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeUserScramCredentialsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             users: c::Array::read_nullable(
                 r,
@@ -115,6 +120,7 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<UserName<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
         Some(())
@@ -128,9 +134,10 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<c::Array<'a, UserName<'a>>> = c::Array::take_nullable(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -142,12 +149,13 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
 
 impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Array::nullable_encoded_len(
             self.users.as_ref(),
@@ -164,6 +172,7 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         c::Array::write_nullable(self.users.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -221,6 +230,15 @@ impl<'a> c::Decode<'a> for UserName<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeUserScramCredentialsRequest.Users",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeUserScramCredentialsRequest.Users.Name")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -287,7 +305,12 @@ impl<'a> UserName<'a> {
 impl c::Encode for UserName<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

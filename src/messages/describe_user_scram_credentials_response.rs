@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `DescribeUserScramCredentialsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(50), c::VersionRange::new(0, 0));
+
 /// `DescribeUserScramCredentialsResponse` (API key 50): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -99,6 +102,7 @@ impl c::Message for DescribeUserScramCredentialsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(50);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -107,14 +111,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "DescribeUserScramCredentialsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
             error_code: r.i16("DescribeUserScramCredentialsResponse.ErrorCode")?,
@@ -163,6 +168,7 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         c::ArrayView::<DescribeUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
@@ -178,9 +184,10 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -200,12 +207,13 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
 
 impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -231,6 +239,7 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -335,6 +344,15 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeUserScramCredentialsResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             user: r.string(true, "DescribeUserScramCredentialsResponse.Results.User")?,
             error_code: r.i16("DescribeUserScramCredentialsResponse.Results.ErrorCode")?,
@@ -385,6 +403,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
         w.skip_string(true, true)?;
@@ -401,6 +420,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i16()?;
         let f2: Option<&'a str> = w.nullable_string(true)?;
@@ -419,6 +439,13 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
 impl c::Encode for DescribeUserScramCredentialsResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.user,
@@ -449,6 +476,7 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.user, true);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
@@ -522,6 +550,15 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             mechanism: r
                 .i8("DescribeUserScramCredentialsResponse.Results.CredentialInfos.Mechanism")?,
@@ -594,7 +631,12 @@ impl<'a> CredentialInfo<'a> {
 impl c::Encode for CredentialInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(1);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `EndQuorumEpochRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(54), c::VersionRange::new(0, 1));
+
 /// `EndQuorumEpochRequest` (API key 54): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for EndQuorumEpochRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(54);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for EndQuorumEpochRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "EndQuorumEpochRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             cluster_id: r.nullable_string(flexible, "EndQuorumEpochRequest.ClusterId")?,
@@ -151,6 +156,7 @@ impl<'a> EndQuorumEpochRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, true)?;
         c::ArrayView::<TopicData<'a>>::walk(w, version, flexible, false)?;
@@ -172,9 +178,10 @@ impl<'a> EndQuorumEpochRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: Option<&'a str> = w.nullable_string(flexible)?;
         let f1: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, flexible)?;
@@ -197,12 +204,13 @@ impl<'a> EndQuorumEpochRequest<'a> {
 
 impl c::Encode for EndQuorumEpochRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
@@ -239,6 +247,7 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.nullable_string(self.cluster_id, flexible);
         self.topics.write(w, version, flexible);
@@ -251,6 +260,7 @@ impl c::Encode for EndQuorumEpochRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -328,6 +338,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "EndQuorumEpochRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             topic_name: r.string(flexible, "EndQuorumEpochRequest.Topics.TopicName")?,
@@ -348,7 +367,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -372,6 +391,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, flexible, false)?;
@@ -389,6 +409,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, flexible)?;
@@ -406,6 +427,13 @@ impl<'a> TopicData<'a> {
 impl c::Encode for TopicData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -436,6 +464,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.topic_name, flexible);
         self.partitions.write(w, version, flexible);
@@ -445,6 +474,7 @@ impl c::Encode for TopicData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -561,6 +591,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "EndQuorumEpochRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             partition_index: r.i32("EndQuorumEpochRequest.Topics.Partitions.PartitionIndex")?,
@@ -597,7 +636,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -623,6 +662,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(12)?;
         if version <= 0 {
@@ -647,6 +687,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -679,6 +720,13 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -717,6 +765,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(12) {
             w.i32(self.partition_index);
@@ -735,6 +784,7 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 0 && !self.preferred_successors.is_empty() {
             return Some("EndQuorumEpochRequest.Topics.Partitions.PreferredSuccessors");
         }
@@ -810,6 +860,15 @@ impl<'a> c::Decode<'a> for ReplicaInfo<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             candidate_id: r
                 .i32("EndQuorumEpochRequest.Topics.Partitions.PreferredCandidates.CandidateId")?,
@@ -906,7 +965,12 @@ impl<'a> ReplicaInfo<'a> {
 impl c::Encode for ReplicaInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -1008,6 +1072,15 @@ impl<'a> c::Decode<'a> for LeaderEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "EndQuorumEpochRequest.LeaderEndpoints",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Name")?,
             host: r.string(true, "EndQuorumEpochRequest.LeaderEndpoints.Host")?,
@@ -1082,7 +1155,12 @@ impl<'a> LeaderEndpoint<'a> {
 impl c::Encode for LeaderEndpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,

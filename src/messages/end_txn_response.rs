@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `EndTxnResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(26), c::VersionRange::new(0, 5));
+
 /// `EndTxnResponse` (API key 26): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for EndTxnResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(26);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -104,14 +108,10 @@ impl<'a> c::Decode<'a> for EndTxnResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "EndTxnResponse",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "EndTxnResponse"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: r.i32("EndTxnResponse.ThrottleTimeMs")?,
@@ -161,6 +161,7 @@ impl<'a> EndTxnResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
         if version >= 5 {
@@ -185,9 +186,10 @@ impl<'a> EndTxnResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -209,12 +211,13 @@ impl<'a> EndTxnResponse<'a> {
 
 impl c::Encode for EndTxnResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -242,6 +245,7 @@ impl c::Encode for EndTxnResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(
             6usize
@@ -263,6 +267,7 @@ impl c::Encode for EndTxnResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.producer_id != -1 {
             return Some("EndTxnResponse.ProducerId");
         }

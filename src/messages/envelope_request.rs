@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `EnvelopeRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(58), c::VersionRange::new(0, 0));
+
 /// `EnvelopeRequest` (API key 58): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -87,6 +90,7 @@ impl c::Message for EnvelopeRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(58);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -95,14 +99,10 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "EnvelopeRequest",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "EnvelopeRequest"));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             request_data: r.bytes(true, "EnvelopeRequest.RequestData")?,
             request_principal: r.nullable_bytes(true, "EnvelopeRequest.RequestPrincipal")?,
@@ -158,7 +158,7 @@ impl<'a> EnvelopeRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let f0: &'a [u8] = w.bytes(true)?;
@@ -176,9 +176,9 @@ impl<'a> EnvelopeRequest<'a> {
 
 impl c::Encode for EnvelopeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }

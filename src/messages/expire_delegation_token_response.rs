@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ExpireDelegationTokenResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(40), c::VersionRange::new(0, 2));
+
 /// `ExpireDelegationTokenResponse` (API key 40): valid versions 0-2, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -84,6 +87,7 @@ impl c::Message for ExpireDelegationTokenResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(40);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -92,14 +96,15 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ExpireDelegationTokenResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             error_code: r.i16("ExpireDelegationTokenResponse.ErrorCode")?,
@@ -140,6 +145,7 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(14)?;
         if flexible {
@@ -156,9 +162,10 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -178,12 +185,13 @@ impl<'a> ExpireDelegationTokenResponse<'a> {
 
 impl c::Encode for ExpireDelegationTokenResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -207,6 +215,7 @@ impl c::Encode for ExpireDelegationTokenResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(14) {
             w.i16(self.error_code);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `FetchRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(1), c::VersionRange::new(0, 18));
+
 /// `FetchRequest` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -204,6 +207,7 @@ impl c::Message for FetchRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(1);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 18);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(12, 32767);
 }
 
@@ -212,14 +216,10 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "FetchRequest",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "FetchRequest"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             cluster_id: None,
@@ -283,6 +283,7 @@ impl<'a> FetchRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             match tag {
@@ -318,6 +319,7 @@ impl<'a> FetchRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
 
         if version <= 14 {
@@ -364,9 +366,10 @@ impl<'a> FetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: Option<&'a str> = None;
         let f1: i32 = if version <= 14 { w.i32()? } else { -1 };
@@ -423,12 +426,13 @@ impl FetchRequest<'_> {
 
 impl c::Encode for FetchRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         if version <= 14 {
@@ -513,6 +517,7 @@ impl c::Encode for FetchRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
             8usize
@@ -573,6 +578,7 @@ impl c::Encode for FetchRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 12 && self.cluster_id.is_some() {
             return Some("FetchRequest.ClusterId");
         }
@@ -672,6 +678,15 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchRequest.ReplicaState",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             replica_id: r.i32("FetchRequest.ReplicaState.ReplicaId")?,
             replica_epoch: r.i64("FetchRequest.ReplicaState.ReplicaEpoch")?,
@@ -740,7 +755,12 @@ impl<'a> ReplicaState<'a> {
 impl c::Encode for ReplicaState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -842,6 +862,15 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
@@ -866,7 +895,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -890,6 +919,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.skip_string(flexible, false)?;
@@ -914,6 +944,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
             w.string(flexible)?
@@ -941,6 +972,13 @@ impl<'a> FetchTopic<'a> {
 impl c::Encode for FetchTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         if version <= 12 {
@@ -975,6 +1013,7 @@ impl c::Encode for FetchTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.string(self.topic, flexible);
@@ -989,6 +1028,7 @@ impl c::Encode for FetchTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchRequest.Topics.Topic");
         }
@@ -1147,6 +1187,15 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             partition: r.i32("FetchRequest.Topics.Partitions.Partition")?,
@@ -1180,7 +1229,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
     }
 }
 
@@ -1190,6 +1239,7 @@ impl<'a> FetchPartition<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -1233,6 +1283,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(4)?;
         if version >= 9 {
@@ -1264,6 +1315,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0 = w.i32()?;
         let f1: i32 = if version >= 9 { w.i32()? } else { -1 };
@@ -1303,6 +1355,13 @@ impl FetchPartition<'_> {
 impl c::Encode for FetchPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -1357,6 +1416,7 @@ impl c::Encode for FetchPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
             16usize
@@ -1403,6 +1463,7 @@ impl c::Encode for FetchPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 9 && self.current_leader_epoch != -1 {
             return Some("FetchRequest.Topics.Partitions.CurrentLeaderEpoch");
         }
@@ -1497,6 +1558,15 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchRequest.ForgottenTopicsData",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
@@ -1526,7 +1596,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -1550,6 +1620,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.skip_string(flexible, false)?;
@@ -1574,6 +1645,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
             w.string(flexible)?
@@ -1601,6 +1673,13 @@ impl<'a> ForgottenTopic<'a> {
 impl c::Encode for ForgottenTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         if version <= 12 {
@@ -1635,6 +1714,7 @@ impl c::Encode for ForgottenTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.string(self.topic, flexible);
@@ -1649,6 +1729,7 @@ impl c::Encode for ForgottenTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchRequest.ForgottenTopicsData.Topic");
         }

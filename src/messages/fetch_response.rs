@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `FetchResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(1), c::VersionRange::new(0, 18));
+
 /// `FetchResponse` (API key 1): valid versions 0-18, flexible versions 12+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -113,6 +116,7 @@ impl c::Message for FetchResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(1);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 18);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(12, 32767);
 }
 
@@ -121,14 +125,10 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "FetchResponse",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "FetchResponse"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
@@ -169,6 +169,7 @@ impl<'a> FetchResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
@@ -193,6 +194,7 @@ impl<'a> FetchResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version >= 1 {
             w.skip(4)?;
@@ -222,9 +224,10 @@ impl<'a> FetchResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: i16 = if version >= 7 { w.i16()? } else { 0 };
@@ -255,12 +258,13 @@ impl FetchResponse<'_> {
 
 impl c::Encode for FetchResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         if version >= 1 {
@@ -312,6 +316,7 @@ impl c::Encode for FetchResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
             0usize
@@ -348,6 +353,7 @@ impl c::Encode for FetchResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("FetchResponse.ThrottleTimeMs");
         }
@@ -441,6 +447,15 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             topic: if version <= 12 {
@@ -465,7 +480,7 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -489,6 +504,7 @@ impl<'a> FetchableTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.skip_string(flexible, false)?;
@@ -513,6 +529,7 @@ impl<'a> FetchableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
             w.string(flexible)?
@@ -540,6 +557,13 @@ impl<'a> FetchableTopicResponse<'a> {
 impl c::Encode for FetchableTopicResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         if version <= 12 {
@@ -574,6 +598,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
             w.string(self.topic, flexible);
@@ -588,6 +613,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchResponse.Responses.Topic");
         }
@@ -792,6 +818,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             partition_index: r.i32("FetchResponse.Responses.Partitions.PartitionIndex")?,
@@ -837,7 +872,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
     }
 }
 
@@ -847,6 +882,7 @@ impl<'a> PartitionData<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -902,6 +938,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(14)?;
         if version >= 4 {
@@ -935,6 +972,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -989,6 +1027,13 @@ impl PartitionData<'_> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -1082,6 +1127,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
             14usize
@@ -1139,6 +1185,7 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 4 && self.last_stable_offset != -1 {
             return Some("FetchResponse.Responses.Partitions.LastStableOffset");
         }
@@ -1222,6 +1269,15 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses.Partitions.DivergingEpoch",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
             end_offset: r.i64("FetchResponse.Responses.Partitions.DivergingEpoch.EndOffset")?,
@@ -1292,7 +1348,12 @@ impl<'a> EpochEndOffset<'a> {
 impl c::Encode for EpochEndOffset<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -1381,6 +1442,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses.Partitions.CurrentLeader",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
             leader_epoch: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderEpoch")?,
@@ -1451,7 +1521,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl c::Encode for LeaderIdAndEpoch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -1540,6 +1615,15 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses.Partitions.SnapshotId",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             end_offset: r.i64("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
             epoch: r.i32("FetchResponse.Responses.Partitions.SnapshotId.Epoch")?,
@@ -1610,7 +1694,12 @@ impl<'a> SnapshotId<'a> {
 impl c::Encode for SnapshotId<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(8);
 
@@ -1699,6 +1788,15 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.Responses.Partitions.AbortedTransactions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
             producer_id: r
@@ -1716,7 +1814,7 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 12..=18)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=18)
     }
 }
 
@@ -1742,6 +1840,7 @@ impl<'a> AbortedTransaction<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(16)?;
         if flexible {
@@ -1758,6 +1857,7 @@ impl<'a> AbortedTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let [
             b0,
@@ -1793,6 +1893,13 @@ impl<'a> AbortedTransaction<'a> {
 impl c::Encode for AbortedTransaction<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
         n = n.saturating_add(8);
@@ -1815,6 +1922,7 @@ impl c::Encode for AbortedTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(16) {
             w.i64(self.producer_id);
@@ -1917,6 +2025,15 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchResponse.NodeEndpoints",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("FetchResponse.NodeEndpoints.NodeId")?,
             host: r.string(true, "FetchResponse.NodeEndpoints.Host")?,
@@ -1993,7 +2110,12 @@ impl<'a> NodeEndpoint<'a> {
 impl c::Encode for NodeEndpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

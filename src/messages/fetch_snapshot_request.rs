@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `FetchSnapshotRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(59), c::VersionRange::new(0, 1));
+
 /// `FetchSnapshotRequest` (API key 59): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for FetchSnapshotRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(59);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "FetchSnapshotRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: None,
             replica_id: r.i32("FetchSnapshotRequest.ReplicaId")?,
@@ -160,6 +165,8 @@ impl<'a> FetchSnapshotRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
+
         w.skip(8)?;
         c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -174,9 +181,10 @@ impl<'a> FetchSnapshotRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = None;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -204,12 +212,13 @@ impl FetchSnapshotRequest<'_> {
 
 impl c::Encode for FetchSnapshotRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
 
         n = n.saturating_add(4);
@@ -235,6 +244,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
             w.i32(self.replica_id);
             w.i32(self.max_bytes);
@@ -256,6 +266,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -333,6 +344,15 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchSnapshotRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "FetchSnapshotRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, true, "FetchSnapshotRequest.Topics.Partitions")?,
@@ -371,6 +391,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -385,6 +406,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -399,6 +421,13 @@ impl<'a> TopicSnapshot<'a> {
 impl c::Encode for TopicSnapshot<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -421,12 +450,14 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -540,6 +571,15 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchSnapshotRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("FetchSnapshotRequest.Topics.Partitions.Partition")?,
             current_leader_epoch: r
@@ -558,7 +598,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -568,6 +608,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -596,6 +637,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(8)?;
         SnapshotId::walk_wire(w, version)?;
         w.skip(8)?;
@@ -612,6 +654,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -639,6 +682,13 @@ impl PartitionSnapshot<'_> {
 impl c::Encode for PartitionSnapshot<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -665,6 +715,7 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition);
             w.i32(self.current_leader_epoch);
@@ -687,6 +738,7 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
             return Some("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId");
         }
@@ -759,6 +811,15 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FetchSnapshotRequest.Topics.Partitions.SnapshotId",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             end_offset: r.i64("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,
             epoch: r.i32("FetchSnapshotRequest.Topics.Partitions.SnapshotId.Epoch")?,
@@ -829,7 +890,12 @@ impl<'a> SnapshotId<'a> {
 impl c::Encode for SnapshotId<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(8);
 

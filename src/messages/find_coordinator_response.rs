@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `FindCoordinatorResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(10), c::VersionRange::new(0, 6));
+
 /// `FindCoordinatorResponse` (API key 10): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -135,6 +138,7 @@ impl c::Message for FindCoordinatorResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(10);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -143,14 +147,15 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "FindCoordinatorResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
@@ -223,6 +228,7 @@ impl<'a> FindCoordinatorResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 1 {
             w.skip(4)?;
@@ -266,9 +272,10 @@ impl<'a> FindCoordinatorResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1: i16 = if version <= 3 { w.i16()? } else { 0 };
@@ -307,12 +314,13 @@ impl<'a> FindCoordinatorResponse<'a> {
 
 impl c::Encode for FindCoordinatorResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         if version >= 1 {
@@ -393,6 +401,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(
             0usize
@@ -427,6 +436,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("FindCoordinatorResponse.ThrottleTimeMs");
         }
@@ -555,6 +565,15 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "FindCoordinatorResponse.Coordinators",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "FindCoordinatorResponse.Coordinators.Key")?,
             node_id: r.i32("FindCoordinatorResponse.Coordinators.NodeId")?,
@@ -642,7 +661,12 @@ impl<'a> Coordinator<'a> {
 impl c::Encode for Coordinator<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.key,

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `GetTelemetrySubscriptionsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(71), c::VersionRange::new(0, 0));
+
 /// `GetTelemetrySubscriptionsResponse` (API key 71): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -161,6 +164,7 @@ impl c::Message for GetTelemetrySubscriptionsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(71);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -169,14 +173,15 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "GetTelemetrySubscriptionsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
             error_code: r.i16("GetTelemetrySubscriptionsResponse.ErrorCode")?,
@@ -232,6 +237,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(26)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.skip(9)?;
@@ -248,9 +254,10 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -309,12 +316,13 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
 
 impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -350,6 +358,7 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(26) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `HeartbeatRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(12), c::VersionRange::new(0, 4));
+
 /// `HeartbeatRequest` (API key 12): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for HeartbeatRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(12);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for HeartbeatRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "HeartbeatRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             group_id: r.string(flexible, "HeartbeatRequest.GroupId")?,
@@ -157,6 +162,7 @@ impl<'a> HeartbeatRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip(4)?;
@@ -179,9 +185,10 @@ impl<'a> HeartbeatRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i32()?;
@@ -206,12 +213,13 @@ impl<'a> HeartbeatRequest<'a> {
 
 impl c::Encode for HeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -256,6 +264,7 @@ impl c::Encode for HeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.group_id, flexible);
         w.i32(self.generation_id);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `IncrementalAlterConfigsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(44), c::VersionRange::new(0, 1));
+
 /// `IncrementalAlterConfigsResponse` (API key 44): valid versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for IncrementalAlterConfigsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(44);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for IncrementalAlterConfigsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "IncrementalAlterConfigsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             throttle_time_ms: r.i32("IncrementalAlterConfigsResponse.ThrottleTimeMs")?,
@@ -133,6 +138,7 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(4)?;
         c::ArrayView::<AlterConfigsResourceResponse<'a>>::walk(w, version, flexible, false)?;
@@ -150,9 +156,10 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterConfigsResourceResponse<'a>> =
@@ -170,12 +177,13 @@ impl<'a> IncrementalAlterConfigsResponse<'a> {
 
 impl c::Encode for IncrementalAlterConfigsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -201,6 +209,7 @@ impl c::Encode for IncrementalAlterConfigsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i32(self.throttle_time_ms);
         self.responses.write(w, version, flexible);
@@ -301,6 +310,15 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "IncrementalAlterConfigsResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             error_code: r.i16("IncrementalAlterConfigsResponse.Responses.ErrorCode")?,
@@ -324,7 +342,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResourceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -350,6 +368,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(2)?;
         w.skip_string(flexible, true)?;
@@ -369,6 +388,7 @@ impl<'a> AlterConfigsResourceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -390,6 +410,13 @@ impl<'a> AlterConfigsResourceResponse<'a> {
 impl c::Encode for AlterConfigsResourceResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -424,6 +451,7 @@ impl c::Encode for AlterConfigsResourceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i16(self.error_code);
         w.nullable_string(self.error_message, flexible);

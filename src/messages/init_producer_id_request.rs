@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `InitProducerIdRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(22), c::VersionRange::new(0, 6));
+
 /// `InitProducerIdRequest` (API key 22): valid versions 0-6, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -122,6 +125,7 @@ impl c::Message for InitProducerIdRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(22);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -130,14 +134,15 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "InitProducerIdRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             transactional_id: r
@@ -198,6 +203,7 @@ impl<'a> InitProducerIdRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, true)?;
         w.skip(4)?;
@@ -231,9 +237,10 @@ impl<'a> InitProducerIdRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: Option<&'a str> = w.nullable_string(flexible)?;
         let f1 = w.i32()?;
@@ -258,12 +265,13 @@ impl<'a> InitProducerIdRequest<'a> {
 
 impl c::Encode for InitProducerIdRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
@@ -325,6 +333,7 @@ impl c::Encode for InitProducerIdRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.nullable_string(self.transactional_id, flexible);
         if let Some(mut w) = w.sub(

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `InitializeShareGroupStateResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(83), c::VersionRange::new(0, 0));
+
 /// `InitializeShareGroupStateResponse` (API key 83): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -60,6 +63,7 @@ impl c::Message for InitializeShareGroupStateResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(83);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -68,14 +72,15 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "InitializeShareGroupStateResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(
                 r,
@@ -118,6 +123,7 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<InitializeStateResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -131,9 +137,10 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, InitializeStateResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -145,12 +152,13 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
 
 impl c::Encode for InitializeShareGroupStateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
             version,
@@ -166,6 +174,7 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -236,6 +245,15 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "InitializeShareGroupStateResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("InitializeShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
@@ -281,6 +299,7 @@ impl<'a> InitializeStateResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -295,6 +314,7 @@ impl<'a> InitializeStateResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -309,6 +329,13 @@ impl<'a> InitializeStateResult<'a> {
 impl c::Encode for InitializeStateResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -327,6 +354,7 @@ impl c::Encode for InitializeStateResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -411,6 +439,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "InitializeShareGroupStateResponse.Results.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,
             error_code: r.i16("InitializeShareGroupStateResponse.Results.Partitions.ErrorCode")?,
@@ -488,7 +525,12 @@ impl<'a> PartitionResult<'a> {
 impl c::Encode for PartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `JoinGroupRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(11), c::VersionRange::new(0, 9));
+
 /// `JoinGroupRequest` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -151,6 +154,7 @@ impl c::Message for JoinGroupRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(11);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 9);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -159,14 +163,15 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "JoinGroupRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             group_id: r.string(flexible, "JoinGroupRequest.GroupId")?,
@@ -224,6 +229,7 @@ impl<'a> JoinGroupRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         w.skip(4)?;
@@ -256,9 +262,10 @@ impl<'a> JoinGroupRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i32()?;
@@ -295,12 +302,13 @@ impl<'a> JoinGroupRequest<'a> {
 
 impl c::Encode for JoinGroupRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -367,6 +375,7 @@ impl c::Encode for JoinGroupRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.group_id, flexible);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
@@ -390,6 +399,7 @@ impl c::Encode for JoinGroupRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.rebalance_timeout_ms != -1 {
             return Some("JoinGroupRequest.RebalanceTimeoutMs");
         }
@@ -465,6 +475,15 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "JoinGroupRequest.Protocols",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             name: r.string(flexible, "JoinGroupRequest.Protocols.Name")?,
@@ -480,7 +499,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=9)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=9)
     }
 }
 
@@ -504,6 +523,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         w.skip_bytes(flexible, false)?;
@@ -521,6 +541,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: &'a [u8] = w.bytes(flexible)?;
@@ -538,6 +559,13 @@ impl<'a> JoinGroupRequestProtocol<'a> {
 impl c::Encode for JoinGroupRequestProtocol<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -568,6 +596,7 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         w.bytes(self.metadata, flexible);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `JoinGroupResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(11), c::VersionRange::new(0, 9));
+
 /// `JoinGroupResponse` (API key 11): valid versions 0-9, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -164,6 +167,7 @@ impl c::Message for JoinGroupResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(11);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 9);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -172,14 +176,15 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "JoinGroupResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
@@ -242,6 +247,7 @@ impl<'a> JoinGroupResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
             w.skip(4)?;
@@ -274,9 +280,10 @@ impl<'a> JoinGroupResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -316,12 +323,13 @@ impl<'a> JoinGroupResponse<'a> {
 
 impl c::Encode for JoinGroupResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         if version >= 2 {
@@ -398,6 +406,7 @@ impl c::Encode for JoinGroupResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
             if version >= 2 {
@@ -426,6 +435,7 @@ impl c::Encode for JoinGroupResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("JoinGroupResponse.ThrottleTimeMs");
         }
@@ -519,6 +529,15 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "JoinGroupResponse.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             member_id: r.string(flexible, "JoinGroupResponse.Members.MemberId")?,
@@ -539,7 +558,7 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=9, 5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=9, 5)
     }
 }
 
@@ -563,6 +582,7 @@ impl<'a> JoinGroupResponseMember<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         if version >= 5 {
@@ -584,6 +604,7 @@ impl<'a> JoinGroupResponseMember<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = if version >= 5 {
@@ -607,6 +628,13 @@ impl<'a> JoinGroupResponseMember<'a> {
 impl c::Encode for JoinGroupResponseMember<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -644,6 +672,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.member_id, flexible);
         if version >= 5 {
@@ -656,6 +685,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.group_instance_id.is_some() {
             return Some("JoinGroupResponse.Members.GroupInstanceId");
         }

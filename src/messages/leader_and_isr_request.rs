@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `LeaderAndIsrRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(4), c::VersionRange::new(0, 7));
+
 /// `LeaderAndIsrRequest` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -158,6 +161,7 @@ impl c::Message for LeaderAndIsrRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -166,14 +170,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "LeaderAndIsrRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             controller_id: r.i32("LeaderAndIsrRequest.ControllerId")?,
@@ -244,6 +249,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
         if version >= 7 {
@@ -282,9 +288,10 @@ impl<'a> LeaderAndIsrRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: bool = if version >= 7 { w.bool()? } else { false };
@@ -321,12 +328,13 @@ impl<'a> LeaderAndIsrRequest<'a> {
 
 impl c::Encode for LeaderAndIsrRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -401,6 +409,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(
             8usize
@@ -433,6 +442,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.broker_epoch != -1 {
             return Some("LeaderAndIsrRequest.BrokerEpoch");
         }
@@ -535,6 +545,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderAndIsrRequest.TopicStates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: r.string(flexible, "LeaderAndIsrRequest.TopicStates.TopicName")?,
@@ -560,7 +579,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -584,6 +603,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         if version >= 5 {
@@ -605,6 +625,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Uuid = if version >= 5 {
@@ -629,6 +650,13 @@ impl<'a> LeaderAndIsrTopicState<'a> {
 impl c::Encode for LeaderAndIsrTopicState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -662,6 +690,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic_name, flexible);
         if version >= 5 {
@@ -674,6 +703,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.topic_id != c::Uuid::ZERO {
             return Some("LeaderAndIsrRequest.TopicStates.TopicId");
         }
@@ -764,6 +794,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderAndIsrRequest.LiveLeaders",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             broker_id: r.i32("LeaderAndIsrRequest.LiveLeaders.BrokerId")?,
@@ -780,7 +819,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4..=7)
     }
 }
 
@@ -804,6 +843,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
         w.skip_string(flexible, false)?;
@@ -822,6 +862,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(flexible)?;
@@ -841,6 +882,13 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
 impl c::Encode for LeaderAndIsrLiveLeader<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -869,6 +917,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i32(self.broker_id);
         w.string(self.host_name, flexible);
@@ -1074,6 +1123,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderAndIsrRequest.LeaderAndIsrPartitionState",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 1 {
@@ -1145,7 +1203,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
     }
 }
 
@@ -1171,6 +1229,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 1 {
             w.skip_string(flexible, false)?;
@@ -1210,6 +1269,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = if version <= 1 {
             w.string(flexible)?
@@ -1277,6 +1337,13 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
 impl c::Encode for LeaderAndIsrPartitionState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version <= 1 {
@@ -1350,6 +1417,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 1 {
             w.string(self.topic_name, flexible);
@@ -1387,6 +1455,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
             return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `LeaderAndIsrResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(4), c::VersionRange::new(0, 7));
+
 /// `LeaderAndIsrResponse` (API key 4): valid versions 0-7, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -90,6 +93,7 @@ impl c::Message for LeaderAndIsrResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(4);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 7);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -98,14 +102,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "LeaderAndIsrResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             error_code: r.i16("LeaderAndIsrResponse.ErrorCode")?,
@@ -154,6 +159,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(2)?;
         if version <= 4 {
@@ -178,9 +184,10 @@ impl<'a> LeaderAndIsrResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i16()?;
         let f1: c::Array<'a, LeaderAndIsrPartitionError<'a>> = if version <= 4 {
@@ -207,12 +214,13 @@ impl<'a> LeaderAndIsrResponse<'a> {
 
 impl c::Encode for LeaderAndIsrResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -258,6 +266,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i16(self.error_code);
         if version <= 4 {
@@ -272,6 +281,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version <= 4 {
             for v in &self.partition_errors {
                 if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -358,6 +368,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderAndIsrResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("LeaderAndIsrResponse.Topics.TopicId")?,
             partition_errors: c::Array::read(
@@ -401,6 +420,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<LeaderAndIsrPartitionError<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -415,6 +435,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, LeaderAndIsrPartitionError<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -429,6 +450,13 @@ impl<'a> LeaderAndIsrTopicError<'a> {
 impl c::Encode for LeaderAndIsrTopicError<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -447,12 +475,14 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partition_errors.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partition_errors {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -540,6 +570,15 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderAndIsrResponse.LeaderAndIsrPartitionError",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topic_name: if version <= 4 {
@@ -564,7 +603,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -590,6 +629,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 4 {
             w.skip_string(flexible, false)?;
@@ -610,6 +650,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = if version <= 4 {
             w.string(flexible)?
@@ -634,6 +675,13 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
 impl c::Encode for LeaderAndIsrPartitionError<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version <= 4 {
@@ -663,6 +711,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 4 {
             w.string(self.topic_name, flexible);
@@ -677,6 +726,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 4 && !self.topic_name.is_empty() {
             return Some("LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName");
         }

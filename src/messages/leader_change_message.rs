@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `LeaderChangeMessage` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 1));
+
 /// The `LeaderChangeMessage` payload: versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -94,6 +97,7 @@ impl c::Message for LeaderChangeMessage<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -102,14 +106,15 @@ impl<'a> c::Decode<'a> for LeaderChangeMessage<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "LeaderChangeMessage",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("LeaderChangeMessage.Version")?,
             leader_id: r.i32("LeaderChangeMessage.LeaderId")?,
@@ -155,6 +160,7 @@ impl<'a> LeaderChangeMessage<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
@@ -170,9 +176,10 @@ impl<'a> LeaderChangeMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
@@ -191,12 +198,13 @@ impl<'a> LeaderChangeMessage<'a> {
 
 impl c::Encode for LeaderChangeMessage<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -222,6 +230,7 @@ impl c::Encode for LeaderChangeMessage<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i16(self.version);
             w.i32(self.leader_id);
@@ -297,6 +306,15 @@ impl<'a> c::Decode<'a> for Voter<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaderChangeMessage.Voter",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             voter_id: r.i32("LeaderChangeMessage.Voter.VoterId")?,
             voter_directory_id: if version >= 1 {
@@ -315,7 +333,7 @@ impl<'a> c::Decode<'a> for Voter<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -339,6 +357,7 @@ impl<'a> Voter<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         if version >= 1 {
             w.skip(16)?;
@@ -356,6 +375,7 @@ impl<'a> Voter<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Uuid = if version >= 1 {
             w.uuid()?
@@ -374,6 +394,13 @@ impl<'a> Voter<'a> {
 impl c::Encode for Voter<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -395,6 +422,7 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 16 } else { 0 })) {
             w.i32(self.voter_id);
             if version >= 1 {

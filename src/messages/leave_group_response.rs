@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `LeaveGroupResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(13), c::VersionRange::new(0, 5));
+
 /// `LeaveGroupResponse` (API key 13): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -83,6 +86,7 @@ impl c::Message for LeaveGroupResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(13);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -91,14 +95,15 @@ impl<'a> c::Decode<'a> for LeaveGroupResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "LeaveGroupResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 1 {
@@ -147,6 +152,7 @@ impl<'a> LeaveGroupResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 1 {
             w.skip(4)?;
@@ -171,9 +177,10 @@ impl<'a> LeaveGroupResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
         let f1 = w.i16()?;
@@ -196,12 +203,13 @@ impl<'a> LeaveGroupResponse<'a> {
 
 impl c::Encode for LeaveGroupResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version >= 1 {
@@ -237,6 +245,7 @@ impl c::Encode for LeaveGroupResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             if version >= 1 {
@@ -253,6 +262,7 @@ impl c::Encode for LeaveGroupResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("LeaveGroupResponse.ThrottleTimeMs");
         }
@@ -342,6 +352,15 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "LeaveGroupResponse.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             member_id: r.string(flexible, "LeaveGroupResponse.Members.MemberId")?,
@@ -359,7 +378,7 @@ impl<'a> c::Decode<'a> for MemberResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4..=5)
     }
 }
 
@@ -383,6 +402,7 @@ impl<'a> MemberResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, true)?;
@@ -401,6 +421,7 @@ impl<'a> MemberResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -420,6 +441,13 @@ impl<'a> MemberResponse<'a> {
 impl c::Encode for MemberResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -452,6 +480,7 @@ impl c::Encode for MemberResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.member_id, flexible);
         w.nullable_string(self.group_instance_id, flexible);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListConfigResourcesRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(74), c::VersionRange::new(0, 1));
+
 /// `ListConfigResourcesRequest` (API key 74): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -57,6 +60,7 @@ impl c::Message for ListConfigResourcesRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -65,14 +69,15 @@ impl<'a> c::Decode<'a> for ListConfigResourcesRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListConfigResourcesRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             resource_types: if version >= 1 {
                 c::Array::read(r, version, true, "ListConfigResourcesRequest.ResourceTypes")?
@@ -114,6 +119,7 @@ impl<'a> ListConfigResourcesRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         if version >= 1 {
             c::ArrayView::<i8>::walk(w, version, true, false)?;
         }
@@ -130,9 +136,10 @@ impl<'a> ListConfigResourcesRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, i8> = if version >= 1 {
             c::Array::take(w, version, true)?
         } else {
@@ -148,12 +155,13 @@ impl<'a> ListConfigResourcesRequest<'a> {
 
 impl c::Encode for ListConfigResourcesRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version >= 1 {
             n = n.saturating_add(self.resource_types.encoded_len(
@@ -176,6 +184,7 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if version >= 1 {
             self.resource_types.write(w, version, true);
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListConfigResourcesResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(74), c::VersionRange::new(0, 1));
+
 /// `ListConfigResourcesResponse` (API key 74): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for ListConfigResourcesResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(74);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListConfigResourcesResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ListConfigResourcesResponse.ThrottleTimeMs")?,
             error_code: r.i16("ListConfigResourcesResponse.ErrorCode")?,
@@ -146,6 +151,7 @@ impl<'a> ListConfigResourcesResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<ConfigResource<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -160,9 +166,10 @@ impl<'a> ListConfigResourcesResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -179,12 +186,13 @@ impl<'a> ListConfigResourcesResponse<'a> {
 
 impl c::Encode for ListConfigResourcesResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -204,6 +212,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -213,6 +222,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.config_resources {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -287,6 +297,15 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListConfigResourcesResponse.ConfigResources",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             resource_name: r.string(
                 true,
@@ -308,7 +327,7 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -334,6 +353,7 @@ impl<'a> ConfigResource<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         if version >= 1 {
             w.skip(1)?;
@@ -351,6 +371,7 @@ impl<'a> ConfigResource<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: i8 = if version >= 1 { w.i8()? } else { 16 };
         w.empty_tagged_section()?;
@@ -365,6 +386,13 @@ impl<'a> ConfigResource<'a> {
 impl c::Encode for ConfigResource<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.resource_name,
@@ -384,6 +412,7 @@ impl c::Encode for ConfigResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.resource_name, true);
         if version >= 1 {
             w.i8(self.resource_type);
@@ -392,6 +421,7 @@ impl c::Encode for ConfigResource<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.resource_type != 16 {
             return Some("ListConfigResourcesResponse.ConfigResources.ResourceType");
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListGroupsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(16), c::VersionRange::new(0, 5));
+
 /// `ListGroupsRequest` (API key 16): valid versions 0-5, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for ListGroupsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(16);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for ListGroupsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListGroupsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             states_filter: if version >= 4 {
@@ -133,6 +138,7 @@ impl<'a> ListGroupsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 4 {
             c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
@@ -156,9 +162,10 @@ impl<'a> ListGroupsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: c::Array<'a, &'a str> = if version >= 4 {
             c::Array::take(w, version, flexible)?
@@ -183,12 +190,13 @@ impl<'a> ListGroupsRequest<'a> {
 
 impl c::Encode for ListGroupsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         if version >= 4 {
@@ -232,6 +240,7 @@ impl c::Encode for ListGroupsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 4 {
             self.states_filter.write(w, version, flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListOffsetsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(2), c::VersionRange::new(0, 11));
+
 /// `ListOffsetsRequest` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -97,6 +100,7 @@ impl c::Message for ListOffsetsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(2);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 11);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -105,14 +109,15 @@ impl<'a> c::Decode<'a> for ListOffsetsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListOffsetsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             replica_id: r.i32("ListOffsetsRequest.ReplicaId")?,
@@ -162,6 +167,7 @@ impl<'a> ListOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
         if version >= 2 {
@@ -187,9 +193,10 @@ impl<'a> ListOffsetsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: i8 = if version >= 2 { w.i8()? } else { 0 };
@@ -210,12 +217,13 @@ impl<'a> ListOffsetsRequest<'a> {
 
 impl c::Encode for ListOffsetsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -253,6 +261,7 @@ impl c::Encode for ListOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
             w.i32(self.replica_id);
@@ -270,6 +279,7 @@ impl c::Encode for ListOffsetsRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -350,6 +360,15 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListOffsetsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             name: r.string(flexible, "ListOffsetsRequest.Topics.Name")?,
@@ -370,7 +389,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=11)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11)
     }
 }
 
@@ -394,6 +413,7 @@ impl<'a> ListOffsetsTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         c::ArrayView::<ListOffsetsPartition<'a>>::walk(w, version, flexible, false)?;
@@ -411,6 +431,7 @@ impl<'a> ListOffsetsTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, ListOffsetsPartition<'a>> = c::Array::take(w, version, flexible)?;
@@ -428,6 +449,13 @@ impl<'a> ListOffsetsTopic<'a> {
 impl c::Encode for ListOffsetsTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -458,6 +486,7 @@ impl c::Encode for ListOffsetsTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -467,6 +496,7 @@ impl c::Encode for ListOffsetsTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -567,6 +597,15 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListOffsetsRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             partition_index: r.i32("ListOffsetsRequest.Topics.Partitions.PartitionIndex")?,
@@ -592,7 +631,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
     }
 }
 
@@ -618,6 +657,7 @@ impl<'a> ListOffsetsPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
         if version >= 4 {
@@ -643,6 +683,7 @@ impl<'a> ListOffsetsPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: i32 = if version >= 4 { w.i32()? } else { -1 };
@@ -664,6 +705,13 @@ impl<'a> ListOffsetsPartition<'a> {
 impl c::Encode for ListOffsetsPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -698,6 +746,7 @@ impl c::Encode for ListOffsetsPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(
             12usize
@@ -719,6 +768,7 @@ impl c::Encode for ListOffsetsPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 4 && self.current_leader_epoch != -1 {
             return Some("ListOffsetsRequest.Topics.Partitions.CurrentLeaderEpoch");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListOffsetsResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(2), c::VersionRange::new(0, 11));
+
 /// `ListOffsetsResponse` (API key 2): valid versions 0-11, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for ListOffsetsResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(2);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 11);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListOffsetsResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
@@ -133,6 +138,7 @@ impl<'a> ListOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
             w.skip(4)?;
@@ -153,9 +159,10 @@ impl<'a> ListOffsetsResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let f1: c::Array<'a, ListOffsetsTopicResponse<'a>> = c::Array::take(w, version, flexible)?;
@@ -172,12 +179,13 @@ impl<'a> ListOffsetsResponse<'a> {
 
 impl c::Encode for ListOffsetsResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         if version >= 2 {
@@ -204,6 +212,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
             w.i32(self.throttle_time_ms);
@@ -215,6 +224,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("ListOffsetsResponse.ThrottleTimeMs");
         }
@@ -290,6 +300,15 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListOffsetsResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             name: r.string(flexible, "ListOffsetsResponse.Topics.Name")?,
@@ -310,7 +329,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=11)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11)
     }
 }
 
@@ -334,6 +353,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         c::ArrayView::<ListOffsetsPartitionResponse<'a>>::walk(w, version, flexible, false)?;
@@ -351,6 +371,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, ListOffsetsPartitionResponse<'a>> =
@@ -369,6 +390,13 @@ impl<'a> ListOffsetsTopicResponse<'a> {
 impl c::Encode for ListOffsetsTopicResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -399,6 +427,7 @@ impl c::Encode for ListOffsetsTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -525,6 +554,15 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListOffsetsResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             partition_index: r.i32("ListOffsetsResponse.Topics.Partitions.PartitionIndex")?,
@@ -565,7 +603,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
     }
 }
 
@@ -591,6 +629,7 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(6)?;
         if version <= 0 {
@@ -623,6 +662,7 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -653,6 +693,13 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
 impl c::Encode for ListOffsetsPartitionResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -715,6 +762,7 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListPartitionReassignmentsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(46), c::VersionRange::new(0, 0));
+
 /// `ListPartitionReassignmentsRequest` (API key 46): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for ListPartitionReassignmentsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(46);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListPartitionReassignmentsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("ListPartitionReassignmentsRequest.TimeoutMs")?,
             topics: c::Array::read_nullable(
@@ -132,6 +137,7 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
@@ -146,9 +152,10 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, ListPartitionReassignmentsTopics<'a>>> =
             c::Array::take_nullable(w, version, true)?;
@@ -163,12 +170,13 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
 
 impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -187,6 +195,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.timeout_ms);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -258,6 +267,15 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ListPartitionReassignmentsRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
             partition_indexes: c::Array::read(
@@ -303,6 +321,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -317,6 +336,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -331,6 +351,13 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
 impl c::Encode for ListPartitionReassignmentsTopics<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -353,6 +380,7 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partition_indexes.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ListTransactionsRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(66), c::VersionRange::new(0, 2));
+
 /// `ListTransactionsRequest` (API key 66): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for ListTransactionsRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(66);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ListTransactionsRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             state_filters: c::Array::read(
                 r,
@@ -170,6 +175,7 @@ impl<'a> ListTransactionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<i64>::walk(w, version, true, false)?;
         if version >= 1 {
@@ -192,9 +198,10 @@ impl<'a> ListTransactionsRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, i64> = c::Array::take(w, version, true)?;
         let f2: i64 = if version >= 1 { w.i64()? } else { -1 };
@@ -216,12 +223,13 @@ impl<'a> ListTransactionsRequest<'a> {
 
 impl c::Encode for ListTransactionsRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.state_filters.encoded_len(
             version,
@@ -265,6 +273,7 @@ impl c::Encode for ListTransactionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.state_filters.write(w, version, true);
         self.producer_id_filters.write(w, version, true);
         if version >= 1 {

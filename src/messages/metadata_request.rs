@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `MetadataRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(3), c::VersionRange::new(0, 13));
+
 /// `MetadataRequest` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for MetadataRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(3);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
 }
 
@@ -104,14 +108,10 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "MetadataRequest",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "MetadataRequest"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             topics: if version >= 1 {
@@ -174,6 +174,7 @@ impl<'a> MetadataRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         c::ArrayView::<MetadataRequestTopic<'a>>::walk(w, version, flexible, version >= 1)?;
         if version >= 4 {
@@ -202,9 +203,10 @@ impl<'a> MetadataRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: Option<c::Array<'a, MetadataRequestTopic<'a>>> = if version >= 1 {
             c::Array::take_nullable(w, version, flexible)?
@@ -233,12 +235,13 @@ impl<'a> MetadataRequest<'a> {
 
 impl c::Encode for MetadataRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(if version >= 1 {
@@ -302,6 +305,7 @@ impl c::Encode for MetadataRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 1 {
             c::Array::write_nullable(self.topics.as_ref(), w, version, flexible);
@@ -330,6 +334,7 @@ impl c::Encode for MetadataRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if let Some(a) = &self.topics {
             for v in a {
                 if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -406,6 +411,15 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "MetadataRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             topic_id: if version >= 10 {
@@ -429,7 +443,7 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10..=13, 9)
     }
 }
 
@@ -453,6 +467,7 @@ impl<'a> MetadataRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 10 {
             w.skip(16)?;
@@ -473,6 +488,7 @@ impl<'a> MetadataRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: c::Uuid = if version >= 10 {
             w.uuid()?
@@ -498,6 +514,13 @@ impl<'a> MetadataRequestTopic<'a> {
 impl c::Encode for MetadataRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         if version >= 10 {
@@ -533,6 +556,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 10 {
             w.uuid(self.topic_id);
@@ -548,6 +572,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 10 && self.topic_id != c::Uuid::ZERO {
             return Some("MetadataRequest.Topics.TopicId");
         }

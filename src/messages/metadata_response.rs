@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `MetadataResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(3), c::VersionRange::new(0, 13));
+
 /// `MetadataResponse` (API key 3): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -141,6 +144,7 @@ impl c::Message for MetadataResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(3);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
 }
 
@@ -149,14 +153,15 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "MetadataResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
@@ -221,6 +226,7 @@ impl<'a> MetadataResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
             w.skip(4)?;
@@ -258,9 +264,10 @@ impl<'a> MetadataResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
         let f1: c::Array<'a, MetadataResponseBroker<'a>> = c::Array::take(w, version, flexible)?;
@@ -295,12 +302,13 @@ impl<'a> MetadataResponse<'a> {
 
 impl c::Encode for MetadataResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         if version >= 3 {
@@ -355,6 +363,7 @@ impl c::Encode for MetadataResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
             w.i32(self.throttle_time_ms);
@@ -385,6 +394,7 @@ impl c::Encode for MetadataResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("MetadataResponse.ThrottleTimeMs");
         }
@@ -502,6 +512,15 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "MetadataResponse.Brokers",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             node_id: r.i32("MetadataResponse.Brokers.NodeId")?,
@@ -523,7 +542,7 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 1..=8)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13, 1..=8)
     }
 }
 
@@ -547,6 +566,7 @@ impl<'a> MetadataResponseBroker<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
         w.skip_string(flexible, false)?;
@@ -569,6 +589,7 @@ impl<'a> MetadataResponseBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(flexible)?;
@@ -594,6 +615,13 @@ impl<'a> MetadataResponseBroker<'a> {
 impl c::Encode for MetadataResponseBroker<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -629,6 +657,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.node_id);
         w.string(self.host, flexible);
@@ -642,6 +671,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.rack.is_some() {
             return Some("MetadataResponse.Brokers.Rack");
         }
@@ -769,6 +799,15 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "MetadataResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             error_code: r.i16("MetadataResponse.Topics.ErrorCode")?,
@@ -804,7 +843,7 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
     }
 }
 
@@ -828,6 +867,7 @@ impl<'a> MetadataResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(2)?;
         w.skip_string(flexible, version >= 12)?;
@@ -858,6 +898,7 @@ impl<'a> MetadataResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i16()?;
         let f1: Option<&'a str> = if version >= 12 {
@@ -891,6 +932,13 @@ impl<'a> MetadataResponseTopic<'a> {
 impl c::Encode for MetadataResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -946,6 +994,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i16(self.error_code);
         if version >= 12 {
@@ -975,6 +1024,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 10 && self.topic_id != c::Uuid::ZERO {
             return Some("MetadataResponse.Topics.TopicId");
         }
@@ -1120,6 +1170,15 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "MetadataResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             error_code: r.i16("MetadataResponse.Topics.Partitions.ErrorCode")?,
@@ -1163,7 +1222,7 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
     }
 }
 
@@ -1187,6 +1246,7 @@ impl<'a> MetadataResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(10)?;
         if version >= 7 {
@@ -1213,6 +1273,7 @@ impl<'a> MetadataResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -1245,6 +1306,13 @@ impl<'a> MetadataResponsePartition<'a> {
 impl c::Encode for MetadataResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -1291,6 +1359,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if let Some(mut w) = w.sub(10usize.wrapping_add(if version >= 7 { 4 } else { 0 })) {
             w.i16(self.error_code);
@@ -1311,6 +1380,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 7 && self.leader_epoch != -1 {
             return Some("MetadataResponse.Topics.Partitions.LeaderEpoch");
         }

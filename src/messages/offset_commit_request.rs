@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetCommitRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(8), c::VersionRange::new(0, 10));
+
 /// `OffsetCommitRequest` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -126,6 +129,7 @@ impl c::Message for OffsetCommitRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(8);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(8, 32767);
 }
 
@@ -134,14 +138,15 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetCommitRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             group_id: r.string(flexible, "OffsetCommitRequest.GroupId")?,
@@ -201,6 +206,7 @@ impl<'a> OffsetCommitRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip_string(flexible, false)?;
         if version >= 1 {
@@ -234,9 +240,10 @@ impl<'a> OffsetCommitRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = w.string(flexible)?;
         let f1: i32 = if version >= 1 { w.i32()? } else { -1 };
@@ -273,12 +280,13 @@ impl<'a> OffsetCommitRequest<'a> {
 
 impl c::Encode for OffsetCommitRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -334,6 +342,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.string(self.group_id, flexible);
         if version >= 1 {
@@ -355,6 +364,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.generation_id_or_member_epoch != -1 {
             return Some("OffsetCommitRequest.GenerationIdOrMemberEpoch");
         }
@@ -454,6 +464,15 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetCommitRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
@@ -483,7 +502,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10, 8..=9)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10, 8..=9)
     }
 }
 
@@ -507,6 +526,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
             w.skip_string(flexible, false)?;
@@ -531,6 +551,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = if version <= 9 {
             w.string(flexible)?
@@ -559,6 +580,13 @@ impl<'a> OffsetCommitRequestTopic<'a> {
 impl c::Encode for OffsetCommitRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         if version <= 9 {
@@ -593,6 +621,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
             w.string(self.name, flexible);
@@ -607,6 +636,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetCommitRequest.Topics.Name");
         }
@@ -730,6 +760,15 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetCommitRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             partition_index: r.i32("OffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
@@ -759,7 +798,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 8..=10, 6..=7, 2..=5, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 8..=10, 6..=7, 2..=5, 1)
     }
 }
 
@@ -785,6 +824,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip(12)?;
         if version >= 6 {
@@ -810,6 +850,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -834,6 +875,13 @@ impl<'a> OffsetCommitRequestPartition<'a> {
 impl c::Encode for OffsetCommitRequestPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -874,6 +922,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if let Some(mut w) = w.sub(
             12usize
@@ -896,6 +945,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 6 && self.committed_leader_epoch != -1 {
             return Some("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetCommitResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(8), c::VersionRange::new(0, 10));
+
 /// `OffsetCommitResponse` (API key 8): valid versions 0-10, flexible versions 8+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for OffsetCommitResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(8);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(8, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetCommitResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
@@ -133,6 +138,7 @@ impl<'a> OffsetCommitResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version >= 3 {
             w.skip(4)?;
@@ -153,9 +159,10 @@ impl<'a> OffsetCommitResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
         let f1: c::Array<'a, OffsetCommitResponseTopic<'a>> = c::Array::take(w, version, flexible)?;
@@ -172,12 +179,13 @@ impl<'a> OffsetCommitResponse<'a> {
 
 impl c::Encode for OffsetCommitResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         if version >= 3 {
@@ -204,6 +212,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version >= 3 {
             w.i32(self.throttle_time_ms);
@@ -215,6 +224,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("OffsetCommitResponse.ThrottleTimeMs");
         }
@@ -308,6 +318,15 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetCommitResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             name: if version <= 9 {
@@ -337,7 +356,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10, 8..=9)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10, 8..=9)
     }
 }
 
@@ -361,6 +380,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
             w.skip_string(flexible, false)?;
@@ -385,6 +405,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = if version <= 9 {
             w.string(flexible)?
@@ -413,6 +434,13 @@ impl<'a> OffsetCommitResponseTopic<'a> {
 impl c::Encode for OffsetCommitResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         if version <= 9 {
@@ -447,6 +475,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
             w.string(self.name, flexible);
@@ -461,6 +490,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetCommitResponse.Topics.Name");
         }
@@ -536,6 +566,15 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetCommitResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
             partition_index: r.i32("OffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
@@ -551,7 +590,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 8..=10)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 8..=10)
     }
 }
 
@@ -577,6 +616,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip(6)?;
         if flexible {
@@ -593,6 +633,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -611,6 +652,13 @@ impl<'a> OffsetCommitResponsePartition<'a> {
 impl c::Encode for OffsetCommitResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -633,6 +681,7 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 8;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

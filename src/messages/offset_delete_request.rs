@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetDeleteRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(47), c::VersionRange::new(0, 0));
+
 /// `OffsetDeleteRequest` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for OffsetDeleteRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetDeleteRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let this = Self {
             group_id: r.string(false, "OffsetDeleteRequest.GroupId")?,
             topics: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics")?,
@@ -111,6 +116,7 @@ impl<'a> OffsetDeleteRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestTopic<'a>>::walk(w, version, false, false)?;
         Some(())
@@ -124,9 +130,10 @@ impl<'a> OffsetDeleteRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestTopic<'a>> = c::Array::take(w, version, false)?;
         Some(Self {
@@ -139,12 +146,13 @@ impl<'a> OffsetDeleteRequest<'a> {
 
 impl c::Encode for OffsetDeleteRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -168,6 +176,7 @@ impl c::Encode for OffsetDeleteRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, false);
         self.topics.write(w, version, false);
     }
@@ -241,6 +250,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetDeleteRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let this = Self {
             name: r.string(false, "OffsetDeleteRequest.Topics.Name")?,
             partitions: c::Array::read(r, version, false, "OffsetDeleteRequest.Topics.Partitions")?,
@@ -263,6 +281,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestPartition<'a>>::walk(w, version, false, false)?;
         Some(())
@@ -276,6 +295,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestPartition<'a>> = c::Array::take(w, version, false)?;
         Some(Self {
@@ -289,6 +309,13 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
 impl c::Encode for OffsetDeleteRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -313,6 +340,7 @@ impl c::Encode for OffsetDeleteRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, false);
         self.partitions.write(w, version, false);
     }
@@ -370,7 +398,14 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetDeleteRequest.Topics.Partitions",
+            ));
+        }
         let this = Self {
             partition_index: r.i32("OffsetDeleteRequest.Topics.Partitions.PartitionIndex")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -417,6 +452,13 @@ impl<'a> OffsetDeleteRequestPartition<'a> {
 impl c::Encode for OffsetDeleteRequestPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

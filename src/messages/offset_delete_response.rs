@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetDeleteResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(47), c::VersionRange::new(0, 0));
+
 /// `OffsetDeleteResponse` (API key 47): valid versions 0, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for OffsetDeleteResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(47);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetDeleteResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let this = Self {
             error_code: r.i16("OffsetDeleteResponse.ErrorCode")?,
             throttle_time_ms: r.i32("OffsetDeleteResponse.ThrottleTimeMs")?,
@@ -125,6 +130,7 @@ impl<'a> OffsetDeleteResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<OffsetDeleteResponseTopic<'a>>::walk(w, version, false, false)?;
         Some(())
@@ -138,9 +144,10 @@ impl<'a> OffsetDeleteResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
         let f1 = i32::from_be_bytes([b2, b3, b4, b5]);
@@ -156,12 +163,13 @@ impl<'a> OffsetDeleteResponse<'a> {
 
 impl c::Encode for OffsetDeleteResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -182,6 +190,7 @@ impl c::Encode for OffsetDeleteResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i16(self.error_code);
             w.i32(self.throttle_time_ms);
@@ -258,6 +267,15 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetDeleteResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let this = Self {
             name: r.string(false, "OffsetDeleteResponse.Topics.Name")?,
             partitions: c::Array::read(
@@ -285,6 +303,7 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteResponsePartition<'a>>::walk(w, version, false, false)?;
         Some(())
@@ -298,6 +317,7 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteResponsePartition<'a>> =
             c::Array::take(w, version, false)?;
@@ -312,6 +332,13 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
 impl c::Encode for OffsetDeleteResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -336,6 +363,7 @@ impl c::Encode for OffsetDeleteResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, false);
         self.partitions.write(w, version, false);
     }
@@ -406,7 +434,14 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetDeleteResponse.Topics.Partitions",
+            ));
+        }
         let this = Self {
             partition_index: r.i32("OffsetDeleteResponse.Topics.Partitions.PartitionIndex")?,
             error_code: r.i16("OffsetDeleteResponse.Topics.Partitions.ErrorCode")?,
@@ -457,6 +492,13 @@ impl<'a> OffsetDeleteResponsePartition<'a> {
 impl c::Encode for OffsetDeleteResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

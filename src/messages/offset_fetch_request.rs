@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetFetchRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(9), c::VersionRange::new(0, 10));
+
 /// `OffsetFetchRequest` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -100,6 +103,7 @@ impl c::Message for OffsetFetchRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(9);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -108,14 +112,15 @@ impl<'a> c::Decode<'a> for OffsetFetchRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetFetchRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             group_id: if version <= 7 {
@@ -182,6 +187,7 @@ impl<'a> OffsetFetchRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 7 {
             w.skip_string(flexible, false)?;
@@ -218,9 +224,10 @@ impl<'a> OffsetFetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = if version <= 7 {
             w.string(flexible)?
@@ -257,12 +264,13 @@ impl<'a> OffsetFetchRequest<'a> {
 
 impl c::Encode for OffsetFetchRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         if version <= 7 {
@@ -341,6 +349,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 7 {
             w.string(self.group_id, flexible);
@@ -364,6 +373,7 @@ impl c::Encode for OffsetFetchRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version >= 8 {
             for v in &self.groups {
                 if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -440,6 +450,15 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             name: r.string(flexible, "OffsetFetchRequest.Topics.Name")?,
@@ -460,7 +479,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7)
     }
 }
 
@@ -484,6 +503,7 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -501,6 +521,7 @@ impl<'a> OffsetFetchRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -518,6 +539,13 @@ impl<'a> OffsetFetchRequestTopic<'a> {
 impl c::Encode for OffsetFetchRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -548,6 +576,7 @@ impl c::Encode for OffsetFetchRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
@@ -651,6 +680,15 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchRequest.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "OffsetFetchRequest.Groups.GroupId")?,
             member_id: if version >= 9 {
@@ -675,7 +713,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=10)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=10)
     }
 }
 
@@ -699,6 +737,7 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         if version >= 9 {
             w.skip_string(true, true)?;
@@ -721,6 +760,7 @@ impl<'a> OffsetFetchRequestGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: Option<&'a str> = if version >= 9 {
             w.nullable_string(true)?
@@ -744,6 +784,13 @@ impl<'a> OffsetFetchRequestGroup<'a> {
 impl c::Encode for OffsetFetchRequestGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -777,6 +824,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         if version >= 9 {
             w.nullable_string(self.member_id, true);
@@ -789,6 +837,7 @@ impl c::Encode for OffsetFetchRequestGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 9 && self.member_id.is_some() {
             return Some("OffsetFetchRequest.Groups.MemberId");
         }
@@ -884,6 +933,15 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchRequest.Groups.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: if version <= 9 {
                 r.string(true, "OffsetFetchRequest.Groups.Topics.Name")?
@@ -912,7 +970,7 @@ impl<'a> c::Decode<'a> for OffsetFetchRequestTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10)
     }
 }
 
@@ -936,6 +994,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         if version <= 9 {
             w.skip_string(true, false)?;
         }
@@ -957,6 +1016,7 @@ impl<'a> OffsetFetchRequestTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
         let f1: c::Uuid = if version >= 10 {
             w.uuid()?
@@ -977,6 +1037,13 @@ impl<'a> OffsetFetchRequestTopics<'a> {
 impl c::Encode for OffsetFetchRequestTopics<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version <= 9 {
             n = n.saturating_add(c::string_len(
@@ -1003,6 +1070,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if version <= 9 {
             w.string(self.name, true);
         }
@@ -1014,6 +1082,7 @@ impl c::Encode for OffsetFetchRequestTopics<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetFetchRequest.Groups.Topics.Name");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetFetchResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(9), c::VersionRange::new(0, 10));
+
 /// `OffsetFetchResponse` (API key 9): valid versions 0-10, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -103,6 +106,7 @@ impl c::Message for OffsetFetchResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(9);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 10);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -111,14 +115,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetFetchResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             throttle_time_ms: if version >= 3 {
@@ -176,6 +181,7 @@ impl<'a> OffsetFetchResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 3 {
             w.skip(4)?;
@@ -207,9 +213,10 @@ impl<'a> OffsetFetchResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
         let f1: c::Array<'a, OffsetFetchResponseTopic<'a>> = if version <= 7 {
@@ -242,12 +249,13 @@ impl<'a> OffsetFetchResponse<'a> {
 
 impl c::Encode for OffsetFetchResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         if version >= 3 {
@@ -297,6 +305,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 3 {
             w.i32(self.throttle_time_ms);
@@ -316,6 +325,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("OffsetFetchResponse.ThrottleTimeMs");
         }
@@ -408,6 +418,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             name: r.string(flexible, "OffsetFetchResponse.Topics.Name")?,
@@ -428,7 +447,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=7)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7)
     }
 }
 
@@ -452,6 +471,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         c::ArrayView::<OffsetFetchResponsePartition<'a>>::walk(w, version, flexible, false)?;
@@ -469,6 +489,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, OffsetFetchResponsePartition<'a>> =
@@ -487,6 +508,13 @@ impl<'a> OffsetFetchResponseTopic<'a> {
 impl c::Encode for OffsetFetchResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -517,6 +545,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -526,6 +555,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -639,6 +669,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             partition_index: r.i32("OffsetFetchResponse.Topics.Partitions.PartitionIndex")?,
@@ -662,7 +701,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7, 5)
     }
 }
 
@@ -688,6 +727,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(12)?;
         if version >= 5 {
@@ -710,6 +750,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -734,6 +775,13 @@ impl<'a> OffsetFetchResponsePartition<'a> {
 impl c::Encode for OffsetFetchResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -767,6 +815,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 5 { 4 } else { 0 })) {
             w.i32(self.partition_index);
@@ -783,6 +832,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.committed_leader_epoch != -1 {
             return Some("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch");
         }
@@ -871,6 +921,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "OffsetFetchResponse.Groups.GroupId")?,
             topics: c::Array::read(r, version, true, "OffsetFetchResponse.Groups.Topics")?,
@@ -910,6 +969,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<OffsetFetchResponseTopics<'a>>::walk(w, version, true, false)?;
         w.skip(2)?;
@@ -925,6 +985,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> = c::Array::take(w, version, true)?;
         let f2 = w.i16()?;
@@ -941,6 +1002,13 @@ impl<'a> OffsetFetchResponseGroup<'a> {
 impl c::Encode for OffsetFetchResponseGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -965,6 +1033,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         w.i16(self.error_code);
@@ -972,6 +1041,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -1062,6 +1132,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchResponse.Groups.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: if version <= 9 {
                 r.string(true, "OffsetFetchResponse.Groups.Topics.Name")?
@@ -1090,7 +1169,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10)
     }
 }
 
@@ -1114,6 +1193,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         if version <= 9 {
             w.skip_string(true, false)?;
         }
@@ -1135,6 +1215,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
         let f1: c::Uuid = if version >= 10 {
             w.uuid()?
@@ -1155,6 +1236,13 @@ impl<'a> OffsetFetchResponseTopics<'a> {
 impl c::Encode for OffsetFetchResponseTopics<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version <= 9 {
             n = n.saturating_add(c::string_len(
@@ -1181,6 +1269,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if version <= 9 {
             w.string(self.name, true);
         }
@@ -1192,6 +1281,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetFetchResponse.Groups.Topics.Name");
         }
@@ -1306,6 +1396,15 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetFetchResponse.Groups.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("OffsetFetchResponse.Groups.Topics.Partitions.PartitionIndex")?,
@@ -1410,7 +1509,12 @@ impl<'a> OffsetFetchResponsePartitions<'a> {
 impl c::Encode for OffsetFetchResponsePartitions<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

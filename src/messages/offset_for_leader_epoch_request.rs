@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetForLeaderEpochRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(23), c::VersionRange::new(0, 4));
+
 /// `OffsetForLeaderEpochRequest` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -71,6 +74,7 @@ impl c::Message for OffsetForLeaderEpochRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -79,14 +83,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetForLeaderEpochRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             replica_id: if version >= 3 {
@@ -130,6 +135,7 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 3 {
             w.skip(4)?;
@@ -150,9 +156,10 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 3 { w.i32()? } else { -2 };
         let f1: c::Array<'a, OffsetForLeaderTopic<'a>> = c::Array::take(w, version, flexible)?;
@@ -169,12 +176,13 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
 
 impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version >= 3 {
@@ -201,6 +209,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 3 {
             w.i32(self.replica_id);
@@ -212,6 +221,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && self.replica_id != -2 {
             return Some("OffsetForLeaderEpochRequest.ReplicaId");
         }
@@ -292,6 +302,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetForLeaderEpochRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topic: r.string(flexible, "OffsetForLeaderEpochRequest.Topics.Topic")?,
@@ -312,7 +331,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -336,6 +355,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         c::ArrayView::<OffsetForLeaderPartition<'a>>::walk(w, version, flexible, false)?;
@@ -353,6 +373,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, OffsetForLeaderPartition<'a>> = c::Array::take(w, version, flexible)?;
@@ -370,6 +391,13 @@ impl<'a> OffsetForLeaderTopic<'a> {
 impl c::Encode for OffsetForLeaderTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -400,6 +428,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
@@ -409,6 +438,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -496,6 +526,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetForLeaderEpochRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             partition: r.i32("OffsetForLeaderEpochRequest.Topics.Partitions.Partition")?,
@@ -516,7 +555,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4, 2..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4, 2..=3)
     }
 }
 
@@ -542,6 +581,7 @@ impl<'a> OffsetForLeaderPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
         if version >= 2 {
@@ -563,6 +603,7 @@ impl<'a> OffsetForLeaderPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
         let f1: i32 = if version >= 2 { w.i32()? } else { -1 };
@@ -582,6 +623,13 @@ impl<'a> OffsetForLeaderPartition<'a> {
 impl c::Encode for OffsetForLeaderPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -607,6 +655,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(8usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
             w.i32(self.partition);
@@ -621,6 +670,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.current_leader_epoch != -1 {
             return Some("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `OffsetForLeaderEpochResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(23), c::VersionRange::new(0, 4));
+
 /// `OffsetForLeaderEpochResponse` (API key 23): valid versions 0-4, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for OffsetForLeaderEpochResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(23);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "OffsetForLeaderEpochResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             throttle_time_ms: if version >= 2 {
@@ -133,6 +138,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 2 {
             w.skip(4)?;
@@ -153,9 +159,10 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
         let f1: c::Array<'a, OffsetForLeaderTopicResult<'a>> =
@@ -173,12 +180,13 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
 
 impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         if version >= 2 {
@@ -205,6 +213,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 2 {
             w.i32(self.throttle_time_ms);
@@ -216,6 +225,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("OffsetForLeaderEpochResponse.ThrottleTimeMs");
         }
@@ -293,6 +303,15 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetForLeaderEpochResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             topic: r.string(flexible, "OffsetForLeaderEpochResponse.Topics.Topic")?,
@@ -313,7 +332,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -337,6 +356,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         c::ArrayView::<EpochEndOffset<'a>>::walk(w, version, flexible, false)?;
@@ -354,6 +374,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, EpochEndOffset<'a>> = c::Array::take(w, version, flexible)?;
@@ -371,6 +392,13 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
 impl c::Encode for OffsetForLeaderTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -401,6 +429,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic, flexible);
         self.partitions.write(w, version, flexible);
@@ -410,6 +439,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -510,6 +540,15 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "OffsetForLeaderEpochResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             error_code: r.i16("OffsetForLeaderEpochResponse.Topics.Partitions.ErrorCode")?,
@@ -531,7 +570,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4, 1..=3)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4, 1..=3)
     }
 }
 
@@ -557,6 +596,7 @@ impl<'a> EpochEndOffset<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(6)?;
         if version >= 1 {
@@ -578,6 +618,7 @@ impl<'a> EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -600,6 +641,13 @@ impl<'a> EpochEndOffset<'a> {
 impl c::Encode for EpochEndOffset<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -627,6 +675,7 @@ impl c::Encode for EpochEndOffset<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(14usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i16(self.error_code);
@@ -642,6 +691,7 @@ impl c::Encode for EpochEndOffset<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.leader_epoch != -1 {
             return Some("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch");
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ProduceRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(0), c::VersionRange::new(0, 13));
+
 /// `ProduceRequest` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -97,6 +100,7 @@ impl c::Message for ProduceRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(0);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
 }
 
@@ -105,14 +109,10 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "ProduceRequest",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "ProduceRequest"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             transactional_id: if version >= 3 {
@@ -158,6 +158,7 @@ impl<'a> ProduceRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
             w.skip_string(flexible, true)?;
@@ -179,9 +180,10 @@ impl<'a> ProduceRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: Option<&'a str> = if version >= 3 {
             w.nullable_string(flexible)?
@@ -207,12 +209,13 @@ impl<'a> ProduceRequest<'a> {
 
 impl c::Encode for ProduceRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         if version >= 3 {
@@ -253,6 +256,7 @@ impl c::Encode for ProduceRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
             w.nullable_string(self.transactional_id, flexible);
@@ -268,6 +272,7 @@ impl c::Encode for ProduceRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topic_data {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -358,6 +363,15 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceRequest.TopicData",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
@@ -387,7 +401,7 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13, 9..=12)
     }
 }
 
@@ -411,6 +425,7 @@ impl<'a> TopicProduceData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
             w.skip_string(flexible, false)?;
@@ -435,6 +450,7 @@ impl<'a> TopicProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: &'a str = if version <= 12 {
             w.string(flexible)?
@@ -462,6 +478,13 @@ impl<'a> TopicProduceData<'a> {
 impl c::Encode for TopicProduceData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         if version <= 12 {
@@ -496,6 +519,7 @@ impl c::Encode for TopicProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
             w.string(self.name, flexible);
@@ -510,6 +534,7 @@ impl c::Encode for TopicProduceData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
             return Some("ProduceRequest.TopicData.Name");
         }
@@ -585,6 +610,15 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceRequest.TopicData.PartitionData",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             index: r.i32("ProduceRequest.TopicData.PartitionData.Index")?,
@@ -601,7 +635,7 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13)
     }
 }
 
@@ -627,6 +661,7 @@ impl<'a> PartitionProduceData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
         w.skip_bytes(flexible, true)?;
@@ -644,6 +679,7 @@ impl<'a> PartitionProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
         let f1: Option<crate::records::Records<'a>> = w.nullable_records(flexible)?;
@@ -661,6 +697,13 @@ impl<'a> PartitionProduceData<'a> {
 impl c::Encode for PartitionProduceData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -687,6 +730,7 @@ impl c::Encode for PartitionProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.index);
         w.nullable_bytes(self.records.map(|x| x.as_bytes()), flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ProduceResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(0), c::VersionRange::new(0, 13));
+
 /// `ProduceResponse` (API key 0): valid versions 0-13, flexible versions 9+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -87,6 +90,7 @@ impl c::Message for ProduceResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(0);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 13);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(9, 32767);
 }
 
@@ -95,14 +99,10 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "ProduceResponse",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "ProduceResponse"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             responses: c::Array::read(r, version, flexible, "ProduceResponse.Responses")?,
@@ -133,6 +133,7 @@ impl<'a> ProduceResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
@@ -157,6 +158,7 @@ impl<'a> ProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         c::ArrayView::<TopicProduceResponse<'a>>::walk(w, version, flexible, false)?;
         if version >= 1 {
@@ -177,9 +179,10 @@ impl<'a> ProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: c::Array<'a, TopicProduceResponse<'a>> = c::Array::take(w, version, flexible)?;
         let f1: i32 = if version >= 1 { w.i32()? } else { 0 };
@@ -206,12 +209,13 @@ impl ProduceResponse<'_> {
 
 impl c::Encode for ProduceResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(self.responses.encoded_len(
@@ -252,6 +256,7 @@ impl c::Encode for ProduceResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         self.responses.write(w, version, flexible);
         if version >= 1 {
@@ -275,6 +280,7 @@ impl c::Encode for ProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.responses {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -368,6 +374,15 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceResponse.Responses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             name: if version <= 12 {
@@ -397,7 +412,7 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13, 9..=12)
     }
 }
 
@@ -421,6 +436,7 @@ impl<'a> TopicProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
             w.skip_string(flexible, false)?;
@@ -445,6 +461,7 @@ impl<'a> TopicProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: &'a str = if version <= 12 {
             w.string(flexible)?
@@ -472,6 +489,13 @@ impl<'a> TopicProduceResponse<'a> {
 impl c::Encode for TopicProduceResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         if version <= 12 {
@@ -506,6 +530,7 @@ impl c::Encode for TopicProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
             w.string(self.name, flexible);
@@ -520,6 +545,7 @@ impl c::Encode for TopicProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
             return Some("ProduceResponse.Responses.Name");
         }
@@ -681,6 +707,15 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceResponse.Responses.PartitionResponses",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             index: r.i32("ProduceResponse.Responses.PartitionResponses.Index")?,
@@ -726,7 +761,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
     }
 }
 
@@ -736,6 +771,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(
             r,
             1,
@@ -767,6 +803,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(14)?;
         if version >= 2 {
@@ -799,6 +836,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -843,6 +881,13 @@ impl PartitionProduceResponse<'_> {
 impl c::Encode for PartitionProduceResponse<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -901,6 +946,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         if let Some(mut w) = w.sub(
             14usize
@@ -941,6 +987,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.log_append_time_ms != -1 {
             return Some("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs");
         }
@@ -1022,6 +1069,15 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceResponse.Responses.PartitionResponses.RecordErrors",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
             batch_index: r
@@ -1041,7 +1097,7 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13)
     }
 }
 
@@ -1067,6 +1123,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
         w.skip_string(flexible, true)?;
@@ -1084,6 +1141,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
         let f1: Option<&'a str> = w.nullable_string(flexible)?;
@@ -1101,6 +1159,13 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
 impl c::Encode for BatchIndexAndErrorMessage<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -1127,6 +1192,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.batch_index);
         w.nullable_string(self.batch_index_error_message, flexible);
@@ -1201,6 +1267,15 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r
                 .i32("ProduceResponse.Responses.PartitionResponses.CurrentLeader.LeaderId")?,
@@ -1273,7 +1348,12 @@ impl<'a> LeaderIdAndEpoch<'a> {
 impl c::Encode for LeaderIdAndEpoch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -1388,6 +1468,15 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ProduceResponse.NodeEndpoints",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("ProduceResponse.NodeEndpoints.NodeId")?,
             host: r.string(true, "ProduceResponse.NodeEndpoints.Host")?,
@@ -1464,7 +1553,12 @@ impl<'a> NodeEndpoint<'a> {
 impl c::Encode for NodeEndpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

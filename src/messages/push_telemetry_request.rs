@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `PushTelemetryRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(72), c::VersionRange::new(0, 0));
+
 /// `PushTelemetryRequest` (API key 72): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -109,6 +112,7 @@ impl c::Message for PushTelemetryRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(72);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -117,14 +121,15 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "PushTelemetryRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             client_instance_id: r.uuid("PushTelemetryRequest.ClientInstanceId")?,
             subscription_id: r.i32("PushTelemetryRequest.SubscriptionId")?,
@@ -181,7 +186,7 @@ impl<'a> PushTelemetryRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let [
@@ -229,9 +234,9 @@ impl<'a> PushTelemetryRequest<'a> {
 
 impl c::Encode for PushTelemetryRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ReadShareGroupStateResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(84), c::VersionRange::new(0, 0));
+
 /// `ReadShareGroupStateResponse` (API key 84): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -57,6 +60,7 @@ impl c::Message for ReadShareGroupStateResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(84);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -65,14 +69,15 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ReadShareGroupStateResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(r, version, true, "ReadShareGroupStateResponse.Results")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -110,6 +115,7 @@ impl<'a> ReadShareGroupStateResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<ReadStateResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -123,9 +129,10 @@ impl<'a> ReadShareGroupStateResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, ReadStateResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -137,12 +144,13 @@ impl<'a> ReadShareGroupStateResponse<'a> {
 
 impl c::Encode for ReadShareGroupStateResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
             version,
@@ -158,6 +166,7 @@ impl c::Encode for ReadShareGroupStateResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -228,6 +237,15 @@ impl<'a> c::Decode<'a> for ReadStateResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateResponse.Results.TopicId")?,
             partitions: c::Array::read(
@@ -271,6 +289,7 @@ impl<'a> ReadStateResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -285,6 +304,7 @@ impl<'a> ReadStateResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -299,6 +319,13 @@ impl<'a> ReadStateResult<'a> {
 impl c::Encode for ReadStateResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -317,6 +344,7 @@ impl c::Encode for ReadStateResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -440,6 +468,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateResponse.Results.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateResponse.Results.Partitions.Partition")?,
             error_code: r.i16("ReadShareGroupStateResponse.Results.Partitions.ErrorCode")?,
@@ -492,6 +529,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         w.skip(12)?;
@@ -508,6 +546,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -532,6 +571,13 @@ impl<'a> PartitionResult<'a> {
 impl c::Encode for PartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -562,6 +608,7 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition);
             w.i16(self.error_code);
@@ -667,6 +714,15 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateResponse.Results.Partitions.StateBatches",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             first_offset: r
                 .i64("ReadShareGroupStateResponse.Results.Partitions.StateBatches.FirstOffset")?,
@@ -767,7 +823,12 @@ impl<'a> StateBatch<'a> {
 impl c::Encode for StateBatch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(8);
 

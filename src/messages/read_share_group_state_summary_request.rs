@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ReadShareGroupStateSummaryRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(87), c::VersionRange::new(0, 1));
+
 /// `ReadShareGroupStateSummaryRequest` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for ReadShareGroupStateSummaryRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ReadShareGroupStateSummaryRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "ReadShareGroupStateSummaryRequest.Topics")?,
@@ -124,6 +129,7 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReadStateSummaryData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -138,9 +144,10 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReadStateSummaryData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -154,12 +161,13 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
 
 impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -181,6 +189,7 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -252,6 +261,15 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateSummaryRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
             partitions: c::Array::read(
@@ -297,6 +315,7 @@ impl<'a> ReadStateSummaryData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -311,6 +330,7 @@ impl<'a> ReadStateSummaryData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -325,6 +345,13 @@ impl<'a> ReadStateSummaryData<'a> {
 impl c::Encode for ReadStateSummaryData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -343,6 +370,7 @@ impl c::Encode for ReadStateSummaryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -414,6 +442,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateSummaryRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,
             leader_epoch: r
@@ -485,7 +522,12 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ReadShareGroupStateSummaryResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(87), c::VersionRange::new(0, 1));
+
 /// `ReadShareGroupStateSummaryResponse` (API key 87): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -60,6 +63,7 @@ impl c::Message for ReadShareGroupStateSummaryResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(87);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -68,14 +72,15 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ReadShareGroupStateSummaryResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(
                 r,
@@ -118,6 +123,7 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<ReadStateSummaryResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -131,9 +137,10 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, ReadStateSummaryResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -145,12 +152,13 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
 
 impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
             version,
@@ -166,11 +174,13 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.results {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -245,6 +255,15 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateSummaryResponse.Results",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
             partitions: c::Array::read(
@@ -290,6 +309,7 @@ impl<'a> ReadStateSummaryResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -304,6 +324,7 @@ impl<'a> ReadStateSummaryResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -318,6 +339,13 @@ impl<'a> ReadStateSummaryResult<'a> {
 impl c::Encode for ReadStateSummaryResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -336,12 +364,14 @@ impl c::Encode for ReadStateSummaryResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -481,6 +511,15 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ReadShareGroupStateSummaryResponse.Results.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
             error_code: r.i16("ReadShareGroupStateSummaryResponse.Results.Partitions.ErrorCode")?,
@@ -512,7 +551,7 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -538,6 +577,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         w.skip(16)?;
@@ -557,6 +597,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -600,6 +641,13 @@ impl<'a> PartitionResult<'a> {
 impl c::Encode for PartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -629,6 +677,7 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition);
             w.i16(self.error_code);
@@ -646,6 +695,7 @@ impl c::Encode for PartitionResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.delivery_complete_count != -1 {
             return Some(
                 "ReadShareGroupStateSummaryResponse.Results.Partitions.DeliveryCompleteCount",

@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ResponseHeader` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 1));
+
 /// The `ResponseHeader`: versions 0-1, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -55,6 +58,7 @@ impl c::Message for ResponseHeader<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Header;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -63,14 +67,10 @@ impl<'a> c::Decode<'a> for ResponseHeader<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "ResponseHeader",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "ResponseHeader"));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             correlation_id: r.i32("ResponseHeader.CorrelationId")?,
@@ -109,6 +109,7 @@ impl<'a> ResponseHeader<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(4)?;
         if flexible {
@@ -125,9 +126,10 @@ impl<'a> ResponseHeader<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i32()?;
         if flexible {
@@ -142,12 +144,13 @@ impl<'a> ResponseHeader<'a> {
 
 impl c::Encode for ResponseHeader<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -167,6 +170,7 @@ impl c::Encode for ResponseHeader<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i32(self.correlation_id);
         if flexible {

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `SaslHandshakeResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(17), c::VersionRange::new(0, 1));
+
 /// `SaslHandshakeResponse` (API key 17): valid versions 0-1, flexible versions none.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for SaslHandshakeResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(17);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::NONE;
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "SaslHandshakeResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let this = Self {
             error_code: r.i16("SaslHandshakeResponse.ErrorCode")?,
             mechanisms: c::Array::read(r, version, false, "SaslHandshakeResponse.Mechanisms")?,
@@ -108,6 +113,7 @@ impl<'a> SaslHandshakeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
         Some(())
@@ -121,9 +127,10 @@ impl<'a> SaslHandshakeResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
         Some(Self {
@@ -136,12 +143,13 @@ impl<'a> SaslHandshakeResponse<'a> {
 
 impl c::Encode for SaslHandshakeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -161,6 +169,7 @@ impl c::Encode for SaslHandshakeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.error_code);
         self.mechanisms.write(w, version, false);
     }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ShareAcknowledgeRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(79), c::VersionRange::new(1, 2));
+
 /// `ShareAcknowledgeRequest` (API key 79): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -109,6 +112,7 @@ impl c::Message for ShareAcknowledgeRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(79);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -117,14 +121,15 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ShareAcknowledgeRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.nullable_string(true, "ShareAcknowledgeRequest.GroupId")?,
             member_id: r.nullable_string(true, "ShareAcknowledgeRequest.MemberId")?,
@@ -170,6 +175,7 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
         w.skip(4)?;
@@ -190,9 +196,10 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2 = w.i32()?;
@@ -212,12 +219,13 @@ impl<'a> ShareAcknowledgeRequest<'a> {
 
 impl c::Encode for ShareAcknowledgeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.group_id,
@@ -256,6 +264,7 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 1 } else { 0 })) {
@@ -337,6 +346,15 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareAcknowledgeRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareAcknowledgeRequest.Topics.TopicId")?,
             partitions: c::Array::read(
@@ -380,6 +398,7 @@ impl<'a> AcknowledgeTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<AcknowledgePartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -394,6 +413,7 @@ impl<'a> AcknowledgeTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, AcknowledgePartition<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -408,6 +428,13 @@ impl<'a> AcknowledgeTopic<'a> {
 impl c::Encode for AcknowledgeTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -426,6 +453,7 @@ impl c::Encode for AcknowledgeTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -500,6 +528,15 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareAcknowledgeRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
             acknowledgement_batches: c::Array::read(
@@ -545,6 +582,7 @@ impl<'a> AcknowledgePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -559,6 +597,7 @@ impl<'a> AcknowledgePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -573,6 +612,13 @@ impl<'a> AcknowledgePartition<'a> {
 impl c::Encode for AcknowledgePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -591,6 +637,7 @@ impl c::Encode for AcknowledgePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.partition_index);
         self.acknowledgement_batches.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -675,6 +722,15 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             first_offset: r.i64(
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset",
@@ -725,6 +781,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -739,6 +796,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -773,6 +831,13 @@ impl<'a> AcknowledgementBatch<'a> {
 impl c::Encode for AcknowledgementBatch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(8);
 
@@ -793,6 +858,7 @@ impl c::Encode for AcknowledgementBatch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(16) {
             w.i64(self.first_offset);
             w.i64(self.last_offset);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ShareFetchRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(78), c::VersionRange::new(1, 2));
+
 /// `ShareFetchRequest` (API key 78): valid versions 1-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -203,6 +206,7 @@ impl c::Message for ShareFetchRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(78);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -211,14 +215,15 @@ impl<'a> c::Decode<'a> for ShareFetchRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ShareFetchRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.nullable_string(true, "ShareFetchRequest.GroupId")?,
             member_id: r.nullable_string(true, "ShareFetchRequest.MemberId")?,
@@ -280,6 +285,7 @@ impl<'a> ShareFetchRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
         w.skip(24)?;
@@ -305,9 +311,10 @@ impl<'a> ShareFetchRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let [
@@ -367,12 +374,13 @@ impl<'a> ShareFetchRequest<'a> {
 
 impl c::Encode for ShareFetchRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.group_id,
@@ -429,6 +437,7 @@ impl c::Encode for ShareFetchRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
         if let Some(mut w) = w.sub(
@@ -455,6 +464,7 @@ impl c::Encode for ShareFetchRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.share_acquire_mode != 0 {
             return Some("ShareFetchRequest.ShareAcquireMode");
         }
@@ -527,6 +537,15 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareFetchRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareFetchRequest.Topics.TopicId")?,
             partitions: c::Array::read(r, version, true, "ShareFetchRequest.Topics.Partitions")?,
@@ -565,6 +584,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<FetchPartition<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -579,6 +599,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, FetchPartition<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -593,6 +614,13 @@ impl<'a> FetchTopic<'a> {
 impl c::Encode for FetchTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -611,6 +639,7 @@ impl c::Encode for FetchTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -698,6 +727,15 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareFetchRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("ShareFetchRequest.Topics.Partitions.PartitionIndex")?,
             partition_max_bytes: 0,
@@ -742,6 +780,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
 
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
@@ -757,6 +796,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: i32 = 0;
         let f2: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::take(w, version, true)?;
@@ -773,6 +813,13 @@ impl<'a> FetchPartition<'a> {
 impl c::Encode for FetchPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -797,6 +844,7 @@ impl c::Encode for FetchPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.partition_index);
         self.acknowledgement_batches.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -881,6 +929,15 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareFetchRequest.Topics.Partitions.AcknowledgementBatches",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             first_offset: r
                 .i64("ShareFetchRequest.Topics.Partitions.AcknowledgementBatches.FirstOffset")?,
@@ -929,6 +986,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -943,6 +1001,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -977,6 +1036,13 @@ impl<'a> AcknowledgementBatch<'a> {
 impl c::Encode for AcknowledgementBatch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(8);
 
@@ -997,6 +1063,7 @@ impl c::Encode for AcknowledgementBatch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(16) {
             w.i64(self.first_offset);
             w.i64(self.last_offset);
@@ -1071,6 +1138,15 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareFetchRequest.ForgottenTopicsData",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareFetchRequest.ForgottenTopicsData.TopicId")?,
             partitions: c::Array::read(
@@ -1116,6 +1192,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -1130,6 +1207,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -1144,6 +1222,13 @@ impl<'a> ForgottenTopic<'a> {
 impl c::Encode for ForgottenTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -1162,6 +1247,7 @@ impl c::Encode for ForgottenTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ShareGroupDescribeResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(77), c::VersionRange::new(1, 1));
+
 /// `ShareGroupDescribeResponse` (API key 77): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for ShareGroupDescribeResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(77);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ShareGroupDescribeResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ShareGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "ShareGroupDescribeResponse.Groups")?,
@@ -124,6 +129,7 @@ impl<'a> ShareGroupDescribeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -138,9 +144,10 @@ impl<'a> ShareGroupDescribeResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -154,12 +161,13 @@ impl<'a> ShareGroupDescribeResponse<'a> {
 
 impl c::Encode for ShareGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -177,6 +185,7 @@ impl c::Encode for ShareGroupDescribeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -339,6 +348,15 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupDescribeResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("ShareGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
@@ -391,6 +409,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
         w.skip_string(true, false)?;
@@ -411,6 +430,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2: &'a str = w.string(true)?;
@@ -440,6 +460,13 @@ impl<'a> DescribedGroup<'a> {
 impl c::Encode for DescribedGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -488,6 +515,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
@@ -633,6 +661,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupDescribeResponse.Groups.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             member_id: r.string(true, "ShareGroupDescribeResponse.Groups.Members.MemberId")?,
             rack_id: r.nullable_string(true, "ShareGroupDescribeResponse.Groups.Members.RackId")?,
@@ -683,6 +720,7 @@ impl<'a> Member<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, true)?;
         w.skip(4)?;
@@ -702,6 +740,7 @@ impl<'a> Member<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2 = w.i32()?;
@@ -726,6 +765,13 @@ impl<'a> Member<'a> {
 impl c::Encode for Member<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.member_id,
@@ -770,6 +816,7 @@ impl c::Encode for Member<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.member_id, true);
         w.nullable_string(self.rack_id, true);
         w.i32(self.member_epoch);
@@ -859,6 +906,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupDescribeResponse.TopicPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareGroupDescribeResponse.TopicPartitions.TopicId")?,
             topic_name: r.string(true, "ShareGroupDescribeResponse.TopicPartitions.TopicName")?,
@@ -905,6 +961,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -920,6 +977,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: &'a str = w.string(true)?;
         let f2: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -936,6 +994,13 @@ impl<'a> TopicPartitions<'a> {
 impl c::Encode for TopicPartitions<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -960,6 +1025,7 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
@@ -1022,6 +1088,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupDescribeResponse.Assignment",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -1066,6 +1141,7 @@ impl<'a> Assignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -1079,6 +1155,7 @@ impl<'a> Assignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -1091,6 +1168,13 @@ impl<'a> Assignment<'a> {
 impl c::Encode for Assignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topic_partitions.encoded_len(
             version,
@@ -1107,6 +1191,7 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topic_partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }

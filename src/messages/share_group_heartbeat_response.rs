@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `ShareGroupHeartbeatResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(76), c::VersionRange::new(1, 1));
+
 /// `ShareGroupHeartbeatResponse` (API key 76): valid versions 1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -135,6 +138,7 @@ impl c::Message for ShareGroupHeartbeatResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(76);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(1, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -143,14 +147,15 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "ShareGroupHeartbeatResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ShareGroupHeartbeatResponse.ThrottleTimeMs")?,
             error_code: r.i16("ShareGroupHeartbeatResponse.ErrorCode")?,
@@ -198,6 +203,7 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
@@ -217,9 +223,10 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -249,12 +256,13 @@ impl<'a> ShareGroupHeartbeatResponse<'a> {
 
 impl c::Encode for ShareGroupHeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -289,6 +297,7 @@ impl c::Encode for ShareGroupHeartbeatResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -367,6 +376,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupHeartbeatResponse.Assignment",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_partitions: c::Array::read(
                 r,
@@ -411,6 +429,7 @@ impl<'a> Assignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopicPartitions<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
         Some(())
@@ -424,6 +443,7 @@ impl<'a> Assignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartitions<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
         Some(Self {
@@ -436,6 +456,13 @@ impl<'a> Assignment<'a> {
 impl c::Encode for Assignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topic_partitions.encoded_len(
             version,
@@ -452,6 +479,7 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.topic_partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
@@ -522,6 +550,15 @@ impl<'a> c::Decode<'a> for TopicPartitions<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "ShareGroupHeartbeatResponse.TopicPartitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareGroupHeartbeatResponse.TopicPartitions.TopicId")?,
             partitions: c::Array::read(
@@ -567,6 +604,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -581,6 +619,7 @@ impl<'a> TopicPartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -595,6 +634,13 @@ impl<'a> TopicPartitions<'a> {
 impl c::Encode for TopicPartitions<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -613,6 +659,7 @@ impl c::Encode for TopicPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

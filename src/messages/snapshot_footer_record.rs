@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `SnapshotFooterRecord` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 0));
+
 /// The `SnapshotFooterRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -55,6 +58,7 @@ impl c::Message for SnapshotFooterRecord<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -63,14 +67,15 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "SnapshotFooterRecord",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("SnapshotFooterRecord.Version")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -122,7 +127,7 @@ impl<'a> SnapshotFooterRecord<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let f0 = w.i16()?;
@@ -136,9 +141,9 @@ impl<'a> SnapshotFooterRecord<'a> {
 
 impl c::Encode for SnapshotFooterRecord<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StopReplicaRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(5), c::VersionRange::new(0, 4));
+
 /// `StopReplicaRequest` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -155,6 +158,7 @@ impl c::Message for StopReplicaRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -163,14 +167,15 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StopReplicaRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             controller_id: r.i32("StopReplicaRequest.ControllerId")?,
@@ -245,6 +250,7 @@ impl<'a> StopReplicaRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
         if version >= 4 {
@@ -286,9 +292,10 @@ impl<'a> StopReplicaRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
         let f1: bool = if version >= 4 { w.bool()? } else { false };
@@ -329,12 +336,13 @@ impl<'a> StopReplicaRequest<'a> {
 
 impl c::Encode for StopReplicaRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -416,6 +424,7 @@ impl c::Encode for StopReplicaRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(
             8usize
@@ -450,6 +459,7 @@ impl c::Encode for StopReplicaRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.broker_epoch != -1 {
             return Some("StopReplicaRequest.BrokerEpoch");
         }
@@ -522,7 +532,14 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionV0<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StopReplicaRequest.UngroupedPartitions",
+            ));
+        }
         let this = Self {
             topic_name: r.string(false, "StopReplicaRequest.UngroupedPartitions.TopicName")?,
             partition_index: r.i32("StopReplicaRequest.UngroupedPartitions.PartitionIndex")?,
@@ -573,6 +590,13 @@ impl<'a> StopReplicaPartitionV0<'a> {
 impl c::Encode for StopReplicaPartitionV0<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -664,6 +688,15 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StopReplicaRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             name: r.string(flexible, "StopReplicaRequest.Topics.Name")?,
@@ -684,7 +717,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -708,6 +741,7 @@ impl<'a> StopReplicaTopicV1<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -725,6 +759,7 @@ impl<'a> StopReplicaTopicV1<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -742,6 +777,13 @@ impl<'a> StopReplicaTopicV1<'a> {
 impl c::Encode for StopReplicaTopicV1<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -772,6 +814,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);
@@ -849,6 +892,15 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StopReplicaRequest.TopicStates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "StopReplicaRequest.TopicStates.TopicName")?,
             partition_states: c::Array::read(
@@ -892,6 +944,7 @@ impl<'a> StopReplicaTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<StopReplicaPartitionState<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -906,6 +959,7 @@ impl<'a> StopReplicaTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, StopReplicaPartitionState<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -920,6 +974,13 @@ impl<'a> StopReplicaTopicState<'a> {
 impl c::Encode for StopReplicaTopicState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -942,6 +1003,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partition_states.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -1026,6 +1088,15 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StopReplicaRequest.TopicStates.PartitionStates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
                 .i32("StopReplicaRequest.TopicStates.PartitionStates.PartitionIndex")?,
@@ -1101,7 +1172,12 @@ impl<'a> StopReplicaPartitionState<'a> {
 impl c::Encode for StopReplicaPartitionState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(4);
 

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StopReplicaResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(5), c::VersionRange::new(0, 4));
+
 /// `StopReplicaResponse` (API key 5): valid versions 0-4, flexible versions 2+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +77,7 @@ impl c::Message for StopReplicaResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(5);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 4);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(2, 32767);
 }
 
@@ -82,14 +86,15 @@ impl<'a> c::Decode<'a> for StopReplicaResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StopReplicaResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             error_code: r.i16("StopReplicaResponse.ErrorCode")?,
@@ -134,6 +139,7 @@ impl<'a> StopReplicaResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(2)?;
         c::ArrayView::<StopReplicaPartitionError<'a>>::walk(w, version, flexible, false)?;
@@ -151,9 +157,10 @@ impl<'a> StopReplicaResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
         let f1: c::Array<'a, StopReplicaPartitionError<'a>> = c::Array::take(w, version, flexible)?;
@@ -170,12 +177,13 @@ impl<'a> StopReplicaResponse<'a> {
 
 impl c::Encode for StopReplicaResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -201,6 +209,7 @@ impl c::Encode for StopReplicaResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i16(self.error_code);
         self.partition_errors.write(w, version, flexible);
@@ -288,6 +297,15 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StopReplicaResponse.PartitionErrors",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
             topic_name: r.string(flexible, "StopReplicaResponse.PartitionErrors.TopicName")?,
@@ -304,7 +322,7 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2..=4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=4)
     }
 }
 
@@ -328,6 +346,7 @@ impl<'a> StopReplicaPartitionError<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
         w.skip(6)?;
@@ -345,6 +364,7 @@ impl<'a> StopReplicaPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -365,6 +385,13 @@ impl<'a> StopReplicaPartitionError<'a> {
 impl c::Encode for StopReplicaPartitionError<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -393,6 +420,7 @@ impl c::Encode for StopReplicaPartitionError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.topic_name, flexible);
         if let Some(mut w) = w.sub(6) {

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StreamsGroupDescribeRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(89), c::VersionRange::new(0, 1));
+
 /// `StreamsGroupDescribeRequest` (API key 89): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -83,6 +86,7 @@ impl c::Message for StreamsGroupDescribeRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -91,14 +95,15 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StreamsGroupDescribeRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?,
             include_authorized_operations: r
@@ -143,6 +148,7 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.skip(1)?;
         if version >= 1 {
@@ -161,9 +167,10 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1 = w.bool()?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
@@ -179,12 +186,13 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
 
 impl c::Encode for StreamsGroupDescribeRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.group_ids.encoded_len(
             version,
@@ -211,6 +219,7 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.group_ids.write(w, version, true);
         if let Some(mut w) = w.sub(1usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.bool(self.include_authorized_operations);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StreamsGroupDescribeResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(89), c::VersionRange::new(0, 1));
+
 /// `StreamsGroupDescribeResponse` (API key 89): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for StreamsGroupDescribeResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(89);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StreamsGroupDescribeResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
             groups: c::Array::read(r, version, true, "StreamsGroupDescribeResponse.Groups")?,
@@ -124,6 +129,7 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -138,9 +144,10 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -154,12 +161,13 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
 
 impl c::Encode for StreamsGroupDescribeResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -177,12 +185,14 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.groups {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -387,6 +397,15 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Groups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
             error_message: r
@@ -440,7 +459,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -464,6 +483,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
         w.skip_string(true, false)?;
@@ -497,6 +517,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
         let f2: &'a str = w.string(true)?;
@@ -548,6 +569,13 @@ impl<'a> DescribedGroup<'a> {
 impl c::Encode for DescribedGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -623,6 +651,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
         w.string(self.group_id, true);
@@ -663,6 +692,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.assignor_name.is_some() {
             return Some("StreamsGroupDescribeResponse.Groups.AssignorName");
         }
@@ -735,6 +765,15 @@ impl<'a> c::Decode<'a> for Topology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Groups.Topology",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
             subtopologies: c::Array::read_nullable(
@@ -780,6 +819,7 @@ impl<'a> Topology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
@@ -794,6 +834,7 @@ impl<'a> Topology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, Subtopology<'a>>> = c::Array::take_nullable(w, version, true)?;
         w.empty_tagged_section()?;
@@ -808,6 +849,13 @@ impl<'a> Topology<'a> {
 impl c::Encode for Topology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -827,6 +875,7 @@ impl c::Encode for Topology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.epoch);
         c::Array::write_nullable(self.subtopologies.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -943,6 +992,15 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
                 true,
@@ -1009,6 +1067,7 @@ impl<'a> Subtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -1026,6 +1085,7 @@ impl<'a> Subtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -1046,6 +1106,13 @@ impl<'a> Subtopology<'a> {
 impl c::Encode for Subtopology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -1086,6 +1153,7 @@ impl c::Encode for Subtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.source_topics.write(w, version, true);
         self.repartition_sink_topics.write(w, version, true);
@@ -1329,6 +1397,15 @@ impl<'a> c::Decode<'a> for Member<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Groups.Members",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             member_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
             member_epoch: r.i32("StreamsGroupDescribeResponse.Groups.Members.MemberEpoch")?,
@@ -1413,6 +1490,7 @@ impl<'a> Member<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(4)?;
         w.skip_string(true, true)?;
@@ -1442,6 +1520,7 @@ impl<'a> Member<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i32()?;
         let f2: Option<&'a str> = w.nullable_string(true)?;
@@ -1486,6 +1565,13 @@ impl<'a> Member<'a> {
 impl c::Encode for Member<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.member_id,
@@ -1565,6 +1651,7 @@ impl c::Encode for Member<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.member_id, true);
         w.i32(self.member_epoch);
         w.nullable_string(self.instance_id, true);
@@ -1657,6 +1744,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Endpoint",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
             port: r.u16("StreamsGroupDescribeResponse.Endpoint.Port")?,
@@ -1727,7 +1823,12 @@ impl<'a> Endpoint<'a> {
 impl c::Encode for Endpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.host,
@@ -1831,6 +1932,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TaskOffset",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
                 true,
@@ -1908,7 +2018,12 @@ impl<'a> TaskOffset<'a> {
 impl c::Encode for TaskOffset<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -2017,6 +2132,15 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.Assignment",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             active_tasks: c::Array::read(
                 r,
@@ -2073,6 +2197,7 @@ impl<'a> Assignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
@@ -2088,6 +2213,7 @@ impl<'a> Assignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
         let f2: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
@@ -2104,6 +2230,13 @@ impl<'a> Assignment<'a> {
 impl c::Encode for Assignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.active_tasks.encoded_len(
             version,
@@ -2132,6 +2265,7 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.active_tasks.write(w, version, true);
         self.standby_tasks.write(w, version, true);
         self.warmup_tasks.write(w, version, true);
@@ -2204,6 +2338,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TaskIds",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
@@ -2249,6 +2392,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -2263,6 +2407,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -2277,6 +2422,13 @@ impl<'a> TaskIds<'a> {
 impl c::Encode for TaskIds<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -2299,6 +2451,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -2370,6 +2523,15 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.KeyValue",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
             value: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Value")?,
@@ -2440,7 +2602,12 @@ impl<'a> KeyValue<'a> {
 impl c::Encode for KeyValue<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.key,
@@ -2561,6 +2728,15 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TopicInfo",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
             partitions: r.i32("StreamsGroupDescribeResponse.TopicInfo.Partitions")?,
@@ -2609,6 +2785,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
@@ -2624,6 +2801,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -2643,6 +2821,13 @@ impl<'a> TopicInfo<'a> {
 impl c::Encode for TopicInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -2669,6 +2854,7 @@ impl c::Encode for TopicInfo<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partitions);
@@ -2750,6 +2936,15 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TopologyDescription",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopologies: c::Array::read(
                 r,
@@ -2800,6 +2995,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -2814,6 +3010,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
             c::Array::take(w, version, true)?;
         let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
@@ -2830,6 +3027,13 @@ impl<'a> TopologyDescription<'a> {
 impl c::Encode for TopologyDescription<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.subtopologies.encoded_len(
             version,
@@ -2852,6 +3056,7 @@ impl c::Encode for TopologyDescription<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -2926,6 +3131,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
                 true,
@@ -2974,6 +3188,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -2988,6 +3203,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -3002,6 +3218,13 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 impl c::Encode for TopologyDescriptionSubtopology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -3024,6 +3247,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -3147,6 +3371,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TopologyDescriptionNode",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(
                 true,
@@ -3212,6 +3445,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(1)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -3230,6 +3464,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i8()?;
         let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -3252,6 +3487,13 @@ impl<'a> TopologyDescriptionNode<'a> {
 impl c::Encode for TopologyDescriptionNode<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -3294,6 +3536,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         w.i8(self.node_type);
         self.source_topics.write(w, version, true);
@@ -3369,6 +3612,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
             processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
@@ -3409,6 +3661,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         TopologyDescriptionNode::walk_wire(w, version)?;
         TopologyDescriptionNode::walk_wire(w, version)?;
         w.tagged_section()?;
@@ -3423,6 +3676,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         w.empty_tagged_section()?;
@@ -3437,6 +3691,13 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 impl c::Encode for TopologyDescriptionGlobalStore<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.source, version)?);
 
@@ -3451,6 +3712,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StreamsGroupHeartbeatRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(88), c::VersionRange::new(0, 1));
+
 /// `StreamsGroupHeartbeatRequest` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -265,6 +268,7 @@ impl c::Message for StreamsGroupHeartbeatRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(88);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -273,14 +277,15 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StreamsGroupHeartbeatRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "StreamsGroupHeartbeatRequest.GroupId")?,
             member_id: r.string(true, "StreamsGroupHeartbeatRequest.MemberId")?,
@@ -373,6 +378,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
         w.skip(8)?;
@@ -405,9 +411,10 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
@@ -460,12 +467,13 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
 
 impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -565,6 +573,7 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         w.string(self.member_id, true);
         if let Some(mut w) = w.sub(8) {
@@ -669,6 +678,15 @@ impl<'a> c::Decode<'a> for Topology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.Topology",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
             subtopologies: c::Array::read(
@@ -714,6 +732,7 @@ impl<'a> Topology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -728,6 +747,7 @@ impl<'a> Topology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, Subtopology<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -742,6 +762,13 @@ impl<'a> Topology<'a> {
 impl c::Encode for Topology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -760,6 +787,7 @@ impl c::Encode for Topology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.epoch);
         self.subtopologies.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -905,6 +933,15 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
                 true,
@@ -983,6 +1020,7 @@ impl<'a> Subtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -1002,6 +1040,7 @@ impl<'a> Subtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -1026,6 +1065,13 @@ impl<'a> Subtopology<'a> {
 impl c::Encode for Subtopology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -1078,6 +1124,7 @@ impl c::Encode for Subtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.source_topics.write(w, version, true);
         self.source_topic_regex.write(w, version, true);
@@ -1168,6 +1215,15 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             source_topics: c::Array::read(
                 r,
@@ -1224,6 +1280,7 @@ impl<'a> CopartitionGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         c::ArrayView::<i16>::walk(w, version, true, false)?;
@@ -1239,6 +1296,7 @@ impl<'a> CopartitionGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, i16> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, i16> = c::Array::take(w, version, true)?;
         let f2: c::Array<'a, i16> = c::Array::take(w, version, true)?;
@@ -1255,6 +1313,13 @@ impl<'a> CopartitionGroup<'a> {
 impl c::Encode for CopartitionGroup<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.source_topics.encoded_len(
             version,
@@ -1275,6 +1340,7 @@ impl c::Encode for CopartitionGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.source_topics.write(w, version, true);
         self.source_topic_regex.write(w, version, true);
         self.repartition_source_topics.write(w, version, true);
@@ -1347,6 +1413,15 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.KeyValue",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
             value: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Value")?,
@@ -1417,7 +1492,12 @@ impl<'a> KeyValue<'a> {
 impl c::Encode for KeyValue<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.key,
@@ -1538,6 +1618,15 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.TopicInfo",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
             partitions: r.i32("StreamsGroupHeartbeatRequest.TopicInfo.Partitions")?,
@@ -1586,6 +1675,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(6)?;
         c::ArrayView::<KeyValue<'a>>::walk(w, version, true, false)?;
@@ -1601,6 +1691,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f1 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -1620,6 +1711,13 @@ impl<'a> TopicInfo<'a> {
 impl c::Encode for TopicInfo<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -1646,6 +1744,7 @@ impl c::Encode for TopicInfo<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partitions);
@@ -1721,6 +1820,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.Endpoint",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
             port: r.u16("StreamsGroupHeartbeatRequest.Endpoint.Port")?,
@@ -1791,7 +1899,12 @@ impl<'a> Endpoint<'a> {
 impl c::Encode for Endpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.host,
@@ -1895,6 +2008,15 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.TaskOffset",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
                 true,
@@ -1972,7 +2094,12 @@ impl<'a> TaskOffset<'a> {
 impl c::Encode for TaskOffset<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -2068,6 +2195,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatRequest.TaskIds",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
             partitions: c::Array::read(
@@ -2113,6 +2249,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -2127,6 +2264,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -2141,6 +2279,13 @@ impl<'a> TaskIds<'a> {
 impl c::Encode for TaskIds<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -2163,6 +2308,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StreamsGroupHeartbeatResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(88), c::VersionRange::new(0, 1));
+
 /// `StreamsGroupHeartbeatResponse` (API key 88): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -255,6 +258,7 @@ impl c::Message for StreamsGroupHeartbeatResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(88);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -263,14 +267,15 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StreamsGroupHeartbeatResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
             error_code: r.i16("StreamsGroupHeartbeatResponse.ErrorCode")?,
@@ -361,6 +366,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
         w.skip_string(true, false)?;
@@ -396,9 +402,10 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i16::from_be_bytes([b4, b5]);
@@ -443,12 +450,13 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
 
 impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -538,6 +546,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
             w.i16(self.error_code);
@@ -574,6 +583,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.acceptable_recovery_lag != -1 {
             return Some("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag");
         }
@@ -665,6 +675,15 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             user_endpoint: <Endpoint<'a> as c::Decode<'a>>::read(r, version)?,
             active_partitions: c::Array::read(
@@ -716,6 +735,7 @@ impl<'a> EndpointToPartitions<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         Endpoint::walk_wire(w, version)?;
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
@@ -731,6 +751,7 @@ impl<'a> EndpointToPartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: Endpoint<'a> = Endpoint::take_wire(w, version)?;
         let f1: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, true)?;
         let f2: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, true)?;
@@ -747,6 +768,13 @@ impl<'a> EndpointToPartitions<'a> {
 impl c::Encode for EndpointToPartitions<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.user_endpoint, version)?);
 
@@ -771,6 +799,7 @@ impl c::Encode for EndpointToPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         c::Encode::write(&self.user_endpoint, w, version);
         self.active_partitions.write(w, version, true);
         self.standby_partitions.write(w, version, true);
@@ -843,6 +872,15 @@ impl<'a> c::Decode<'a> for Status<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatResponse.Status",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             status_code: r.i8("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
             status_detail: r.string(true, "StreamsGroupHeartbeatResponse.Status.StatusDetail")?,
@@ -913,7 +951,12 @@ impl<'a> Status<'a> {
 impl c::Encode for Status<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(1);
 
@@ -1004,6 +1047,15 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatResponse.TopicPartition",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic: r.string(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
             partitions: c::Array::read(
@@ -1049,6 +1101,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -1063,6 +1116,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -1077,6 +1131,13 @@ impl<'a> TopicPartition<'a> {
 impl c::Encode for TopicPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic,
@@ -1099,6 +1160,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -1170,6 +1232,15 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatResponse.TaskIds",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r
                 .string(true, "StreamsGroupHeartbeatResponse.TaskIds.SubtopologyId")?,
@@ -1216,6 +1287,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -1230,6 +1302,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -1244,6 +1317,13 @@ impl<'a> TaskIds<'a> {
 impl c::Encode for TaskIds<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.subtopology_id,
@@ -1266,6 +1346,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -1337,6 +1418,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupHeartbeatResponse.Endpoint",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,
             port: r.u16("StreamsGroupHeartbeatResponse.Endpoint.Port")?,
@@ -1407,7 +1497,12 @@ impl<'a> Endpoint<'a> {
 impl c::Encode for Endpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.host,

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `StreamsGroupTopologyDescriptionUpdateRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(93), c::VersionRange::new(0, 0));
+
 /// `StreamsGroupTopologyDescriptionUpdateRequest` (API key 93): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -96,6 +99,7 @@ impl c::Message for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(93);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -104,14 +108,15 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "StreamsGroupTopologyDescriptionUpdateRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
             member_id: r.string(
@@ -157,6 +162,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
         w.skip(4)?;
@@ -173,9 +179,10 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
         let f2 = w.i32()?;
@@ -193,12 +200,13 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
 
 impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -224,6 +232,7 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         w.string(self.member_id, true);
         w.i32(self.topology_epoch);
@@ -303,6 +312,15 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             subtopologies: c::Array::read(
                 r,
@@ -353,6 +371,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -367,6 +386,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
             c::Array::take(w, version, true)?;
         let f1: c::Array<'a, TopologyDescriptionGlobalStore<'a>> =
@@ -383,6 +403,13 @@ impl<'a> TopologyDescription<'a> {
 impl c::Encode for TopologyDescription<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.subtopologies.encoded_len(
             version,
@@ -405,6 +432,7 @@ impl c::Encode for TopologyDescription<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -480,6 +508,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
 subtopology_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
 nodes: c::Array::read(r, version, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.Nodes")?,
@@ -520,6 +557,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -534,6 +572,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -548,6 +587,13 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
 impl c::Encode for TopologyDescriptionSubtopology<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(self.subtopology_id, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?);
 
@@ -566,6 +612,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -690,6 +737,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(
                 true,
@@ -757,6 +813,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(1)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -775,6 +832,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i8()?;
         let f2: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -797,6 +855,13 @@ impl<'a> TopologyDescriptionNode<'a> {
 impl c::Encode for TopologyDescriptionNode<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -839,6 +904,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.name, true);
         w.i8(self.node_type);
         self.source_topics.write(w, version, true);
@@ -915,6 +981,15 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
             processor: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
@@ -955,6 +1030,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         TopologyDescriptionNode::walk_wire(w, version)?;
         TopologyDescriptionNode::walk_wire(w, version)?;
         w.tagged_section()?;
@@ -969,6 +1045,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         w.empty_tagged_section()?;
@@ -983,6 +1060,13 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
 impl c::Encode for TopologyDescriptionGlobalStore<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.source, version)?);
 
@@ -997,6 +1081,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);
         self.unknown_tagged_fields.write_section(w);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `SyncGroupRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(14), c::VersionRange::new(0, 5));
+
 /// `SyncGroupRequest` (API key 14): valid versions 0-5, flexible versions 4+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -138,6 +141,7 @@ impl c::Message for SyncGroupRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(14);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 5);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(4, 32767);
 }
 
@@ -146,14 +150,15 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "SyncGroupRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             group_id: r.string(flexible, "SyncGroupRequest.GroupId")?,
@@ -210,6 +215,7 @@ impl<'a> SyncGroupRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip(4)?;
@@ -241,9 +247,10 @@ impl<'a> SyncGroupRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1 = w.i32()?;
@@ -283,12 +290,13 @@ impl<'a> SyncGroupRequest<'a> {
 
 impl c::Encode for SyncGroupRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -353,6 +361,7 @@ impl c::Encode for SyncGroupRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.group_id, flexible);
         w.i32(self.generation_id);
@@ -373,6 +382,7 @@ impl c::Encode for SyncGroupRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.protocol_type.is_some() {
             return Some("SyncGroupRequest.ProtocolType");
         }
@@ -448,6 +458,15 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "SyncGroupRequest.Assignments",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
             member_id: r.string(flexible, "SyncGroupRequest.Assignments.MemberId")?,
@@ -463,7 +482,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 4..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4..=5)
     }
 }
 
@@ -487,6 +506,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
         w.skip_bytes(flexible, false)?;
@@ -504,6 +524,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
         let f1: &'a [u8] = w.bytes(flexible)?;
@@ -521,6 +542,13 @@ impl<'a> SyncGroupRequestAssignment<'a> {
 impl c::Encode for SyncGroupRequestAssignment<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -551,6 +579,7 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.member_id, flexible);
         w.bytes(self.assignment, flexible);

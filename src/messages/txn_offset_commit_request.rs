@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `TxnOffsetCommitRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(28), c::VersionRange::new(0, 6));
+
 /// `TxnOffsetCommitRequest` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -151,6 +154,7 @@ impl c::Message for TxnOffsetCommitRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -159,14 +163,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "TxnOffsetCommitRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             transactional_id: r.string(flexible, "TxnOffsetCommitRequest.TransactionalId")?,
@@ -224,6 +229,7 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
         w.skip_string(flexible, false)?;
@@ -255,9 +261,10 @@ impl<'a> TxnOffsetCommitRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
         let f1: &'a str = w.string(flexible)?;
@@ -296,12 +303,13 @@ impl<'a> TxnOffsetCommitRequest<'a> {
 
 impl c::Encode for TxnOffsetCommitRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -376,6 +384,7 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);
         w.string(self.group_id, flexible);
@@ -399,6 +408,7 @@ impl c::Encode for TxnOffsetCommitRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -489,6 +499,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "TxnOffsetCommitRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
@@ -518,7 +537,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6, 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 3..=5)
     }
 }
 
@@ -542,6 +561,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
             w.skip_string(flexible, false)?;
@@ -566,6 +586,7 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = if version <= 5 {
             w.string(flexible)?
@@ -594,6 +615,13 @@ impl<'a> TxnOffsetCommitRequestTopic<'a> {
 impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         if version <= 5 {
@@ -628,6 +656,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
             w.string(self.name, flexible);
@@ -642,6 +671,7 @@ impl c::Encode for TxnOffsetCommitRequestTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 5 && !self.name.is_empty() {
             return Some("TxnOffsetCommitRequest.Topics.Name");
         }
@@ -752,6 +782,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "TxnOffsetCommitRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             partition_index: r.i32("TxnOffsetCommitRequest.Topics.Partitions.PartitionIndex")?,
@@ -776,7 +815,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=6, 2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=6, 2)
     }
 }
 
@@ -802,6 +841,7 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(12)?;
         if version >= 2 {
@@ -823,6 +863,7 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -845,6 +886,13 @@ impl<'a> TxnOffsetCommitRequestPartition<'a> {
 impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -876,6 +924,7 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
             w.i32(self.partition_index);
@@ -891,6 +940,7 @@ impl c::Encode for TxnOffsetCommitRequestPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.committed_leader_epoch != -1 {
             return Some("TxnOffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");
         }

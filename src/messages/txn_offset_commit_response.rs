@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `TxnOffsetCommitResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(28), c::VersionRange::new(0, 6));
+
 /// `TxnOffsetCommitResponse` (API key 28): valid versions 0-6, flexible versions 3+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -73,6 +76,7 @@ impl c::Message for TxnOffsetCommitResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(28);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 6);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(3, 32767);
 }
 
@@ -81,14 +85,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "TxnOffsetCommitResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             throttle_time_ms: r.i32("TxnOffsetCommitResponse.ThrottleTimeMs")?,
@@ -128,6 +133,7 @@ impl<'a> TxnOffsetCommitResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
         c::ArrayView::<TxnOffsetCommitResponseTopic<'a>>::walk(w, version, flexible, false)?;
@@ -145,9 +151,10 @@ impl<'a> TxnOffsetCommitResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
         let f1: c::Array<'a, TxnOffsetCommitResponseTopic<'a>> =
@@ -165,12 +172,13 @@ impl<'a> TxnOffsetCommitResponse<'a> {
 
 impl c::Encode for TxnOffsetCommitResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -196,6 +204,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, flexible);
@@ -205,6 +214,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -295,6 +305,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "TxnOffsetCommitResponse.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             name: if version <= 5 {
@@ -324,7 +343,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6, 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 3..=5)
     }
 }
 
@@ -348,6 +367,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
             w.skip_string(flexible, false)?;
@@ -372,6 +392,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = if version <= 5 {
             w.string(flexible)?
@@ -400,6 +421,13 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
 impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         if version <= 5 {
@@ -434,6 +462,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
             w.string(self.name, flexible);
@@ -448,6 +477,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 5 && !self.name.is_empty() {
             return Some("TxnOffsetCommitResponse.Topics.Name");
         }
@@ -523,6 +553,15 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "TxnOffsetCommitResponse.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
             partition_index: r.i32("TxnOffsetCommitResponse.Topics.Partitions.PartitionIndex")?,
@@ -538,7 +577,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 3..=6)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=6)
     }
 }
 
@@ -564,6 +603,7 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
         if flexible {
@@ -580,6 +620,7 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -598,6 +639,13 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
 impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -620,6 +668,7 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `UnregisterBrokerRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(64), c::VersionRange::new(0, 0));
+
 /// `UnregisterBrokerRequest` (API key 64): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -57,6 +60,7 @@ impl c::Message for UnregisterBrokerRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(64);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -65,14 +69,15 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "UnregisterBrokerRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("UnregisterBrokerRequest.BrokerId")?,
             unknown_tagged_fields: c::TaggedFields::EMPTY,
@@ -124,7 +129,7 @@ impl<'a> UnregisterBrokerRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
         let f0 = w.i32()?;
@@ -138,9 +143,9 @@ impl<'a> UnregisterBrokerRequest<'a> {
 
 impl c::Encode for UnregisterBrokerRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `UpdateFeaturesRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(57), c::VersionRange::new(0, 2));
+
 /// `UpdateFeaturesRequest` (API key 57): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -86,6 +89,7 @@ impl c::Message for UpdateFeaturesRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(57);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -94,14 +98,15 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "UpdateFeaturesRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("UpdateFeaturesRequest.timeoutMs")?,
             feature_updates: c::Array::read(
@@ -150,6 +155,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<FeatureUpdateKey<'a>>::walk(w, version, true, false)?;
         if version >= 1 {
@@ -168,9 +174,10 @@ impl<'a> UpdateFeaturesRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, FeatureUpdateKey<'a>> = c::Array::take(w, version, true)?;
         let f2: bool = if version >= 1 { w.bool()? } else { false };
@@ -186,12 +193,13 @@ impl<'a> UpdateFeaturesRequest<'a> {
 
 impl c::Encode for UpdateFeaturesRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -218,6 +226,7 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i32(self.timeout_ms);
         self.feature_updates.write(w, version, true);
         if version >= 1 {
@@ -318,6 +327,15 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateFeaturesRequest.FeatureUpdates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             feature: r.string(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
             max_version_level: r.i16("UpdateFeaturesRequest.FeatureUpdates.MaxVersionLevel")?,
@@ -342,7 +360,7 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -368,6 +386,7 @@ impl<'a> FeatureUpdateKey<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
         if version <= 0 {
@@ -390,6 +409,7 @@ impl<'a> FeatureUpdateKey<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i16()?;
         let f2: bool = if version <= 0 { w.bool()? } else { false };
@@ -408,6 +428,13 @@ impl<'a> FeatureUpdateKey<'a> {
 impl c::Encode for FeatureUpdateKey<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.feature,
@@ -444,6 +471,7 @@ impl c::Encode for FeatureUpdateKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.feature, true);
         if let Some(mut w) = w.sub(
             2usize

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `UpdateMetadataRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(6), c::VersionRange::new(0, 8));
+
 /// `UpdateMetadataRequest` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -158,6 +161,7 @@ impl c::Message for UpdateMetadataRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 8);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -166,14 +170,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "UpdateMetadataRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             controller_id: r.i32("UpdateMetadataRequest.ControllerId")?,
@@ -231,6 +236,7 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
             if tag == 0 {
@@ -254,6 +260,7 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
         if version >= 8 {
@@ -288,9 +295,10 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: bool = if version >= 8 { w.bool()? } else { false };
@@ -334,12 +342,13 @@ impl UpdateMetadataRequest<'_> {
 
 impl c::Encode for UpdateMetadataRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -416,6 +425,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(
             8usize
@@ -456,6 +466,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 5 && self.broker_epoch != -1 {
             return Some("UpdateMetadataRequest.BrokerEpoch");
         }
@@ -563,6 +574,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateMetadataRequest.TopicStates",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             topic_name: r.string(flexible, "UpdateMetadataRequest.TopicStates.TopicName")?,
@@ -588,7 +608,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 7..=8, 6)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 7..=8, 6)
     }
 }
 
@@ -612,6 +632,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
         if version >= 7 {
@@ -633,6 +654,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Uuid = if version >= 7 {
@@ -657,6 +679,13 @@ impl<'a> UpdateMetadataTopicState<'a> {
 impl c::Encode for UpdateMetadataTopicState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -690,6 +719,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.topic_name, flexible);
         if version >= 7 {
@@ -702,6 +732,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 7 && self.topic_id != c::Uuid::ZERO {
             return Some("UpdateMetadataRequest.TopicStates.TopicId");
         }
@@ -821,6 +852,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateMetadataRequest.LiveBrokers",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             id: r.i32("UpdateMetadataRequest.LiveBrokers.Id")?,
@@ -860,7 +900,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
     }
 }
 
@@ -884,6 +924,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
         if version <= 0 {
@@ -916,6 +957,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: &'a str = if version <= 0 {
@@ -951,6 +993,13 @@ impl<'a> UpdateMetadataBroker<'a> {
 impl c::Encode for UpdateMetadataBroker<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -995,6 +1044,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i32(self.id);
         if version <= 0 {
@@ -1015,6 +1065,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 0 && !self.v0_host.is_empty() {
             return Some("UpdateMetadataRequest.LiveBrokers.V0Host");
         }
@@ -1129,6 +1180,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateMetadataRequest.LiveBrokers.Endpoints",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             port: r.i32("UpdateMetadataRequest.LiveBrokers.Endpoints.Port")?,
@@ -1154,7 +1214,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 3..=5)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 3..=5)
     }
 }
 
@@ -1180,6 +1240,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
         w.skip_string(flexible, false)?;
@@ -1202,6 +1263,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
         let f1: &'a str = w.string(flexible)?;
@@ -1227,6 +1289,13 @@ impl<'a> UpdateMetadataEndpoint<'a> {
 impl c::Encode for UpdateMetadataEndpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -1262,6 +1331,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i32(self.port);
         w.string(self.host, flexible);
@@ -1275,6 +1345,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 3 && !self.listener.is_empty() {
             return Some("UpdateMetadataRequest.LiveBrokers.Endpoints.Listener");
         }
@@ -1438,6 +1509,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateMetadataRequest.UpdateMetadataPartitionState",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             topic_name: if version <= 4 {
@@ -1489,7 +1569,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 5, 4)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 5, 4)
     }
 }
 
@@ -1515,6 +1595,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 4 {
             w.skip_string(flexible, false)?;
@@ -1542,6 +1623,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = if version <= 4 {
             w.string(flexible)?
@@ -1599,6 +1681,13 @@ impl<'a> UpdateMetadataPartitionState<'a> {
 impl c::Encode for UpdateMetadataPartitionState<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         if version <= 4 {
@@ -1653,6 +1742,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 4 {
             w.string(self.topic_name, flexible);
@@ -1675,6 +1765,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version > 4 && !self.topic_name.is_empty() {
             return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName");
         }

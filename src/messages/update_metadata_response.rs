@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `UpdateMetadataResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(6), c::VersionRange::new(0, 8));
+
 /// `UpdateMetadataResponse` (API key 6): valid versions 0-8, flexible versions 6+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -58,6 +61,7 @@ impl c::Message for UpdateMetadataResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(6);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 8);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(6, 32767);
 }
 
@@ -66,14 +70,15 @@ impl<'a> c::Decode<'a> for UpdateMetadataResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "UpdateMetadataResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
             error_code: r.i16("UpdateMetadataResponse.ErrorCode")?,
@@ -112,6 +117,7 @@ impl<'a> UpdateMetadataResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(2)?;
         if flexible {
@@ -128,9 +134,10 @@ impl<'a> UpdateMetadataResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i16()?;
         if flexible {
@@ -145,12 +152,13 @@ impl<'a> UpdateMetadataResponse<'a> {
 
 impl c::Encode for UpdateMetadataResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -170,6 +178,7 @@ impl c::Encode for UpdateMetadataResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i16(self.error_code);
         if flexible {

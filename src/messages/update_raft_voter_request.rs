@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `UpdateRaftVoterRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(82), c::VersionRange::new(0, 0));
+
 /// `UpdateRaftVoterRequest` (API key 82): valid versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -122,6 +125,7 @@ impl c::Message for UpdateRaftVoterRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(82);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -130,14 +134,15 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "UpdateRaftVoterRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "UpdateRaftVoterRequest.ClusterId")?,
             current_leader_epoch: r.i32("UpdateRaftVoterRequest.CurrentLeaderEpoch")?,
@@ -180,6 +185,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(24)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
@@ -196,9 +202,10 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let [
             b0,
@@ -248,12 +255,13 @@ impl<'a> UpdateRaftVoterRequest<'a> {
 
 impl c::Encode for UpdateRaftVoterRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.cluster_id,
@@ -286,6 +294,7 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(24) {
             w.i32(self.current_leader_epoch);
@@ -376,6 +385,15 @@ impl<'a> c::Decode<'a> for Listener<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateRaftVoterRequest.Listeners",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "UpdateRaftVoterRequest.Listeners.Name")?,
             host: r.string(true, "UpdateRaftVoterRequest.Listeners.Host")?,
@@ -448,7 +466,12 @@ impl<'a> Listener<'a> {
 impl c::Encode for Listener<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -546,6 +569,15 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "UpdateRaftVoterRequest.KRaftVersionFeature",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             min_supported_version: r
                 .i16("UpdateRaftVoterRequest.KRaftVersionFeature.MinSupportedVersion")?,
@@ -618,7 +650,12 @@ impl<'a> KRaftVersionFeature<'a> {
 impl c::Encode for KRaftVersionFeature<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(2);
 

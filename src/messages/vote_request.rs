@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `VoteRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(52), c::VersionRange::new(0, 2));
+
 /// `VoteRequest` (API key 52): valid versions 0-2, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -83,6 +86,7 @@ impl c::Message for VoteRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(52);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -91,14 +95,10 @@ impl<'a> c::Decode<'a> for VoteRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "VoteRequest",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "VoteRequest"));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "VoteRequest.ClusterId")?,
             voter_id: if version >= 1 {
@@ -142,6 +142,7 @@ impl<'a> VoteRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         if version >= 1 {
             w.skip(4)?;
@@ -160,9 +161,10 @@ impl<'a> VoteRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let f1: i32 = if version >= 1 { w.i32()? } else { -1 };
         let f2: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
@@ -178,12 +180,13 @@ impl<'a> VoteRequest<'a> {
 
 impl c::Encode for VoteRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
             self.cluster_id,
@@ -204,6 +207,7 @@ impl c::Encode for VoteRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.nullable_string(self.cluster_id, true);
         if version >= 1 {
             w.i32(self.voter_id);
@@ -213,6 +217,7 @@ impl c::Encode for VoteRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.voter_id != -1 {
             return Some("VoteRequest.VoterId");
         }
@@ -290,6 +295,15 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "VoteRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "VoteRequest.Topics.TopicName")?,
             partitions: c::Array::read(r, version, true, "VoteRequest.Topics.Partitions")?,
@@ -328,6 +342,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -342,6 +357,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -356,6 +372,13 @@ impl<'a> TopicData<'a> {
 impl c::Encode for TopicData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.topic_name,
@@ -378,12 +401,14 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -536,6 +561,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "VoteRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("VoteRequest.Topics.Partitions.PartitionIndex")?,
             replica_epoch: r.i32("VoteRequest.Topics.Partitions.ReplicaEpoch")?,
@@ -568,7 +602,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2, 1)
     }
 }
 
@@ -592,6 +626,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(12)?;
         if version >= 1 {
             w.skip(16)?;
@@ -618,6 +653,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
         let f1 = i32::from_be_bytes([b4, b5, b6, b7]);
@@ -654,6 +690,13 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -689,6 +732,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(
             24usize
                 .wrapping_add(if version >= 1 { 16 } else { 0 })
@@ -714,6 +758,7 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
             return Some("VoteRequest.Topics.Partitions.ReplicaDirectoryId");
         }

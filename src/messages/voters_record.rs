@@ -5,6 +5,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `VotersRecord` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(-1), c::VersionRange::new(0, 0));
+
 /// The `VotersRecord` payload: versions 0, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -68,6 +71,7 @@ impl c::Message for VotersRecord<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(-1);
     const KIND: c::MessageKind = c::MessageKind::Data;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 0);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -76,14 +80,10 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
-            return Err(c::version_error(
-                r,
-                <Self as c::Message>::API_KEY,
-                version,
-                "VotersRecord",
-            ));
+        if !BUILT.range().contains(version) {
+            return Err(c::version_error(r, BUILT.key(), version, "VotersRecord"));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("VotersRecord.Version")?,
             voters: c::Array::read(r, version, true, "VotersRecord.Voters")?,
@@ -122,6 +122,7 @@ impl<'a> VotersRecord<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(2)?;
         c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -136,9 +137,10 @@ impl<'a> VotersRecord<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: c::Array<'a, Voter<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -152,12 +154,13 @@ impl<'a> VotersRecord<'a> {
 
 impl c::Encode for VotersRecord<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
 
@@ -171,6 +174,7 @@ impl c::Encode for VotersRecord<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.i16(self.version);
         self.voters.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -268,6 +272,15 @@ impl<'a> c::Decode<'a> for Voter<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "VotersRecord.Voters",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             voter_id: r.i32("VotersRecord.Voters.VoterId")?,
             voter_directory_id: r.uuid("VotersRecord.Voters.VoterDirectoryId")?,
@@ -308,6 +321,7 @@ impl<'a> Voter<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(20)?;
         c::ArrayView::<Endpoint<'a>>::walk(w, version, true, false)?;
         KRaftVersionFeature::walk_wire(w, version)?;
@@ -323,6 +337,7 @@ impl<'a> Voter<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -365,6 +380,13 @@ impl<'a> Voter<'a> {
 impl c::Encode for Voter<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -390,6 +412,7 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(20) {
             w.i32(self.voter_id);
             w.uuid(self.voter_directory_id);
@@ -478,6 +501,15 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "VotersRecord.Voters.Endpoints",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "VotersRecord.Voters.Endpoints.Name")?,
             host: r.string(true, "VotersRecord.Voters.Endpoints.Host")?,
@@ -550,7 +582,12 @@ impl<'a> Endpoint<'a> {
 impl c::Encode for Endpoint<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.name,
@@ -648,6 +685,15 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "VotersRecord.Voters.KRaftVersionFeature",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             min_supported_version: r
                 .i16("VotersRecord.Voters.KRaftVersionFeature.MinSupportedVersion")?,
@@ -720,7 +766,12 @@ impl<'a> KRaftVersionFeature<'a> {
 impl c::Encode for KRaftVersionFeature<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(2);
 

@@ -7,6 +7,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `WriteShareGroupStateRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(85), c::VersionRange::new(0, 1));
+
 /// `WriteShareGroupStateRequest` (API key 85): valid versions 0-1, flexible versions 0+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -70,6 +73,7 @@ impl c::Message for WriteShareGroupStateRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(85);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 1);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(0, 32767);
 }
 
@@ -78,14 +82,15 @@ impl<'a> c::Decode<'a> for WriteShareGroupStateRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "WriteShareGroupStateRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "WriteShareGroupStateRequest.GroupId")?,
             topics: c::Array::read(r, version, true, "WriteShareGroupStateRequest.Topics")?,
@@ -124,6 +129,7 @@ impl<'a> WriteShareGroupStateRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<WriteStateData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -138,9 +144,10 @@ impl<'a> WriteShareGroupStateRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, WriteStateData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -154,12 +161,13 @@ impl<'a> WriteShareGroupStateRequest<'a> {
 
 impl c::Encode for WriteShareGroupStateRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
             self.group_id,
@@ -181,12 +189,14 @@ impl c::Encode for WriteShareGroupStateRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -261,6 +271,15 @@ impl<'a> c::Decode<'a> for WriteStateData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteShareGroupStateRequest.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("WriteShareGroupStateRequest.Topics.TopicId")?,
             partitions: c::Array::read(
@@ -304,6 +323,7 @@ impl<'a> WriteStateData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -318,6 +338,7 @@ impl<'a> WriteStateData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -332,6 +353,13 @@ impl<'a> WriteStateData<'a> {
 impl c::Encode for WriteStateData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
 
@@ -350,12 +378,14 @@ impl c::Encode for WriteStateData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -482,6 +512,15 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteShareGroupStateRequest.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("WriteShareGroupStateRequest.Topics.Partitions.Partition")?,
             state_epoch: r.i32("WriteShareGroupStateRequest.Topics.Partitions.StateEpoch")?,
@@ -509,7 +548,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -535,6 +574,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         w.skip(20)?;
         if version >= 1 {
             w.skip(4)?;
@@ -553,6 +593,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let [
             b0,
             b1,
@@ -597,6 +638,13 @@ impl<'a> PartitionData<'a> {
 impl c::Encode for PartitionData<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
 
@@ -624,6 +672,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(20usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
             w.i32(self.partition);
             w.i32(self.state_epoch);
@@ -638,6 +687,7 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 1 && self.delivery_complete_count != -1 {
             return Some("WriteShareGroupStateRequest.Topics.Partitions.DeliveryCompleteCount");
         }
@@ -736,6 +786,15 @@ impl<'a> c::Decode<'a> for StateBatch<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteShareGroupStateRequest.Topics.Partitions.StateBatches",
+            ));
+        }
+        let version = BUILT.pin(version);
         let mut this = Self {
             first_offset: r
                 .i64("WriteShareGroupStateRequest.Topics.Partitions.StateBatches.FirstOffset")?,
@@ -836,7 +895,12 @@ impl<'a> StateBatch<'a> {
 impl c::Encode for StateBatch<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let _ = version;
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
         let mut n: usize = 0;
         n = n.saturating_add(8);
 

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `WriteTxnMarkersRequest` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(27), c::VersionRange::new(0, 2));
+
 /// `WriteTxnMarkersRequest` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -58,6 +61,7 @@ impl c::Message for WriteTxnMarkersRequest<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);
     const KIND: c::MessageKind = c::MessageKind::Request;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -66,14 +70,15 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersRequest<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "WriteTxnMarkersRequest",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             markers: c::Array::read(r, version, flexible, "WriteTxnMarkersRequest.Markers")?,
@@ -112,6 +117,7 @@ impl<'a> WriteTxnMarkersRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarker<'a>>::walk(w, version, flexible, false)?;
         if flexible {
@@ -128,9 +134,10 @@ impl<'a> WriteTxnMarkersRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, WritableTxnMarker<'a>> = c::Array::take(w, version, flexible)?;
         if flexible {
@@ -145,12 +152,13 @@ impl<'a> WriteTxnMarkersRequest<'a> {
 
 impl c::Encode for WriteTxnMarkersRequest<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.markers.encoded_len(
@@ -174,6 +182,7 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.markers.write(w, version, flexible);
         if flexible {
@@ -182,6 +191,7 @@ impl c::Encode for WriteTxnMarkersRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         for v in &self.markers {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
                 return Some(p);
@@ -311,6 +321,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteTxnMarkersRequest.Markers",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             producer_id: r.i64("WriteTxnMarkersRequest.Markers.ProducerId")?,
@@ -339,7 +358,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 2, 1)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2, 1)
     }
 }
 
@@ -363,6 +382,7 @@ impl<'a> WritableTxnMarker<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(11)?;
         c::ArrayView::<WritableTxnMarkerTopic<'a>>::walk(w, version, flexible, false)?;
@@ -385,6 +405,7 @@ impl<'a> WritableTxnMarker<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10] = *w.array::<11>()?;
         let f0 = i64::from_be_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
@@ -411,6 +432,13 @@ impl<'a> WritableTxnMarker<'a> {
 impl c::Encode for WritableTxnMarker<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(8);
@@ -446,6 +474,7 @@ impl c::Encode for WritableTxnMarker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(11) {
             w.i64(self.producer_id);
@@ -465,6 +494,7 @@ impl c::Encode for WritableTxnMarker<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        let version = BUILT.pin(version);
         if version < 2 && self.transaction_version != 0 {
             return Some("WriteTxnMarkersRequest.Markers.TransactionVersion");
         }
@@ -537,6 +567,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteTxnMarkersRequest.Markers.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             name: r.string(flexible, "WriteTxnMarkersRequest.Markers.Topics.Name")?,
@@ -557,7 +596,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -583,6 +622,7 @@ impl<'a> WritableTxnMarkerTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         c::ArrayView::<i32>::walk(w, version, flexible, false)?;
@@ -600,6 +640,7 @@ impl<'a> WritableTxnMarkerTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, flexible)?;
@@ -617,6 +658,13 @@ impl<'a> WritableTxnMarkerTopic<'a> {
 impl c::Encode for WritableTxnMarkerTopic<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -647,6 +695,7 @@ impl c::Encode for WritableTxnMarkerTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.name, flexible);
         self.partition_indexes.write(w, version, flexible);

@@ -8,6 +8,9 @@
 use crate::codec as c;
 use crate::error::EncodeError;
 
+/// The versions of `WriteTxnMarkersResponse` this build compiles (see [`c::Built`]).
+const BUILT: c::Built = c::Built::new(crate::wire::ApiKey(27), c::VersionRange::new(0, 2));
+
 /// `WriteTxnMarkersResponse` (API key 27): valid versions 0-2, flexible versions 1+.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -61,6 +64,7 @@ impl c::Message for WriteTxnMarkersResponse<'_> {
     const API_KEY: crate::wire::ApiKey = crate::wire::ApiKey(27);
     const KIND: c::MessageKind = c::MessageKind::Response;
     const VALID_VERSIONS: c::VersionRange = c::VersionRange::new(0, 2);
+    const BUILT_VERSIONS: c::VersionRange = BUILT.range();
     const FLEXIBLE_VERSIONS: c::VersionRange = c::VersionRange::new(1, 32767);
 }
 
@@ -69,14 +73,15 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(c::version_error(
                 r,
-                <Self as c::Message>::API_KEY,
+                BUILT.key(),
                 version,
                 "WriteTxnMarkersResponse",
             ));
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             markers: c::Array::read(r, version, flexible, "WriteTxnMarkersResponse.Markers")?,
@@ -115,6 +120,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarkerResult<'a>>::walk(w, version, flexible, false)?;
         if flexible {
@@ -131,9 +137,10 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return None;
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, WritableTxnMarkerResult<'a>> = c::Array::take(w, version, flexible)?;
         if flexible {
@@ -148,12 +155,13 @@ impl<'a> WriteTxnMarkersResponse<'a> {
 
 impl c::Encode for WriteTxnMarkersResponse<'_> {
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        if !<Self as c::Message>::VALID_VERSIONS.contains(version) {
+        if !BUILT.range().contains(version) {
             return Err(EncodeError::UnsupportedVersion {
-                api_key: <Self as c::Message>::API_KEY,
+                api_key: BUILT.key(),
                 version,
             });
         }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(self.markers.encoded_len(
@@ -177,6 +185,7 @@ impl c::Encode for WriteTxnMarkersResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.markers.write(w, version, flexible);
         if flexible {
@@ -253,6 +262,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteTxnMarkersResponse.Markers",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             producer_id: r.i64("WriteTxnMarkersResponse.Markers.ProducerId")?,
@@ -273,7 +291,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -297,6 +315,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(8)?;
         c::ArrayView::<WritableTxnMarkerTopicResult<'a>>::walk(w, version, flexible, false)?;
@@ -314,6 +333,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i64()?;
         let f1: c::Array<'a, WritableTxnMarkerTopicResult<'a>> =
@@ -332,6 +352,13 @@ impl<'a> WritableTxnMarkerResult<'a> {
 impl c::Encode for WritableTxnMarkerResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(8);
@@ -358,6 +385,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i64(self.producer_id);
         self.topics.write(w, version, flexible);
@@ -435,6 +463,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteTxnMarkersResponse.Markers.Topics",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             name: r.string(flexible, "WriteTxnMarkersResponse.Markers.Topics.Name")?,
@@ -455,7 +492,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -481,6 +518,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
         c::ArrayView::<WritableTxnMarkerPartitionResult<'a>>::walk(w, version, flexible, false)?;
@@ -498,6 +536,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
         let f1: c::Array<'a, WritableTxnMarkerPartitionResult<'a>> =
@@ -516,6 +555,13 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
 impl c::Encode for WritableTxnMarkerTopicResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -546,6 +592,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.name, flexible);
         self.partitions.write(w, version, flexible);
@@ -620,6 +667,15 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
 
     #[inline]
     fn read(r: &mut c::Reader<'a>, version: i16) -> Result<Self, c::Failed> {
+        if BUILT.refuses(version) {
+            return Err(c::version_error(
+                r,
+                BUILT.key(),
+                version,
+                "WriteTxnMarkersResponse.Markers.Topics.Partitions",
+            ));
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
             partition_index: r
@@ -636,7 +692,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
+        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -662,6 +718,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(6)?;
         if flexible {
@@ -678,6 +735,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -696,6 +754,13 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
 impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
     #[cfg_attr(feature = "perf", inline(always))]
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        if BUILT.refuses(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: BUILT.key(),
+                version,
+            });
+        }
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -718,6 +783,7 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        let version = BUILT.pin(version);
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);

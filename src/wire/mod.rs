@@ -6,10 +6,12 @@
 //! [`VersionRange`] and [`Uuid`] in [`crate::codec`], [`Records`] in [`crate::records`], whose
 //! record-batch views it opens.
 
+mod built;
 mod uuid;
 
 use core::fmt;
 
+pub(crate) use built::{Built, built_versions};
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.

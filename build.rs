@@ -1,0 +1,79 @@
+//! Reads `KWIRE_VERSIONS`, the versions a firmware build compiles, checks it against the API
+//! table and writes it for `src/wire/built.rs`.
+//!
+//! The variable lists `Name=V` or `Name=LOW-HIGH` entries, separated by commas or spaces, with
+//! the API names of the cargo features (`ApiVersions=3,Metadata=12,Produce=9,Fetch=12`); names
+//! match ignoring ASCII case. An API it does not name keeps every valid version. Unset or
+//! empty, nothing is narrowed.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// `(name, key, lowest valid request version, highest)` of every API.
+const APIS: &[(&str, i16, i16, i16)] = &include!("build/apis.rs");
+
+const VAR: &str = "KWIRE_VERSIONS";
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/apis.rs");
+    println!("cargo:rerun-if-env-changed={VAR}");
+    let spec = std::env::var(VAR).unwrap_or_default();
+    let named = match parse(&spec) {
+        Ok(named) => named,
+        Err(e) => {
+            eprintln!("error: {VAR}={spec:?}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let mut out = String::from("&[");
+    for (key, min, max) in &named {
+        let _ = write!(out, "({key}, {min}, {max}),");
+    }
+    out.push(']');
+    let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(dir.join("kwire_versions.rs"), out).expect("OUT_DIR is writable");
+}
+
+/// The `(key, lowest, highest)` ranges `spec` names, in key order.
+fn parse(spec: &str) -> Result<Vec<(i16, i16, i16)>, String> {
+    let mut named: Vec<(i16, i16, i16)> = Vec::new();
+    for entry in spec
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|e| !e.is_empty())
+    {
+        let (name, range) = entry
+            .split_once('=')
+            .ok_or_else(|| format!("`{entry}` is not NAME=VERSION or NAME=LOW-HIGH"))?;
+        let &(api, key, valid_min, valid_max) = APIS
+            .iter()
+            .find(|(n, ..)| n.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| format!("`{name}` is not the name of an API"))?;
+        let version = |s: &str| {
+            s.trim()
+                .parse::<i16>()
+                .map_err(|_| format!("`{s}` in `{entry}` is not a version"))
+        };
+        let (min, max) = match range.split_once('-') {
+            Some((low, high)) => (version(low)?, version(high)?),
+            None => (version(range)?, version(range)?),
+        };
+        if min > max || min < valid_min || max > valid_max {
+            return Err(format!(
+                "{api} has versions {valid_min}-{valid_max}; `{entry}` names {min}-{max}"
+            ));
+        }
+        let feature = format!("CARGO_FEATURE_{}", api.to_ascii_uppercase());
+        if std::env::var_os(&feature).is_none() {
+            return Err(format!(
+                "`{entry}` names {api}, whose feature is not enabled"
+            ));
+        }
+        if named.iter().any(|&(k, ..)| k == key) {
+            return Err(format!("{api} is named twice"));
+        }
+        named.push((key, min, max));
+    }
+    named.sort_unstable();
+    Ok(named)
+}
