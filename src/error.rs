@@ -446,7 +446,8 @@ impl fmt::Display for Named {
     }
 }
 
-/// `Fetch (1) has no version 99 (versions 0-17)`.
+/// `Fetch (1) has no version 99 (versions 0-18)`; in a build that kept Fetch 18 alone, `Fetch (1)
+/// has no version 12 in this build (versions 18 of 0-18)`.
 fn unsupported(f: &mut fmt::Formatter<'_>, api_key: ApiKey, version: i16) -> fmt::Result {
     write!(f, "{} has no version {version}", Named(api_key))?;
     let (versions, built) = (api_key.request_versions(), api_key.built_versions());

@@ -2,8 +2,12 @@
 //! allocator, no panics, every buffer on the stack.
 //!
 //! ```text
-//! cargo build --release -p embedded-producer --target thumbv7em-none-eabihf
+//! cd embedded-producer && cargo build --release --target thumbv7em-none-eabihf
 //! ```
+//!
+//! Built from its own directory, the firmware compiles only the versions it speaks, named in
+//! `.cargo/config.toml` (`KWIRE_VERSIONS`, see the kwire crate docs); `scripts/embedded-stack`
+//! runs that build under QEMU and prints its peak stack.
 //!
 //! On a `thumbv7em-none-eabihf` target (a Cortex-M4F or M7 with 128 KiB of RAM; see `memory.x`)
 //! the binary negotiates versions, looks the topic up, produces a batch and fetches it back
