@@ -191,6 +191,72 @@ mod tests {
         assert!(e.contains("header"), "{e}");
     }
 
+    /// The versions this build kept are the ones `KWIRE_VERSIONS` named when it was built
+    /// (from `.cargo/config.toml` when built in this directory), or every valid one without
+    /// it; versions left out are refused, both ways.
+    #[test]
+    fn the_build_speaks_the_versions_it_names() {
+        use kwire::codec::{Encode, Message};
+        use kwire::messages::{
+            ApiVersionsRequest, FetchRequest, MetadataRequest, MetadataResponse, ProduceRequest,
+        };
+        use kwire::{ApiKey, DecodeErrorKind, EncodeError, frame};
+
+        let named: Vec<(String, i16, i16)> = option_env!("KWIRE_VERSIONS")
+            .unwrap_or("")
+            .split([',', ' '])
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let (name, range) = e.split_once('=').expect("NAME=VERSIONS");
+                let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+                (name.to_string(), lo.parse().unwrap(), hi.parse().unwrap())
+            })
+            .collect();
+        let ranges = [
+            (ApiKey::API_VERSIONS, ApiVersionsRequest::BUILT_VERSIONS),
+            (ApiKey::METADATA, MetadataRequest::BUILT_VERSIONS),
+            (ApiKey::PRODUCE, ProduceRequest::BUILT_VERSIONS),
+            (ApiKey::FETCH, FetchRequest::BUILT_VERSIONS),
+        ];
+        for (key, built) in ranges {
+            let expected = named
+                .iter()
+                .find(|(n, ..)| key.name() == Some(n.as_str()))
+                .map_or(key.request_versions(), |&(_, lo, hi)| {
+                    kwire::codec::VersionRange::new(lo, hi)
+                });
+            assert_eq!(built, expected, "{key}");
+            assert_eq!(key.built_versions(), expected, "{key}");
+        }
+        let valid = MetadataRequest::VALID_VERSIONS;
+        let built = MetadataRequest::BUILT_VERSIONS;
+        let mut refused = 0;
+        for v in valid.min..=valid.max {
+            let encoded = MetadataRequest::default().encoded_len(v);
+            if built.contains(v) {
+                assert!(encoded.is_ok(), "v{v}");
+                continue;
+            }
+            refused += 1;
+            assert!(
+                matches!(encoded, Err(EncodeError::UnsupportedVersion { version, .. }) if version == v),
+                "v{v}: {encoded:?}"
+            );
+            let decoded = frame::decode_response_as::<MetadataResponse<'_>>(RECORDED[1], v);
+            assert!(
+                matches!(
+                    decoded.map_err(|e| e.kind),
+                    Err(DecodeErrorKind::UnsupportedVersion { .. })
+                ),
+                "v{v}"
+            );
+        }
+        assert_eq!(
+            refused,
+            usize::try_from(valid.max - valid.min + 1 - (built.max - built.min + 1)).unwrap()
+        );
+    }
+
     /// A response missing at the end is an error, not a panic.
     #[test]
     fn exhausted_transport() {
