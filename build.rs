@@ -26,6 +26,10 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // Only a build that narrows something compiles the pinning (see `src/wire/built.rs`).
+    if !named.is_empty() {
+        println!("cargo:rustc-cfg=kwire_narrowed");
+    }
     let mut out = String::from("&[");
     for (key, min, max) in &named {
         let _ = write!(out, "({key}, {min}, {max}),");

@@ -60,7 +60,9 @@ pub fn screaming(name: &str) -> String {
 
 /// The first statement of every generated function that tests the version: the version held to
 /// what the build compiles (`c::Built::pin`), so that a build of one version folds the tests.
-const PIN: &str = "let version = BUILT.pin(version);\n";
+/// Only builds that name versions compile it (`build.rs` sets `kwire_narrowed`); the others keep
+/// the code as it is, for the optimizer too.
+const PIN: &str = "#[cfg(kwire_narrowed)]\nlet version = BUILT.pin(version);\n";
 
 /// `body` without its [`PIN`] where nothing after it uses the version (a field named `version`,
 /// initialised on a line of its own, is not a use).
@@ -1248,7 +1250,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let take = if s.is_root || element_classes.is_empty() {
         "Self::take_wire(w, version)".to_string()
     } else {
-        format!("c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); {element_classes})")
+        format!("{PIN}c::per_class!(version, v => Self::take_wire(w, v); {element_classes})")
     };
     let _ = writeln!(
         out,

@@ -758,7 +758,8 @@ impl<T> fmt::Debug for ArrayIter<'_, T> {
 impl<'a, T: Element<'a>> Iterator for ArrayIter<'a, T> {
     type Item = T;
 
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     fn next(&mut self) -> Option<T> {
         match &mut self.0 {
             IterRepr::Wire {

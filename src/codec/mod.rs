@@ -518,7 +518,9 @@ macro_rules! struct_element {
             #[inline(always)]
             fn same_encoding(read: i16, _: bool, version: i16, _: bool) -> bool {
                 // `BUILT`: the invoking module's versions.
-                BUILT.pin(read) == BUILT.pin(version)
+                #[cfg(kwire_narrowed)]
+                let (read, version) = (BUILT.pin(read), BUILT.pin(version));
+                read == version
             }
             #[cfg(feature = "perf")]
             #[inline(always)]

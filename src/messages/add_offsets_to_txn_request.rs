@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for AddOffsetsToTxnRequest<'a> {
                 "AddOffsetsToTxnRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -158,6 +159,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
@@ -180,6 +182,7 @@ impl<'a> AddOffsetsToTxnRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
@@ -208,6 +211,7 @@ impl c::Encode for AddOffsetsToTxnRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -242,6 +246,7 @@ impl c::Encode for AddOffsetsToTxnRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);

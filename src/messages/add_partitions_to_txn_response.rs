@@ -122,6 +122,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResponse<'a> {
                 "AddPartitionsToTxnResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -186,6 +187,7 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
@@ -218,6 +220,7 @@ impl<'a> AddPartitionsToTxnResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
@@ -253,6 +256,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -302,6 +306,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 4 { 2 } else { 0 })) {
@@ -323,6 +328,7 @@ impl c::Encode for AddPartitionsToTxnResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 4 && self.error_code != 0 {
             return Some("AddPartitionsToTxnResponse.ErrorCode");
@@ -407,6 +413,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnResult<'a> {
                 "AddPartitionsToTxnResponse.ResultsByTransaction",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             transactional_id: r.string(
@@ -456,6 +463,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<AddPartitionsToTxnTopicResult<'a>>::walk(w, version, true, false)?;
@@ -471,6 +479,7 @@ impl<'a> AddPartitionsToTxnResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, AddPartitionsToTxnTopicResult<'a>> = c::Array::take(w, version, true)?;
@@ -492,6 +501,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -515,6 +525,7 @@ impl c::Encode for AddPartitionsToTxnResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.transactional_id, true);
         self.topic_results.write(w, version, true);
@@ -598,6 +609,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnTopicResult",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -622,7 +634,9 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -648,6 +662,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
@@ -666,6 +681,7 @@ impl<'a> AddPartitionsToTxnTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
@@ -691,6 +707,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -722,6 +739,7 @@ impl c::Encode for AddPartitionsToTxnTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.name, flexible);
@@ -805,6 +823,7 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
                 "AddPartitionsToTxnResponse.AddPartitionsToTxnPartitionResult",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -825,7 +844,9 @@ impl<'a> c::Decode<'a> for AddPartitionsToTxnPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -851,6 +872,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
@@ -868,6 +890,7 @@ impl<'a> AddPartitionsToTxnPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -893,6 +916,7 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -916,6 +940,7 @@ impl c::Encode for AddPartitionsToTxnPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {

@@ -142,6 +142,7 @@ impl<'a> c::Decode<'a> for AddRaftVoterRequest<'a> {
                 "AddRaftVoterRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "AddRaftVoterRequest.ClusterId")?,
@@ -189,6 +190,7 @@ impl<'a> AddRaftVoterRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(24)?;
@@ -212,6 +214,7 @@ impl<'a> AddRaftVoterRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let [
@@ -268,6 +271,7 @@ impl c::Encode for AddRaftVoterRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
@@ -305,6 +309,7 @@ impl c::Encode for AddRaftVoterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(24) {
@@ -406,6 +411,7 @@ impl<'a> c::Decode<'a> for Listener<'a> {
                 "AddRaftVoterRequest.Listeners",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AddRaftVoterRequest.Listeners.Name")?,

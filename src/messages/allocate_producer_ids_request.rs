@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsRequest<'a> {
                 "AllocateProducerIdsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("AllocateProducerIdsRequest.BrokerId")?,

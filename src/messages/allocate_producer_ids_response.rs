@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for AllocateProducerIdsResponse<'a> {
                 "AllocateProducerIdsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AllocateProducerIdsResponse.ThrottleTimeMs")?,

@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for AlterConfigsRequest<'a> {
                 "AlterConfigsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -133,6 +134,7 @@ impl<'a> AlterConfigsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<AlterConfigsResource<'a>>::walk(w, version, flexible, false)?;
@@ -154,6 +156,7 @@ impl<'a> AlterConfigsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, AlterConfigsResource<'a>> = c::Array::take(w, version, flexible)?;
@@ -177,6 +180,7 @@ impl c::Encode for AlterConfigsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -203,6 +207,7 @@ impl c::Encode for AlterConfigsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.resources.write(w, version, flexible);
@@ -299,6 +304,7 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
                 "AlterConfigsRequest.Resources",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -321,7 +327,9 @@ impl<'a> c::Decode<'a> for AlterConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -345,6 +353,7 @@ impl<'a> AlterConfigsResource<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(1)?;
@@ -364,6 +373,7 @@ impl<'a> AlterConfigsResource<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
@@ -390,6 +400,7 @@ impl c::Encode for AlterConfigsResource<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -423,6 +434,7 @@ impl c::Encode for AlterConfigsResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i8(self.resource_type);
@@ -507,6 +519,7 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
                 "AlterConfigsRequest.Resources.Configs",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -523,7 +536,9 @@ impl<'a> c::Decode<'a> for AlterableConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -549,6 +564,7 @@ impl<'a> AlterableConfig<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
@@ -567,6 +583,7 @@ impl<'a> AlterableConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
@@ -591,6 +608,7 @@ impl c::Encode for AlterableConfig<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -622,6 +640,7 @@ impl c::Encode for AlterableConfig<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);

@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsRequest<'a> {
                 "AlterPartitionReassignmentsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("AlterPartitionReassignmentsRequest.TimeoutMs")?,
@@ -152,6 +153,7 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         if version >= 1 {
@@ -174,6 +176,7 @@ impl<'a> AlterPartitionReassignmentsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: bool = if version >= 1 { w.bool()? } else { true };
@@ -196,6 +199,7 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -223,6 +227,7 @@ impl c::Encode for AlterPartitionReassignmentsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.i32(self.timeout_ms);
@@ -311,6 +316,7 @@ impl<'a> c::Decode<'a> for ReassignableTopic<'a> {
                 "AlterPartitionReassignmentsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsRequest.Topics.Name")?,
@@ -357,6 +363,7 @@ impl<'a> ReassignableTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReassignablePartition<'a>>::walk(w, version, true, false)?;
@@ -372,6 +379,7 @@ impl<'a> ReassignableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReassignablePartition<'a>> = c::Array::take(w, version, true)?;
@@ -393,6 +401,7 @@ impl c::Encode for ReassignableTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -416,6 +425,7 @@ impl c::Encode for ReassignableTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -496,6 +506,7 @@ impl<'a> c::Decode<'a> for ReassignablePartition<'a> {
                 "AlterPartitionReassignmentsRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
@@ -543,6 +554,7 @@ impl<'a> ReassignablePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<i32>::walk(w, version, true, true)?;
@@ -558,6 +570,7 @@ impl<'a> ReassignablePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, i32>> = c::Array::take_nullable(w, version, true)?;
@@ -579,6 +592,7 @@ impl c::Encode for ReassignablePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -599,6 +613,7 @@ impl c::Encode for ReassignablePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.partition_index);
         c::Array::write_nullable(self.replicas.as_ref(), w, version, true);

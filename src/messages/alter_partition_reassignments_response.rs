@@ -132,6 +132,7 @@ impl<'a> c::Decode<'a> for AlterPartitionReassignmentsResponse<'a> {
                 "AlterPartitionReassignmentsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AlterPartitionReassignmentsResponse.ThrottleTimeMs")?,
@@ -184,6 +185,7 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         if version >= 1 {
@@ -208,6 +210,7 @@ impl<'a> AlterPartitionReassignmentsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: bool = if version >= 1 { w.bool()? } else { true };
@@ -234,6 +237,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -263,6 +267,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {
             w.i32(self.throttle_time_ms);
@@ -277,6 +282,7 @@ impl c::Encode for AlterPartitionReassignmentsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && !self.allow_replication_factor_change {
             return Some("AlterPartitionReassignmentsResponse.AllowReplicationFactorChange");
@@ -361,6 +367,7 @@ impl<'a> c::Decode<'a> for ReassignableTopicResponse<'a> {
                 "AlterPartitionReassignmentsResponse.Responses",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterPartitionReassignmentsResponse.Responses.Name")?,
@@ -407,6 +414,7 @@ impl<'a> ReassignableTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReassignablePartitionResponse<'a>>::walk(w, version, true, false)?;
@@ -422,6 +430,7 @@ impl<'a> ReassignableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReassignablePartitionResponse<'a>> = c::Array::take(w, version, true)?;
@@ -443,6 +452,7 @@ impl c::Encode for ReassignableTopicResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -466,6 +476,7 @@ impl c::Encode for ReassignableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -559,6 +570,7 @@ impl<'a> c::Decode<'a> for ReassignablePartitionResponse<'a> {
                 "AlterPartitionReassignmentsResponse.Responses.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r

@@ -96,6 +96,7 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsRequest<'a> {
                 "AlterUserScramCredentialsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             deletions: c::Array::read(
@@ -145,6 +146,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<ScramCredentialDeletion<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<ScramCredentialUpsertion<'a>>::walk(w, version, true, false)?;
@@ -163,6 +165,7 @@ impl<'a> AlterUserScramCredentialsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, ScramCredentialDeletion<'a>> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, ScramCredentialUpsertion<'a>> = c::Array::take(w, version, true)?;
@@ -183,6 +186,7 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.deletions.encoded_len(
@@ -205,6 +209,7 @@ impl c::Encode for AlterUserScramCredentialsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.deletions.write(w, version, true);
         self.upsertions.write(w, version, true);
@@ -285,6 +290,7 @@ impl<'a> c::Decode<'a> for ScramCredentialDeletion<'a> {
                 "AlterUserScramCredentialsRequest.Deletions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterUserScramCredentialsRequest.Deletions.Name")?,
@@ -499,6 +505,7 @@ impl<'a> c::Decode<'a> for ScramCredentialUpsertion<'a> {
                 "AlterUserScramCredentialsRequest.Upsertions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "AlterUserScramCredentialsRequest.Upsertions.Name")?,

@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResponse<'a> {
                 "AlterUserScramCredentialsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AlterUserScramCredentialsResponse.ThrottleTimeMs")?,
@@ -137,6 +138,7 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<AlterUserScramCredentialsResult<'a>>::walk(w, version, true, false)?;
@@ -155,6 +157,7 @@ impl<'a> AlterUserScramCredentialsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, AlterUserScramCredentialsResult<'a>> =
@@ -176,6 +179,7 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -194,6 +198,7 @@ impl c::Encode for AlterUserScramCredentialsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.results.write(w, version, true);
@@ -287,6 +292,7 @@ impl<'a> c::Decode<'a> for AlterUserScramCredentialsResult<'a> {
                 "AlterUserScramCredentialsResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             user: r.string(true, "AlterUserScramCredentialsResponse.Results.User")?,

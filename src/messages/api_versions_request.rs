@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for ApiVersionsRequest<'a> {
                 "ApiVersionsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -174,6 +175,7 @@ impl<'a> ApiVersionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 3 {
@@ -209,6 +211,7 @@ impl<'a> ApiVersionsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = if version >= 3 {
@@ -248,6 +251,7 @@ impl c::Encode for ApiVersionsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -290,6 +294,7 @@ impl c::Encode for ApiVersionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 3 {
@@ -310,6 +315,7 @@ impl c::Encode for ApiVersionsRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && !self.client_software_name.is_empty() {
             return Some("ApiVersionsRequest.ClientSoftwareName");

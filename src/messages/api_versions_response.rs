@@ -161,6 +161,7 @@ impl<'a> c::Decode<'a> for ApiVersionsResponse<'a> {
                 "ApiVersionsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -196,6 +197,7 @@ impl<'a> ApiVersionsResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 4, "ApiVersionsResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -264,6 +266,7 @@ impl<'a> ApiVersionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(2)?;
@@ -289,6 +292,7 @@ impl<'a> ApiVersionsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i16()?;
@@ -343,6 +347,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -401,6 +406,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i16(self.error_code);
@@ -452,6 +458,7 @@ impl c::Encode for ApiVersionsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("ApiVersionsResponse.ThrottleTimeMs");
@@ -558,6 +565,7 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
                 "ApiVersionsResponse.ApiKeys",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -575,7 +583,9 @@ impl<'a> c::Decode<'a> for ApiVersion<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=5)
     }
 }
 
@@ -599,6 +609,7 @@ impl<'a> ApiVersion<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
@@ -616,6 +627,7 @@ impl<'a> ApiVersion<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -643,6 +655,7 @@ impl c::Encode for ApiVersion<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -668,6 +681,7 @@ impl c::Encode for ApiVersion<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {
@@ -767,6 +781,7 @@ impl<'a> c::Decode<'a> for SupportedFeatureKey<'a> {
                 "ApiVersionsResponse.SupportedFeatures",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.SupportedFeatures.Name")?,
@@ -964,6 +979,7 @@ impl<'a> c::Decode<'a> for FinalizedFeatureKey<'a> {
                 "ApiVersionsResponse.FinalizedFeatures",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ApiVersionsResponse.FinalizedFeatures.Name")?,

@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for AssignReplicasToDirsResponse<'a> {
                 "AssignReplicasToDirsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("AssignReplicasToDirsResponse.ThrottleTimeMs")?,
@@ -148,6 +149,7 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<DirectoryData<'a>>::walk(w, version, true, false)?;
@@ -166,6 +168,7 @@ impl<'a> AssignReplicasToDirsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -189,6 +192,7 @@ impl c::Encode for AssignReplicasToDirsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -209,6 +213,7 @@ impl c::Encode for AssignReplicasToDirsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -292,6 +297,7 @@ impl<'a> c::Decode<'a> for DirectoryData<'a> {
                 "AssignReplicasToDirsResponse.Directories",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             id: r.uuid("AssignReplicasToDirsResponse.Directories.Id")?,
@@ -338,6 +344,7 @@ impl<'a> DirectoryData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
@@ -353,6 +360,7 @@ impl<'a> DirectoryData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
@@ -374,6 +382,7 @@ impl c::Encode for DirectoryData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -393,6 +402,7 @@ impl c::Encode for DirectoryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.id);
         self.topics.write(w, version, true);
@@ -473,6 +483,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
                 "AssignReplicasToDirsResponse.Directories.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("AssignReplicasToDirsResponse.Directories.Topics.TopicId")?,
@@ -519,6 +530,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
@@ -534,6 +546,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
@@ -555,6 +568,7 @@ impl c::Encode for TopicData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -574,6 +588,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -654,6 +669,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "AssignReplicasToDirsResponse.Directories.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r

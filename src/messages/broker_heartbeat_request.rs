@@ -155,6 +155,7 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatRequest<'a> {
                 "BrokerHeartbeatRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("BrokerHeartbeatRequest.BrokerId")?,
@@ -185,6 +186,7 @@ impl<'a> BrokerHeartbeatRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 2, "BrokerHeartbeatRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -255,6 +257,7 @@ impl<'a> BrokerHeartbeatRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [
             b0,
@@ -328,6 +331,7 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -375,6 +379,7 @@ impl c::Encode for BrokerHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(22) {
             w.i32(self.broker_id);

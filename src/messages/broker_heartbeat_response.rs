@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for BrokerHeartbeatResponse<'a> {
                 "BrokerHeartbeatResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("BrokerHeartbeatResponse.ThrottleTimeMs")?,

@@ -181,6 +181,7 @@ impl<'a> c::Decode<'a> for BrokerRegistrationRequest<'a> {
                 "BrokerRegistrationRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("BrokerRegistrationRequest.BrokerId")?,
@@ -239,6 +240,7 @@ impl<'a> BrokerRegistrationRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         w.skip_string(true, false)?;
@@ -273,6 +275,7 @@ impl<'a> BrokerRegistrationRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: &'a str = w.string(true)?;
@@ -311,6 +314,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -368,6 +372,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.broker_id);
         w.string(self.cluster_id, true);
@@ -388,6 +393,7 @@ impl c::Encode for BrokerRegistrationRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && !self.log_dirs.is_empty() {
             return Some("BrokerRegistrationRequest.LogDirs");
@@ -498,6 +504,7 @@ impl<'a> c::Decode<'a> for Listener<'a> {
                 "BrokerRegistrationRequest.Listeners",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "BrokerRegistrationRequest.Listeners.Name")?,
@@ -704,6 +711,7 @@ impl<'a> c::Decode<'a> for Feature<'a> {
                 "BrokerRegistrationRequest.Features",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "BrokerRegistrationRequest.Features.Name")?,

@@ -91,6 +91,7 @@ impl<'a> c::Decode<'a> for ConsumerProtocolAssignment<'a> {
                 "ConsumerProtocolAssignment",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             assigned_partitions: c::Array::read(
@@ -119,6 +120,7 @@ impl<'a> ConsumerProtocolAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, false, false)?;
         w.skip_bytes(false, true)?;
@@ -136,6 +138,7 @@ impl<'a> ConsumerProtocolAssignment<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, false)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
@@ -155,6 +158,7 @@ impl c::Encode for ConsumerProtocolAssignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.assigned_partitions.encoded_len(
@@ -179,6 +183,7 @@ impl c::Encode for ConsumerProtocolAssignment<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.assigned_partitions.write(w, version, false);
         w.nullable_bytes(self.user_data, false);
@@ -258,6 +263,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
                 "ConsumerProtocolAssignment.AssignedPartitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             topic: r.string(false, "ConsumerProtocolAssignment.AssignedPartitions.Topic")?,
@@ -286,6 +292,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
@@ -300,6 +307,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
@@ -320,6 +328,7 @@ impl c::Encode for TopicPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -345,6 +354,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);

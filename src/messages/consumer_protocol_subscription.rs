@@ -130,6 +130,7 @@ impl<'a> c::Decode<'a> for ConsumerProtocolSubscription<'a> {
                 "ConsumerProtocolSubscription",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             topics: c::Array::read(r, version, false, "ConsumerProtocolSubscription.Topics")?,
@@ -173,6 +174,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
         w.skip_bytes(false, true)?;
@@ -202,6 +204,7 @@ impl<'a> ConsumerProtocolSubscription<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
         let f1: Option<&'a [u8]> = w.nullable_bytes(false)?;
@@ -235,6 +238,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
@@ -276,6 +280,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.topics.write(w, version, false);
         w.nullable_bytes(self.user_data, false);
@@ -291,6 +296,7 @@ impl c::Encode for ConsumerProtocolSubscription<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && !self.owned_partitions.is_empty() {
             return Some("ConsumerProtocolSubscription.OwnedPartitions");
@@ -378,6 +384,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
                 "ConsumerProtocolSubscription.OwnedPartitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             topic: r.string(false, "ConsumerProtocolSubscription.OwnedPartitions.Topic")?,
@@ -406,6 +413,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<i32>::walk(w, version, false, false)?;
@@ -420,6 +428,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, false)?;
@@ -440,6 +449,7 @@ impl c::Encode for TopicPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -465,6 +475,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, false);
         self.partitions.write(w, version, false);

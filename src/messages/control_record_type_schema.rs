@@ -128,6 +128,7 @@ impl c::Encode for ControlRecordTypeSchema<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);

@@ -91,6 +91,7 @@ impl<'a> c::Decode<'a> for ControlledShutdownRequest<'a> {
                 "ControlledShutdownRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -135,6 +136,7 @@ impl<'a> ControlledShutdownRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
@@ -159,6 +161,7 @@ impl<'a> ControlledShutdownRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
@@ -182,6 +185,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -205,6 +209,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(4usize.wrapping_add(if version >= 2 { 8 } else { 0 })) {
@@ -219,6 +224,7 @@ impl c::Encode for ControlledShutdownRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.broker_epoch != -1 {
             return Some("ControlledShutdownRequest.BrokerEpoch");

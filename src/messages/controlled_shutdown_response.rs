@@ -94,6 +94,7 @@ impl<'a> c::Decode<'a> for ControlledShutdownResponse<'a> {
                 "ControlledShutdownResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -139,6 +140,7 @@ impl<'a> ControlledShutdownResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(2)?;
@@ -160,6 +162,7 @@ impl<'a> ControlledShutdownResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i16()?;
@@ -183,6 +186,7 @@ impl c::Encode for ControlledShutdownResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -209,6 +213,7 @@ impl c::Encode for ControlledShutdownResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i16(self.error_code);
@@ -292,6 +297,7 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
                 "ControlledShutdownResponse.RemainingPartitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -312,7 +318,9 @@ impl<'a> c::Decode<'a> for RemainingPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 3)
     }
 }
 
@@ -338,6 +346,7 @@ impl<'a> RemainingPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
@@ -356,6 +365,7 @@ impl<'a> RemainingPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
@@ -380,6 +390,7 @@ impl c::Encode for RemainingPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -407,6 +418,7 @@ impl c::Encode for RemainingPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.topic_name, flexible);

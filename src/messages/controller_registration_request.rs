@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for ControllerRegistrationRequest<'a> {
                 "ControllerRegistrationRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             controller_id: r.i32("ControllerRegistrationRequest.ControllerId")?,
@@ -171,6 +172,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(21)?;
         c::ArrayView::<Listener<'a>>::walk(w, version, true, false)?;
@@ -190,6 +192,7 @@ impl<'a> ControllerRegistrationRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [
             b0,
@@ -241,6 +244,7 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -269,6 +273,7 @@ impl c::Encode for ControllerRegistrationRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(21) {
             w.i32(self.controller_id);
@@ -380,6 +385,7 @@ impl<'a> c::Decode<'a> for Listener<'a> {
                 "ControllerRegistrationRequest.Listeners",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ControllerRegistrationRequest.Listeners.Name")?,
@@ -588,6 +594,7 @@ impl<'a> c::Decode<'a> for Feature<'a> {
                 "ControllerRegistrationRequest.Features",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ControllerRegistrationRequest.Features.Name")?,

@@ -104,6 +104,7 @@ impl<'a> c::Decode<'a> for CreateTopicsRequest<'a> {
                 "CreateTopicsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -149,6 +150,7 @@ impl<'a> CreateTopicsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         c::ArrayView::<CreatableTopic<'a>>::walk(w, version, flexible, false)?;
@@ -174,6 +176,7 @@ impl<'a> CreateTopicsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: c::Array<'a, CreatableTopic<'a>> = c::Array::take(w, version, flexible)?;
@@ -199,6 +202,7 @@ impl c::Encode for CreateTopicsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -234,6 +238,7 @@ impl c::Encode for CreateTopicsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         self.topics.write(w, version, flexible);
@@ -367,6 +372,7 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
                 "CreateTopicsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -391,7 +397,9 @@ impl<'a> c::Decode<'a> for CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -415,6 +423,7 @@ impl<'a> CreatableTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -435,6 +444,7 @@ impl<'a> CreatableTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
@@ -467,6 +477,7 @@ impl c::Encode for CreatableTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -508,6 +519,7 @@ impl c::Encode for CreatableTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);
@@ -596,6 +608,7 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
                 "CreateTopicsRequest.Topics.Assignments",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -617,7 +630,9 @@ impl<'a> c::Decode<'a> for CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -643,6 +658,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip(4)?;
@@ -661,6 +677,7 @@ impl<'a> CreatableReplicaAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i32()?;
@@ -685,6 +702,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -712,6 +730,7 @@ impl c::Encode for CreatableReplicaAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.i32(self.partition_index);
@@ -795,6 +814,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
                 "CreateTopicsRequest.Topics.Configs",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -811,7 +831,9 @@ impl<'a> c::Decode<'a> for CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7)
     }
 }
 
@@ -835,6 +857,7 @@ impl<'a> CreatableTopicConfig<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -853,6 +876,7 @@ impl<'a> CreatableTopicConfig<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
@@ -877,6 +901,7 @@ impl c::Encode for CreatableTopicConfig<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -908,6 +933,7 @@ impl c::Encode for CreatableTopicConfig<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);

@@ -91,6 +91,7 @@ impl<'a> c::Decode<'a> for CreateTopicsResponse<'a> {
                 "CreateTopicsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -135,6 +136,7 @@ impl<'a> CreateTopicsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 2 {
@@ -159,6 +161,7 @@ impl<'a> CreateTopicsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
@@ -182,6 +185,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -209,6 +213,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 2 {
@@ -221,6 +226,7 @@ impl c::Encode for CreateTopicsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("CreateTopicsResponse.ThrottleTimeMs");
@@ -385,6 +391,7 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
                 "CreateTopicsResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -432,7 +439,9 @@ impl<'a> c::Decode<'a> for CreatableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 7, 5..=6, 1..=4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 7, 5..=6, 1..=4)
     }
 }
 
@@ -442,6 +451,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 1, "CreateTopicsResponse.Topics.tagged_fields")?;
@@ -471,6 +481,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -509,6 +520,7 @@ impl<'a> CreatableTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
@@ -563,6 +575,7 @@ impl c::Encode for CreatableTopicResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -622,6 +635,7 @@ impl c::Encode for CreatableTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.name, flexible);
@@ -663,6 +677,7 @@ impl c::Encode for CreatableTopicResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 7 && self.topic_id != c::Uuid::ZERO {
             return Some("CreateTopicsResponse.Topics.TopicId");
@@ -798,6 +813,7 @@ impl<'a> c::Decode<'a> for CreatableTopicConfigs<'a> {
                 "CreateTopicsResponse.Topics.Configs",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "CreateTopicsResponse.Topics.Configs.Name")?,

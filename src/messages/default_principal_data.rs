@@ -101,6 +101,7 @@ impl<'a> c::Decode<'a> for DefaultPrincipalData<'a> {
                 "DefaultPrincipalData",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             r#type: r.string(true, "DefaultPrincipalData.Type")?,

@@ -78,6 +78,7 @@ impl<'a> c::Decode<'a> for DeleteAclsRequest<'a> {
                 "DeleteAclsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -117,6 +118,7 @@ impl<'a> DeleteAclsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<DeleteAclsFilter<'a>>::walk(w, version, flexible, false)?;
@@ -137,6 +139,7 @@ impl<'a> DeleteAclsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, DeleteAclsFilter<'a>> = c::Array::take(w, version, flexible)?;
@@ -158,6 +161,7 @@ impl c::Encode for DeleteAclsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -182,6 +186,7 @@ impl c::Encode for DeleteAclsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.filters.write(w, version, flexible);
@@ -333,6 +338,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
                 "DeleteAclsRequest.Filters",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -360,7 +366,9 @@ impl<'a> c::Decode<'a> for DeleteAclsFilter<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3, 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3, 1)
     }
 }
 
@@ -384,6 +392,7 @@ impl<'a> DeleteAclsFilter<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(1)?;
@@ -409,6 +418,7 @@ impl<'a> DeleteAclsFilter<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i8()?;
@@ -444,6 +454,7 @@ impl c::Encode for DeleteAclsFilter<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -496,6 +507,7 @@ impl c::Encode for DeleteAclsFilter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i8(self.resource_type_filter);

@@ -94,6 +94,7 @@ impl<'a> c::Decode<'a> for DeleteAclsResponse<'a> {
                 "DeleteAclsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -139,6 +140,7 @@ impl<'a> DeleteAclsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
@@ -160,6 +162,7 @@ impl<'a> DeleteAclsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
@@ -183,6 +186,7 @@ impl c::Encode for DeleteAclsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -209,6 +213,7 @@ impl c::Encode for DeleteAclsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i32(self.throttle_time_ms);
@@ -308,6 +313,7 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
                 "DeleteAclsResponse.FilterResults",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -331,7 +337,9 @@ impl<'a> c::Decode<'a> for DeleteAclsFilterResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3)
     }
 }
 
@@ -355,6 +363,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(2)?;
@@ -374,6 +383,7 @@ impl<'a> DeleteAclsFilterResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
@@ -400,6 +410,7 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -433,6 +444,7 @@ impl c::Encode for DeleteAclsFilterResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i16(self.error_code);
@@ -608,6 +620,7 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
                 "DeleteAclsResponse.FilterResults.MatchingAcls",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -648,7 +661,9 @@ impl<'a> c::Decode<'a> for DeleteAclsMatchingAcl<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2..=3, 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2..=3, 1)
     }
 }
 
@@ -674,6 +689,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(2)?;
@@ -701,6 +717,7 @@ impl<'a> DeleteAclsMatchingAcl<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i16()?;
@@ -740,6 +757,7 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -800,6 +818,7 @@ impl c::Encode for DeleteAclsMatchingAcl<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.i16(self.error_code);

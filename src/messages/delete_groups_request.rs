@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for DeleteGroupsRequest<'a> {
                 "DeleteGroupsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -116,6 +117,7 @@ impl<'a> DeleteGroupsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
@@ -136,6 +138,7 @@ impl<'a> DeleteGroupsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, flexible)?;
@@ -157,6 +160,7 @@ impl c::Encode for DeleteGroupsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -181,6 +185,7 @@ impl c::Encode for DeleteGroupsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         self.groups_names.write(w, version, flexible);

@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequest<'a> {
                 "DeleteShareGroupOffsetsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "DeleteShareGroupOffsetsRequest.GroupId")?,
@@ -132,6 +133,7 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<DeleteShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, false)?;
@@ -150,6 +152,7 @@ impl<'a> DeleteShareGroupOffsetsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, DeleteShareGroupOffsetsRequestTopic<'a>> =
@@ -171,6 +174,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -193,6 +197,7 @@ impl c::Encode for DeleteShareGroupOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
@@ -260,6 +265,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsRequestTopic<'a> {
                 "DeleteShareGroupOffsetsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DeleteShareGroupOffsetsRequest.Topics.TopicName")?,

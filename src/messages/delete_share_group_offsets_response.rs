@@ -119,6 +119,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponse<'a> {
                 "DeleteShareGroupOffsetsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DeleteShareGroupOffsetsResponse.ThrottleTimeMs")?,
@@ -166,6 +167,7 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -185,6 +187,7 @@ impl<'a> DeleteShareGroupOffsetsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -211,6 +214,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -237,6 +241,7 @@ impl c::Encode for DeleteShareGroupOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -347,6 +352,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupOffsetsResponseTopic<'a> {
                 "DeleteShareGroupOffsetsResponse.Responses",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DeleteShareGroupOffsetsResponse.Responses.TopicName")?,

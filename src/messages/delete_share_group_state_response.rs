@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for DeleteShareGroupStateResponse<'a> {
                 "DeleteShareGroupStateResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(r, version, true, "DeleteShareGroupStateResponse.Results")?,
@@ -115,6 +116,7 @@ impl<'a> DeleteShareGroupStateResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<DeleteStateResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -132,6 +134,7 @@ impl<'a> DeleteShareGroupStateResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, DeleteStateResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -150,6 +153,7 @@ impl c::Encode for DeleteShareGroupStateResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
@@ -166,6 +170,7 @@ impl c::Encode for DeleteShareGroupStateResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -245,6 +250,7 @@ impl<'a> c::Decode<'a> for DeleteStateResult<'a> {
                 "DeleteShareGroupStateResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("DeleteShareGroupStateResponse.Results.TopicId")?,
@@ -291,6 +297,7 @@ impl<'a> DeleteStateResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
@@ -306,6 +313,7 @@ impl<'a> DeleteStateResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
@@ -327,6 +335,7 @@ impl c::Encode for DeleteStateResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -346,6 +355,7 @@ impl c::Encode for DeleteStateResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -439,6 +449,7 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
                 "DeleteShareGroupStateResponse.Results.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("DeleteShareGroupStateResponse.Results.Partitions.Partition")?,

@@ -104,6 +104,7 @@ impl<'a> c::Decode<'a> for DeleteTopicsRequest<'a> {
                 "DeleteTopicsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -153,6 +154,7 @@ impl<'a> DeleteTopicsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
@@ -181,6 +183,7 @@ impl<'a> DeleteTopicsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: c::Array<'a, DeleteTopicState<'a>> = if version >= 6 {
@@ -214,6 +217,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -254,6 +258,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 6 {
@@ -269,6 +274,7 @@ impl c::Encode for DeleteTopicsRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 5 && !self.topic_names.is_empty() {
             return Some("DeleteTopicsRequest.TopicNames");
@@ -350,6 +356,7 @@ impl<'a> c::Decode<'a> for DeleteTopicState<'a> {
                 "DeleteTopicsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.nullable_string(true, "DeleteTopicsRequest.Topics.Name")?,

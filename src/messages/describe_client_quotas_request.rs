@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for DescribeClientQuotasRequest<'a> {
                 "DescribeClientQuotasRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -135,6 +136,7 @@ impl<'a> DescribeClientQuotasRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<ComponentData<'a>>::walk(w, version, flexible, false)?;
@@ -156,6 +158,7 @@ impl<'a> DescribeClientQuotasRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, ComponentData<'a>> = c::Array::take(w, version, flexible)?;
@@ -179,6 +182,7 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -205,6 +209,7 @@ impl c::Encode for DescribeClientQuotasRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.components.write(w, version, flexible);
@@ -301,6 +306,7 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
                 "DescribeClientQuotasRequest.Components",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -321,7 +327,9 @@ impl<'a> c::Decode<'a> for ComponentData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -347,6 +355,7 @@ impl<'a> ComponentData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
@@ -366,6 +375,7 @@ impl<'a> ComponentData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
@@ -392,6 +402,7 @@ impl c::Encode for ComponentData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -425,6 +436,7 @@ impl c::Encode for ComponentData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.entity_type, flexible);

@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for DescribeClusterRequest<'a> {
                 "DescribeClusterRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             include_cluster_authorized_operations: r
@@ -152,6 +153,7 @@ impl<'a> DescribeClusterRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(1)?;
         if version >= 1 {
@@ -177,6 +179,7 @@ impl<'a> DescribeClusterRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.bool()?;
         let f1: i8 = if version >= 1 { w.i8()? } else { 1 };
@@ -199,6 +202,7 @@ impl c::Encode for DescribeClusterRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(1);
@@ -229,6 +233,7 @@ impl c::Encode for DescribeClusterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(
             1usize

@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for DescribeGroupsRequest<'a> {
                 "DescribeGroupsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -134,6 +135,7 @@ impl<'a> DescribeGroupsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         c::ArrayView::<&'a str>::walk(w, version, flexible, false)?;
@@ -158,6 +160,7 @@ impl<'a> DescribeGroupsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, flexible)?;
@@ -181,6 +184,7 @@ impl c::Encode for DescribeGroupsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -214,6 +218,7 @@ impl c::Encode for DescribeGroupsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         self.groups.write(w, version, flexible);

@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for DescribeGroupsResponse<'a> {
                 "DescribeGroupsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -134,6 +135,7 @@ impl<'a> DescribeGroupsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 1 {
@@ -158,6 +160,7 @@ impl<'a> DescribeGroupsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
@@ -181,6 +184,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -208,6 +212,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         if version >= 1 {
@@ -220,6 +225,7 @@ impl c::Encode for DescribeGroupsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("DescribeGroupsResponse.ThrottleTimeMs");
@@ -387,6 +393,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "DescribeGroupsResponse.Groups",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -422,7 +429,9 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 5, 3..=4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6, 5, 3..=4)
     }
 }
 
@@ -446,6 +455,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip(2)?;
@@ -476,6 +486,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0 = w.i16()?;
@@ -516,6 +527,7 @@ impl c::Encode for DescribedGroup<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -589,6 +601,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.i16(self.error_code);
@@ -609,6 +622,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.members {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -744,6 +758,7 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
                 "DescribeGroupsResponse.Groups.Members",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut this = Self {
@@ -777,7 +792,9 @@ impl<'a> c::Decode<'a> for DescribedGroupMember<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=6, 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=6, 4)
     }
 }
 
@@ -803,6 +820,7 @@ impl<'a> DescribedGroupMember<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.skip_string(flexible, false)?;
@@ -828,6 +846,7 @@ impl<'a> DescribedGroupMember<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let f0: &'a str = w.string(flexible)?;
@@ -864,6 +883,7 @@ impl c::Encode for DescribedGroupMember<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         let mut n: usize = 0;
@@ -920,6 +940,7 @@ impl c::Encode for DescribedGroupMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 5;
         w.string(self.member_id, flexible);
@@ -936,6 +957,7 @@ impl c::Encode for DescribedGroupMember<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 4 && self.group_instance_id.is_some() {
             return Some("DescribeGroupsResponse.Groups.Members.GroupInstanceId");

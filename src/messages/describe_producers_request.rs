@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for DescribeProducersRequest<'a> {
                 "DescribeProducersRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeProducersRequest.Topics")?,
@@ -115,6 +116,7 @@ impl<'a> DescribeProducersRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopicRequest<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -132,6 +134,7 @@ impl<'a> DescribeProducersRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicRequest<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -150,6 +153,7 @@ impl c::Encode for DescribeProducersRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
@@ -166,6 +170,7 @@ impl c::Encode for DescribeProducersRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.topics.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -245,6 +250,7 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
                 "DescribeProducersRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeProducersRequest.Topics.Name")?,
@@ -289,6 +295,7 @@ impl<'a> TopicRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -304,6 +311,7 @@ impl<'a> TopicRequest<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -325,6 +333,7 @@ impl c::Encode for TopicRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -348,6 +357,7 @@ impl c::Encode for TopicRequest<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partition_indexes.write(w, version, true);

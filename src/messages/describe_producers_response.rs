@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for DescribeProducersResponse<'a> {
                 "DescribeProducersResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeProducersResponse.ThrottleTimeMs")?,
@@ -129,6 +130,7 @@ impl<'a> DescribeProducersResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<TopicResponse<'a>>::walk(w, version, true, false)?;
@@ -147,6 +149,7 @@ impl<'a> DescribeProducersResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, TopicResponse<'a>> = c::Array::take(w, version, true)?;
@@ -167,6 +170,7 @@ impl c::Encode for DescribeProducersResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -185,6 +189,7 @@ impl c::Encode for DescribeProducersResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, true);
@@ -268,6 +273,7 @@ impl<'a> c::Decode<'a> for TopicResponse<'a> {
                 "DescribeProducersResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeProducersResponse.Topics.Name")?,
@@ -312,6 +318,7 @@ impl<'a> TopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionResponse<'a>>::walk(w, version, true, false)?;
@@ -327,6 +334,7 @@ impl<'a> TopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionResponse<'a>> = c::Array::take(w, version, true)?;
@@ -348,6 +356,7 @@ impl c::Encode for TopicResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -371,6 +380,7 @@ impl c::Encode for TopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -480,6 +490,7 @@ impl<'a> c::Decode<'a> for PartitionResponse<'a> {
                 "DescribeProducersResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("DescribeProducersResponse.Topics.Partitions.PartitionIndex")?,
@@ -531,6 +542,7 @@ impl<'a> PartitionResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -547,6 +559,7 @@ impl<'a> PartitionResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -573,6 +586,7 @@ impl c::Encode for PartitionResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -600,6 +614,7 @@ impl c::Encode for PartitionResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition_index);
@@ -736,6 +751,7 @@ impl<'a> c::Decode<'a> for ProducerState<'a> {
                 "DescribeProducersResponse.Topics.Partitions.ActiveProducers",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             producer_id: r

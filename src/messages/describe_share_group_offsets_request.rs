@@ -80,6 +80,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequest<'a> {
                 "DescribeShareGroupOffsetsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             groups: c::Array::read(r, version, true, "DescribeShareGroupOffsetsRequest.Groups")?,
@@ -118,6 +119,7 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<DescribeShareGroupOffsetsRequestGroup<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -135,6 +137,7 @@ impl<'a> DescribeShareGroupOffsetsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, DescribeShareGroupOffsetsRequestGroup<'a>> =
             c::Array::take(w, version, true)?;
@@ -154,6 +157,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.groups.encoded_len(
@@ -170,6 +174,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.groups.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -252,6 +257,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestGroup<'a> {
                 "DescribeShareGroupOffsetsRequest.Groups",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "DescribeShareGroupOffsetsRequest.Groups.GroupId")?,
@@ -298,6 +304,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<DescribeShareGroupOffsetsRequestTopic<'a>>::walk(w, version, true, true)?;
@@ -313,6 +320,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: Option<c::Array<'a, DescribeShareGroupOffsetsRequestTopic<'a>>> =
@@ -335,6 +343,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -359,6 +368,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
@@ -439,6 +449,7 @@ impl<'a> c::Decode<'a> for DescribeShareGroupOffsetsRequestTopic<'a> {
                 "DescribeShareGroupOffsetsRequest.Groups.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(
@@ -488,6 +499,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -503,6 +515,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -524,6 +537,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -547,6 +561,7 @@ impl c::Encode for DescribeShareGroupOffsetsRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);

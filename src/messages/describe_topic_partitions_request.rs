@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsRequest<'a> {
                 "DescribeTopicPartitionsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topics: c::Array::read(r, version, true, "DescribeTopicPartitionsRequest.Topics")?,
@@ -148,6 +149,7 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopicRequest<'a>>::walk(w, version, true, false)?;
         w.skip(4)?;
@@ -169,6 +171,7 @@ impl<'a> DescribeTopicPartitionsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopicRequest<'a>> = c::Array::take(w, version, true)?;
         let f1 = w.i32()?;
@@ -195,6 +198,7 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.topics.encoded_len(
@@ -218,6 +222,7 @@ impl c::Encode for DescribeTopicPartitionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.topics.write(w, version, true);
         w.i32(self.response_partition_limit);
@@ -294,6 +299,7 @@ impl<'a> c::Decode<'a> for TopicRequest<'a> {
                 "DescribeTopicPartitionsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeTopicPartitionsRequest.Topics.Name")?,
@@ -462,6 +468,7 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
                 "DescribeTopicPartitionsRequest.Cursor",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DescribeTopicPartitionsRequest.Cursor.TopicName")?,

@@ -106,6 +106,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponse<'a> {
                 "DescribeTopicPartitionsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeTopicPartitionsResponse.ThrottleTimeMs")?,
@@ -150,6 +151,7 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribeTopicPartitionsResponseTopic<'a>>::walk(w, version, true, false)?;
@@ -171,6 +173,7 @@ impl<'a> DescribeTopicPartitionsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribeTopicPartitionsResponseTopic<'a>> =
@@ -198,6 +201,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -220,6 +224,7 @@ impl c::Encode for DescribeTopicPartitionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.topics.write(w, version, true);
@@ -364,6 +369,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponseTopic<'a> {
                 "DescribeTopicPartitionsResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.ErrorCode")?,
@@ -415,6 +421,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
@@ -435,6 +442,7 @@ impl<'a> DescribeTopicPartitionsResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
@@ -486,6 +494,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -515,6 +524,7 @@ impl c::Encode for DescribeTopicPartitionsResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.name, true);
@@ -692,6 +702,7 @@ impl<'a> c::Decode<'a> for DescribeTopicPartitionsResponsePartition<'a> {
                 "DescribeTopicPartitionsResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("DescribeTopicPartitionsResponse.Topics.Partitions.ErrorCode")?,
@@ -766,6 +777,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(14)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -785,6 +797,7 @@ impl<'a> DescribeTopicPartitionsResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -821,6 +834,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -870,6 +884,7 @@ impl c::Encode for DescribeTopicPartitionsResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(14) {
             w.i16(self.error_code);
@@ -959,6 +974,7 @@ impl<'a> c::Decode<'a> for Cursor<'a> {
                 "DescribeTopicPartitionsResponse.NextCursor",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "DescribeTopicPartitionsResponse.NextCursor.TopicName")?,

@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for DescribeTransactionsRequest<'a> {
                 "DescribeTransactionsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             transactional_ids: c::Array::read(
@@ -120,6 +121,7 @@ impl<'a> DescribeTransactionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -137,6 +139,7 @@ impl<'a> DescribeTransactionsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -155,6 +158,7 @@ impl c::Encode for DescribeTransactionsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.transactional_ids.encoded_len(
@@ -171,6 +175,7 @@ impl c::Encode for DescribeTransactionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.transactional_ids.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);

@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for DescribeTransactionsResponse<'a> {
                 "DescribeTransactionsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeTransactionsResponse.ThrottleTimeMs")?,
@@ -137,6 +138,7 @@ impl<'a> DescribeTransactionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<TransactionState<'a>>::walk(w, version, true, false)?;
@@ -155,6 +157,7 @@ impl<'a> DescribeTransactionsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, TransactionState<'a>> = c::Array::take(w, version, true)?;
@@ -175,6 +178,7 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -193,6 +197,7 @@ impl c::Encode for DescribeTransactionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.transaction_states.write(w, version, true);
@@ -351,6 +356,7 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
                 "DescribeTransactionsResponse.TransactionStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("DescribeTransactionsResponse.TransactionStates.ErrorCode")?,
@@ -412,6 +418,7 @@ impl<'a> TransactionState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, false)?;
@@ -430,6 +437,7 @@ impl<'a> TransactionState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: &'a str = w.string(true)?;
@@ -487,6 +495,7 @@ impl c::Encode for TransactionState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -526,6 +535,7 @@ impl c::Encode for TransactionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.string(self.transactional_id, true);
@@ -614,6 +624,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
                 "DescribeTransactionsResponse.TransactionStates.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic: r.string(
@@ -663,6 +674,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -678,6 +690,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -699,6 +712,7 @@ impl c::Encode for TopicData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -722,6 +736,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, true);
         self.partitions.write(w, version, true);

@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsRequest<'a> {
                 "DescribeUserScramCredentialsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             users: c::Array::read_nullable(
@@ -120,6 +121,7 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<UserName<'a>>::walk(w, version, true, true)?;
         w.tagged_section()?;
@@ -137,6 +139,7 @@ impl<'a> DescribeUserScramCredentialsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Option<c::Array<'a, UserName<'a>>> = c::Array::take_nullable(w, version, true)?;
         w.empty_tagged_section()?;
@@ -155,6 +158,7 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Array::nullable_encoded_len(
@@ -172,6 +176,7 @@ impl c::Encode for DescribeUserScramCredentialsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::Array::write_nullable(self.users.as_ref(), w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -238,6 +243,7 @@ impl<'a> c::Decode<'a> for UserName<'a> {
                 "DescribeUserScramCredentialsRequest.Users",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "DescribeUserScramCredentialsRequest.Users.Name")?,

@@ -119,6 +119,7 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResponse<'a> {
                 "DescribeUserScramCredentialsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("DescribeUserScramCredentialsResponse.ThrottleTimeMs")?,
@@ -168,6 +169,7 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -187,6 +189,7 @@ impl<'a> DescribeUserScramCredentialsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -213,6 +216,7 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -239,6 +243,7 @@ impl c::Encode for DescribeUserScramCredentialsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -352,6 +357,7 @@ impl<'a> c::Decode<'a> for DescribeUserScramCredentialsResult<'a> {
                 "DescribeUserScramCredentialsResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             user: r.string(true, "DescribeUserScramCredentialsResponse.Results.User")?,
@@ -403,6 +409,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
@@ -420,6 +427,7 @@ impl<'a> DescribeUserScramCredentialsResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i16()?;
@@ -445,6 +453,7 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -476,6 +485,7 @@ impl c::Encode for DescribeUserScramCredentialsResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.user, true);
         w.i16(self.error_code);
@@ -558,6 +568,7 @@ impl<'a> c::Decode<'a> for CredentialInfo<'a> {
                 "DescribeUserScramCredentialsResponse.Results.CredentialInfos",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             mechanism: r

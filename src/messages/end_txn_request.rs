@@ -111,6 +111,7 @@ impl<'a> c::Decode<'a> for EndTxnRequest<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "EndTxnRequest"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -153,6 +154,7 @@ impl<'a> EndTxnRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip_string(flexible, false)?;
@@ -174,6 +176,7 @@ impl<'a> EndTxnRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = w.string(flexible)?;
@@ -202,6 +205,7 @@ impl c::Encode for EndTxnRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -229,6 +233,7 @@ impl c::Encode for EndTxnRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.string(self.transactional_id, flexible);

@@ -102,6 +102,7 @@ impl<'a> c::Decode<'a> for EnvelopeRequest<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "EnvelopeRequest"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             request_data: r.bytes(true, "EnvelopeRequest.RequestData")?,

@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for EnvelopeResponse<'a> {
                 "EnvelopeResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             response_data: r.nullable_bytes(true, "EnvelopeResponse.ResponseData")?,

@@ -91,6 +91,7 @@ impl<'a> c::Decode<'a> for ExpireDelegationTokenRequest<'a> {
                 "ExpireDelegationTokenRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -131,6 +132,7 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_bytes(flexible, false)?;
@@ -152,6 +154,7 @@ impl<'a> ExpireDelegationTokenRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a [u8] = w.bytes(flexible)?;
@@ -175,6 +178,7 @@ impl c::Encode for ExpireDelegationTokenRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -201,6 +205,7 @@ impl c::Encode for ExpireDelegationTokenRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.bytes(self.hmac, flexible);

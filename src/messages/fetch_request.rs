@@ -219,6 +219,7 @@ impl<'a> c::Decode<'a> for FetchRequest<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "FetchRequest"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -283,6 +284,7 @@ impl<'a> FetchRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 2, "FetchRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -319,6 +321,7 @@ impl<'a> FetchRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
 
@@ -369,6 +372,7 @@ impl<'a> FetchRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: Option<&'a str> = None;
@@ -432,6 +436,7 @@ impl c::Encode for FetchRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -517,6 +522,7 @@ impl c::Encode for FetchRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -578,6 +584,7 @@ impl c::Encode for FetchRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 12 && self.cluster_id.is_some() {
             return Some("FetchRequest.ClusterId");
@@ -686,6 +693,7 @@ impl<'a> c::Decode<'a> for ReplicaState<'a> {
                 "FetchRequest.ReplicaState",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             replica_id: r.i32("FetchRequest.ReplicaState.ReplicaId")?,
@@ -870,6 +878,7 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
                 "FetchRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -895,7 +904,9 @@ impl<'a> c::Decode<'a> for FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -919,6 +930,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -944,6 +956,7 @@ impl<'a> FetchTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
@@ -978,6 +991,7 @@ impl c::Encode for FetchTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1013,6 +1027,7 @@ impl c::Encode for FetchTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -1028,6 +1043,7 @@ impl c::Encode for FetchTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchRequest.Topics.Topic");
@@ -1195,6 +1211,7 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
                 "FetchRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -1229,7 +1246,9 @@ impl<'a> c::Decode<'a> for FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 18, 17, 12..=16, 9..=11, 5..=8)
     }
 }
 
@@ -1239,6 +1258,7 @@ impl<'a> FetchPartition<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 2, "FetchRequest.Topics.Partitions.tagged_fields")?;
@@ -1283,6 +1303,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(4)?;
@@ -1315,6 +1336,7 @@ impl<'a> FetchPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0 = w.i32()?;
@@ -1361,6 +1383,7 @@ impl c::Encode for FetchPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1416,6 +1439,7 @@ impl c::Encode for FetchPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -1463,6 +1487,7 @@ impl c::Encode for FetchPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 9 && self.current_leader_epoch != -1 {
             return Some("FetchRequest.Topics.Partitions.CurrentLeaderEpoch");
@@ -1566,6 +1591,7 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
                 "FetchRequest.ForgottenTopicsData",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -1596,7 +1622,9 @@ impl<'a> c::Decode<'a> for ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -1620,6 +1648,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -1645,6 +1674,7 @@ impl<'a> ForgottenTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
@@ -1679,6 +1709,7 @@ impl c::Encode for ForgottenTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1714,6 +1745,7 @@ impl c::Encode for ForgottenTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -1729,6 +1761,7 @@ impl c::Encode for ForgottenTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchRequest.ForgottenTopicsData.Topic");

@@ -128,6 +128,7 @@ impl<'a> c::Decode<'a> for FetchResponse<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "FetchResponse"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -169,6 +170,7 @@ impl<'a> FetchResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "FetchResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -194,6 +196,7 @@ impl<'a> FetchResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version >= 1 {
@@ -227,6 +230,7 @@ impl<'a> FetchResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
@@ -264,6 +268,7 @@ impl c::Encode for FetchResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -316,6 +321,7 @@ impl c::Encode for FetchResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -353,6 +359,7 @@ impl c::Encode for FetchResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("FetchResponse.ThrottleTimeMs");
@@ -455,6 +462,7 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
                 "FetchResponse.Responses",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -480,7 +488,9 @@ impl<'a> c::Decode<'a> for FetchableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13..=18, 12)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 13..=18, 12)
     }
 }
 
@@ -504,6 +514,7 @@ impl<'a> FetchableTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -529,6 +540,7 @@ impl<'a> FetchableTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let f0: &'a str = if version <= 12 {
@@ -563,6 +575,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -598,6 +611,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if version <= 12 {
@@ -613,6 +627,7 @@ impl c::Encode for FetchableTopicResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.topic.is_empty() {
             return Some("FetchResponse.Responses.Topic");
@@ -826,6 +841,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "FetchResponse.Responses.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -872,7 +888,9 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=18, 11, 5..=10, 4)
     }
 }
 
@@ -882,6 +900,7 @@ impl<'a> PartitionData<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 3, "FetchResponse.Responses.Partitions.tagged_fields")?;
@@ -938,6 +957,7 @@ impl<'a> PartitionData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(14)?;
@@ -972,6 +992,7 @@ impl<'a> PartitionData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
@@ -1033,6 +1054,7 @@ impl c::Encode for PartitionData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1127,6 +1149,7 @@ impl c::Encode for PartitionData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(
@@ -1185,6 +1208,7 @@ impl c::Encode for PartitionData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 4 && self.last_stable_offset != -1 {
             return Some("FetchResponse.Responses.Partitions.LastStableOffset");
@@ -1277,6 +1301,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
                 "FetchResponse.Responses.Partitions.DivergingEpoch",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("FetchResponse.Responses.Partitions.DivergingEpoch.Epoch")?,
@@ -1450,6 +1475,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 "FetchResponse.Responses.Partitions.CurrentLeader",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r.i32("FetchResponse.Responses.Partitions.CurrentLeader.LeaderId")?,
@@ -1623,6 +1649,7 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
                 "FetchResponse.Responses.Partitions.SnapshotId",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             end_offset: r.i64("FetchResponse.Responses.Partitions.SnapshotId.EndOffset")?,
@@ -1796,6 +1823,7 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
                 "FetchResponse.Responses.Partitions.AbortedTransactions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut this = Self {
@@ -1814,7 +1842,9 @@ impl<'a> c::Decode<'a> for AbortedTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=18)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=18)
     }
 }
 
@@ -1840,6 +1870,7 @@ impl<'a> AbortedTransaction<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         w.skip(16)?;
@@ -1857,6 +1888,7 @@ impl<'a> AbortedTransaction<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let [
@@ -1899,6 +1931,7 @@ impl c::Encode for AbortedTransaction<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         let mut n: usize = 0;
@@ -1922,6 +1955,7 @@ impl c::Encode for AbortedTransaction<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 12;
         if let Some(mut w) = w.sub(16) {
@@ -2033,6 +2067,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
                 "FetchResponse.NodeEndpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("FetchResponse.NodeEndpoints.NodeId")?,

@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for FetchSnapshotRequest<'a> {
                 "FetchSnapshotRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: None,
@@ -165,6 +166,7 @@ impl<'a> FetchSnapshotRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
 
         w.skip(8)?;
@@ -184,6 +186,7 @@ impl<'a> FetchSnapshotRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Option<&'a str> = None;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
@@ -218,6 +221,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
 
@@ -244,6 +248,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
             w.i32(self.replica_id);
@@ -266,6 +271,7 @@ impl c::Encode for FetchSnapshotRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -352,6 +358,7 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
                 "FetchSnapshotRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "FetchSnapshotRequest.Topics.Name")?,
@@ -391,6 +398,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
@@ -406,6 +414,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::take(w, version, true)?;
@@ -427,6 +436,7 @@ impl c::Encode for TopicSnapshot<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -450,6 +460,7 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -457,6 +468,7 @@ impl c::Encode for TopicSnapshot<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -579,6 +591,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
                 "FetchSnapshotRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("FetchSnapshotRequest.Topics.Partitions.Partition")?,
@@ -598,7 +611,9 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -608,6 +623,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section =
             c::TaggedSection::begin(r, 1, "FetchSnapshotRequest.Topics.Partitions.tagged_fields")?;
@@ -637,6 +653,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(8)?;
         SnapshotId::walk_wire(w, version)?;
@@ -654,6 +671,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -688,6 +706,7 @@ impl c::Encode for PartitionSnapshot<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -715,6 +734,7 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(8) {
             w.i32(self.partition);
@@ -738,6 +758,7 @@ impl c::Encode for PartitionSnapshot<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.replica_directory_id != c::Uuid::ZERO {
             return Some("FetchSnapshotRequest.Topics.Partitions.ReplicaDirectoryId");
@@ -819,6 +840,7 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
                 "FetchSnapshotRequest.Topics.Partitions.SnapshotId",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             end_offset: r.i64("FetchSnapshotRequest.Topics.Partitions.SnapshotId.EndOffset")?,

@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for FetchSnapshotResponse<'a> {
                 "FetchSnapshotResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("FetchSnapshotResponse.ThrottleTimeMs")?,
@@ -143,6 +144,7 @@ impl<'a> FetchSnapshotResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "FetchSnapshotResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -168,6 +170,7 @@ impl<'a> FetchSnapshotResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<TopicSnapshot<'a>>::walk(w, version, true, false)?;
@@ -187,6 +190,7 @@ impl<'a> FetchSnapshotResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -222,6 +226,7 @@ impl c::Encode for FetchSnapshotResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -255,6 +260,7 @@ impl c::Encode for FetchSnapshotResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -353,6 +359,7 @@ impl<'a> c::Decode<'a> for TopicSnapshot<'a> {
                 "FetchSnapshotResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "FetchSnapshotResponse.Topics.Name")?,
@@ -397,6 +404,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionSnapshot<'a>>::walk(w, version, true, false)?;
@@ -412,6 +420,7 @@ impl<'a> TopicSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionSnapshot<'a>> = c::Array::take(w, version, true)?;
@@ -433,6 +442,7 @@ impl c::Encode for TopicSnapshot<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -456,6 +466,7 @@ impl c::Encode for TopicSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -601,6 +612,7 @@ impl<'a> c::Decode<'a> for PartitionSnapshot<'a> {
                 "FetchSnapshotResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             index: r.i32("FetchSnapshotResponse.Topics.Partitions.Index")?,
@@ -634,6 +646,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(
             r,
@@ -663,6 +676,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         SnapshotId::walk_wire(w, version)?;
@@ -681,6 +695,7 @@ impl<'a> PartitionSnapshot<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -738,6 +753,7 @@ impl c::Encode for PartitionSnapshot<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -773,6 +789,7 @@ impl c::Encode for PartitionSnapshot<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.index);
@@ -873,6 +890,7 @@ impl<'a> c::Decode<'a> for SnapshotId<'a> {
                 "FetchSnapshotResponse.Topics.Partitions.SnapshotId",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             end_offset: r.i64("FetchSnapshotResponse.Topics.Partitions.SnapshotId.EndOffset")?,
@@ -1046,6 +1064,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 "FetchSnapshotResponse.Topics.Partitions.CurrentLeader",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r.i32("FetchSnapshotResponse.Topics.Partitions.CurrentLeader.LeaderId")?,
@@ -1233,6 +1252,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
                 "FetchSnapshotResponse.NodeEndpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("FetchSnapshotResponse.NodeEndpoints.NodeId")?,

@@ -155,6 +155,7 @@ impl<'a> c::Decode<'a> for FindCoordinatorResponse<'a> {
                 "FindCoordinatorResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -228,6 +229,7 @@ impl<'a> FindCoordinatorResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version >= 1 {
@@ -275,6 +277,7 @@ impl<'a> FindCoordinatorResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
@@ -320,6 +323,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -401,6 +405,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(
@@ -436,6 +441,7 @@ impl c::Encode for FindCoordinatorResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("FindCoordinatorResponse.ThrottleTimeMs");
@@ -573,6 +579,7 @@ impl<'a> c::Decode<'a> for Coordinator<'a> {
                 "FindCoordinatorResponse.Coordinators",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "FindCoordinatorResponse.Coordinators.Key")?,

@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsRequest<'a> {
                 "GetTelemetrySubscriptionsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             client_instance_id: r.uuid("GetTelemetrySubscriptionsRequest.ClientInstanceId")?,

@@ -181,6 +181,7 @@ impl<'a> c::Decode<'a> for GetTelemetrySubscriptionsResponse<'a> {
                 "GetTelemetrySubscriptionsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("GetTelemetrySubscriptionsResponse.ThrottleTimeMs")?,
@@ -237,6 +238,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(26)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
@@ -257,6 +259,7 @@ impl<'a> GetTelemetrySubscriptionsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [
             b0,
@@ -322,6 +325,7 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -358,6 +362,7 @@ impl c::Encode for GetTelemetrySubscriptionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(26) {
             w.i32(self.throttle_time_ms);

@@ -142,6 +142,7 @@ impl<'a> c::Decode<'a> for InitProducerIdRequest<'a> {
                 "InitProducerIdRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -203,6 +204,7 @@ impl<'a> InitProducerIdRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, true)?;
@@ -240,6 +242,7 @@ impl<'a> InitProducerIdRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: Option<&'a str> = w.nullable_string(flexible)?;
@@ -271,6 +274,7 @@ impl c::Encode for InitProducerIdRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -333,6 +337,7 @@ impl c::Encode for InitProducerIdRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.nullable_string(self.transactional_id, flexible);

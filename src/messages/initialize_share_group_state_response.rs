@@ -80,6 +80,7 @@ impl<'a> c::Decode<'a> for InitializeShareGroupStateResponse<'a> {
                 "InitializeShareGroupStateResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(
@@ -123,6 +124,7 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<InitializeStateResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -140,6 +142,7 @@ impl<'a> InitializeShareGroupStateResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, InitializeStateResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -158,6 +161,7 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
@@ -174,6 +178,7 @@ impl c::Encode for InitializeShareGroupStateResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
@@ -253,6 +258,7 @@ impl<'a> c::Decode<'a> for InitializeStateResult<'a> {
                 "InitializeShareGroupStateResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("InitializeShareGroupStateResponse.Results.TopicId")?,
@@ -299,6 +305,7 @@ impl<'a> InitializeStateResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
@@ -314,6 +321,7 @@ impl<'a> InitializeStateResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
@@ -335,6 +343,7 @@ impl c::Encode for InitializeStateResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -354,6 +363,7 @@ impl c::Encode for InitializeStateResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -447,6 +457,7 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
                 "InitializeShareGroupStateResponse.Results.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("InitializeShareGroupStateResponse.Results.Partitions.Partition")?,

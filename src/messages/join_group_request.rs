@@ -171,6 +171,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequest<'a> {
                 "JoinGroupRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -229,6 +230,7 @@ impl<'a> JoinGroupRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -265,6 +267,7 @@ impl<'a> JoinGroupRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -308,6 +311,7 @@ impl c::Encode for JoinGroupRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -375,6 +379,7 @@ impl c::Encode for JoinGroupRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.group_id, flexible);
@@ -399,6 +404,7 @@ impl c::Encode for JoinGroupRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.rebalance_timeout_ms != -1 {
             return Some("JoinGroupRequest.RebalanceTimeoutMs");
@@ -483,6 +489,7 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
                 "JoinGroupRequest.Protocols",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -499,7 +506,9 @@ impl<'a> c::Decode<'a> for JoinGroupRequestProtocol<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=9)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=9)
     }
 }
 
@@ -523,6 +532,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -541,6 +551,7 @@ impl<'a> JoinGroupRequestProtocol<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -565,6 +576,7 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -596,6 +608,7 @@ impl c::Encode for JoinGroupRequestProtocol<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);

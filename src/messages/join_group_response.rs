@@ -184,6 +184,7 @@ impl<'a> c::Decode<'a> for JoinGroupResponse<'a> {
                 "JoinGroupResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -247,6 +248,7 @@ impl<'a> JoinGroupResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
@@ -283,6 +285,7 @@ impl<'a> JoinGroupResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
@@ -329,6 +332,7 @@ impl c::Encode for JoinGroupResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -406,6 +410,7 @@ impl c::Encode for JoinGroupResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(6usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
@@ -435,6 +440,7 @@ impl c::Encode for JoinGroupResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("JoinGroupResponse.ThrottleTimeMs");
@@ -537,6 +543,7 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
                 "JoinGroupResponse.Members",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -558,7 +565,9 @@ impl<'a> c::Decode<'a> for JoinGroupResponseMember<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=9, 5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=9, 5)
     }
 }
 
@@ -582,6 +591,7 @@ impl<'a> JoinGroupResponseMember<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -604,6 +614,7 @@ impl<'a> JoinGroupResponseMember<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -634,6 +645,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -672,6 +684,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.member_id, flexible);
@@ -685,6 +698,7 @@ impl c::Encode for JoinGroupResponseMember<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.group_instance_id.is_some() {
             return Some("JoinGroupResponse.Members.GroupInstanceId");

@@ -88,6 +88,7 @@ impl<'a> c::Decode<'a> for KRaftVersionRecord<'a> {
                 "KRaftVersionRecord",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("KRaftVersionRecord.Version")?,

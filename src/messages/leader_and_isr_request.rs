@@ -178,6 +178,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrRequest<'a> {
                 "LeaderAndIsrRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -249,6 +250,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
@@ -291,6 +293,7 @@ impl<'a> LeaderAndIsrRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
@@ -334,6 +337,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -409,6 +413,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(
@@ -442,6 +447,7 @@ impl c::Encode for LeaderAndIsrRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.broker_epoch != -1 {
             return Some("LeaderAndIsrRequest.BrokerEpoch");
@@ -553,6 +559,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
                 "LeaderAndIsrRequest.TopicStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -579,7 +586,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7, 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -603,6 +612,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
@@ -625,6 +635,7 @@ impl<'a> LeaderAndIsrTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
@@ -656,6 +667,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -690,6 +702,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic_name, flexible);
@@ -703,6 +716,7 @@ impl c::Encode for LeaderAndIsrTopicState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.topic_id != c::Uuid::ZERO {
             return Some("LeaderAndIsrRequest.TopicStates.TopicId");
@@ -802,6 +816,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
                 "LeaderAndIsrRequest.LiveLeaders",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -819,7 +834,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrLiveLeader<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4..=7)
     }
 }
 
@@ -843,6 +860,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
@@ -862,6 +880,7 @@ impl<'a> LeaderAndIsrLiveLeader<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
@@ -888,6 +907,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -917,6 +937,7 @@ impl c::Encode for LeaderAndIsrLiveLeader<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i32(self.broker_id);
@@ -1131,6 +1152,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
                 "LeaderAndIsrRequest.LeaderAndIsrPartitionState",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -1203,7 +1225,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 4..=5, 3, 2, 1)
     }
 }
 
@@ -1229,6 +1253,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 1 {
@@ -1269,6 +1294,7 @@ impl<'a> LeaderAndIsrPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = if version <= 1 {
@@ -1343,6 +1369,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -1417,6 +1444,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 1 {
@@ -1455,6 +1483,7 @@ impl c::Encode for LeaderAndIsrPartitionState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 1 && !self.topic_name.is_empty() {
             return Some("LeaderAndIsrRequest.LeaderAndIsrPartitionState.TopicName");

@@ -110,6 +110,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrResponse<'a> {
                 "LeaderAndIsrResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -159,6 +160,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(2)?;
@@ -187,6 +189,7 @@ impl<'a> LeaderAndIsrResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i16()?;
@@ -220,6 +223,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -266,6 +270,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.i16(self.error_code);
@@ -281,6 +286,7 @@ impl c::Encode for LeaderAndIsrResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 4 {
             for v in &self.partition_errors {
@@ -376,6 +382,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrTopicError<'a> {
                 "LeaderAndIsrResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("LeaderAndIsrResponse.Topics.TopicId")?,
@@ -420,6 +427,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<LeaderAndIsrPartitionError<'a>>::walk(w, version, true, false)?;
@@ -435,6 +443,7 @@ impl<'a> LeaderAndIsrTopicError<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, LeaderAndIsrPartitionError<'a>> = c::Array::take(w, version, true)?;
@@ -456,6 +465,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -475,6 +485,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partition_errors.write(w, version, true);
@@ -482,6 +493,7 @@ impl c::Encode for LeaderAndIsrTopicError<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partition_errors {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -578,6 +590,7 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
                 "LeaderAndIsrResponse.LeaderAndIsrPartitionError",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -603,7 +616,9 @@ impl<'a> c::Decode<'a> for LeaderAndIsrPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 5..=7, 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 5..=7, 4)
     }
 }
 
@@ -629,6 +644,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 4 {
@@ -650,6 +666,7 @@ impl<'a> LeaderAndIsrPartitionError<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = if version <= 4 {
@@ -681,6 +698,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -711,6 +729,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version <= 4 {
@@ -726,6 +745,7 @@ impl c::Encode for LeaderAndIsrPartitionError<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 4 && !self.topic_name.is_empty() {
             return Some("LeaderAndIsrResponse.LeaderAndIsrPartitionError.TopicName");

@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for ListConfigResourcesRequest<'a> {
                 "ListConfigResourcesRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             resource_types: if version >= 1 {
@@ -119,6 +120,7 @@ impl<'a> ListConfigResourcesRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version >= 1 {
             c::ArrayView::<i8>::walk(w, version, true, false)?;
@@ -139,6 +141,7 @@ impl<'a> ListConfigResourcesRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, i8> = if version >= 1 {
             c::Array::take(w, version, true)?
@@ -161,6 +164,7 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version >= 1 {
@@ -184,6 +188,7 @@ impl c::Encode for ListConfigResourcesRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version >= 1 {
             self.resource_types.write(w, version, true);

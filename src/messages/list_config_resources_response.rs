@@ -106,6 +106,7 @@ impl<'a> c::Decode<'a> for ListConfigResourcesResponse<'a> {
                 "ListConfigResourcesResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ListConfigResourcesResponse.ThrottleTimeMs")?,
@@ -151,6 +152,7 @@ impl<'a> ListConfigResourcesResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<ConfigResource<'a>>::walk(w, version, true, false)?;
@@ -169,6 +171,7 @@ impl<'a> ListConfigResourcesResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -192,6 +195,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -212,6 +216,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -222,6 +227,7 @@ impl c::Encode for ListConfigResourcesResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.config_resources {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -305,6 +311,7 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
                 "ListConfigResourcesResponse.ConfigResources",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             resource_name: r.string(
@@ -327,7 +334,9 @@ impl<'a> c::Decode<'a> for ConfigResource<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -353,6 +362,7 @@ impl<'a> ConfigResource<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         if version >= 1 {
@@ -371,6 +381,7 @@ impl<'a> ConfigResource<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: i8 = if version >= 1 { w.i8()? } else { 16 };
@@ -392,6 +403,7 @@ impl c::Encode for ConfigResource<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -412,6 +424,7 @@ impl c::Encode for ConfigResource<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.resource_name, true);
         if version >= 1 {
@@ -421,6 +434,7 @@ impl c::Encode for ConfigResource<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.resource_type != 16 {
             return Some("ListConfigResourcesResponse.ConfigResources.ResourceType");

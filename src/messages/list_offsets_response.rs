@@ -94,6 +94,7 @@ impl<'a> c::Decode<'a> for ListOffsetsResponse<'a> {
                 "ListOffsetsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -138,6 +139,7 @@ impl<'a> ListOffsetsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
@@ -162,6 +164,7 @@ impl<'a> ListOffsetsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
@@ -185,6 +188,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -212,6 +216,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 2 {
@@ -224,6 +229,7 @@ impl c::Encode for ListOffsetsResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("ListOffsetsResponse.ThrottleTimeMs");
@@ -308,6 +314,7 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
                 "ListOffsetsResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -329,7 +336,9 @@ impl<'a> c::Decode<'a> for ListOffsetsTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=11)
     }
 }
 
@@ -353,6 +362,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -371,6 +381,7 @@ impl<'a> ListOffsetsTopicResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -396,6 +407,7 @@ impl c::Encode for ListOffsetsTopicResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -427,6 +439,7 @@ impl c::Encode for ListOffsetsTopicResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
@@ -562,6 +575,7 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
                 "ListOffsetsResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -603,7 +617,9 @@ impl<'a> c::Decode<'a> for ListOffsetsPartitionResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=11, 4..=5, 1..=3)
     }
 }
 
@@ -629,6 +645,7 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(6)?;
@@ -662,6 +679,7 @@ impl<'a> ListOffsetsPartitionResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -699,6 +717,7 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -762,6 +781,7 @@ impl c::Encode for ListOffsetsPartitionResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(6) {

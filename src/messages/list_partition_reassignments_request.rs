@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsRequest<'a> {
                 "ListPartitionReassignmentsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("ListPartitionReassignmentsRequest.TimeoutMs")?,
@@ -137,6 +138,7 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<ListPartitionReassignmentsTopics<'a>>::walk(w, version, true, true)?;
@@ -155,6 +157,7 @@ impl<'a> ListPartitionReassignmentsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, ListPartitionReassignmentsTopics<'a>>> =
@@ -176,6 +179,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -195,6 +199,7 @@ impl c::Encode for ListPartitionReassignmentsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.timeout_ms);
         c::Array::write_nullable(self.topics.as_ref(), w, version, true);
@@ -275,6 +280,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsTopics<'a> {
                 "ListPartitionReassignmentsRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ListPartitionReassignmentsRequest.Topics.Name")?,
@@ -321,6 +327,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -336,6 +343,7 @@ impl<'a> ListPartitionReassignmentsTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -357,6 +365,7 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -380,6 +389,7 @@ impl c::Encode for ListPartitionReassignmentsTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partition_indexes.write(w, version, true);

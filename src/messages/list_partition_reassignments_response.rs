@@ -119,6 +119,7 @@ impl<'a> c::Decode<'a> for ListPartitionReassignmentsResponse<'a> {
                 "ListPartitionReassignmentsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ListPartitionReassignmentsResponse.ThrottleTimeMs")?,
@@ -166,6 +167,7 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -185,6 +187,7 @@ impl<'a> ListPartitionReassignmentsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -210,6 +213,7 @@ impl c::Encode for ListPartitionReassignmentsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -236,6 +240,7 @@ impl c::Encode for ListPartitionReassignmentsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -323,6 +328,7 @@ impl<'a> c::Decode<'a> for OngoingTopicReassignment<'a> {
                 "ListPartitionReassignmentsResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "ListPartitionReassignmentsResponse.Topics.Name")?,
@@ -369,6 +375,7 @@ impl<'a> OngoingTopicReassignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<OngoingPartitionReassignment<'a>>::walk(w, version, true, false)?;
@@ -384,6 +391,7 @@ impl<'a> OngoingTopicReassignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, OngoingPartitionReassignment<'a>> = c::Array::take(w, version, true)?;
@@ -405,6 +413,7 @@ impl c::Encode for OngoingTopicReassignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -428,6 +437,7 @@ impl c::Encode for OngoingTopicReassignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         self.partitions.write(w, version, true);
@@ -534,6 +544,7 @@ impl<'a> c::Decode<'a> for OngoingPartitionReassignment<'a> {
                 "ListPartitionReassignmentsResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r
@@ -593,6 +604,7 @@ impl<'a> OngoingPartitionReassignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -610,6 +622,7 @@ impl<'a> OngoingPartitionReassignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -635,6 +648,7 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -666,6 +680,7 @@ impl c::Encode for OngoingPartitionReassignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.partition_index);
         self.replicas.write(w, version, true);

@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for ListTransactionsRequest<'a> {
                 "ListTransactionsRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             state_filters: c::Array::read(
@@ -175,6 +176,7 @@ impl<'a> ListTransactionsRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         c::ArrayView::<i64>::walk(w, version, true, false)?;
@@ -201,6 +203,7 @@ impl<'a> ListTransactionsRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, i64> = c::Array::take(w, version, true)?;
@@ -229,6 +232,7 @@ impl c::Encode for ListTransactionsRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.state_filters.encoded_len(
@@ -273,6 +277,7 @@ impl c::Encode for ListTransactionsRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.state_filters.write(w, version, true);
         self.producer_id_filters.write(w, version, true);

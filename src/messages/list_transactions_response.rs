@@ -119,6 +119,7 @@ impl<'a> c::Decode<'a> for ListTransactionsResponse<'a> {
                 "ListTransactionsResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("ListTransactionsResponse.ThrottleTimeMs")?,
@@ -170,6 +171,7 @@ impl<'a> ListTransactionsResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -189,6 +191,7 @@ impl<'a> ListTransactionsResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -214,6 +217,7 @@ impl c::Encode for ListTransactionsResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -240,6 +244,7 @@ impl c::Encode for ListTransactionsResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -337,6 +342,7 @@ impl<'a> c::Decode<'a> for TransactionState<'a> {
                 "ListTransactionsResponse.TransactionStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             transactional_id: r.string(

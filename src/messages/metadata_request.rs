@@ -111,6 +111,7 @@ impl<'a> c::Decode<'a> for MetadataRequest<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "MetadataRequest"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -174,6 +175,7 @@ impl<'a> MetadataRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         c::ArrayView::<MetadataRequestTopic<'a>>::walk(w, version, flexible, version >= 1)?;
@@ -206,6 +208,7 @@ impl<'a> MetadataRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: Option<c::Array<'a, MetadataRequestTopic<'a>>> = if version >= 1 {
@@ -241,6 +244,7 @@ impl c::Encode for MetadataRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -305,6 +309,7 @@ impl c::Encode for MetadataRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 1 {
@@ -334,6 +339,7 @@ impl c::Encode for MetadataRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(a) = &self.topics {
             for v in a {
@@ -419,6 +425,7 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
                 "MetadataRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -443,7 +450,9 @@ impl<'a> c::Decode<'a> for MetadataRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10..=13, 9)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9)
     }
 }
 
@@ -467,6 +476,7 @@ impl<'a> MetadataRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 10 {
@@ -488,6 +498,7 @@ impl<'a> MetadataRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: c::Uuid = if version >= 10 {
@@ -520,6 +531,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -556,6 +568,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 10 {
@@ -572,6 +585,7 @@ impl c::Encode for MetadataRequestTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 10 && self.topic_id != c::Uuid::ZERO {
             return Some("MetadataRequest.Topics.TopicId");

@@ -161,6 +161,7 @@ impl<'a> c::Decode<'a> for MetadataResponse<'a> {
                 "MetadataResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -226,6 +227,7 @@ impl<'a> MetadataResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
@@ -267,6 +269,7 @@ impl<'a> MetadataResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
@@ -308,6 +311,7 @@ impl c::Encode for MetadataResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -363,6 +367,7 @@ impl c::Encode for MetadataResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
@@ -394,6 +399,7 @@ impl c::Encode for MetadataResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("MetadataResponse.ThrottleTimeMs");
@@ -520,6 +526,7 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
                 "MetadataResponse.Brokers",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -542,7 +549,9 @@ impl<'a> c::Decode<'a> for MetadataResponseBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13, 1..=8)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 1..=8)
     }
 }
 
@@ -566,6 +575,7 @@ impl<'a> MetadataResponseBroker<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
@@ -589,6 +599,7 @@ impl<'a> MetadataResponseBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
@@ -621,6 +632,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -657,6 +669,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.node_id);
@@ -671,6 +684,7 @@ impl c::Encode for MetadataResponseBroker<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.rack.is_some() {
             return Some("MetadataResponse.Brokers.Rack");
@@ -807,6 +821,7 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
                 "MetadataResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -843,7 +858,9 @@ impl<'a> c::Decode<'a> for MetadataResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 12..=13, 10..=11, 9, 8, 1..=7)
     }
 }
 
@@ -867,6 +884,7 @@ impl<'a> MetadataResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(2)?;
@@ -898,6 +916,7 @@ impl<'a> MetadataResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i16()?;
@@ -938,6 +957,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -994,6 +1014,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i16(self.error_code);
@@ -1024,6 +1045,7 @@ impl c::Encode for MetadataResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 10 && self.topic_id != c::Uuid::ZERO {
             return Some("MetadataResponse.Topics.TopicId");
@@ -1178,6 +1200,7 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
                 "MetadataResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -1222,7 +1245,9 @@ impl<'a> c::Decode<'a> for MetadataResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13, 7..=8, 5..=6)
     }
 }
 
@@ -1246,6 +1271,7 @@ impl<'a> MetadataResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(10)?;
@@ -1273,6 +1299,7 @@ impl<'a> MetadataResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = *w.array::<10>()?;
@@ -1312,6 +1339,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -1359,6 +1387,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if let Some(mut w) = w.sub(10usize.wrapping_add(if version >= 7 { 4 } else { 0 })) {
@@ -1380,6 +1409,7 @@ impl c::Encode for MetadataResponsePartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 7 && self.leader_epoch != -1 {
             return Some("MetadataResponse.Topics.Partitions.LeaderEpoch");

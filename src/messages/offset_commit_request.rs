@@ -146,6 +146,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequest<'a> {
                 "OffsetCommitRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -206,6 +207,7 @@ impl<'a> OffsetCommitRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip_string(flexible, false)?;
@@ -243,6 +245,7 @@ impl<'a> OffsetCommitRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = w.string(flexible)?;
@@ -286,6 +289,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -342,6 +346,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.string(self.group_id, flexible);
@@ -364,6 +369,7 @@ impl c::Encode for OffsetCommitRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.generation_id_or_member_epoch != -1 {
             return Some("OffsetCommitRequest.GenerationIdOrMemberEpoch");
@@ -472,6 +478,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
                 "OffsetCommitRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -502,7 +509,9 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10, 8..=9)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 10, 8..=9)
     }
 }
 
@@ -526,6 +535,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
@@ -551,6 +561,7 @@ impl<'a> OffsetCommitRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = if version <= 9 {
@@ -586,6 +597,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -621,6 +633,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
@@ -636,6 +649,7 @@ impl c::Encode for OffsetCommitRequestTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetCommitRequest.Topics.Name");
@@ -768,6 +782,7 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
                 "OffsetCommitRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -798,7 +813,9 @@ impl<'a> c::Decode<'a> for OffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 8..=10, 6..=7, 2..=5, 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 8..=10, 6..=7, 2..=5, 1)
     }
 }
 
@@ -824,6 +841,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip(12)?;
@@ -850,6 +868,7 @@ impl<'a> OffsetCommitRequestPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
@@ -881,6 +900,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -922,6 +942,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if let Some(mut w) = w.sub(
@@ -945,6 +966,7 @@ impl c::Encode for OffsetCommitRequestPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 6 && self.committed_leader_epoch != -1 {
             return Some("OffsetCommitRequest.Topics.Partitions.CommittedLeaderEpoch");

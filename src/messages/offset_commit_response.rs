@@ -94,6 +94,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponse<'a> {
                 "OffsetCommitResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -138,6 +139,7 @@ impl<'a> OffsetCommitResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version >= 3 {
@@ -162,6 +164,7 @@ impl<'a> OffsetCommitResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
@@ -185,6 +188,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -212,6 +216,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version >= 3 {
@@ -224,6 +229,7 @@ impl c::Encode for OffsetCommitResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("OffsetCommitResponse.ThrottleTimeMs");
@@ -326,6 +332,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
                 "OffsetCommitResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -356,7 +363,9 @@ impl<'a> c::Decode<'a> for OffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10, 8..=9)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 10, 8..=9)
     }
 }
 
@@ -380,6 +389,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
@@ -405,6 +415,7 @@ impl<'a> OffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let f0: &'a str = if version <= 9 {
@@ -440,6 +451,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -475,6 +487,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if version <= 9 {
@@ -490,6 +503,7 @@ impl c::Encode for OffsetCommitResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetCommitResponse.Topics.Name");
@@ -574,6 +588,7 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
                 "OffsetCommitResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut this = Self {
@@ -590,7 +605,9 @@ impl<'a> c::Decode<'a> for OffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 8..=10)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 8..=10)
     }
 }
 
@@ -616,6 +633,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         w.skip(6)?;
@@ -633,6 +651,7 @@ impl<'a> OffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -658,6 +677,7 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         let mut n: usize = 0;
@@ -681,6 +701,7 @@ impl c::Encode for OffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 8;
         if let Some(mut w) = w.sub(6) {

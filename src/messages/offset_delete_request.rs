@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequest<'a> {
                 "OffsetDeleteRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             group_id: r.string(false, "OffsetDeleteRequest.GroupId")?,
@@ -116,6 +117,7 @@ impl<'a> OffsetDeleteRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestTopic<'a>>::walk(w, version, false, false)?;
@@ -133,6 +135,7 @@ impl<'a> OffsetDeleteRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestTopic<'a>> = c::Array::take(w, version, false)?;
@@ -152,6 +155,7 @@ impl c::Encode for OffsetDeleteRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -176,6 +180,7 @@ impl c::Encode for OffsetDeleteRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, false);
         self.topics.write(w, version, false);
@@ -258,6 +263,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteRequestTopic<'a> {
                 "OffsetDeleteRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             name: r.string(false, "OffsetDeleteRequest.Topics.Name")?,
@@ -281,6 +287,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteRequestPartition<'a>>::walk(w, version, false, false)?;
@@ -295,6 +302,7 @@ impl<'a> OffsetDeleteRequestTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteRequestPartition<'a>> = c::Array::take(w, version, false)?;
@@ -315,6 +323,7 @@ impl c::Encode for OffsetDeleteRequestTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -340,6 +349,7 @@ impl c::Encode for OffsetDeleteRequestTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, false);
         self.partitions.write(w, version, false);
@@ -458,6 +468,7 @@ impl c::Encode for OffsetDeleteRequestPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);

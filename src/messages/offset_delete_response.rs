@@ -106,6 +106,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponse<'a> {
                 "OffsetDeleteResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             error_code: r.i16("OffsetDeleteResponse.ErrorCode")?,
@@ -130,6 +131,7 @@ impl<'a> OffsetDeleteResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         c::ArrayView::<OffsetDeleteResponseTopic<'a>>::walk(w, version, false, false)?;
@@ -147,6 +149,7 @@ impl<'a> OffsetDeleteResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i16::from_be_bytes([b0, b1]);
@@ -169,6 +172,7 @@ impl c::Encode for OffsetDeleteResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -190,6 +194,7 @@ impl c::Encode for OffsetDeleteResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i16(self.error_code);
@@ -275,6 +280,7 @@ impl<'a> c::Decode<'a> for OffsetDeleteResponseTopic<'a> {
                 "OffsetDeleteResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             name: r.string(false, "OffsetDeleteResponse.Topics.Name")?,
@@ -303,6 +309,7 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(false, false)?;
         c::ArrayView::<OffsetDeleteResponsePartition<'a>>::walk(w, version, false, false)?;
@@ -317,6 +324,7 @@ impl<'a> OffsetDeleteResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(false)?;
         let f1: c::Array<'a, OffsetDeleteResponsePartition<'a>> =
@@ -338,6 +346,7 @@ impl c::Encode for OffsetDeleteResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -363,6 +372,7 @@ impl c::Encode for OffsetDeleteResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, false);
         self.partitions.write(w, version, false);
@@ -498,6 +508,7 @@ impl c::Encode for OffsetDeleteResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);

@@ -123,6 +123,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponse<'a> {
                 "OffsetFetchResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -181,6 +182,7 @@ impl<'a> OffsetFetchResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 3 {
@@ -216,6 +218,7 @@ impl<'a> OffsetFetchResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: i32 = if version >= 3 { w.i32()? } else { 0 };
@@ -255,6 +258,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -305,6 +309,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version >= 3 {
@@ -325,6 +330,7 @@ impl c::Encode for OffsetFetchResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && self.throttle_time_ms != 0 {
             return Some("OffsetFetchResponse.ThrottleTimeMs");
@@ -426,6 +432,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
                 "OffsetFetchResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -447,7 +454,9 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7)
     }
 }
 
@@ -471,6 +480,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -489,6 +499,7 @@ impl<'a> OffsetFetchResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -514,6 +525,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -545,6 +557,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.name, flexible);
@@ -555,6 +568,7 @@ impl c::Encode for OffsetFetchResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -677,6 +691,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
                 "OffsetFetchResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -701,7 +716,9 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=7, 5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=7, 5)
     }
 }
 
@@ -727,6 +744,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(12)?;
@@ -750,6 +768,7 @@ impl<'a> OffsetFetchResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *w.array::<12>()?;
@@ -781,6 +800,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -815,6 +835,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(12usize.wrapping_add(if version >= 5 { 4 } else { 0 })) {
@@ -832,6 +853,7 @@ impl c::Encode for OffsetFetchResponsePartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.committed_leader_epoch != -1 {
             return Some("OffsetFetchResponse.Topics.Partitions.CommittedLeaderEpoch");
@@ -929,6 +951,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseGroup<'a> {
                 "OffsetFetchResponse.Groups",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "OffsetFetchResponse.Groups.GroupId")?,
@@ -969,6 +992,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<OffsetFetchResponseTopics<'a>>::walk(w, version, true, false)?;
@@ -985,6 +1009,7 @@ impl<'a> OffsetFetchResponseGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, OffsetFetchResponseTopics<'a>> = c::Array::take(w, version, true)?;
@@ -1008,6 +1033,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1033,6 +1059,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
@@ -1041,6 +1068,7 @@ impl c::Encode for OffsetFetchResponseGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -1140,6 +1168,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
                 "OffsetFetchResponse.Groups.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: if version <= 9 {
@@ -1169,7 +1198,9 @@ impl<'a> c::Decode<'a> for OffsetFetchResponseTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 10)
     }
 }
 
@@ -1193,6 +1224,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 9 {
             w.skip_string(true, false)?;
@@ -1215,6 +1247,7 @@ impl<'a> OffsetFetchResponseTopics<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = if version <= 9 { w.string(true)? } else { "" };
         let f1: c::Uuid = if version >= 10 {
@@ -1242,6 +1275,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         if version <= 9 {
@@ -1269,6 +1303,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version <= 9 {
             w.string(self.name, true);
@@ -1281,6 +1316,7 @@ impl c::Encode for OffsetFetchResponseTopics<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 9 && !self.name.is_empty() {
             return Some("OffsetFetchResponse.Groups.Topics.Name");
@@ -1404,6 +1440,7 @@ impl<'a> c::Decode<'a> for OffsetFetchResponsePartitions<'a> {
                 "OffsetFetchResponse.Groups.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r

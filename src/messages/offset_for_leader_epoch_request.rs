@@ -91,6 +91,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochRequest<'a> {
                 "OffsetForLeaderEpochRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -135,6 +136,7 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 3 {
@@ -159,6 +161,7 @@ impl<'a> OffsetForLeaderEpochRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 3 { w.i32()? } else { -2 };
@@ -182,6 +185,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -209,6 +213,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 3 {
@@ -221,6 +226,7 @@ impl c::Encode for OffsetForLeaderEpochRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && self.replica_id != -2 {
             return Some("OffsetForLeaderEpochRequest.ReplicaId");
@@ -310,6 +316,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
                 "OffsetForLeaderEpochRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -331,7 +338,9 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -355,6 +364,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
@@ -373,6 +383,7 @@ impl<'a> OffsetForLeaderTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
@@ -397,6 +408,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -428,6 +440,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic, flexible);
@@ -438,6 +451,7 @@ impl c::Encode for OffsetForLeaderTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -534,6 +548,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
                 "OffsetForLeaderEpochRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -555,7 +570,9 @@ impl<'a> c::Decode<'a> for OffsetForLeaderPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4, 2..=3)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4, 2..=3)
     }
 }
 
@@ -581,6 +598,7 @@ impl<'a> OffsetForLeaderPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(4)?;
@@ -603,6 +621,7 @@ impl<'a> OffsetForLeaderPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0 = w.i32()?;
@@ -629,6 +648,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -655,6 +675,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(8usize.wrapping_add(if version >= 2 { 4 } else { 0 })) {
@@ -670,6 +691,7 @@ impl c::Encode for OffsetForLeaderPartition<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.current_leader_epoch != -1 {
             return Some("OffsetForLeaderEpochRequest.Topics.Partitions.CurrentLeaderEpoch");

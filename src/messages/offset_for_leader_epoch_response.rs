@@ -94,6 +94,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderEpochResponse<'a> {
                 "OffsetForLeaderEpochResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -138,6 +139,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 2 {
@@ -162,6 +164,7 @@ impl<'a> OffsetForLeaderEpochResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 2 { w.i32()? } else { 0 };
@@ -186,6 +189,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -213,6 +217,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 2 {
@@ -225,6 +230,7 @@ impl c::Encode for OffsetForLeaderEpochResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.throttle_time_ms != 0 {
             return Some("OffsetForLeaderEpochResponse.ThrottleTimeMs");
@@ -311,6 +317,7 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
                 "OffsetForLeaderEpochResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -332,7 +339,9 @@ impl<'a> c::Decode<'a> for OffsetForLeaderTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4)
     }
 }
 
@@ -356,6 +365,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
@@ -374,6 +384,7 @@ impl<'a> OffsetForLeaderTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
@@ -398,6 +409,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -429,6 +441,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.topic, flexible);
@@ -439,6 +452,7 @@ impl c::Encode for OffsetForLeaderTopicResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -548,6 +562,7 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
                 "OffsetForLeaderEpochResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -570,7 +585,9 @@ impl<'a> c::Decode<'a> for EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4, 1..=3)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4, 1..=3)
     }
 }
 
@@ -596,6 +613,7 @@ impl<'a> EpochEndOffset<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip(6)?;
@@ -618,6 +636,7 @@ impl<'a> EpochEndOffset<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -647,6 +666,7 @@ impl c::Encode for EpochEndOffset<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -675,6 +695,7 @@ impl c::Encode for EpochEndOffset<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(14usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
@@ -691,6 +712,7 @@ impl c::Encode for EpochEndOffset<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.leader_epoch != -1 {
             return Some("OffsetForLeaderEpochResponse.Topics.Partitions.LeaderEpoch");

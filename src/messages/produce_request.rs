@@ -112,6 +112,7 @@ impl<'a> c::Decode<'a> for ProduceRequest<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "ProduceRequest"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -158,6 +159,7 @@ impl<'a> ProduceRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
@@ -183,6 +185,7 @@ impl<'a> ProduceRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: Option<&'a str> = if version >= 3 {
@@ -215,6 +218,7 @@ impl c::Encode for ProduceRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -256,6 +260,7 @@ impl c::Encode for ProduceRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version >= 3 {
@@ -272,6 +277,7 @@ impl c::Encode for ProduceRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topic_data {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -371,6 +377,7 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
                 "ProduceRequest.TopicData",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -401,7 +408,9 @@ impl<'a> c::Decode<'a> for TopicProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13, 9..=12)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
     }
 }
 
@@ -425,6 +434,7 @@ impl<'a> TopicProduceData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
@@ -450,6 +460,7 @@ impl<'a> TopicProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: &'a str = if version <= 12 {
@@ -484,6 +495,7 @@ impl c::Encode for TopicProduceData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -519,6 +531,7 @@ impl c::Encode for TopicProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
@@ -534,6 +547,7 @@ impl c::Encode for TopicProduceData<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
             return Some("ProduceRequest.TopicData.Name");
@@ -618,6 +632,7 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
                 "ProduceRequest.TopicData.PartitionData",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -635,7 +650,9 @@ impl<'a> c::Decode<'a> for PartitionProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
     }
 }
 
@@ -661,6 +678,7 @@ impl<'a> PartitionProduceData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
@@ -679,6 +697,7 @@ impl<'a> PartitionProduceData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
@@ -703,6 +722,7 @@ impl c::Encode for PartitionProduceData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -730,6 +750,7 @@ impl c::Encode for PartitionProduceData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.index);

@@ -102,6 +102,7 @@ impl<'a> c::Decode<'a> for ProduceResponse<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "ProduceResponse"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -133,6 +134,7 @@ impl<'a> ProduceResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "ProduceResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -158,6 +160,7 @@ impl<'a> ProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         c::ArrayView::<TopicProduceResponse<'a>>::walk(w, version, flexible, false)?;
@@ -182,6 +185,7 @@ impl<'a> ProduceResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: c::Array<'a, TopicProduceResponse<'a>> = c::Array::take(w, version, flexible)?;
@@ -215,6 +219,7 @@ impl c::Encode for ProduceResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -256,6 +261,7 @@ impl c::Encode for ProduceResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         self.responses.write(w, version, flexible);
@@ -280,6 +286,7 @@ impl c::Encode for ProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.responses {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -382,6 +389,7 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
                 "ProduceResponse.Responses",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -412,7 +420,9 @@ impl<'a> c::Decode<'a> for TopicProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 13, 9..=12)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 13, 9..=12)
     }
 }
 
@@ -436,6 +446,7 @@ impl<'a> TopicProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
@@ -461,6 +472,7 @@ impl<'a> TopicProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0: &'a str = if version <= 12 {
@@ -495,6 +507,7 @@ impl c::Encode for TopicProduceResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -530,6 +543,7 @@ impl c::Encode for TopicProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if version <= 12 {
@@ -545,6 +559,7 @@ impl c::Encode for TopicProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 12 && !self.name.is_empty() {
             return Some("ProduceResponse.Responses.Name");
@@ -715,6 +730,7 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
                 "ProduceResponse.Responses.PartitionResponses",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -761,7 +777,9 @@ impl<'a> c::Decode<'a> for PartitionProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 10..=13, 9, 8, 5..=7, 2..=4)
     }
 }
 
@@ -771,6 +789,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(
             r,
@@ -803,6 +822,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(14)?;
@@ -836,6 +856,7 @@ impl<'a> PartitionProduceResponse<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13] = *w.array::<14>()?;
@@ -887,6 +908,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -946,6 +968,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         if let Some(mut w) = w.sub(
@@ -987,6 +1010,7 @@ impl c::Encode for PartitionProduceResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 2 && self.log_append_time_ms != -1 {
             return Some("ProduceResponse.Responses.PartitionResponses.LogAppendTimeMs");
@@ -1077,6 +1101,7 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
                 "ProduceResponse.Responses.PartitionResponses.RecordErrors",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut this = Self {
@@ -1097,7 +1122,9 @@ impl<'a> c::Decode<'a> for BatchIndexAndErrorMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 9..=13)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 9..=13)
     }
 }
 
@@ -1123,6 +1150,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.skip(4)?;
@@ -1141,6 +1169,7 @@ impl<'a> BatchIndexAndErrorMessage<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let f0 = w.i32()?;
@@ -1165,6 +1194,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         let mut n: usize = 0;
@@ -1192,6 +1222,7 @@ impl c::Encode for BatchIndexAndErrorMessage<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 9;
         w.i32(self.batch_index);
@@ -1275,6 +1306,7 @@ impl<'a> c::Decode<'a> for LeaderIdAndEpoch<'a> {
                 "ProduceResponse.Responses.PartitionResponses.CurrentLeader",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r
@@ -1476,6 +1508,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
                 "ProduceResponse.NodeEndpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("ProduceResponse.NodeEndpoints.NodeId")?,

@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for PushTelemetryRequest<'a> {
                 "PushTelemetryRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             client_instance_id: r.uuid("PushTelemetryRequest.ClientInstanceId")?,

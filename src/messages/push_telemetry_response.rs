@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for PushTelemetryResponse<'a> {
                 "PushTelemetryResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("PushTelemetryResponse.ThrottleTimeMs")?,

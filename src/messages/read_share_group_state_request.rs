@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateRequest<'a> {
                 "ReadShareGroupStateRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "ReadShareGroupStateRequest.GroupId")?,
@@ -129,6 +130,7 @@ impl<'a> ReadShareGroupStateRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReadStateData<'a>>::walk(w, version, true, false)?;
@@ -147,6 +149,7 @@ impl<'a> ReadShareGroupStateRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReadStateData<'a>> = c::Array::take(w, version, true)?;
@@ -167,6 +170,7 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -189,6 +193,7 @@ impl c::Encode for ReadShareGroupStateRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
@@ -269,6 +274,7 @@ impl<'a> c::Decode<'a> for ReadStateData<'a> {
                 "ReadShareGroupStateRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateRequest.Topics.TopicId")?,
@@ -313,6 +319,7 @@ impl<'a> ReadStateData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
@@ -328,6 +335,7 @@ impl<'a> ReadStateData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
@@ -349,6 +357,7 @@ impl c::Encode for ReadStateData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -368,6 +377,7 @@ impl c::Encode for ReadStateData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -448,6 +458,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "ReadShareGroupStateRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateRequest.Topics.Partitions.Partition")?,

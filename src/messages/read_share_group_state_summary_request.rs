@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryRequest<'a> {
                 "ReadShareGroupStateSummaryRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "ReadShareGroupStateSummaryRequest.GroupId")?,
@@ -129,6 +130,7 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<ReadStateSummaryData<'a>>::walk(w, version, true, false)?;
@@ -147,6 +149,7 @@ impl<'a> ReadShareGroupStateSummaryRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, ReadStateSummaryData<'a>> = c::Array::take(w, version, true)?;
@@ -167,6 +170,7 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -189,6 +193,7 @@ impl c::Encode for ReadShareGroupStateSummaryRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         self.topics.write(w, version, true);
@@ -269,6 +274,7 @@ impl<'a> c::Decode<'a> for ReadStateSummaryData<'a> {
                 "ReadShareGroupStateSummaryRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryRequest.Topics.TopicId")?,
@@ -315,6 +321,7 @@ impl<'a> ReadStateSummaryData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
@@ -330,6 +337,7 @@ impl<'a> ReadStateSummaryData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
@@ -351,6 +359,7 @@ impl c::Encode for ReadStateSummaryData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -370,6 +379,7 @@ impl c::Encode for ReadStateSummaryData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -450,6 +460,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "ReadShareGroupStateSummaryRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateSummaryRequest.Topics.Partitions.Partition")?,

@@ -80,6 +80,7 @@ impl<'a> c::Decode<'a> for ReadShareGroupStateSummaryResponse<'a> {
                 "ReadShareGroupStateSummaryResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             results: c::Array::read(
@@ -123,6 +124,7 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<ReadStateSummaryResult<'a>>::walk(w, version, true, false)?;
         w.tagged_section()?;
@@ -140,6 +142,7 @@ impl<'a> ReadShareGroupStateSummaryResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, ReadStateSummaryResult<'a>> = c::Array::take(w, version, true)?;
         w.empty_tagged_section()?;
@@ -158,6 +161,7 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.results.encoded_len(
@@ -174,12 +178,14 @@ impl c::Encode for ReadShareGroupStateSummaryResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.results.write(w, version, true);
         self.unknown_tagged_fields.write_section(w);
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.results {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -263,6 +269,7 @@ impl<'a> c::Decode<'a> for ReadStateSummaryResult<'a> {
                 "ReadShareGroupStateSummaryResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ReadShareGroupStateSummaryResponse.Results.TopicId")?,
@@ -309,6 +316,7 @@ impl<'a> ReadStateSummaryResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<PartitionResult<'a>>::walk(w, version, true, false)?;
@@ -324,6 +332,7 @@ impl<'a> ReadStateSummaryResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, PartitionResult<'a>> = c::Array::take(w, version, true)?;
@@ -345,6 +354,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -364,6 +374,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -371,6 +382,7 @@ impl c::Encode for ReadStateSummaryResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.partitions {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -519,6 +531,7 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
                 "ReadShareGroupStateSummaryResponse.Results.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition: r.i32("ReadShareGroupStateSummaryResponse.Results.Partitions.Partition")?,
@@ -551,7 +564,9 @@ impl<'a> c::Decode<'a> for PartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -577,6 +592,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -597,6 +613,7 @@ impl<'a> PartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -647,6 +664,7 @@ impl c::Encode for PartitionResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -677,6 +695,7 @@ impl c::Encode for PartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.partition);
@@ -695,6 +714,7 @@ impl c::Encode for PartitionResult<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.delivery_complete_count != -1 {
             return Some(

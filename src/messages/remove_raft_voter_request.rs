@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterRequest<'a> {
                 "RemoveRaftVoterRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "RemoveRaftVoterRequest.ClusterId")?,

@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for RemoveRaftVoterResponse<'a> {
                 "RemoveRaftVoterResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("RemoveRaftVoterResponse.ThrottleTimeMs")?,

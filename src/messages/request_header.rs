@@ -110,6 +110,7 @@ impl<'a> c::Decode<'a> for RequestHeader<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "RequestHeader"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -156,6 +157,7 @@ impl<'a> RequestHeader<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(8)?;
@@ -180,6 +182,7 @@ impl<'a> RequestHeader<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let [b0, b1, b2, b3, b4, b5, b6, b7] = *w.array::<8>()?;
@@ -212,6 +215,7 @@ impl c::Encode for RequestHeader<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -240,6 +244,7 @@ impl c::Encode for RequestHeader<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(8) {
@@ -256,6 +261,7 @@ impl c::Encode for RequestHeader<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.client_id.as_ref().is_none_or(|v| !v.is_empty()) {
             return Some("RequestHeader.ClientId");

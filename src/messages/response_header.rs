@@ -70,6 +70,7 @@ impl<'a> c::Decode<'a> for ResponseHeader<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "ResponseHeader"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -109,6 +110,7 @@ impl<'a> ResponseHeader<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(4)?;
@@ -129,6 +131,7 @@ impl<'a> ResponseHeader<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i32()?;
@@ -150,6 +153,7 @@ impl c::Encode for ResponseHeader<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -170,6 +174,7 @@ impl c::Encode for ResponseHeader<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i32(self.correlation_id);

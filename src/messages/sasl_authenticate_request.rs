@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for SaslAuthenticateRequest<'a> {
                 "SaslAuthenticateRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -116,6 +117,7 @@ impl<'a> SaslAuthenticateRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_bytes(flexible, false)?;
@@ -136,6 +138,7 @@ impl<'a> SaslAuthenticateRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a [u8] = w.bytes(flexible)?;
@@ -157,6 +160,7 @@ impl c::Encode for SaslAuthenticateRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -181,6 +185,7 @@ impl c::Encode for SaslAuthenticateRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.bytes(self.auth_bytes, flexible);

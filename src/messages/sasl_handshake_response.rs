@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for SaslHandshakeResponse<'a> {
                 "SaslHandshakeResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let this = Self {
             error_code: r.i16("SaslHandshakeResponse.ErrorCode")?,
@@ -113,6 +114,7 @@ impl<'a> SaslHandshakeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         c::ArrayView::<&'a str>::walk(w, version, false, false)?;
@@ -130,6 +132,7 @@ impl<'a> SaslHandshakeResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, false)?;
@@ -149,6 +152,7 @@ impl c::Encode for SaslHandshakeResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -169,6 +173,7 @@ impl c::Encode for SaslHandshakeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         self.mechanisms.write(w, version, false);

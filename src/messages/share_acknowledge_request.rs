@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for ShareAcknowledgeRequest<'a> {
                 "ShareAcknowledgeRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.nullable_string(true, "ShareAcknowledgeRequest.GroupId")?,
@@ -175,6 +176,7 @@ impl<'a> ShareAcknowledgeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip_string(true, true)?;
@@ -199,6 +201,7 @@ impl<'a> ShareAcknowledgeRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
@@ -225,6 +228,7 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
@@ -264,6 +268,7 @@ impl c::Encode for ShareAcknowledgeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.nullable_string(self.group_id, true);
         w.nullable_string(self.member_id, true);
@@ -354,6 +359,7 @@ impl<'a> c::Decode<'a> for AcknowledgeTopic<'a> {
                 "ShareAcknowledgeRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_id: r.uuid("ShareAcknowledgeRequest.Topics.TopicId")?,
@@ -398,6 +404,7 @@ impl<'a> AcknowledgeTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<AcknowledgePartition<'a>>::walk(w, version, true, false)?;
@@ -413,6 +420,7 @@ impl<'a> AcknowledgeTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.uuid()?;
         let f1: c::Array<'a, AcknowledgePartition<'a>> = c::Array::take(w, version, true)?;
@@ -434,6 +442,7 @@ impl c::Encode for AcknowledgeTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(16);
@@ -453,6 +462,7 @@ impl c::Encode for AcknowledgeTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.uuid(self.topic_id);
         self.partitions.write(w, version, true);
@@ -536,6 +546,7 @@ impl<'a> c::Decode<'a> for AcknowledgePartition<'a> {
                 "ShareAcknowledgeRequest.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("ShareAcknowledgeRequest.Topics.Partitions.PartitionIndex")?,
@@ -582,6 +593,7 @@ impl<'a> AcknowledgePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<AcknowledgementBatch<'a>>::walk(w, version, true, false)?;
@@ -597,6 +609,7 @@ impl<'a> AcknowledgePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, AcknowledgementBatch<'a>> = c::Array::take(w, version, true)?;
@@ -618,6 +631,7 @@ impl c::Encode for AcknowledgePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -637,6 +651,7 @@ impl c::Encode for AcknowledgePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.partition_index);
         self.acknowledgement_batches.write(w, version, true);
@@ -730,6 +745,7 @@ impl<'a> c::Decode<'a> for AcknowledgementBatch<'a> {
                 "ShareAcknowledgeRequest.Topics.Partitions.AcknowledgementBatches",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             first_offset: r.i64(
@@ -781,6 +797,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(16)?;
         c::ArrayView::<i8>::walk(w, version, true, false)?;
@@ -796,6 +813,7 @@ impl<'a> AcknowledgementBatch<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [
             b0,
@@ -837,6 +855,7 @@ impl c::Encode for AcknowledgementBatch<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(8);
@@ -858,6 +877,7 @@ impl c::Encode for AcknowledgementBatch<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(16) {
             w.i64(self.first_offset);

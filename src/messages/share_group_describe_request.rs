@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for ShareGroupDescribeRequest<'a> {
                 "ShareGroupDescribeRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "ShareGroupDescribeRequest.GroupIds")?,
@@ -130,6 +131,7 @@ impl<'a> ShareGroupDescribeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.skip(1)?;
@@ -148,6 +150,7 @@ impl<'a> ShareGroupDescribeRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1 = w.bool()?;
@@ -168,6 +171,7 @@ impl c::Encode for ShareGroupDescribeRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.group_ids.encoded_len(
@@ -186,6 +190,7 @@ impl c::Encode for ShareGroupDescribeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.group_ids.write(w, version, true);
         w.bool(self.include_authorized_operations);

@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for ShareGroupHeartbeatRequest<'a> {
                 "ShareGroupHeartbeatRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "ShareGroupHeartbeatRequest.GroupId")?,
@@ -176,6 +177,7 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
@@ -197,6 +199,7 @@ impl<'a> ShareGroupHeartbeatRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
@@ -223,6 +226,7 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -260,6 +264,7 @@ impl c::Encode for ShareGroupHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         w.string(self.member_id, true);

@@ -75,6 +75,7 @@ impl<'a> c::Decode<'a> for SnapshotFooterRecord<'a> {
                 "SnapshotFooterRecord",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("SnapshotFooterRecord.Version")?,

@@ -175,6 +175,7 @@ impl<'a> c::Decode<'a> for StopReplicaRequest<'a> {
                 "StopReplicaRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -250,6 +251,7 @@ impl<'a> StopReplicaRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip(4)?;
@@ -295,6 +297,7 @@ impl<'a> StopReplicaRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0 = w.i32()?;
@@ -342,6 +345,7 @@ impl c::Encode for StopReplicaRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -424,6 +428,7 @@ impl c::Encode for StopReplicaRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         if let Some(mut w) = w.sub(
@@ -459,6 +464,7 @@ impl c::Encode for StopReplicaRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.broker_epoch != -1 {
             return Some("StopReplicaRequest.BrokerEpoch");
@@ -596,6 +602,7 @@ impl c::Encode for StopReplicaPartitionV0<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -696,6 +703,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
                 "StopReplicaRequest.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut this = Self {
@@ -717,7 +725,9 @@ impl<'a> c::Decode<'a> for StopReplicaTopicV1<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 2)
     }
 }
 
@@ -741,6 +751,7 @@ impl<'a> StopReplicaTopicV1<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.skip_string(flexible, false)?;
@@ -759,6 +770,7 @@ impl<'a> StopReplicaTopicV1<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let f0: &'a str = w.string(flexible)?;
@@ -783,6 +795,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         let mut n: usize = 0;
@@ -814,6 +827,7 @@ impl c::Encode for StopReplicaTopicV1<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 2;
         w.string(self.name, flexible);
@@ -900,6 +914,7 @@ impl<'a> c::Decode<'a> for StopReplicaTopicState<'a> {
                 "StopReplicaRequest.TopicStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "StopReplicaRequest.TopicStates.TopicName")?,
@@ -944,6 +959,7 @@ impl<'a> StopReplicaTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<StopReplicaPartitionState<'a>>::walk(w, version, true, false)?;
@@ -959,6 +975,7 @@ impl<'a> StopReplicaTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, StopReplicaPartitionState<'a>> = c::Array::take(w, version, true)?;
@@ -980,6 +997,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1003,6 +1021,7 @@ impl c::Encode for StopReplicaTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partition_states.write(w, version, true);
@@ -1096,6 +1115,7 @@ impl<'a> c::Decode<'a> for StopReplicaPartitionState<'a> {
                 "StopReplicaRequest.TopicStates.PartitionStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r

@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeRequest<'a> {
                 "StreamsGroupDescribeRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_ids: c::Array::read(r, version, true, "StreamsGroupDescribeRequest.GroupIds")?,
@@ -148,6 +149,7 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
         w.skip(1)?;
@@ -170,6 +172,7 @@ impl<'a> StreamsGroupDescribeRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
         let f1 = w.bool()?;
@@ -192,6 +195,7 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.group_ids.encoded_len(
@@ -219,6 +223,7 @@ impl c::Encode for StreamsGroupDescribeRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.group_ids.write(w, version, true);
         if let Some(mut w) = w.sub(1usize.wrapping_add(if version >= 1 { 1 } else { 0 })) {

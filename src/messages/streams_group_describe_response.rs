@@ -90,6 +90,7 @@ impl<'a> c::Decode<'a> for StreamsGroupDescribeResponse<'a> {
                 "StreamsGroupDescribeResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("StreamsGroupDescribeResponse.ThrottleTimeMs")?,
@@ -129,6 +130,7 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<DescribedGroup<'a>>::walk(w, version, true, false)?;
@@ -147,6 +149,7 @@ impl<'a> StreamsGroupDescribeResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, DescribedGroup<'a>> = c::Array::take(w, version, true)?;
@@ -167,6 +170,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -185,6 +189,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.throttle_time_ms);
         self.groups.write(w, version, true);
@@ -192,6 +197,7 @@ impl c::Encode for StreamsGroupDescribeResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.groups {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -405,6 +411,7 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
                 "StreamsGroupDescribeResponse.Groups",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("StreamsGroupDescribeResponse.Groups.ErrorCode")?,
@@ -459,7 +466,9 @@ impl<'a> c::Decode<'a> for DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1)
     }
 }
 
@@ -483,6 +492,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         w.skip_string(true, true)?;
@@ -517,6 +527,7 @@ impl<'a> DescribedGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: Option<&'a str> = w.nullable_string(true)?;
@@ -575,6 +586,7 @@ impl c::Encode for DescribedGroup<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -651,6 +663,7 @@ impl c::Encode for DescribedGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         w.nullable_string(self.error_message, true);
@@ -692,6 +705,7 @@ impl c::Encode for DescribedGroup<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.assignor_name.is_some() {
             return Some("StreamsGroupDescribeResponse.Groups.AssignorName");
@@ -773,6 +787,7 @@ impl<'a> c::Decode<'a> for Topology<'a> {
                 "StreamsGroupDescribeResponse.Groups.Topology",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("StreamsGroupDescribeResponse.Groups.Topology.Epoch")?,
@@ -819,6 +834,7 @@ impl<'a> Topology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, true)?;
@@ -834,6 +850,7 @@ impl<'a> Topology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: Option<c::Array<'a, Subtopology<'a>>> = c::Array::take_nullable(w, version, true)?;
@@ -855,6 +872,7 @@ impl c::Encode for Topology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -875,6 +893,7 @@ impl c::Encode for Topology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.epoch);
         c::Array::write_nullable(self.subtopologies.as_ref(), w, version, true);
@@ -1000,6 +1019,7 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
                 "StreamsGroupDescribeResponse.Groups.Topology.Subtopologies",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
@@ -1067,6 +1087,7 @@ impl<'a> Subtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -1085,6 +1106,7 @@ impl<'a> Subtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -1112,6 +1134,7 @@ impl c::Encode for Subtopology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1153,6 +1176,7 @@ impl c::Encode for Subtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.source_topics.write(w, version, true);
@@ -1405,6 +1429,7 @@ impl<'a> c::Decode<'a> for Member<'a> {
                 "StreamsGroupDescribeResponse.Groups.Members",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             member_id: r.string(true, "StreamsGroupDescribeResponse.Groups.Members.MemberId")?,
@@ -1490,6 +1515,7 @@ impl<'a> Member<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(4)?;
@@ -1520,6 +1546,7 @@ impl<'a> Member<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i32()?;
@@ -1571,6 +1598,7 @@ impl c::Encode for Member<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1651,6 +1679,7 @@ impl c::Encode for Member<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.member_id, true);
         w.i32(self.member_epoch);
@@ -1752,6 +1781,7 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
                 "StreamsGroupDescribeResponse.Endpoint",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupDescribeResponse.Endpoint.Host")?,
@@ -1940,6 +1970,7 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
                 "StreamsGroupDescribeResponse.TaskOffset",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
@@ -2140,6 +2171,7 @@ impl<'a> c::Decode<'a> for Assignment<'a> {
                 "StreamsGroupDescribeResponse.Assignment",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             active_tasks: c::Array::read(
@@ -2197,6 +2229,7 @@ impl<'a> Assignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TaskIds<'a>>::walk(w, version, true, false)?;
@@ -2213,6 +2246,7 @@ impl<'a> Assignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, TaskIds<'a>> = c::Array::take(w, version, true)?;
@@ -2236,6 +2270,7 @@ impl c::Encode for Assignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.active_tasks.encoded_len(
@@ -2265,6 +2300,7 @@ impl c::Encode for Assignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.active_tasks.write(w, version, true);
         self.standby_tasks.write(w, version, true);
@@ -2346,6 +2382,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
                 "StreamsGroupDescribeResponse.TaskIds",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupDescribeResponse.TaskIds.SubtopologyId")?,
@@ -2392,6 +2429,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -2407,6 +2445,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -2428,6 +2467,7 @@ impl c::Encode for TaskIds<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -2451,6 +2491,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
@@ -2531,6 +2572,7 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
                 "StreamsGroupDescribeResponse.KeyValue",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "StreamsGroupDescribeResponse.KeyValue.Key")?,
@@ -2736,6 +2778,7 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
                 "StreamsGroupDescribeResponse.TopicInfo",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "StreamsGroupDescribeResponse.TopicInfo.Name")?,
@@ -2785,6 +2828,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(6)?;
@@ -2801,6 +2845,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -2827,6 +2872,7 @@ impl c::Encode for TopicInfo<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -2854,6 +2900,7 @@ impl c::Encode for TopicInfo<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         if let Some(mut w) = w.sub(6) {
@@ -2944,6 +2991,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
                 "StreamsGroupDescribeResponse.TopologyDescription",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopologies: c::Array::read(
@@ -2995,6 +3043,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
@@ -3010,6 +3059,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
             c::Array::take(w, version, true)?;
@@ -3033,6 +3083,7 @@ impl c::Encode for TopologyDescription<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.subtopologies.encoded_len(
@@ -3056,6 +3107,7 @@ impl c::Encode for TopologyDescription<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
@@ -3139,6 +3191,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
                 "StreamsGroupDescribeResponse.TopologyDescriptionSubtopology",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
@@ -3188,6 +3241,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
@@ -3203,6 +3257,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
@@ -3224,6 +3279,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -3247,6 +3303,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
@@ -3379,6 +3436,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
                 "StreamsGroupDescribeResponse.TopologyDescriptionNode",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(
@@ -3445,6 +3503,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(1)?;
@@ -3464,6 +3523,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i8()?;
@@ -3493,6 +3553,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -3536,6 +3597,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         w.i8(self.node_type);
@@ -3620,6 +3682,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
                 "StreamsGroupDescribeResponse.TopologyDescriptionGlobalStore",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
@@ -3661,6 +3724,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         TopologyDescriptionNode::walk_wire(w, version)?;
         TopologyDescriptionNode::walk_wire(w, version)?;
@@ -3676,6 +3740,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
@@ -3697,6 +3762,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.source, version)?);
@@ -3712,6 +3778,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);

@@ -285,6 +285,7 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatRequest<'a> {
                 "StreamsGroupHeartbeatRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "StreamsGroupHeartbeatRequest.GroupId")?,
@@ -378,6 +379,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
@@ -414,6 +416,7 @@ impl<'a> StreamsGroupHeartbeatRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
@@ -473,6 +476,7 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -573,6 +577,7 @@ impl c::Encode for StreamsGroupHeartbeatRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         w.string(self.member_id, true);
@@ -686,6 +691,7 @@ impl<'a> c::Decode<'a> for Topology<'a> {
                 "StreamsGroupHeartbeatRequest.Topology",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             epoch: r.i32("StreamsGroupHeartbeatRequest.Topology.Epoch")?,
@@ -732,6 +738,7 @@ impl<'a> Topology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<Subtopology<'a>>::walk(w, version, true, false)?;
@@ -747,6 +754,7 @@ impl<'a> Topology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, Subtopology<'a>> = c::Array::take(w, version, true)?;
@@ -768,6 +776,7 @@ impl c::Encode for Topology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -787,6 +796,7 @@ impl c::Encode for Topology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.epoch);
         self.subtopologies.write(w, version, true);
@@ -941,6 +951,7 @@ impl<'a> c::Decode<'a> for Subtopology<'a> {
                 "StreamsGroupHeartbeatRequest.Topology.Subtopologies",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
@@ -1020,6 +1031,7 @@ impl<'a> Subtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<&'a str>::walk(w, version, true, false)?;
@@ -1040,6 +1052,7 @@ impl<'a> Subtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, &'a str> = c::Array::take(w, version, true)?;
@@ -1071,6 +1084,7 @@ impl c::Encode for Subtopology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1124,6 +1138,7 @@ impl c::Encode for Subtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.source_topics.write(w, version, true);
@@ -1223,6 +1238,7 @@ impl<'a> c::Decode<'a> for CopartitionGroup<'a> {
                 "StreamsGroupHeartbeatRequest.Topology.Subtopologies.CopartitionGroups",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             source_topics: c::Array::read(
@@ -1280,6 +1296,7 @@ impl<'a> CopartitionGroup<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<i16>::walk(w, version, true, false)?;
         c::ArrayView::<i16>::walk(w, version, true, false)?;
@@ -1296,6 +1313,7 @@ impl<'a> CopartitionGroup<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, i16> = c::Array::take(w, version, true)?;
         let f1: c::Array<'a, i16> = c::Array::take(w, version, true)?;
@@ -1319,6 +1337,7 @@ impl c::Encode for CopartitionGroup<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.source_topics.encoded_len(
@@ -1340,6 +1359,7 @@ impl c::Encode for CopartitionGroup<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.source_topics.write(w, version, true);
         self.source_topic_regex.write(w, version, true);
@@ -1421,6 +1441,7 @@ impl<'a> c::Decode<'a> for KeyValue<'a> {
                 "StreamsGroupHeartbeatRequest.KeyValue",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             key: r.string(true, "StreamsGroupHeartbeatRequest.KeyValue.Key")?,
@@ -1626,6 +1647,7 @@ impl<'a> c::Decode<'a> for TopicInfo<'a> {
                 "StreamsGroupHeartbeatRequest.TopicInfo",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "StreamsGroupHeartbeatRequest.TopicInfo.Name")?,
@@ -1675,6 +1697,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(6)?;
@@ -1691,6 +1714,7 @@ impl<'a> TopicInfo<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -1717,6 +1741,7 @@ impl c::Encode for TopicInfo<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1744,6 +1769,7 @@ impl c::Encode for TopicInfo<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         if let Some(mut w) = w.sub(6) {
@@ -1828,6 +1854,7 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
                 "StreamsGroupHeartbeatRequest.Endpoint",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupHeartbeatRequest.Endpoint.Host")?,
@@ -2016,6 +2043,7 @@ impl<'a> c::Decode<'a> for TaskOffset<'a> {
                 "StreamsGroupHeartbeatRequest.TaskOffset",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(
@@ -2203,6 +2231,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
                 "StreamsGroupHeartbeatRequest.TaskIds",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r.string(true, "StreamsGroupHeartbeatRequest.TaskIds.SubtopologyId")?,
@@ -2249,6 +2278,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -2264,6 +2294,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -2285,6 +2316,7 @@ impl c::Encode for TaskIds<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -2308,6 +2340,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);

@@ -275,6 +275,7 @@ impl<'a> c::Decode<'a> for StreamsGroupHeartbeatResponse<'a> {
                 "StreamsGroupHeartbeatResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("StreamsGroupHeartbeatResponse.ThrottleTimeMs")?,
@@ -366,6 +367,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -405,6 +407,7 @@ impl<'a> StreamsGroupHeartbeatResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -456,6 +459,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -546,6 +550,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -583,6 +588,7 @@ impl c::Encode for StreamsGroupHeartbeatResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.acceptable_recovery_lag != -1 {
             return Some("StreamsGroupHeartbeatResponse.AcceptableRecoveryLag");
@@ -683,6 +689,7 @@ impl<'a> c::Decode<'a> for EndpointToPartitions<'a> {
                 "StreamsGroupHeartbeatResponse.PartitionsByUserEndpoint",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             user_endpoint: <Endpoint<'a> as c::Decode<'a>>::read(r, version)?,
@@ -735,6 +742,7 @@ impl<'a> EndpointToPartitions<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         Endpoint::walk_wire(w, version)?;
         c::ArrayView::<TopicPartition<'a>>::walk(w, version, true, false)?;
@@ -751,6 +759,7 @@ impl<'a> EndpointToPartitions<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Endpoint<'a> = Endpoint::take_wire(w, version)?;
         let f1: c::Array<'a, TopicPartition<'a>> = c::Array::take(w, version, true)?;
@@ -774,6 +783,7 @@ impl c::Encode for EndpointToPartitions<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.user_endpoint, version)?);
@@ -799,6 +809,7 @@ impl c::Encode for EndpointToPartitions<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::Encode::write(&self.user_endpoint, w, version);
         self.active_partitions.write(w, version, true);
@@ -880,6 +891,7 @@ impl<'a> c::Decode<'a> for Status<'a> {
                 "StreamsGroupHeartbeatResponse.Status",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             status_code: r.i8("StreamsGroupHeartbeatResponse.Status.StatusCode")?,
@@ -1055,6 +1067,7 @@ impl<'a> c::Decode<'a> for TopicPartition<'a> {
                 "StreamsGroupHeartbeatResponse.TopicPartition",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic: r.string(true, "StreamsGroupHeartbeatResponse.TopicPartition.Topic")?,
@@ -1101,6 +1114,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -1116,6 +1130,7 @@ impl<'a> TopicPartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -1137,6 +1152,7 @@ impl c::Encode for TopicPartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1160,6 +1176,7 @@ impl c::Encode for TopicPartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic, true);
         self.partitions.write(w, version, true);
@@ -1240,6 +1257,7 @@ impl<'a> c::Decode<'a> for TaskIds<'a> {
                 "StreamsGroupHeartbeatResponse.TaskIds",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopology_id: r
@@ -1287,6 +1305,7 @@ impl<'a> TaskIds<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<i32>::walk(w, version, true, false)?;
@@ -1302,6 +1321,7 @@ impl<'a> TaskIds<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, i32> = c::Array::take(w, version, true)?;
@@ -1323,6 +1343,7 @@ impl c::Encode for TaskIds<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -1346,6 +1367,7 @@ impl c::Encode for TaskIds<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.partitions.write(w, version, true);
@@ -1426,6 +1448,7 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
                 "StreamsGroupHeartbeatResponse.Endpoint",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             host: r.string(true, "StreamsGroupHeartbeatResponse.Endpoint.Host")?,

@@ -116,6 +116,7 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateRequest<'a> {
                 "StreamsGroupTopologyDescriptionUpdateRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             group_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.GroupId")?,
@@ -162,6 +163,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip_string(true, false)?;
@@ -182,6 +184,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: &'a str = w.string(true)?;
@@ -206,6 +209,7 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -232,6 +236,7 @@ impl c::Encode for StreamsGroupTopologyDescriptionUpdateRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.group_id, true);
         w.string(self.member_id, true);
@@ -320,6 +325,7 @@ impl<'a> c::Decode<'a> for TopologyDescription<'a> {
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescription",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             subtopologies: c::Array::read(
@@ -371,6 +377,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::ArrayView::<TopologyDescriptionSubtopology<'a>>::walk(w, version, true, false)?;
         c::ArrayView::<TopologyDescriptionGlobalStore<'a>>::walk(w, version, true, false)?;
@@ -386,6 +393,7 @@ impl<'a> TopologyDescription<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: c::Array<'a, TopologyDescriptionSubtopology<'a>> =
             c::Array::take(w, version, true)?;
@@ -409,6 +417,7 @@ impl c::Encode for TopologyDescription<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(self.subtopologies.encoded_len(
@@ -432,6 +441,7 @@ impl c::Encode for TopologyDescription<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         self.subtopologies.write(w, version, true);
         self.global_stores.write(w, version, true);
@@ -516,6 +526,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionSubtopology<'a> {
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
 subtopology_id: r.string(true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?,
@@ -557,6 +568,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<TopologyDescriptionNode<'a>>::walk(w, version, true, false)?;
@@ -572,6 +584,7 @@ impl<'a> TopologyDescriptionSubtopology<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, TopologyDescriptionNode<'a>> = c::Array::take(w, version, true)?;
@@ -593,6 +606,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(self.subtopology_id, true, "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionSubtopology.SubtopologyId")?);
@@ -612,6 +626,7 @@ impl c::Encode for TopologyDescriptionSubtopology<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.subtopology_id, true);
         self.nodes.write(w, version, true);
@@ -745,6 +760,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionNode<'a> {
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionNode",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(
@@ -813,6 +829,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(1)?;
@@ -832,6 +849,7 @@ impl<'a> TopologyDescriptionNode<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i8()?;
@@ -861,6 +879,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -904,6 +923,7 @@ impl c::Encode for TopologyDescriptionNode<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.name, true);
         w.i8(self.node_type);
@@ -989,6 +1009,7 @@ impl<'a> c::Decode<'a> for TopologyDescriptionGlobalStore<'a> {
                 "StreamsGroupTopologyDescriptionUpdateRequest.TopologyDescriptionGlobalStore",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             source: <TopologyDescriptionNode<'a> as c::Decode<'a>>::read(r, version)?,
@@ -1030,6 +1051,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         TopologyDescriptionNode::walk_wire(w, version)?;
         TopologyDescriptionNode::walk_wire(w, version)?;
@@ -1045,6 +1067,7 @@ impl<'a> TopologyDescriptionGlobalStore<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
         let f1: TopologyDescriptionNode<'a> = TopologyDescriptionNode::take_wire(w, version)?;
@@ -1066,6 +1089,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::Encode::encoded_len(&self.source, version)?);
@@ -1081,6 +1105,7 @@ impl c::Encode for TopologyDescriptionGlobalStore<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         c::Encode::write(&self.source, w, version);
         c::Encode::write(&self.processor, w, version);

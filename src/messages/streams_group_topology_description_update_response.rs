@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for StreamsGroupTopologyDescriptionUpdateResponse<'a> {
                 "StreamsGroupTopologyDescriptionUpdateResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r

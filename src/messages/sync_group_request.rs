@@ -158,6 +158,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequest<'a> {
                 "SyncGroupRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -215,6 +216,7 @@ impl<'a> SyncGroupRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
@@ -250,6 +252,7 @@ impl<'a> SyncGroupRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
@@ -296,6 +299,7 @@ impl c::Encode for SyncGroupRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -361,6 +365,7 @@ impl c::Encode for SyncGroupRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.group_id, flexible);
@@ -382,6 +387,7 @@ impl c::Encode for SyncGroupRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.protocol_type.is_some() {
             return Some("SyncGroupRequest.ProtocolType");
@@ -466,6 +472,7 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
                 "SyncGroupRequest.Assignments",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -482,7 +489,9 @@ impl<'a> c::Decode<'a> for SyncGroupRequestAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 4..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 4..=5)
     }
 }
 
@@ -506,6 +515,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.skip_string(flexible, false)?;
@@ -524,6 +534,7 @@ impl<'a> SyncGroupRequestAssignment<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: &'a str = w.string(flexible)?;
@@ -548,6 +559,7 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -579,6 +591,7 @@ impl c::Encode for SyncGroupRequestAssignment<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         w.string(self.member_id, flexible);

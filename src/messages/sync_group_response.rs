@@ -129,6 +129,7 @@ impl<'a> c::Decode<'a> for SyncGroupResponse<'a> {
                 "SyncGroupResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut this = Self {
@@ -184,6 +185,7 @@ impl<'a> SyncGroupResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if version >= 1 {
@@ -217,6 +219,7 @@ impl<'a> SyncGroupResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let f0: i32 = if version >= 1 { w.i32()? } else { 0 };
@@ -254,6 +257,7 @@ impl c::Encode for SyncGroupResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         let mut n: usize = 0;
@@ -297,6 +301,7 @@ impl c::Encode for SyncGroupResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 4;
         if let Some(mut w) = w.sub(2usize.wrapping_add(if version >= 1 { 4 } else { 0 })) {
@@ -318,6 +323,7 @@ impl c::Encode for SyncGroupResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 1 && self.throttle_time_ms != 0 {
             return Some("SyncGroupResponse.ThrottleTimeMs");

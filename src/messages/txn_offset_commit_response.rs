@@ -93,6 +93,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponse<'a> {
                 "TxnOffsetCommitResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -133,6 +134,7 @@ impl<'a> TxnOffsetCommitResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(4)?;
@@ -154,6 +156,7 @@ impl<'a> TxnOffsetCommitResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0 = w.i32()?;
@@ -178,6 +181,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -204,6 +208,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.i32(self.throttle_time_ms);
@@ -214,6 +219,7 @@ impl c::Encode for TxnOffsetCommitResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         for v in &self.topics {
             if let Some(p) = c::Encode::dropped_field(&v, version) {
@@ -313,6 +319,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
                 "TxnOffsetCommitResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -343,7 +350,9 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6, 3..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6, 3..=5)
     }
 }
 
@@ -367,6 +376,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
@@ -392,6 +402,7 @@ impl<'a> TxnOffsetCommitResponseTopic<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let f0: &'a str = if version <= 5 {
@@ -427,6 +438,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -462,6 +474,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if version <= 5 {
@@ -477,6 +490,7 @@ impl c::Encode for TxnOffsetCommitResponseTopic<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 5 && !self.name.is_empty() {
             return Some("TxnOffsetCommitResponse.Topics.Name");
@@ -561,6 +575,7 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
                 "TxnOffsetCommitResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut this = Self {
@@ -577,7 +592,9 @@ impl<'a> c::Decode<'a> for TxnOffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 3..=6)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 3..=6)
     }
 }
 
@@ -603,6 +620,7 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         w.skip(6)?;
@@ -620,6 +638,7 @@ impl<'a> TxnOffsetCommitResponsePartition<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -645,6 +664,7 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         let mut n: usize = 0;
@@ -668,6 +688,7 @@ impl c::Encode for TxnOffsetCommitResponsePartition<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 3;
         if let Some(mut w) = w.sub(6) {

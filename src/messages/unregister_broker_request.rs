@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for UnregisterBrokerRequest<'a> {
                 "UnregisterBrokerRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             broker_id: r.i32("UnregisterBrokerRequest.BrokerId")?,

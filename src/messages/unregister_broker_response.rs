@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for UnregisterBrokerResponse<'a> {
                 "UnregisterBrokerResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("UnregisterBrokerResponse.ThrottleTimeMs")?,

@@ -77,6 +77,7 @@ impl<'a> c::Decode<'a> for UnregisterControllerRequest<'a> {
                 "UnregisterControllerRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             controller_id: r.i32("UnregisterControllerRequest.ControllerId")?,

@@ -106,6 +106,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesRequest<'a> {
                 "UpdateFeaturesRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             timeout_ms: r.i32("UpdateFeaturesRequest.timeoutMs")?,
@@ -155,6 +156,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(4)?;
         c::ArrayView::<FeatureUpdateKey<'a>>::walk(w, version, true, false)?;
@@ -177,6 +179,7 @@ impl<'a> UpdateFeaturesRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i32()?;
         let f1: c::Array<'a, FeatureUpdateKey<'a>> = c::Array::take(w, version, true)?;
@@ -199,6 +202,7 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -226,6 +230,7 @@ impl c::Encode for UpdateFeaturesRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i32(self.timeout_ms);
         self.feature_updates.write(w, version, true);
@@ -335,6 +340,7 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
                 "UpdateFeaturesRequest.FeatureUpdates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             feature: r.string(true, "UpdateFeaturesRequest.FeatureUpdates.Feature")?,
@@ -360,7 +366,9 @@ impl<'a> c::Decode<'a> for FeatureUpdateKey<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -386,6 +394,7 @@ impl<'a> FeatureUpdateKey<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         w.skip(2)?;
@@ -409,6 +418,7 @@ impl<'a> FeatureUpdateKey<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1 = w.i16()?;
@@ -434,6 +444,7 @@ impl c::Encode for FeatureUpdateKey<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -471,6 +482,7 @@ impl c::Encode for FeatureUpdateKey<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.feature, true);
         if let Some(mut w) = w.sub(

@@ -119,6 +119,7 @@ impl<'a> c::Decode<'a> for UpdateFeaturesResponse<'a> {
                 "UpdateFeaturesResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("UpdateFeaturesResponse.ThrottleTimeMs")?,
@@ -164,6 +165,7 @@ impl<'a> UpdateFeaturesResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(6)?;
         w.skip_string(true, true)?;
@@ -186,6 +188,7 @@ impl<'a> UpdateFeaturesResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -215,6 +218,7 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -242,6 +246,7 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -255,6 +260,7 @@ impl c::Encode for UpdateFeaturesResponse<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 1 && !self.results.is_empty() {
             return Some("UpdateFeaturesResponse.Results");
@@ -349,6 +355,7 @@ impl<'a> c::Decode<'a> for UpdatableFeatureResult<'a> {
                 "UpdateFeaturesResponse.Results",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             feature: r.string(true, "UpdateFeaturesResponse.Results.Feature")?,

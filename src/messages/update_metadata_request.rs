@@ -178,6 +178,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataRequest<'a> {
                 "UpdateMetadataRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -236,6 +237,7 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "UpdateMetadataRequest.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -260,6 +262,7 @@ impl<'a> UpdateMetadataRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
@@ -298,6 +301,7 @@ impl<'a> UpdateMetadataRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
@@ -348,6 +352,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -425,6 +430,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if let Some(mut w) = w.sub(
@@ -466,6 +472,7 @@ impl c::Encode for UpdateMetadataRequest<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 5 && self.broker_epoch != -1 {
             return Some("UpdateMetadataRequest.BrokerEpoch");
@@ -582,6 +589,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
                 "UpdateMetadataRequest.TopicStates",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -608,7 +616,9 @@ impl<'a> c::Decode<'a> for UpdateMetadataTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 7..=8, 6)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 7..=8, 6)
     }
 }
 
@@ -632,6 +642,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip_string(flexible, false)?;
@@ -654,6 +665,7 @@ impl<'a> UpdateMetadataTopicState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = w.string(flexible)?;
@@ -685,6 +697,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -719,6 +732,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.string(self.topic_name, flexible);
@@ -732,6 +746,7 @@ impl c::Encode for UpdateMetadataTopicState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 7 && self.topic_id != c::Uuid::ZERO {
             return Some("UpdateMetadataRequest.TopicStates.TopicId");
@@ -860,6 +875,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
                 "UpdateMetadataRequest.LiveBrokers",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -900,7 +916,9 @@ impl<'a> c::Decode<'a> for UpdateMetadataBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 2..=5, 1)
     }
 }
 
@@ -924,6 +942,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
@@ -957,6 +976,7 @@ impl<'a> UpdateMetadataBroker<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
@@ -999,6 +1019,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -1044,6 +1065,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i32(self.id);
@@ -1065,6 +1087,7 @@ impl c::Encode for UpdateMetadataBroker<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 0 && !self.v0_host.is_empty() {
             return Some("UpdateMetadataRequest.LiveBrokers.V0Host");
@@ -1188,6 +1211,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
                 "UpdateMetadataRequest.LiveBrokers.Endpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -1214,7 +1238,9 @@ impl<'a> c::Decode<'a> for UpdateMetadataEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 3..=5)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 3..=5)
     }
 }
 
@@ -1240,6 +1266,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(4)?;
@@ -1263,6 +1290,7 @@ impl<'a> UpdateMetadataEndpoint<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i32()?;
@@ -1295,6 +1323,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -1331,6 +1360,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i32(self.port);
@@ -1345,6 +1375,7 @@ impl c::Encode for UpdateMetadataEndpoint<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version < 3 && !self.listener.is_empty() {
             return Some("UpdateMetadataRequest.LiveBrokers.Endpoints.Listener");
@@ -1517,6 +1548,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
                 "UpdateMetadataRequest.UpdateMetadataPartitionState",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -1569,7 +1601,9 @@ impl<'a> c::Decode<'a> for UpdateMetadataPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 6..=8, 5, 4)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 6..=8, 5, 4)
     }
 }
 
@@ -1595,6 +1629,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 4 {
@@ -1623,6 +1658,7 @@ impl<'a> UpdateMetadataPartitionState<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0: &'a str = if version <= 4 {
@@ -1687,6 +1723,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -1742,6 +1779,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         if version <= 4 {
@@ -1765,6 +1803,7 @@ impl c::Encode for UpdateMetadataPartitionState<'_> {
     }
 
     fn dropped_field(&self, version: i16) -> Option<&'static str> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if version > 4 && !self.topic_name.is_empty() {
             return Some("UpdateMetadataRequest.UpdateMetadataPartitionState.TopicName");

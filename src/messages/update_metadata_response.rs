@@ -78,6 +78,7 @@ impl<'a> c::Decode<'a> for UpdateMetadataResponse<'a> {
                 "UpdateMetadataResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut this = Self {
@@ -117,6 +118,7 @@ impl<'a> UpdateMetadataResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.skip(2)?;
@@ -137,6 +139,7 @@ impl<'a> UpdateMetadataResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let f0 = w.i16()?;
@@ -158,6 +161,7 @@ impl c::Encode for UpdateMetadataResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         let mut n: usize = 0;
@@ -178,6 +182,7 @@ impl c::Encode for UpdateMetadataResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 6;
         w.i16(self.error_code);

@@ -142,6 +142,7 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterRequest<'a> {
                 "UpdateRaftVoterRequest",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             cluster_id: r.nullable_string(true, "UpdateRaftVoterRequest.ClusterId")?,
@@ -185,6 +186,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, true)?;
         w.skip(24)?;
@@ -205,6 +207,7 @@ impl<'a> UpdateRaftVoterRequest<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: Option<&'a str> = w.nullable_string(true)?;
         let [
@@ -261,6 +264,7 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::nullable_string_len(
@@ -294,6 +298,7 @@ impl c::Encode for UpdateRaftVoterRequest<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.nullable_string(self.cluster_id, true);
         if let Some(mut w) = w.sub(24) {
@@ -393,6 +398,7 @@ impl<'a> c::Decode<'a> for Listener<'a> {
                 "UpdateRaftVoterRequest.Listeners",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "UpdateRaftVoterRequest.Listeners.Name")?,
@@ -577,6 +583,7 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
                 "UpdateRaftVoterRequest.KRaftVersionFeature",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             min_supported_version: r

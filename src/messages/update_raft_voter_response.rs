@@ -103,6 +103,7 @@ impl<'a> c::Decode<'a> for UpdateRaftVoterResponse<'a> {
                 "UpdateRaftVoterResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             throttle_time_ms: r.i32("UpdateRaftVoterResponse.ThrottleTimeMs")?,
@@ -129,6 +130,7 @@ impl<'a> UpdateRaftVoterResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "UpdateRaftVoterResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -169,6 +171,7 @@ impl<'a> UpdateRaftVoterResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
         let f0 = i32::from_be_bytes([b0, b1, b2, b3]);
@@ -201,6 +204,7 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -223,6 +227,7 @@ impl c::Encode for UpdateRaftVoterResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(6) {
             w.i32(self.throttle_time_ms);
@@ -343,6 +348,7 @@ impl<'a> c::Decode<'a> for CurrentLeader<'a> {
                 "UpdateRaftVoterResponse.CurrentLeader",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             leader_id: r.i32("UpdateRaftVoterResponse.CurrentLeader.LeaderId")?,

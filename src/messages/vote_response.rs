@@ -98,6 +98,7 @@ impl<'a> c::Decode<'a> for VoteResponse<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "VoteResponse"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             error_code: r.i16("VoteResponse.ErrorCode")?,
@@ -124,6 +125,7 @@ impl<'a> VoteResponse<'a> {
     #[inline]
     fn read_tagged(&mut self, r: &mut c::Reader<'a>, version: i16) -> Result<(), c::Failed> {
         let this = self;
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut section = c::TaggedSection::begin(r, 1, "VoteResponse.tagged_fields")?;
         while let Some((tag, p)) = section.next(r)? {
@@ -149,6 +151,7 @@ impl<'a> VoteResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         c::ArrayView::<TopicData<'a>>::walk(w, version, true, false)?;
@@ -168,6 +171,7 @@ impl<'a> VoteResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: c::Array<'a, TopicData<'a>> = c::Array::take(w, version, true)?;
@@ -200,6 +204,7 @@ impl c::Encode for VoteResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -230,6 +235,7 @@ impl c::Encode for VoteResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.error_code);
         self.topics.write(w, version, true);
@@ -322,6 +328,7 @@ impl<'a> c::Decode<'a> for TopicData<'a> {
                 "VoteResponse.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             topic_name: r.string(true, "VoteResponse.Topics.TopicName")?,
@@ -361,6 +368,7 @@ impl<'a> TopicData<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip_string(true, false)?;
         c::ArrayView::<PartitionData<'a>>::walk(w, version, true, false)?;
@@ -376,6 +384,7 @@ impl<'a> TopicData<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0: &'a str = w.string(true)?;
         let f1: c::Array<'a, PartitionData<'a>> = c::Array::take(w, version, true)?;
@@ -397,6 +406,7 @@ impl c::Encode for TopicData<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(c::string_len(
@@ -420,6 +430,7 @@ impl c::Encode for TopicData<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.string(self.topic_name, true);
         self.partitions.write(w, version, true);
@@ -539,6 +550,7 @@ impl<'a> c::Decode<'a> for PartitionData<'a> {
                 "VoteResponse.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             partition_index: r.i32("VoteResponse.Topics.Partitions.PartitionIndex")?,
@@ -757,6 +769,7 @@ impl<'a> c::Decode<'a> for NodeEndpoint<'a> {
                 "VoteResponse.NodeEndpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             node_id: r.i32("VoteResponse.NodeEndpoints.NodeId")?,

@@ -83,6 +83,7 @@ impl<'a> c::Decode<'a> for VotersRecord<'a> {
         if !BUILT.range().contains(version) {
             return Err(c::version_error(r, BUILT.key(), version, "VotersRecord"));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             version: r.i16("VotersRecord.Version")?,
@@ -122,6 +123,7 @@ impl<'a> VotersRecord<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(2)?;
         c::ArrayView::<Voter<'a>>::walk(w, version, true, false)?;
@@ -140,6 +142,7 @@ impl<'a> VotersRecord<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let f0 = w.i16()?;
         let f1: c::Array<'a, Voter<'a>> = c::Array::take(w, version, true)?;
@@ -160,6 +163,7 @@ impl c::Encode for VotersRecord<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(2);
@@ -174,6 +178,7 @@ impl c::Encode for VotersRecord<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.i16(self.version);
         self.voters.write(w, version, true);
@@ -280,6 +285,7 @@ impl<'a> c::Decode<'a> for Voter<'a> {
                 "VotersRecord.Voters",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             voter_id: r.i32("VotersRecord.Voters.VoterId")?,
@@ -321,6 +327,7 @@ impl<'a> Voter<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         w.skip(20)?;
         c::ArrayView::<Endpoint<'a>>::walk(w, version, true, false)?;
@@ -337,6 +344,7 @@ impl<'a> Voter<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let [
             b0,
@@ -386,6 +394,7 @@ impl c::Encode for Voter<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut n: usize = 0;
         n = n.saturating_add(4);
@@ -412,6 +421,7 @@ impl c::Encode for Voter<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         if let Some(mut w) = w.sub(20) {
             w.i32(self.voter_id);
@@ -509,6 +519,7 @@ impl<'a> c::Decode<'a> for Endpoint<'a> {
                 "VotersRecord.Voters.Endpoints",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             name: r.string(true, "VotersRecord.Voters.Endpoints.Name")?,
@@ -693,6 +704,7 @@ impl<'a> c::Decode<'a> for KRaftVersionFeature<'a> {
                 "VotersRecord.Voters.KRaftVersionFeature",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let mut this = Self {
             min_supported_version: r

@@ -81,6 +81,7 @@ impl<'a> c::Decode<'a> for WriteTxnMarkersResponse<'a> {
                 "WriteTxnMarkersResponse",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -120,6 +121,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         c::ArrayView::<WritableTxnMarkerResult<'a>>::walk(w, version, flexible, false)?;
@@ -140,6 +142,7 @@ impl<'a> WriteTxnMarkersResponse<'a> {
         if !BUILT.range().contains(version) {
             return None;
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: c::Array<'a, WritableTxnMarkerResult<'a>> = c::Array::take(w, version, flexible)?;
@@ -161,6 +164,7 @@ impl c::Encode for WriteTxnMarkersResponse<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -185,6 +189,7 @@ impl c::Encode for WriteTxnMarkersResponse<'_> {
     }
 
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         self.markers.write(w, version, flexible);
@@ -270,6 +275,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
                 "WriteTxnMarkersResponse.Markers",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -291,7 +297,9 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -315,6 +323,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(8)?;
@@ -333,6 +342,7 @@ impl<'a> WritableTxnMarkerResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0 = w.i64()?;
@@ -358,6 +368,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -385,6 +396,7 @@ impl c::Encode for WritableTxnMarkerResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.i64(self.producer_id);
@@ -471,6 +483,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
                 "WriteTxnMarkersResponse.Markers.Topics",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -492,7 +505,9 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -518,6 +533,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip_string(flexible, false)?;
@@ -536,6 +552,7 @@ impl<'a> WritableTxnMarkerTopicResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let f0: &'a str = w.string(flexible)?;
@@ -561,6 +578,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -592,6 +610,7 @@ impl c::Encode for WritableTxnMarkerTopicResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.string(self.name, flexible);
@@ -675,6 +694,7 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
                 "WriteTxnMarkersResponse.Markers.Topics.Partitions",
             ));
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut this = Self {
@@ -692,7 +712,9 @@ impl<'a> c::Decode<'a> for WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline]
     fn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
-        c::per_class!(BUILT.pin(version), v => Self::take_wire(w, v); 1..=2)
+        #[cfg(kwire_narrowed)]
+        let version = BUILT.pin(version);
+        c::per_class!(version, v => Self::take_wire(w, v); 1..=2)
     }
 }
 
@@ -718,6 +740,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline)]
     pub(crate) fn walk_wire(w: &mut c::Walker<'a>, version: i16) -> Option<()> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         w.skip(6)?;
@@ -735,6 +758,7 @@ impl<'a> WritableTxnMarkerPartitionResult<'a> {
     #[cfg(feature = "perf")]
     #[inline(always)]
     pub(crate) fn take_wire(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let [b0, b1, b2, b3, b4, b5] = *w.array::<6>()?;
@@ -760,6 +784,7 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
                 version,
             });
         }
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         let mut n: usize = 0;
@@ -783,6 +808,7 @@ impl c::Encode for WritableTxnMarkerPartitionResult<'_> {
 
     #[cfg_attr(feature = "perf", inline(always))]
     fn write(&self, w: &mut c::Writer<'_>, version: i16) {
+        #[cfg(kwire_narrowed)]
         let version = BUILT.pin(version);
         let flexible = version >= 1;
         if let Some(mut w) = w.sub(6) {

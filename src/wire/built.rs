@@ -82,12 +82,17 @@ impl Built {
     }
 
     /// `version` held to the compiled range where the build narrowed it, else `version` as it
-    /// is. Every generated function that tests the version starts with this: where the range
-    /// is one version the result is a constant and the tests fold; where it is narrower than
-    /// the valid range the compiler knows the bounds. Every entry point refuses versions
-    /// outside the range first, so within the range this changes nothing.
+    /// is. In a build that names versions (`cfg(kwire_narrowed)`), every generated function
+    /// that tests the version starts with this: where the range is one version the result is a
+    /// constant and the tests fold; where it is narrower than the valid range the compiler
+    /// knows the bounds. Every entry point refuses versions outside the range first, so within
+    /// the range this changes nothing.
     #[inline(always)]
     #[must_use]
+    #[cfg_attr(
+        not(any(kwire_narrowed, test)),
+        expect(dead_code, reason = "narrowed builds only")
+    )]
     pub(crate) const fn pin(self, version: i16) -> i16 {
         if !self.narrowed {
             version
