@@ -64,8 +64,19 @@ pub fn screaming(name: &str) -> String {
 /// the code as it is, for the optimizer too.
 const PIN: &str = "#[cfg(kwire_narrowed)]\nlet version = BUILT.pin(version);\n";
 
-/// `body` without its [`PIN`] where nothing after it uses the version (a field named `version`,
-/// initialised on a line of its own, is not a use).
+/// What a generated function whose `body` does not test the version first starts with: [`PIN`]
+/// where the body uses the version, else a statement that marks the parameter used.
+fn version_head(body: &str) -> &'static str {
+    if mentions(body, "version") {
+        PIN
+    } else {
+        "let _ = version;\n"
+    }
+}
+
+/// For a body that tests the version first and pushed [`PIN`] after the test: the body without
+/// it where nothing after it uses the version (a field named `version`, initialised on a line
+/// of its own, is not a use).
 fn settle_pin(body: &str) -> String {
     match body.split_once(PIN) {
         Some((head, tail)) => {
@@ -1257,12 +1268,7 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
         "}}\n\n#[cfg(feature = \"perf\")]\n#[inline]\nfn take(w: &mut c::Walker<'a>, version: i16) -> Option<Self> {{\n{take}\n}}\n}}\n"
     );
     if let Some(section) = tagged_read {
-        let mut head = String::from("let this = self;\n");
-        if mentions(&section, "version") {
-            head.push_str(PIN);
-        } else {
-            head.push_str("let _ = version;\n");
-        }
+        let head = format!("let this = self;\n{}", version_head(&section));
         // Called by `read`, and by a message's `take_wire` for a non-empty section.
         let _ = writeln!(
             out,
@@ -1356,11 +1362,7 @@ fn emit_walk(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     } else {
         ""
     };
-    if mentions(&walk, "version") || mentions(flex_let, "version") {
-        walk_fn.push_str(PIN);
-    } else {
-        walk_fn.push_str("let _ = version;\n");
-    }
+    walk_fn.push_str(version_head(&format!("{flex_let}{walk}")));
     walk_fn.push_str(flex_let);
     if !mentions(&walk, "w") {
         walk_fn.push_str("let _ = w;\n");
@@ -1409,11 +1411,7 @@ fn emit_encode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     let body = write_body(c, &tagged_fields)?;
     out.push_str(encode_inline);
     out.push_str("fn write(&self, w: &mut c::Writer<'_>, version: i16) {\n");
-    if mentions(&body, "version") {
-        out.push_str(PIN);
-    } else {
-        out.push_str("let _ = version;\n");
-    }
+    out.push_str(version_head(&body));
     if !mentions(&body, "w") {
         out.push_str("let _ = w;\n");
     }
@@ -1753,11 +1751,7 @@ fn emit_dropped_field(
         }
     }
     out.push_str("\nfn dropped_field(&self, version: i16) -> Option<&'static str> {\n");
-    if mentions(&body, "version") {
-        out.push_str(PIN);
-    } else {
-        out.push_str("let _ = version;\n");
-    }
+    out.push_str(version_head(&body));
     out.push_str(&body);
     out.push_str("None\n}\n");
     Ok(())
