@@ -64,6 +64,17 @@ pub fn screaming(name: &str) -> String {
 /// the code as it is, for the optimizer too.
 const PIN: &str = "#[cfg(kwire_narrowed)]\nlet version = BUILT.pin(version);\n";
 
+/// The test that refuses a version at the top of a struct's decode and encode: a message
+/// refuses every version the build does not compile; a nested struct, reached through its
+/// message, tests only in a build that narrowed the versions (elsewhere the test is `false`).
+fn refused(s: &StructDef) -> &'static str {
+    if s.is_root {
+        "!BUILT.range().contains(version)"
+    } else {
+        "BUILT.refuses(version)"
+    }
+}
+
 /// What a generated function whose `body` does not test the version first starts with: [`PIN`]
 /// where the body uses the version, else a statement that marks the parameter used.
 fn version_head(body: &str) -> &'static str {
@@ -810,7 +821,7 @@ fn emit_take(
     let name = &s.name;
     let mut body = String::new();
     if s.is_root {
-        body.push_str("if !BUILT.range().contains(version) { return None; }\n");
+        let _ = writeln!(body, "if {} {{ return None; }}", refused(s));
     }
     body.push_str(PIN);
     body.push_str(flex_let);
@@ -1144,14 +1155,10 @@ fn emit_decode(out: &mut String, c: &StructCtx<'_>) -> Result<(), String> {
     } = c;
     let (hull, tag_count) = (*hull, *tag_count);
     let mut body = String::new();
-    let refused = if s.is_root {
-        "!BUILT.range().contains(version)"
-    } else {
-        "BUILT.refuses(version)"
-    };
     let _ = writeln!(
         body,
-        "if {refused} {{ return Err(c::version_error(r, BUILT.key(), version, {path_lit})); }}"
+        "if {} {{ return Err(c::version_error(r, BUILT.key(), version, {path_lit})); }}",
+        refused(s)
     );
     body.push_str(PIN);
     body.push_str(flex_let);
@@ -1466,14 +1473,10 @@ fn encoded_len_body(c: &StructCtx<'_>, tagged_fields: &[&F<'_>]) -> Result<Strin
     let hull = *hull;
     let tag_count = *tag_count;
     let mut body = String::new();
-    let refused = if s.is_root {
-        "!BUILT.range().contains(version)"
-    } else {
-        "BUILT.refuses(version)"
-    };
     let _ = writeln!(
         body,
-        "if {refused} {{ return Err(EncodeError::UnsupportedVersion {{ api_key: BUILT.key(), version }}); }}"
+        "if {} {{ return Err(EncodeError::UnsupportedVersion {{ api_key: BUILT.key(), version }}); }}",
+        refused(s)
     );
     body.push_str(PIN);
     body.push_str(flex_let);
