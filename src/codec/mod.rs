@@ -435,14 +435,22 @@ impl<'a> Element<'a> for &'a str {
 }
 
 /// `$body`, which names the version `$v`, once per range of versions: a `match` on `$version`
-/// with an arm per pattern and a last arm for every other version. The generated elements list
-/// the ranges in which they encode alike, so that within each arm the compiler folds the version
-/// tests of what `$body` inlines. Without patterns, `$body` once.
+/// with an arm per range (`lo..=hi`, or one version) and a last arm for every other version.
+/// The generated elements list the ranges in which they encode alike, so that within each arm
+/// the compiler folds the version tests of what `$body` inlines. Without ranges, `$body` once.
 #[cfg(feature = "perf")]
 macro_rules! per_class {
-    ($version:expr, $v:ident => $body:expr; $($range:pat),+) => {
+    // The upper bound of a range written `lo..=hi` or `lo`.
+    (@hi $lo:literal) => { $lo };
+    (@hi $lo:literal $hi:literal) => { $hi };
+    ($version:expr, $v:ident => $body:expr; $($lo:literal $(..= $hi:literal)?),+) => {
         match $version {
-            $($v @ $range => $body,)+
+            $($v @ $lo $(..= $hi)? => {
+                // The same value, bounded as the arm knows it. Without the bound the arms are
+                // the same code, which the compiler merges before it folds any version test.
+                let $v = $v.clamp($lo, $crate::codec::per_class!(@hi $lo $($hi)?));
+                $body
+            })+
             $v => $body,
         }
     };
@@ -455,9 +463,9 @@ macro_rules! per_class {
 pub(crate) use per_class;
 
 /// Implements [`Element`] for a generated struct through its [`Decode`] and [`Encode`] impls;
-/// the patterns after the name are the struct's version ranges for [`per_class!`], newest first.
+/// the ranges after the name are the struct's version ranges for [`per_class!`], newest first.
 macro_rules! struct_element {
-    ($t:ident $(; $($range:pat),+)?) => {
+    ($t:ident $(; $($lo:literal $(..= $hi:literal)?),+)?) => {
         impl<'a> $crate::codec::Element<'a> for $t<'a> {
             // Inlined into the array loops and iterators with the `perf` feature; one
             // out-of-line copy per struct without it.
@@ -491,7 +499,7 @@ macro_rules! struct_element {
                     for _ in 0..count {
                         $t::walk_wire(&mut w, v)?;
                     }
-                }; $($($range),+)?);
+                }; $($($lo $(..= $hi)?),+)?);
                 ::core::option::Option::Some(w.rest())
             }
             #[inline]
@@ -536,7 +544,7 @@ macro_rules! struct_element {
                         total = total
                             .saturating_add(<Self as $crate::codec::Encode>::encoded_len(e, v)?);
                     }
-                }; $($($range),+)?);
+                }; $($($lo $(..= $hi)?),+)?);
                 ::core::result::Result::Ok(total)
             }
             #[cfg(feature = "perf")]
@@ -554,7 +562,7 @@ macro_rules! struct_element {
                     for e in elements {
                         <Self as $crate::codec::Encode>::write(e, &mut local, v);
                     }
-                }; $($($range),+)?);
+                }; $($($lo $(..= $hi)?),+)?);
                 *w = local;
             }
         }
