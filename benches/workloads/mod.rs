@@ -545,6 +545,31 @@ pub fn crc_data() -> Vec<u8> {
 // One message workload: its bytes, our built value and the peer's decoded value.
 // ---------------------------------------------------------------------------------------------
 
+/// A record batch of the peer's in a buffer of its own.
+fn own_buffer(records: &mut Option<Bytes>) {
+    if let Some(b) = records {
+        *b = Bytes::copy_from_slice(b);
+    }
+}
+
+/// Gives each record batch of a peer's FetchResponse a buffer of its own.
+fn own_fetch_records(m: &mut kp::FetchResponse) {
+    for t in &mut m.responses {
+        t.partitions
+            .iter_mut()
+            .for_each(|p| own_buffer(&mut p.records));
+    }
+}
+
+/// Gives each record batch of a peer's ProduceRequest a buffer of its own.
+fn own_produce_records(m: &mut kp::ProduceRequest) {
+    for t in &mut m.topic_data {
+        t.partition_data
+            .iter_mut()
+            .for_each(|p| own_buffer(&mut p.records));
+    }
+}
+
 /// A message workload.
 pub struct Case<O: 'static, T> {
     pub name: &'static str,
@@ -583,6 +608,15 @@ impl<O: Encode + 'static, T: Decodable + Encodable> Case<O, T> {
 }
 
 impl<O, T> Case<O, T> {
+    /// Moves each record batch of the peer's value into a buffer of its own, with `detach`.
+    /// Decoded, they are slices of the input at the offsets the encoding writes them to, and a
+    /// copy between buffers that are aligned alike runs faster: ours are built, each in its own
+    /// buffer, so the peer's are made so too.
+    fn with_own_records(mut self, detach: fn(&mut T)) -> Self {
+        detach(&mut self.theirs);
+        self
+    }
+
     /// A buffer large enough for our encoding.
     pub fn out_buf(&self) -> Vec<u8> {
         vec![0u8; self.body.len()]
@@ -1035,15 +1069,18 @@ impl Workloads {
     pub fn new() -> Self {
         let w = Self {
             metadata: Case::new("metadata_v12", METADATA_VERSION, metadata_value()),
-            fetch: Case::new("fetch_v16", FETCH_VERSION, fetch_value()),
-            produce: Case::new("produce_v11", PRODUCE_VERSION, produce_value()),
+            fetch: Case::new("fetch_v16", FETCH_VERSION, fetch_value())
+                .with_own_records(own_fetch_records),
+            produce: Case::new("produce_v11", PRODUCE_VERSION, produce_value())
+                .with_own_records(own_produce_records),
             api_versions: Case::new(
                 "api_versions_v4",
                 API_VERSIONS_VERSION,
                 api_versions_value(),
             ),
             fetch_empty: Case::new("fetch_empty_v16", FETCH_VERSION, fetch_empty_value()),
-            produce_many: Case::new("produce_100_v11", PRODUCE_VERSION, produce_many_value()),
+            produce_many: Case::new("produce_100_v11", PRODUCE_VERSION, produce_many_value())
+                .with_own_records(own_produce_records),
             offset_commit: Case::new(
                 "offset_commit_v9",
                 OFFSET_COMMIT_VERSION,
