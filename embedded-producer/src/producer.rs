@@ -10,7 +10,7 @@
 //! responses recorded from a broker ([`Canned`]) or, on a host, a socket.
 
 use heapless::{String, Vec};
-use kwire::api::{NegotiateError, Unsupported, VersionTable, decode_api_versions};
+use kwire::api::{BrokerVersions, NegotiateError, Unsupported, decode_api_versions};
 use kwire::codec::{Array, Uuid};
 use kwire::frame::{self, Body};
 use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
@@ -218,8 +218,12 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         .with_client_software_version("0.1.0");
     let n = s.call(&request, API_VERSIONS_VERSION)?;
     let reply = decode_api_versions(s.frame(n)?, API_VERSIONS_VERSION)?;
-    let table = VersionTable::try_from_response(&reply.body).map_err(Error::Negotiate)?;
-    let negotiate = |key: ApiKey| table.negotiate(key).map_err(|e| Error::Unsupported(key, e));
+    let broker = BrokerVersions::try_from_response(&reply.body).map_err(Error::Negotiate)?;
+    let negotiate = |key: ApiKey| {
+        broker
+            .negotiate(key)
+            .map_err(|e| Error::Unsupported(key, e))
+    };
     let versions = [
         negotiate(ApiKey::METADATA)?,
         negotiate(ApiKey::PRODUCE)?,

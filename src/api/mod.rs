@@ -1,7 +1,7 @@
 //! API keys, their version tables, the [`Request`] and [`Response`] enums that decode any body
-//! by API key and version, and version negotiation ([`VersionTable`], [`decode_api_versions`];
-//! the exchange with a broker, including its fallback to an ApiVersions v0 body, is described at
-//! [`decode_api_versions`]).
+//! by API key and version, and version negotiation ([`VersionTable`], `BrokerVersions`,
+//! [`decode_api_versions`]; the exchange with a broker, including its fallback to an ApiVersions
+//! v0 body, is described at [`decode_api_versions`]).
 
 mod error_code;
 mod generated;
@@ -19,7 +19,9 @@ pub use error_code::ErrorCode;
 pub use generated::{API_TABLE, Request, Response};
 pub(crate) use negotiate::decode_body as decode_api_versions_body_at;
 #[cfg(feature = "ApiVersions")]
-pub use negotiate::{ApiVersionsReply, decode_api_versions, decode_api_versions_body};
+pub use negotiate::{
+    ApiVersionsReply, BrokerVersions, decode_api_versions, decode_api_versions_body,
+};
 pub use negotiate::{
     MAX_APIS, NegotiateError, UNSUPPORTED_VERSION, Unsupported, VersionTable,
     api_versions_request_version,
@@ -114,8 +116,11 @@ impl ApiKey {
     /// unless the build named this API in `KWIRE_VERSIONS` (see the crate docs on firmware
     /// builds). Version negotiation offers these.
     #[must_use]
+    #[inline]
     pub fn built_versions(self) -> VersionRange {
-        crate::wire::built_versions(self, self.request_versions())
+        // A named range is within the valid versions (`build.rs` checks it), so a build that
+        // names its APIs answers for them without the API table.
+        crate::wire::named_versions(self).unwrap_or_else(|| self.request_versions())
     }
 
     /// Valid response versions (empty for an unknown or removed key).

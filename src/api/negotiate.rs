@@ -347,15 +347,8 @@ impl VersionTable {
     /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
     /// [`NegotiateError::DuplicateKey`].
     pub fn try_from_response(response: &ApiVersionsResponse<'_>) -> Result<Self, NegotiateError> {
-        match response.error_code {
-            0 => Self::from_advertised(advertised(response)),
-            UNSUPPORTED_VERSION => Err(NegotiateError::UnsupportedVersion {
-                broker: advertised(response)
-                    .find(|(key, _)| *key == ApiKey::API_VERSIONS)
-                    .map(|(_, range)| range),
-            }),
-            code => Err(NegotiateError::ErrorCode(code)),
-        }
+        response_error(response)?;
+        Self::from_advertised(advertised(response))
     }
 
     /// Builds a table from advertised `(key, range)` pairs, such as those of a broker's
@@ -486,21 +479,7 @@ impl VersionTable {
 
     /// The versions of `key` in both `ours` and the broker's range.
     fn common_with(&self, key: ApiKey, ours: VersionRange) -> Result<VersionRange, Unsupported> {
-        if ours.is_empty() {
-            return Err(Unsupported::UnknownKey);
-        }
-        let Some(broker) = self.advertised(key) else {
-            return Err(Unsupported::NotAdvertised);
-        };
-        if broker.is_empty() {
-            Err(Unsupported::EmptyBrokerRange { broker })
-        } else if broker.max < ours.min {
-            Err(Unsupported::BrokerTooOld { broker, ours })
-        } else if broker.min > ours.max {
-            Err(Unsupported::BrokerTooNew { broker, ours })
-        } else {
-            Ok(broker.intersect(ours))
-        }
+        common(self.advertised(key), ours)
     }
 
     /// The range the broker advertised for `key`, whether or not this crate speaks it.
@@ -543,6 +522,140 @@ impl VersionTable {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.iter().next().is_none()
+    }
+}
+
+/// The versions in both `ours` and `broker`, the range a broker advertised for a key (`None`
+/// when it advertised none).
+fn common(broker: Option<VersionRange>, ours: VersionRange) -> Result<VersionRange, Unsupported> {
+    if ours.is_empty() {
+        return Err(Unsupported::UnknownKey);
+    }
+    let Some(broker) = broker else {
+        return Err(Unsupported::NotAdvertised);
+    };
+    if broker.is_empty() {
+        Err(Unsupported::EmptyBrokerRange { broker })
+    } else if broker.max < ours.min {
+        Err(Unsupported::BrokerTooOld { broker, ours })
+    } else if broker.min > ours.max {
+        Err(Unsupported::BrokerTooNew { broker, ours })
+    } else {
+        Ok(broker.intersect(ours))
+    }
+}
+
+#[cfg(feature = "ApiVersions")]
+/// The error of a broker's response, as [`VersionTable::try_from_response`] and
+/// [`BrokerVersions::try_from_response`] report it.
+fn response_error(response: &ApiVersionsResponse<'_>) -> Result<(), NegotiateError> {
+    match response.error_code {
+        0 => Ok(()),
+        UNSUPPORTED_VERSION => Err(NegotiateError::UnsupportedVersion {
+            broker: advertised(response)
+                .find(|(key, _)| *key == ApiKey::API_VERSIONS)
+                .map(|(_, range)| range),
+        }),
+        code => Err(NegotiateError::ErrorCode(code)),
+    }
+}
+
+#[cfg(feature = "ApiVersions")]
+/// A broker's advertised version ranges, read in place from its [`ApiVersionsResponse`]: the
+/// queries of a [`VersionTable`] without building one.
+///
+/// A program that sends a few APIs asks for a few keys, each answered by one pass over the
+/// response's `ApiKeys`. It needs neither the table of every key this crate speaks nor the
+/// sorted copy of the broker's ranges, and a firmware build links neither: the embedded
+/// producer is 1.2 KB of code and 5 KB of read-only data smaller for it. Programs that ask for
+/// many keys, or keep the ranges beyond the response's buffer, build a [`VersionTable`].
+///
+/// ```
+/// use kwire::api::{ApiKey, BrokerVersions, Unsupported, decode_api_versions};
+///
+/// // The reply at v3: size, correlation id 2, no error, Produce 0-9 and ApiVersions 0-3, no
+/// // throttle, no tagged fields.
+/// let reply = [
+///     0, 0, 0, 26, 0, 0, 0, 2, 0, 0, 3, 0, 0, 0, 0, 0, 9, 0, 0, 18, 0, 0, 0, 3, 0, 0, 0, 0, 0,
+///     0,
+/// ];
+/// let decoded = decode_api_versions(&reply, 3)?;
+/// let broker = BrokerVersions::try_from_response(&decoded.body)?;
+/// assert_eq!(broker.negotiate(ApiKey::PRODUCE), Ok(9));
+/// assert_eq!(broker.negotiate(ApiKey::FETCH), Err(Unsupported::NotAdvertised));
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct BrokerVersions<'r, 'a> {
+    response: &'r ApiVersionsResponse<'a>,
+}
+
+#[cfg(feature = "ApiVersions")]
+impl<'r, 'a> BrokerVersions<'r, 'a> {
+    /// The ranges of a broker's response, checked as [`VersionTable::try_from_response`] checks
+    /// them: the error code must be 0 and no key may be advertised twice.
+    ///
+    /// # Errors
+    ///
+    /// [`NegotiateError::UnsupportedVersion`] for error 35 (retry at
+    /// [`NegotiateError::retry_version`]); [`NegotiateError::ErrorCode`] for any other error;
+    /// [`NegotiateError::DuplicateKey`].
+    pub fn try_from_response(
+        response: &'r ApiVersionsResponse<'a>,
+    ) -> Result<Self, NegotiateError> {
+        response_error(response)?;
+        // Keys below 128 (every key Kafka has assigned) are checked against a bitmap, any other
+        // against the keys after it.
+        let mut seen = 0u128;
+        for (i, (key, _)) in advertised(response).enumerate() {
+            let twice = match u32::try_from(key.0) {
+                Ok(bit) if bit < 128 => {
+                    let mask = 1u128 << bit;
+                    let twice = seen & mask != 0;
+                    seen |= mask;
+                    twice
+                }
+                _ => advertised(response)
+                    .skip(i.saturating_add(1))
+                    .any(|(k, _)| k == key),
+            };
+            if twice {
+                return Err(NegotiateError::DuplicateKey(key));
+            }
+        }
+        Ok(Self { response })
+    }
+
+    /// The highest version of `key` both sides support: the version to send.
+    ///
+    /// # Errors
+    ///
+    /// As [`VersionTable::negotiate`].
+    #[inline]
+    pub fn negotiate(&self, key: ApiKey) -> Result<i16, Unsupported> {
+        self.common(key).map(|r| r.max)
+    }
+
+    /// The versions of `key` both sides support.
+    ///
+    /// Inline, so that for a key the program names and the build pins, this crate's range is a
+    /// constant, and the API table is not linked for it.
+    ///
+    /// # Errors
+    ///
+    /// As [`VersionTable::negotiate`].
+    #[inline]
+    pub fn common(&self, key: ApiKey) -> Result<VersionRange, Unsupported> {
+        common(self.advertised(key), key.built_versions())
+    }
+
+    /// The range the broker advertised for `key`, whether or not this crate speaks it.
+    #[must_use]
+    #[inline(never)]
+    pub fn advertised(&self, key: ApiKey) -> Option<VersionRange> {
+        advertised(self.response)
+            .find(|(k, _)| *k == key)
+            .map(|(_, range)| range)
     }
 }
 
@@ -710,6 +823,78 @@ mod tests {
         assert_eq!(t.dropped(), ranges.len() - MAX_APIS);
         let keys: std::vec::Vec<_> = t.iter_advertised().map(|(k, _)| k).collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "sorted by key");
+    }
+
+    /// Every question asked of a response in place gets the table's answer.
+    fn same_as_the_table(advertised: &[ApiVersion<'_>], error_code: i16) {
+        let response = ApiVersionsResponse::default()
+            .with_error_code(error_code)
+            .with_api_keys(advertised);
+        let (table, broker) = match (
+            VersionTable::try_from_response(&response),
+            BrokerVersions::try_from_response(&response),
+        ) {
+            (Ok(table), Ok(broker)) => (table, broker),
+            (table, broker) => {
+                assert_eq!(table.err(), broker.err(), "{advertised:?}");
+                return;
+            }
+        };
+        let asked = API_TABLE
+            .iter()
+            .map(|info| info.key)
+            .chain(advertised.iter().map(|a| ApiKey(a.api_key)))
+            .chain([ApiKey(-1), ApiKey(127), ApiKey(128), ApiKey(i16::MAX)]);
+        for key in asked {
+            assert_eq!(broker.advertised(key), table.advertised(key), "{key:?}");
+            assert_eq!(broker.common(key), table.common(key), "{key:?}");
+            assert_eq!(broker.negotiate(key), table.negotiate(key), "{key:?}");
+        }
+    }
+
+    #[test]
+    fn broker_versions_answer_as_the_table() {
+        // A broker of every key this crate speaks, at ranges around ours.
+        let every: std::vec::Vec<_> = API_TABLE
+            .iter()
+            .map(|info| {
+                let ours = info.request_versions;
+                entry(
+                    info.key.0,
+                    ours.min.saturating_sub(1),
+                    ours.max.saturating_add(2),
+                )
+            })
+            .collect();
+        same_as_the_table(&every, 0);
+        same_as_the_table(&every, 35);
+        same_as_the_table(&every, 7);
+        // Ranges that miss ours on either side, empty ones, keys outside the bitmap, and keys
+        // advertised twice, near and far apart, below and above 127.
+        let cases: [&[(i16, i16, i16)]; 9] = [
+            &[],
+            &[(0, 0, 2), (1, 40, 50), (3, 5, 2), (18, 0, 3)],
+            &[(999, 0, 1), (-4, 0, 1), (127, 0, 0), (128, 0, 0)],
+            &[(0, 0, 9), (0, 0, 3)],
+            &[(1, 0, 9), (3, 0, 1), (18, 0, 3), (1, 0, 1)],
+            &[(127, 0, 1), (2, 0, 1), (127, 0, 1)],
+            &[(128, 0, 1), (2, 0, 1), (128, 0, 1)],
+            &[(-1, 0, 1), (-1, 0, 1)],
+            &[
+                (i16::MAX, 0, 1),
+                (0, 0, 1),
+                (i16::MIN, 0, 1),
+                (i16::MAX, 1, 2),
+            ],
+        ];
+        for ranges in cases {
+            let advertised: std::vec::Vec<_> = ranges
+                .iter()
+                .map(|&(k, min, max)| entry(k, min, max))
+                .collect();
+            same_as_the_table(&advertised, 0);
+            same_as_the_table(&advertised, 35);
+        }
     }
 
     #[test]

@@ -12,8 +12,9 @@ use super::{ApiKey, VersionRange};
 /// without it.
 const NAMED: &[(i16, i16, i16)] = include!(concat!(env!("OUT_DIR"), "/kwire_versions.rs"));
 
-/// The range `KWIRE_VERSIONS` named for `key`, if it named one.
-const fn named(key: ApiKey) -> Option<VersionRange> {
+/// The range `KWIRE_VERSIONS` named for `key`, if it named one: within the key's valid
+/// request versions, which `build.rs` checks.
+pub(crate) const fn named_versions(key: ApiKey) -> Option<VersionRange> {
     let mut rest = NAMED;
     while let [(k, min, max), tail @ ..] = rest {
         if *k == key.0 {
@@ -28,7 +29,7 @@ const fn named(key: ApiKey) -> Option<VersionRange> {
 /// `KWIRE_VERSIONS` named `key`.
 #[must_use]
 pub(crate) const fn built_versions(key: ApiKey, valid: VersionRange) -> VersionRange {
-    match named(key) {
+    match named_versions(key) {
         Some(range) => range.intersect(valid),
         None => valid,
     }

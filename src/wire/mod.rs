@@ -11,7 +11,7 @@ mod uuid;
 
 use core::fmt;
 
-pub(crate) use built::{Built, built_versions};
+pub(crate) use built::{Built, named_versions};
 pub use uuid::{Hyphenated, ParseUuidError, Uuid};
 
 /// A Kafka API key: an open newtype, so keys this crate does not know survive a round trip.
