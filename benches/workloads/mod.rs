@@ -161,6 +161,25 @@ fn leak<T>(v: Vec<T>) -> &'static [T] {
     v.leak()
 }
 
+/// The boundary every buffer an encode copies from or into starts on, on both sides: how fast
+/// a copy runs depends on how its source and destination are aligned, and with these it is
+/// the same for kwire and for the peer.
+const ALIGN: usize = 64;
+
+/// `bytes` in a new buffer starting on an [`ALIGN`] boundary: the buffer and where they start.
+fn aligned(bytes: &[u8]) -> (Vec<u8>, usize) {
+    let mut storage = vec![0u8; bytes.len() + ALIGN];
+    let at = storage.as_ptr().align_offset(ALIGN);
+    storage[at..at + bytes.len()].copy_from_slice(bytes);
+    (storage, at)
+}
+
+/// A record batch of ours, leaked on an [`ALIGN`] boundary.
+fn leak_batch(batch: Vec<u8>) -> &'static [u8] {
+    let (storage, at) = aligned(&batch);
+    &storage.leak()[at..at + batch.len()]
+}
+
 fn leak_str(s: String) -> &'static str {
     s.leak()
 }
@@ -272,7 +291,7 @@ pub fn fetch_value() -> FetchResponse<'static> {
                     (0..10i32)
                         .map(|p| {
                             let n = t as i64 * 10 + i64::from(p);
-                            let batch = leak(batch_16k(n * 1000));
+                            let batch = leak_batch(batch_16k(n * 1000));
                             let aborted = leak(if p % 2 == 0 {
                                 vec![]
                             } else {
@@ -329,7 +348,7 @@ pub fn fetch_value() -> FetchResponse<'static> {
 
 /// ProduceRequest v11: one topic, one partition, one 16 KiB batch.
 pub fn produce_value() -> ProduceRequest<'static> {
-    let batch = leak(batch_16k(0));
+    let batch = leak_batch(batch_16k(0));
     let partitions = leak(vec![
         PartitionProduceData::default()
             .with_index(3)
@@ -401,7 +420,7 @@ pub fn produce_many_value() -> ProduceRequest<'static> {
                             builder.write(&records, &mut out).expect("fits");
                             PartitionProduceData::default()
                                 .with_index(p)
-                                .with_records(Some(Records::new(leak(out))))
+                                .with_records(Some(Records::new(leak_batch(out))))
                         })
                         .collect(),
                 );
@@ -545,10 +564,11 @@ pub fn crc_data() -> Vec<u8> {
 // One message workload: its bytes, our built value and the peer's decoded value.
 // ---------------------------------------------------------------------------------------------
 
-/// A record batch of the peer's in a buffer of its own.
+/// A record batch of the peer's in a buffer of its own, on an [`ALIGN`] boundary.
 fn own_buffer(records: &mut Option<Bytes>) {
     if let Some(b) = records {
-        *b = Bytes::copy_from_slice(b);
+        let (storage, at) = aligned(b);
+        *b = Bytes::from(storage).slice(at..at + b.len());
     }
 }
 
@@ -609,22 +629,50 @@ impl<O: Encode + 'static, T: Decodable + Encodable> Case<O, T> {
 
 impl<O, T> Case<O, T> {
     /// Moves each record batch of the peer's value into a buffer of its own, with `detach`.
-    /// Decoded, they are slices of the input at the offsets the encoding writes them to, and a
-    /// copy between buffers that are aligned alike runs faster: ours are built, each in its own
-    /// buffer, so the peer's are made so too.
+    /// Decoded, they are slices of the input at the offsets the encoding writes them to; ours
+    /// are built, each in its own buffer, and the peer's are made so too.
     fn with_own_records(mut self, detach: fn(&mut T)) -> Self {
         detach(&mut self.theirs);
         self
     }
 
-    /// A buffer large enough for our encoding.
-    pub fn out_buf(&self) -> Vec<u8> {
-        vec![0u8; self.body.len()]
+    /// A buffer large enough for our encoding, on an [`ALIGN`] boundary, holding the encoded
+    /// bytes.
+    pub fn out_buf(&self) -> OutBuf {
+        let (storage, at) = aligned(&self.body);
+        OutBuf {
+            storage,
+            at,
+            len: self.body.len(),
+        }
     }
 
-    /// A `BytesMut` reserved for the peer's encoding.
+    /// A `BytesMut` reserved for the peer's encoding, on an [`ALIGN`] boundary.
     pub fn peer_buf(&self) -> BytesMut {
-        BytesMut::with_capacity(self.body.len())
+        let mut whole = BytesMut::with_capacity(self.body.len() + ALIGN);
+        let pad = whole.as_ptr().align_offset(ALIGN);
+        whole.resize(pad, 0);
+        whole.split_off(pad)
+    }
+}
+
+/// A caller's buffer for our encodings, on an [`ALIGN`] boundary.
+pub struct OutBuf {
+    storage: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl std::ops::Deref for OutBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.storage[self.at..self.at + self.len]
+    }
+}
+
+impl std::ops::DerefMut for OutBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.storage[self.at..self.at + self.len]
     }
 }
 
