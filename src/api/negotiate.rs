@@ -570,7 +570,7 @@ fn response_error(response: &ApiVersionsResponse<'_>) -> Result<(), NegotiateErr
 /// A program that sends a few APIs asks for a few keys, each answered by one pass over the
 /// response's `ApiKeys`. It needs neither the table of every key this crate speaks nor the
 /// sorted copy of the broker's ranges, and a firmware build links neither: the embedded
-/// producer is 0.8 KB of code, 5 KB of read-only data and 1 KB of stack smaller for it.
+/// producer is 0.6 KB of code, 5 KB of read-only data and 1 KB of stack smaller for it.
 /// Programs that ask for many keys, or keep the ranges beyond the response's buffer, build a
 /// [`VersionTable`].
 ///
@@ -608,8 +608,9 @@ impl<'r, 'a> BrokerVersions<'r, 'a> {
         response: &'r ApiVersionsResponse<'a>,
     ) -> Result<Self, NegotiateError> {
         response_error(response)?;
-        // Keys below 128 (every key Kafka has assigned) are checked against a bitmap, any other
-        // against the keys after it.
+        // A key is refused where it appears the second time, as the table refuses it: one
+        // below 128 (every key Kafka has assigned) is checked against a bitmap of the keys
+        // before it, any other by where it first appears.
         let mut seen = 0u128;
         for (i, (key, _)) in advertised(response).enumerate() {
             let twice = match u32::try_from(key.0) {
@@ -619,9 +620,7 @@ impl<'r, 'a> BrokerVersions<'r, 'a> {
                     seen |= mask;
                     twice
                 }
-                _ => advertised(response)
-                    .skip(i.saturating_add(1))
-                    .any(|(k, _)| k == key),
+                _ => advertised(response).position(|(k, _)| k == key) != Some(i),
             };
             if twice {
                 return Err(NegotiateError::DuplicateKey(key));
@@ -875,7 +874,7 @@ mod tests {
         same_as_the_table(&every, 7);
         // Ranges that miss ours on either side, empty ones, keys outside the bitmap, and keys
         // advertised twice, near and far apart, below and above 127.
-        let cases: [&[(i16, i16, i16)]; 9] = [
+        let cases: [&[(i16, i16, i16)]; 11] = [
             &[],
             &[(0, 0, 2), (1, 40, 50), (3, 5, 2), (18, 0, 3)],
             &[(999, 0, 1), (-4, 0, 1), (127, 0, 0), (128, 0, 0)],
@@ -890,6 +889,9 @@ mod tests {
                 (i16::MIN, 0, 1),
                 (i16::MAX, 1, 2),
             ],
+            // Two keys twice: the one seen again first is named.
+            &[(300, 0, 1), (2, 0, 1), (2, 0, 1), (300, 0, 1)],
+            &[(2, 0, 1), (300, 0, 1), (300, 0, 1), (2, 0, 1)],
         ];
         for ranges in cases {
             let advertised: std::vec::Vec<_> = ranges
