@@ -313,6 +313,46 @@ fn records_field_iteration_and_truncated_tail() {
 }
 
 #[test]
+fn record_batches_read_v2_as_batches_does_and_refuse_legacy() {
+    let one = hex(BATCH_70);
+    let field = [one.as_slice(), &one].concat();
+    // Every prefix of two v2 batches: the same batches, errors and partial ends.
+    for cut in 0..=field.len() {
+        let records = Records::with_offset(&field[..cut], 100);
+        let mut all = records.batches();
+        let mut v2 = records.record_batches();
+        loop {
+            let (a, b) = (all.next(), v2.next());
+            match (a, b) {
+                (None, None) => break,
+                (Some(Ok(a)), Some(Ok(b))) => assert_eq!(a.as_v2(), Some(&b), "cut {cut}"),
+                (Some(Err(a)), Some(Err(b))) => assert_eq!(a, b, "cut {cut}"),
+                (a, b) => panic!("cut {cut}: {a:?} against {b:?}"),
+            }
+        }
+        assert_eq!(all.partial(), v2.partial(), "cut {cut}");
+        assert_eq!(all.remainder(), v2.remainder(), "cut {cut}");
+        assert_eq!(all.offset(), v2.offset(), "cut {cut}");
+    }
+    // A legacy message is refused at its magic byte, and the iteration ends.
+    let legacy = hex(LEGACY_V1_36);
+    let field = [one.as_slice(), &legacy, &one].concat();
+    let mut v2 = Records::with_offset(&field, 100).record_batches();
+    assert_eq!(v2.next().unwrap().unwrap().offset(), 100);
+    let e = v2.next().unwrap().unwrap_err();
+    assert_eq!(
+        (e.kind, e.offset, e.path),
+        (
+            DecodeErrorKind::UnknownMagic(1),
+            100 + 70 + 16,
+            "RecordBatch.magic"
+        )
+    );
+    assert!(v2.next().is_none());
+    assert_eq!(v2.partial(), None);
+}
+
+#[test]
 fn records_field_damage_is_typed() {
     let mut bad = hex(BATCH_70);
     bad[16] = 3;

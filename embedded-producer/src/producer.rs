@@ -343,11 +343,9 @@ pub fn run<T: Transport>(transport: &mut T) -> Result<Summary, Error<T::Error>> 
         return Err(Error::Kafka(ApiKey::FETCH, ErrorCode(data.error_code)));
     }
     let mut records_read = 0;
-    for entry in data.records.unwrap_or_default().batches() {
-        let entry = entry?;
-        let batch = entry
-            .as_v2()
-            .ok_or(Error::Unexpected("a legacy message in the Fetch response"))?;
+    // Version 2 batches only: a legacy message is an error, and its reader is not linked.
+    for batch in data.records.unwrap_or_default().record_batches() {
+        let batch = batch?;
         // CRC checked first.
         for record in batch.records()? {
             let record = record?;

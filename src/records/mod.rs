@@ -9,6 +9,8 @@
 //!   at the end of a fetch response; [`Batches::partial`] reports it). A field holding only part
 //!   of its first entry is an `IncompleteFirstBatch` error (the fetch size is smaller than the
 //!   batch), and any other damage a typed [`DecodeError`]: the walk never ends empty in silence.
+//!   [`Records::record_batches`] walks them the same way as v2 batches only, for a client that
+//!   reads nothing older (a firmware then links no legacy reader).
 //! * [`RecordBatch`] reads the 61-byte header in place ([`RecordBatchHeader`], a zerocopy struct)
 //!   and iterates records lazily ([`Record`], [`Headers`]) once its CRC-32C has been checked
 //!   ([`RecordBatch::records`]; [`RecordBatch::records_unchecked`] skips the check).
@@ -92,6 +94,15 @@ impl<'a> Records<'a> {
             read_one: false,
             failed: false,
         }
+    }
+
+    /// Iterates the entries as v2 record batches: [`Records::batches`] for a client that reads
+    /// only the format of every Kafka since 0.11 (brokers send nothing older to a Fetch of v4
+    /// or newer). A legacy message is an `UnknownMagic` error, as [`RecordBatch::parse`] gives,
+    /// and the code that reads legacy messages is not linked in.
+    #[must_use]
+    pub const fn record_batches(&self) -> RecordBatches<'a> {
+        RecordBatches(self.batches())
     }
 }
 
@@ -274,7 +285,7 @@ impl<'a> Batches<'a> {
         self.base
     }
 
-    fn fail(&mut self, err: DecodeError) -> Option<Result<Batch<'a>, DecodeError>> {
+    fn fail<B>(&mut self, err: DecodeError) -> Option<Result<B, DecodeError>> {
         self.done = true;
         self.failed = true;
         Some(Err(err))
@@ -296,7 +307,7 @@ fn missing(tail: &[u8]) -> usize {
 impl<'a> Batches<'a> {
     /// Ends the iteration at a partial entry: the normal end after complete entries, an error
     /// when it is the first.
-    fn end_partial(&mut self) -> Option<Result<Batch<'a>, DecodeError>> {
+    fn end_partial<B>(&mut self) -> Option<Result<B, DecodeError>> {
         if self.read_one || self.rest.is_empty() {
             self.done = true;
             return None;
@@ -317,6 +328,18 @@ impl<'a> Iterator for Batches<'a> {
     type Item = Result<Batch<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.next_entry(|entry, base| LegacyMessage::parse_at(entry, base).map(Batch::Legacy))
+    }
+}
+
+impl<'a> Batches<'a> {
+    /// Reads the next entry: a v2 batch as `B`, any other through `legacy` (given the entry and
+    /// its absolute offset). The one walk of [`Batches`] and [`RecordBatches`].
+    #[inline(always)]
+    fn next_entry<B: From<RecordBatch<'a>>>(
+        &mut self,
+        legacy: impl FnOnce(&'a [u8], usize) -> Result<B, DecodeError>,
+    ) -> Option<Result<B, DecodeError>> {
         if self.done {
             return None;
         }
@@ -355,9 +378,9 @@ impl<'a> Iterator for Batches<'a> {
             return self.end_partial();
         };
         let parsed = if magic == 2 {
-            RecordBatch::parse_at(entry, self.base).map(Batch::V2)
+            RecordBatch::parse_at(entry, self.base).map(B::from)
         } else {
-            LegacyMessage::parse_at(entry, self.base).map(Batch::Legacy)
+            legacy(entry, self.base)
         };
         match parsed {
             Ok(batch) => {
@@ -372,3 +395,49 @@ impl<'a> Iterator for Batches<'a> {
 }
 
 impl core::iter::FusedIterator for Batches<'_> {}
+
+impl<'a> From<RecordBatch<'a>> for Batch<'a> {
+    fn from(batch: RecordBatch<'a>) -> Self {
+        Self::V2(batch)
+    }
+}
+
+/// Iterator over the entries of a records field as v2 record batches; see
+/// [`Records::record_batches`].
+///
+/// It ends as [`Batches`] does (a partial last entry after complete ones is the normal end,
+/// [`RecordBatches::partial`] says where), and a legacy message is an `UnknownMagic` error.
+/// After an error it ends.
+#[derive(Debug, Clone)]
+pub struct RecordBatches<'a>(Batches<'a>);
+
+impl<'a> RecordBatches<'a> {
+    /// The bytes not yet read, as [`Batches::remainder`].
+    #[must_use]
+    pub const fn remainder(&self) -> &'a [u8] {
+        self.0.remainder()
+    }
+
+    /// The partial entry the field ends in, as [`Batches::partial`].
+    #[must_use]
+    pub fn partial(&self) -> Option<PartialBatch> {
+        self.0.partial()
+    }
+
+    /// Absolute offset of the next entry.
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.0.offset()
+    }
+}
+
+impl<'a> Iterator for RecordBatches<'a> {
+    type Item = Result<RecordBatch<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // A legacy entry read as a v2 batch: its magic byte is refused.
+        self.0.next_entry(RecordBatch::parse_at)
+    }
+}
+
+impl core::iter::FusedIterator for RecordBatches<'_> {}
