@@ -238,7 +238,9 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than `N` bytes are left.
-    #[inline]
+    // Out of line in small builds: one copy per width serves every fixed-width field.
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn array<const N: usize>(&mut self, path: &'static str) -> Result<&'a [u8; N], Failed> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
             return Err(self.fail_truncated(N, path));
@@ -479,14 +481,17 @@ impl<'a> Reader<'a> {
 
     /// Reads a length that must not be null.
     ///
-    /// The common encodings (see [`fast_len`]) are read inline; everything else, errors
-    /// included, goes through [`Reader::len_slow`].
+    /// With the `perf` feature the common encodings (see [`fast_len`]) are read inline, and
+    /// everything else, errors included, goes through [`Reader::len_slow`]; small builds read
+    /// every length there, one copy for all fields.
     #[inline(always)]
     fn len(&mut self, flexible: bool, short: bool, path: &'static str) -> Result<usize, Failed> {
-        match fast_len(&mut self.rest, flexible, short) {
-            Some(n) => Ok(n),
-            None => self.len_slow(flexible, short, path),
+        if cfg!(feature = "perf")
+            && let Some(n) = fast_len(&mut self.rest, flexible, short)
+        {
+            return Ok(n);
         }
+        self.len_slow(flexible, short, path)
     }
 
     /// Every length encoding and its errors: the out-of-line path of [`Reader::len`].
@@ -514,7 +519,9 @@ impl<'a> Reader<'a> {
         short: bool,
         path: &'static str,
     ) -> Result<Option<usize>, Failed> {
-        if let Some(n) = fast_len(&mut self.rest, flexible, short) {
+        if cfg!(feature = "perf")
+            && let Some(n) = fast_len(&mut self.rest, flexible, short)
+        {
             return Ok(Some(n));
         }
         self.nullable_len_slow(flexible, short, path)
@@ -759,8 +766,9 @@ pub(super) fn is_utf8(bytes: &[u8]) -> bool {
 }
 
 /// Reads a length in its common encoding (a compact length of up to three bytes, or one byte
-/// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`; returns `None`, consuming nothing, for anything
-/// else. The inline half of every length read, [`Reader`]'s and [`Walker`](super::Walker)'s.
+/// without the `perf` feature; a non-negative `int16` or `int32`) off the front of `rest`;
+/// returns `None`, consuming nothing, for anything else. The inline half of every length read
+/// of the [`Walker`](super::Walker), and of the [`Reader`] with the `perf` feature.
 #[inline(always)]
 pub(super) fn fast_len(rest: &mut &[u8], flexible: bool, short: bool) -> Option<usize> {
     let (n, tail) = if flexible {

@@ -222,7 +222,9 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes an unsigned varint in its minimal form.
-    #[inline(always)]
+    // Inlined with `perf`; small builds keep one copy, as for `uvarint_len`.
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn uvarint(&mut self, v: u32) {
         #[cfg(kwire_mutant)]
         let v = if crate::__mutant::on(crate::__mutant::Mutant::WriterUvarint) {
@@ -378,7 +380,9 @@ fn write_moved<'b>(mut w: Writer<'b>, write: impl FnOnce(&mut Writer<'b>)) -> Wr
 }
 
 /// Bytes in the minimal unsigned varint encoding of `v`.
-#[inline]
+// Inlined with `perf`; small builds keep one copy (inlined, it was about 0.9 KB of firmware).
+#[cfg_attr(feature = "perf", inline)]
+#[cfg_attr(not(feature = "perf"), inline(never))]
 #[must_use]
 pub const fn uvarint_len(v: u32) -> usize {
     match v {
