@@ -1,6 +1,6 @@
 //! Records inside a v2 batch, read lazily, and their headers.
 
-use crate::codec::Reader;
+use crate::codec::{Failed, Reader};
 use crate::error::{DecodeError, DecodeErrorKind};
 
 /// What a record needs from its batch to know its absolute offset, timestamp and sequence.
@@ -77,7 +77,10 @@ impl<'a> Iterator for RecordIter<'a> {
         self.remaining = left;
         match Record::read(&mut self.reader, &self.ctx) {
             Ok(record) => Some(Ok(record)),
-            Err(err) => self.fail(err),
+            Err(Failed) => {
+                let err = self.reader.take_error();
+                self.fail(err)
+            }
         }
     }
 
@@ -111,34 +114,30 @@ pub struct Record<'a> {
 }
 
 impl<'a> Record<'a> {
-    fn read(r: &mut Reader<'a>, ctx: &BatchContext) -> Result<Self, DecodeError> {
+    /// Reads one record; a failure leaves its error in `r` (the reads pass up only the
+    /// [`Failed`] marker, as generated decoders do, which keeps every exit one branch).
+    fn read(r: &mut Reader<'a>, ctx: &BatchContext) -> Result<Self, Failed> {
         let position = r.offset();
         let start = r.rest();
-        let length = r.decode_with(|r| r.varint("Record.length"))?;
+        let length = r.varint("Record.length")?;
         if length < 0 {
-            return Err(DecodeError::new(
-                position,
-                DecodeErrorKind::NegativeLength(length),
-                "Record.length",
-            ));
+            let kind = DecodeErrorKind::NegativeLength(length);
+            return Err(r.fail_at(position, kind, "Record.length"));
         }
         let body = r.rest();
-        let attributes = r.decode_with(|r| r.i8("Record.attributes"))?;
-        let timestamp_delta = r.decode_with(|r| r.varlong("Record.timestampDelta"))?;
-        let offset_delta = r.decode_with(|r| r.varint("Record.offsetDelta"))?;
+        let attributes = r.i8("Record.attributes")?;
+        let timestamp_delta = r.varlong("Record.timestampDelta")?;
+        let offset_delta = r.varint("Record.offsetDelta")?;
         let key = var_bytes(r, "Record.key")?;
         let value = var_bytes(r, "Record.value")?;
         let headers = Headers::read(r)?;
         let consumed = body.len().saturating_sub(r.rest().len());
         if usize::try_from(length).ok() != Some(consumed) {
-            return Err(DecodeError::new(
-                position,
-                DecodeErrorKind::RecordSizeMismatch {
-                    declared: length,
-                    consumed,
-                },
-                "Record.length",
-            ));
+            let kind = DecodeErrorKind::RecordSizeMismatch {
+                declared: length,
+                consumed,
+            };
+            return Err(r.fail_at(position, kind, "Record.length"));
         }
         let total = start.len().saturating_sub(r.rest().len());
         #[cfg(kwire_mutant)]
@@ -247,20 +246,16 @@ const fn sequence(base: i32, delta: i32) -> Option<i32> {
 }
 
 /// Reads zig-zag-varint-length-prefixed bytes; -1 is null.
-fn var_bytes<'a>(r: &mut Reader<'a>, path: &'static str) -> Result<Option<&'a [u8]>, DecodeError> {
+fn var_bytes<'a>(r: &mut Reader<'a>, path: &'static str) -> Result<Option<&'a [u8]>, Failed> {
     let at = r.offset();
-    let len = r.decode_with(|r| r.varint(path))?;
+    let len = r.varint(path)?;
     if len == -1 {
         return Ok(None);
     }
     let Ok(n) = usize::try_from(len) else {
-        return Err(DecodeError::new(
-            at,
-            DecodeErrorKind::NegativeLength(len),
-            path,
-        ));
+        return Err(r.fail_at(at, DecodeErrorKind::NegativeLength(len), path));
     };
-    r.decode_with(|r| r.take(n, path)).map(Some)
+    r.take(n, path).map(Some)
 }
 
 /// The headers of a record, validated when the record was read and iterated without further
@@ -273,28 +268,19 @@ pub struct Headers<'a> {
 }
 
 impl<'a> Headers<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, Failed> {
         let at = r.offset();
-        let count = r.decode_with(|r| r.varint("Record.headerCount"))?;
+        let count = r.varint("Record.headerCount")?;
         let Ok(count) = u32::try_from(count) else {
-            return Err(DecodeError::new(
-                at,
-                DecodeErrorKind::NegativeLength(count),
-                "Record.headerCount",
-            ));
+            let kind = DecodeErrorKind::NegativeLength(count);
+            return Err(r.fail_at(at, kind, "Record.headerCount"));
         };
         let start = r.rest();
         for _ in 0..count {
             let key_at = r.offset();
-            match var_bytes(r, "Record.headers.key")? {
-                Some(_) => {}
-                None => {
-                    return Err(DecodeError::new(
-                        key_at,
-                        DecodeErrorKind::UnexpectedNull,
-                        "Record.headers.key",
-                    ));
-                }
+            if var_bytes(r, "Record.headers.key")?.is_none() {
+                let kind = DecodeErrorKind::UnexpectedNull;
+                return Err(r.fail_at(key_at, kind, "Record.headers.key"));
             }
             var_bytes(r, "Record.headers.value")?;
         }
