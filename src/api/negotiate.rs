@@ -611,16 +611,18 @@ impl<'r, 'a> BrokerVersions<'r, 'a> {
         // A key is refused where it appears the second time, as the table refuses it: one
         // below 128 (every key Kafka has assigned) is checked against a bitmap of the keys
         // before it, any other by where it first appears.
-        let mut seen = 0u128;
+        // (Words of 32 bits: shifts of a `u128` are long on a 32-bit core.)
+        let mut seen = [0u32; 4];
         for (i, (key, _)) in advertised(response).enumerate() {
-            let twice = match u32::try_from(key.0) {
-                Ok(bit) if bit < 128 => {
-                    let mask = 1u128 << bit;
-                    let twice = seen & mask != 0;
-                    seen |= mask;
+            let bit = usize::try_from(key.0).unwrap_or(usize::MAX);
+            let twice = match seen.get_mut(bit / 32) {
+                Some(word) => {
+                    let mask = 1u32 << (bit % 32);
+                    let twice = *word & mask != 0;
+                    *word |= mask;
                     twice
                 }
-                _ => advertised(response).position(|(k, _)| k == key) != Some(i),
+                None => advertised(response).position(|(k, _)| k == key) != Some(i),
             };
             if twice {
                 return Err(NegotiateError::DuplicateKey(key));
