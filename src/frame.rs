@@ -5,7 +5,7 @@
 //! then a header, then a body.
 
 use crate::api::{ApiKey, Request, Response};
-use crate::codec::{Decode, Encode, Message, Reader, Writer, check_nothing_dropped};
+use crate::codec::{Decode, Encode, Failed, Message, Reader, Writer, check_nothing_dropped};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, Status};
 use crate::header::{request_header_version, response_header_version};
 use crate::messages::{RequestHeader, ResponseHeader};
@@ -248,11 +248,19 @@ fn announced_len(size: i32) -> Result<usize, DecodeError> {
         .map_err(|_| DecodeError::new(0, DecodeErrorKind::NegativeFrameSize(size), "Frame.size"))
 }
 
+/// Reads a frame's size prefix as a length (see [`announced_len`]).
+fn size_prefix(r: &mut Reader<'_>) -> Result<usize, Failed> {
+    let size = r.i32("Frame.size")?;
+    announced_len(size).map_err(|e| r.fail_with(e))
+}
+
 /// Reads the size prefix of `frame` and returns a reader over exactly the bytes it announces.
 pub(crate) fn payload(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = announced_len(r.decode_with(|r| r.i32("Frame.size"))?)?;
-    let body = r.decode_with(|r| r.sub(size, "Frame"))?;
+    let body = r.decode_with(|r| {
+        let size = size_prefix(r)?;
+        r.sub(size, "Frame")
+    })?;
     r.finish("Frame")?;
     Ok(body)
 }
@@ -355,9 +363,11 @@ fn truncated(offset: usize, wanted: usize, available: usize, path: &'static str)
 /// to the frame's end, or to the end of `frame` if that comes first.
 fn header_start(frame: &[u8]) -> Result<Reader<'_>, DecodeError> {
     let mut r = Reader::new(frame);
-    let size = announced_len(r.decode_with(|r| r.i32("Frame.size"))?)?;
-    let available = r.remaining().min(size);
-    r.decode_with(|r| r.sub(available, "Frame"))
+    r.decode_with(|r| {
+        let size = size_prefix(r)?;
+        let available = r.remaining().min(size);
+        r.sub(available, "Frame")
+    })
 }
 
 /// Decodes a whole request frame (size prefix included): the header, then the body by the API
