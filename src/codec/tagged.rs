@@ -335,7 +335,9 @@ impl<'a> TaggedSection<'a> {
     /// # Errors
     ///
     /// As [`TaggedSection::entry`].
-    #[inline]
+    // Out of line in small builds, where the compiler kept two copies of it.
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, Failed> {
         loop {
             let bytes = r.rest();
