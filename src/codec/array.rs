@@ -174,6 +174,11 @@ impl<'a, T: Element<'a>> ArrayView<'a, T> {
                 return Ok(view);
             }
         }
+        // Fixed-width elements fail only where the input ends: the error is the one a read of
+        // the element cut short gives, found without reading those before it.
+        if let Some(size) = T::WIRE_SIZE {
+            return Err(r.fail_fixed_elements(size, path));
+        }
         let offset = r.offset();
         let bytes = Self::read_each(r, count, version, flexible, path)?;
         Ok(Self::new(bytes, count, offset, version, flexible))
@@ -858,6 +863,22 @@ mod tests {
             let m = w.position();
             let (other, m2) = reference(elements, !flexible);
             assert_eq!(again[..m], other[..m2]);
+            // Cut inside the elements, past the count's own check (a byte an element): the
+            // error of reading them one by one.
+            let size = T::WIRE_SIZE.unwrap();
+            let prefix = n - elements.len() * size;
+            for cut in prefix + elements.len()..n {
+                let mut r = Reader::new(&expected[..cut]);
+                let got = Array::<T>::read(&mut r, 0, flexible, "x")
+                    .map(drop)
+                    .map_err(|Failed| r.take_error());
+                let mut r = Reader::new(&expected[..cut]);
+                r.take(prefix, "").unwrap();
+                let failed = (0..elements.len())
+                    .find_map(|_| T::read_element(&mut r, 0, flexible, "x").err());
+                assert_eq!(failed, Some(Failed), "cut {cut}");
+                assert_eq!(got, Err(r.take_error()), "cut {cut}");
+            }
         }
     }
 

@@ -202,6 +202,19 @@ impl<'a> Reader<'a> {
         self.fail(DecodeErrorKind::Truncated { needed }, path)
     }
 
+    /// Records the `Truncated` failure of an array of `size`-byte elements that the input ends
+    /// inside of (their count said more than the bytes left hold): at the element cut short,
+    /// as reading the elements one by one would find it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fail_fixed_elements(&mut self, size: usize, path: &'static str) -> Failed {
+        let left = self.rest.len();
+        let cut = left.checked_rem(size).unwrap_or(0);
+        let offset = self.offset().wrapping_add(left.wrapping_sub(cut));
+        let needed = size.saturating_sub(cut);
+        self.fail_at(offset, DecodeErrorKind::Truncated { needed }, path)
+    }
+
     /// Takes the next `n` bytes.
     ///
     /// # Errors
