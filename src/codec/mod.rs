@@ -25,6 +25,14 @@
 //! Stricter than Java: strings must be valid UTF-8 (Java substitutes U+FFFD), tagged fields must
 //! come in strictly increasing tag order, and a known tagged field must consume exactly its
 //! declared size.
+//!
+//! # Inlining
+//!
+//! With the `perf` feature, the reads and writes every field calls are inlined into the
+//! generated code. Without it (firmware), most of them are `inline(never)`: one copy of each
+//! serves every field, which is what the small builds measure (the embedded producer's `.text`
+//! went from 40.7 KB to 32.4 KB with these and the records changes). Which ones are kept out
+//! of line was decided by measuring that build: some are larger there out of line than inlined.
 
 mod array;
 mod reader;

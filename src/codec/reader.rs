@@ -251,9 +251,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than `N` bytes are left.
-    // Out of line in small builds: one copy per width serves every fixed-width field.
-    #[cfg_attr(feature = "perf", inline)]
-    #[cfg_attr(not(feature = "perf"), inline(never))]
+    #[inline]
     pub fn array<const N: usize>(&mut self, path: &'static str) -> Result<&'a [u8; N], Failed> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
             return Err(self.fail_truncated(N, path));
@@ -267,7 +265,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` at the end of input.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn bool(&mut self, path: &'static str) -> Result<bool, Failed> {
         self.u8(path).map(|b| b != 0)
     }
@@ -301,7 +300,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than 2 bytes are left.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn i16(&mut self, path: &'static str) -> Result<i16, Failed> {
         self.array::<2>(path).map(|b| i16::from_be_bytes(*b))
     }
@@ -321,7 +321,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than 4 bytes are left.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn i32(&mut self, path: &'static str) -> Result<i32, Failed> {
         self.array::<4>(path).map(|b| i32::from_be_bytes(*b))
     }
@@ -341,7 +342,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated` when fewer than 8 bytes are left.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn i64(&mut self, path: &'static str) -> Result<i64, Failed> {
         self.array::<8>(path).map(|b| i64::from_be_bytes(*b))
     }
@@ -481,7 +483,8 @@ impl<'a> Reader<'a> {
 
     /// Consumes an empty tagged-field section (a count of zero, one byte) and returns true;
     /// returns false without consuming anything when the next byte is not zero.
-    #[inline(always)]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn empty_tagged_section(&mut self) -> bool {
         match self.rest.split_first() {
             Some((0, tail)) => {
@@ -593,7 +596,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// As [`Reader::string`], without the null errors.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn nullable_string(
         &mut self,
         flexible: bool,
@@ -709,7 +713,8 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// `Truncated`; `UnexpectedNull`; `NegativeLength`.
-    #[inline(always)]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn array_len(&mut self, flexible: bool, path: &'static str) -> Result<usize, Failed> {
         let n = self.len(flexible, false, path)?;
         self.check_count(n, path)?;

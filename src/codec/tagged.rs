@@ -87,7 +87,8 @@ impl<'a> TaggedFields<'a> {
     /// # Errors
     ///
     /// `InvalidUnknownTag`, `LengthOverflow`.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn encoded_len(
         &self,
         first_unknown: u32,
@@ -119,7 +120,8 @@ impl<'a> TaggedFields<'a> {
     }
 
     /// Writes the entries (not the count).
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn write(&self, w: &mut Writer<'_>) {
         match self.0 {
             Repr::Wire { bytes, .. } => w.put(bytes),
@@ -285,7 +287,8 @@ impl<'a> TaggedSection<'a> {
     /// # Errors
     ///
     /// Varint errors; a count larger than the bytes left is `Truncated`.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn begin(
         r: &mut Reader<'a>,
         first_unknown: u32,

@@ -126,13 +126,15 @@ impl<'b> Writer<'b> {
     /// A writer over the next `n` bytes, consumed, or `None` (the overflow recorded) when fewer
     /// are left. Generated encoders write runs of fixed-width fields through one, so that the
     /// run costs one length check.
-    #[inline(always)]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub(crate) fn sub(&mut self, n: usize) -> Option<Self> {
         self.reserve(n).map(Writer::new)
     }
 
     /// Writes `bytes`.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn put(&mut self, bytes: &[u8]) {
         if let Some(dst) = self.reserve(bytes.len()) {
             #[cfg(feature = "perf")]
@@ -142,7 +144,8 @@ impl<'b> Writer<'b> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(feature = "perf", inline(always))]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     fn put_array<const N: usize>(&mut self, bytes: [u8; N]) {
         let left = self.rest.len();
         if N > left {
@@ -334,7 +337,8 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes a string with its length prefix.
-    #[inline]
+    #[cfg_attr(feature = "perf", inline)]
+    #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn string(&mut self, v: &str, flexible: bool) {
         self.len(v.len(), LengthPrefix::string(flexible));
         self.put(v.as_bytes());
