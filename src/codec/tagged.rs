@@ -338,7 +338,6 @@ impl<'a> TaggedSection<'a> {
     /// # Errors
     ///
     /// As [`TaggedSection::entry`].
-    // Out of line in small builds, where the compiler kept two copies of it.
     #[cfg_attr(feature = "perf", inline)]
     #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn next(&mut self, r: &mut Reader<'a>) -> Result<Option<(u32, Reader<'a>)>, Failed> {

@@ -225,7 +225,6 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes an unsigned varint in its minimal form.
-    // Inlined with `perf`; small builds keep one copy, as for `uvarint_len`.
     #[cfg_attr(feature = "perf", inline(always))]
     #[cfg_attr(not(feature = "perf"), inline(never))]
     pub fn uvarint(&mut self, v: u32) {
@@ -384,7 +383,6 @@ fn write_moved<'b>(mut w: Writer<'b>, write: impl FnOnce(&mut Writer<'b>)) -> Wr
 }
 
 /// Bytes in the minimal unsigned varint encoding of `v`.
-// Inlined with `perf`; small builds keep one copy (inlined, it was about 0.9 KB of firmware).
 #[cfg_attr(feature = "perf", inline)]
 #[cfg_attr(not(feature = "perf"), inline(never))]
 #[must_use]
