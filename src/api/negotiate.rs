@@ -610,8 +610,8 @@ impl<'r, 'a> BrokerVersions<'r, 'a> {
         response_error(response)?;
         // A key is refused where it appears the second time, as the table refuses it: one
         // below 128 (every key Kafka has assigned) is checked against a bitmap of the keys
-        // before it, any other by where it first appears.
-        // (Words of 32 bits: shifts of a `u128` are long on a 32-bit core.)
+        // before it, in 32-bit words (shifts of a `u128` are long on a 32-bit core), any other
+        // by where it first appears.
         let mut seen = [0u32; 4];
         for (i, (key, _)) in advertised(response).enumerate() {
             let bit = usize::try_from(key.0).unwrap_or(usize::MAX);
